@@ -1,0 +1,3 @@
+from alphadesk.cli.app import main
+
+main()

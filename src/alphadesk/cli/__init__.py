@@ -1,0 +1,1 @@
+"""Command-line front end: parses input, renders events, holds no pipeline logic."""

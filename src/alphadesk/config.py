@@ -1,0 +1,148 @@
+"""The one settings object. Built once at the edge (CLI, API, tests) and passed down.
+
+Sources, highest priority first: explicit keyword arguments, ``ALPHADESK_*`` environment
+variables (nested with ``__``, e.g. ``ALPHADESK_MODELS__QUICK``), a TOML file, defaults.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, Field, field_validator
+from pydantic_settings import (
+    BaseSettings,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+    TomlConfigSettingsSource,
+)
+
+__all__ = [
+    "CacheMode",
+    "DataSettings",
+    "LimitSettings",
+    "ModelSettingsConfig",
+    "Settings",
+]
+
+RULES_MODEL = "rules"
+
+
+class CacheMode(StrEnum):
+    """How the model response cache behaves."""
+
+    OFF = "off"  # never read or write
+    RECORD = "record"  # answer from the cache when possible, store every new response
+    REPLAY = "replay"  # answer only from the cache; a miss is an error
+
+
+class ModelSettingsConfig(BaseModel):
+    """Which model each role uses. Any LiteLLM model string, or ``rules`` (offline)."""
+
+    quick: str = RULES_MODEL
+    deep: str = RULES_MODEL
+    per_agent: dict[str, str] = Field(
+        default_factory=dict, description="agent name -> model string, overrides quick/deep"
+    )
+    fallbacks: list[str] = Field(
+        default_factory=list, description="models tried in order when the primary fails"
+    )
+    api_base: str | None = Field(None, description="OpenAI-compatible endpoint, e.g. a proxy")
+    timeout_s: float = Field(120.0, gt=0, description="per-request timeout")
+    max_retries: int = Field(3, ge=0, description="retries on rate limits and timeouts")
+    temperature: float | None = None
+
+    def for_agent(self, agent: str, tier: str = "quick") -> str:
+        """The model string for ``agent``: its override, else the ``quick``/``deep`` default."""
+        if agent in self.per_agent:
+            return self.per_agent[agent]
+        return self.deep if tier == "deep" else self.quick
+
+
+class LimitSettings(BaseModel):
+    """Hard budgets for one run. ``None`` means unlimited."""
+
+    requests: int | None = Field(200, ge=1)
+    total_tokens: int | None = Field(2_000_000, ge=1)
+    cost_usd: float | None = Field(5.0, gt=0)
+    wall_time_s: float | None = Field(900.0, gt=0)
+
+
+class DataSettings(BaseModel):
+    """Where market data comes from."""
+
+    providers: list[str] = Field(
+        default_factory=lambda: ["bundled"], description="provider names, tried in order"
+    )
+    local_dir: Path | None = Field(None, description="folder for the `local` provider")
+    sec_user_agent: str | None = Field(
+        None, description="EDGAR requires 'Name email@example.com' in the User-Agent"
+    )
+
+
+class Settings(BaseSettings):
+    """Everything configurable about alphadesk, in one immutable object."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="ALPHADESK_", env_nested_delimiter="__", frozen=True, extra="forbid"
+    )
+
+    models: ModelSettingsConfig = Field(default_factory=ModelSettingsConfig)
+    limits: LimitSettings = Field(default_factory=LimitSettings)
+    data: DataSettings = Field(default_factory=DataSettings)
+    cache: CacheMode = CacheMode.OFF
+    data_dir: Path = Field(default_factory=lambda: Path.home() / ".alphadesk")
+
+    @field_validator("data_dir", mode="after")
+    @classmethod
+    def _expand(cls, value: Path) -> Path:
+        return value.expanduser()
+
+    @property
+    def store_path(self) -> Path:
+        """SQLite file holding runs, events, ledgers and the response cache."""
+        return self.data_dir / "alphadesk.sqlite"
+
+    @property
+    def runs_dir(self) -> Path:
+        """Folder where each run saves its report, JSON result and charts."""
+        return self.data_dir / "runs"
+
+    @classmethod
+    def load(cls, config_file: Path | None = None, **overrides: Any) -> Settings:
+        """Settings from ``config_file`` (TOML) and the environment, with ``overrides`` on top."""
+        if config_file is not None and not config_file.is_file():
+            raise FileNotFoundError(f"config file not found: {config_file}")
+        return _with_toml(config_file)(**overrides)
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        return init_settings, env_settings
+
+
+def _with_toml(path: Path | None) -> type[Settings]:
+    """A Settings subclass that also reads ``path``; plain Settings when there is none."""
+    if path is None:
+        return Settings
+
+    class _FileSettings(Settings):
+        @classmethod
+        def settings_customise_sources(
+            cls,
+            settings_cls: type[BaseSettings],
+            init_settings: PydanticBaseSettingsSource,
+            env_settings: PydanticBaseSettingsSource,
+            dotenv_settings: PydanticBaseSettingsSource,
+            file_secret_settings: PydanticBaseSettingsSource,
+        ) -> tuple[PydanticBaseSettingsSource, ...]:
+            return init_settings, env_settings, TomlConfigSettingsSource(settings_cls, path)
+
+    return _FileSettings

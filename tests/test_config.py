@@ -1,0 +1,49 @@
+from pathlib import Path
+
+import pytest
+from pydantic import ValidationError
+
+from alphadesk.config import CacheMode, Settings
+
+
+def test_defaults_run_offline() -> None:
+    settings = Settings()
+    assert settings.models.quick == "rules"
+    assert settings.models.deep == "rules"
+    assert settings.cache is CacheMode.OFF
+    assert settings.data.providers == ["bundled"]
+
+
+def test_environment_overrides_toml(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    toml = tmp_path / "alphadesk.toml"
+    toml.write_text(
+        'cache = "record"\ndata_dir = "~/elsewhere"\n'
+        '[models]\nquick = "from-file"\ndeep = "anthropic/claude-x"\n'
+        "[models.per_agent]\nchart = \"openai/gpt-4o\"\n[limits]\nrequests = 7\n"
+    )
+    monkeypatch.setenv("ALPHADESK_MODELS__QUICK", "ollama/llama3")
+    settings = Settings.load(toml)
+    assert settings.models.quick == "ollama/llama3"
+    assert settings.models.deep == "anthropic/claude-x"
+    assert settings.cache is CacheMode.RECORD
+    assert settings.limits.requests == 7
+    assert settings.data_dir == Path.home() / "elsewhere"
+    assert settings.models.for_agent("chart") == "openai/gpt-4o"
+    assert settings.models.for_agent("research", tier="deep") == "anthropic/claude-x"
+    assert settings.models.for_agent("research") == "ollama/llama3"
+
+
+def test_keyword_overrides_win_and_settings_are_immutable(tmp_path: Path) -> None:
+    settings = Settings.load(data_dir=tmp_path)
+    assert settings.store_path == tmp_path / "alphadesk.sqlite"
+    with pytest.raises(ValidationError):
+        settings.cache = CacheMode.REPLAY  # type: ignore[misc]
+
+
+def test_missing_config_file_and_bad_values_are_clear(tmp_path: Path) -> None:
+    with pytest.raises(FileNotFoundError, match="config file not found"):
+        Settings.load(tmp_path / "nope.toml")
+    with pytest.raises(ValidationError, match="cache"):
+        Settings(cache="sometimes")  # type: ignore[arg-type]
+    with pytest.raises(ValidationError, match="unknown"):
+        Settings(unknown=1)  # type: ignore[call-arg]
