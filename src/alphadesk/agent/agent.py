@@ -1,0 +1,421 @@
+"""An agent and the loop that runs it.
+
+The loop asks the model, runs the tools it calls (concurrently), and repeats until the
+model gives a final answer that parses and validates. Every exit is a typed outcome.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import uuid
+from collections import Counter
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
+from typing import Any, Generic, TypeVar
+
+from pydantic import ValidationError
+
+from alphadesk.agent import events as ev
+from alphadesk.agent.context import RunContext
+from alphadesk.agent.errors import ModelRetry, describe_invalid
+from alphadesk.agent.output import OutputInvalid, format_instructions, output_schema, parse_output
+from alphadesk.agent.result import (
+    Completed,
+    MaxTurnsReached,
+    ModelFailed,
+    NoValidOutput,
+    Outcome,
+    RunResult,
+    ToolCrashed,
+    ToolRetriesExhausted,
+    UsageLimitReached,
+)
+from alphadesk.agent.tools import Tool, render_result
+from alphadesk.agent.toolsets import Toolset
+from alphadesk.agent.usage import LimitExceeded, UsageLedger, UsageLimits
+from alphadesk.llm.base import Model, ModelError
+from alphadesk.llm.messages import (
+    ContentPart,
+    Message,
+    RequestSettings,
+    SystemMessage,
+    ToolCall,
+    ToolMessage,
+    Usage,
+    UserMessage,
+    text_of,
+)
+
+__all__ = ["Agent", "AgentRun", "OutputValidator"]
+
+DepsT = TypeVar("DepsT")
+OutputT = TypeVar("OutputT")
+
+OutputValidator = Callable[[RunContext[Any], Any], Any | Awaitable[Any]]
+Heartbeat = Callable[[], Awaitable[None]]
+
+FORCE_FINAL = (
+    "You have reached the turn limit. Do not call more tools: give your final answer now "
+    "from the information gathered so far."
+)
+_DISPLAY_LIMIT = 2_000
+
+
+@dataclass(frozen=True)
+class Agent(Generic[DepsT, OutputT]):
+    """What an agent is: instructions, tools, an output type and its budgets."""
+
+    name: str
+    instructions: str
+    output_type: type[OutputT]
+    toolset: Toolset = field(default_factory=lambda: Toolset("none"))
+    output_validators: tuple[OutputValidator, ...] = ()
+    max_turns: int = 10
+    output_retries: int = 2
+    settings: RequestSettings = field(default_factory=RequestSettings)
+
+    def iter(
+        self,
+        model: Model,
+        prompt: str | list[ContentPart],
+        *,
+        deps: DepsT,
+        as_of: datetime,
+        run_id: str | None = None,
+        ledger: UsageLedger | None = None,
+        limits: UsageLimits | None = None,
+        heartbeat: Heartbeat | None = None,
+        on_event: ev.EventSink | None = None,
+    ) -> AgentRun[DepsT, OutputT]:
+        """A run of this agent, ready to be awaited (``await run.result()``) or iterated for
+        its events (``async for event in run``)."""
+        ctx = RunContext(
+            deps=deps,
+            as_of=as_of,
+            run_id=run_id or uuid.uuid4().hex[:12],
+            agent=self.name,
+            ledger=ledger if ledger is not None else UsageLedger(),
+        )
+        return AgentRun(self, model, prompt, ctx, limits or UsageLimits(), heartbeat, on_event)
+
+    async def run(
+        self,
+        model: Model,
+        prompt: str | list[ContentPart],
+        *,
+        deps: DepsT,
+        as_of: datetime,
+        run_id: str | None = None,
+        ledger: UsageLedger | None = None,
+        limits: UsageLimits | None = None,
+        heartbeat: Heartbeat | None = None,
+        on_event: ev.EventSink | None = None,
+    ) -> RunResult[OutputT]:
+        """Run to the end and return the result (the outcome says how it ended)."""
+        run = self.iter(
+            model,
+            prompt,
+            deps=deps,
+            as_of=as_of,
+            run_id=run_id,
+            ledger=ledger,
+            limits=limits,
+            heartbeat=heartbeat,
+            on_event=on_event,
+        )
+        return await run.result()
+
+
+# The closed set of things a model turn can lead to.
+@dataclass(frozen=True)
+class _RunTools:
+    calls: list[ToolCall]
+
+
+@dataclass(frozen=True)
+class _Final:
+    text: str | None
+
+
+@dataclass(frozen=True)
+class _Stop:
+    outcome: Outcome
+
+
+_Step = _RunTools | _Final | _Stop
+
+
+class AgentRun(Generic[DepsT, OutputT]):
+    """One execution of an agent. Await ``result()``, or iterate to receive events live."""
+
+    def __init__(
+        self,
+        agent: Agent[DepsT, OutputT],
+        model: Model,
+        prompt: str | list[ContentPart],
+        ctx: RunContext[DepsT],
+        limits: UsageLimits,
+        heartbeat: Heartbeat | None,
+        on_event: ev.EventSink | None,
+    ) -> None:
+        self.agent, self.model, self.limits = agent, model, limits
+        self._heartbeat = heartbeat
+        self._listeners: list[ev.EventSink] = [on_event] if on_event else []
+        self.ctx = replace(ctx, emit=self._emit)
+        self.messages: list[Message] = [
+            SystemMessage(content=self._system_prompt()),
+            UserMessage(content=prompt),
+        ]
+        self.usage = Usage()
+        self.tool_calls = 0
+        self._tool_retries: Counter[str] = Counter()
+        self._started = datetime.now(UTC)
+        self._result: RunResult[OutputT] | None = None
+
+    # -- public ---------------------------------------------------------------------------
+
+    async def result(self) -> RunResult[OutputT]:
+        """Run to the end (once) and return the result."""
+        if self._result is None:
+            self._result = self._finish(await self._loop())
+        return self._result
+
+    async def __aiter__(self) -> AsyncIterator[ev.BaseEvent]:
+        queue: asyncio.Queue[ev.BaseEvent | None] = asyncio.Queue()
+        self._listeners.append(queue.put_nowait)
+        task = asyncio.create_task(self.result())
+        task.add_done_callback(lambda _: queue.put_nowait(None))
+        try:
+            while (event := await queue.get()) is not None:
+                yield event
+            await task  # re-raise a bug in the loop instead of swallowing it
+        finally:
+            task.cancel()
+
+    # -- the loop ---------------------------------------------------------------------------
+
+    async def _loop(self) -> Outcome:
+        """Ask, act, repeat: one short loop over a closed set of steps."""
+        agent = self.agent
+        self._emit(
+            ev.RunStarted(
+                **self._ids(),
+                model=self.model.name,
+                as_of=self.ctx.as_of,
+                tools=agent.toolset.names,
+            )
+        )
+        turn, output_attempts = 0, 0
+        while True:
+            forced = turn >= agent.max_turns
+            step = await self._ask(turn, forced)
+            if isinstance(step, _Stop):
+                return step.outcome
+            if isinstance(step, _RunTools) and not forced:
+                crash = await self._run_tools(step.calls)
+                if crash is not None:
+                    return crash
+                turn += 1
+                continue
+            text = step.text if isinstance(step, _Final) else None
+            try:
+                output = await self._accept(text)
+            except OutputInvalid as exc:
+                if forced:
+                    return MaxTurnsReached(agent.max_turns, text, str(exc))
+                output_attempts += 1
+                if output_attempts > agent.output_retries:
+                    return NoValidOutput(text, str(exc))
+                self._emit(ev.OutputRetry(**self._ids(), attempt=output_attempts, error=str(exc)))
+                self.messages.append(UserMessage(content=_retry_prompt(exc)))
+                continue
+            self._emit(ev.FinalOutput(**self._ids(), output=_jsonable(output)))
+            return Completed(output, forced_final=forced)
+
+    async def _ask(self, turn: int, forced: bool) -> _Step:
+        """One model request, within the budgets."""
+        limit = self.limits.exceeded(self.ctx.ledger, before_request=True)
+        if limit is not None:
+            return _Stop(UsageLimitReached(limit))
+        if forced:
+            self.messages.append(UserMessage(content=FORCE_FINAL))
+        tools = [] if forced else self.agent.toolset.specs
+        self._emit(
+            ev.ModelRequested(
+                **self._ids(), turn=turn, messages=len(self.messages), forced_final=forced
+            )
+        )
+        await self._beat()
+        try:
+            async with asyncio.timeout(self.limits.remaining_time(self.ctx.ledger)):
+                response = await self.model.request(self.messages, tools, self._settings())
+        except TimeoutError:
+            return _Stop(self._out_of_time())
+        except ModelError as exc:
+            return _Stop(ModelFailed(type(exc).__name__, str(exc)))
+        await self._beat()
+        self.ctx.ledger.record(self.agent.name, response)
+        self.usage = self.usage + (Usage() if response.cached else response.usage)
+        message = response.message
+        self.messages.append(message)
+        self._emit(
+            ev.ModelResponded(
+                **self._ids(),
+                turn=turn,
+                model=response.model,
+                text=message.content,
+                tool_calls=[c.name for c in message.tool_calls],
+                usage=response.usage,
+                latency_s=response.latency_s,
+                cached=response.cached,
+            )
+        )
+        self._emit(
+            ev.UsageUpdated(**self._ids(), agent_usage=self.usage, run_usage=self.ctx.ledger.totals)
+        )
+        return _RunTools(message.tool_calls) if message.tool_calls else _Final(message.content)
+
+    async def _run_tools(self, calls: Sequence[ToolCall]) -> Outcome | None:
+        """Run one turn's tool calls concurrently; answer each, in the model's order."""
+        try:
+            async with asyncio.timeout(self.limits.remaining_time(self.ctx.ledger)):
+                answers = await asyncio.gather(*(self._call_tool(call) for call in calls))
+        except TimeoutError:
+            return self._out_of_time()
+        self.tool_calls += len(calls)
+        for message, _ in answers:
+            self.messages.append(message)
+        return next((outcome for _, outcome in answers if outcome is not None), None)
+
+    async def _call_tool(self, call: ToolCall) -> tuple[ToolMessage, Outcome | None]:
+        """Run one tool call. Fixable errors go back to the model; others end the run."""
+        ids = {**self._ids(), "call_id": call.id, "tool": call.name}
+        self._emit(ev.ToolStarted(**ids, arguments=call.arguments))
+        started = asyncio.get_running_loop().time()
+        tool = self.agent.toolset.get(call.name)
+        try:
+            if tool is None:
+                raise ModelRetry(
+                    f"Unknown tool {call.name!r}. Available: {self.agent.toolset.names}"
+                )
+            kwargs = _validated(tool, call)
+            ctx = replace(
+                self.ctx,
+                tool_name=tool.name,
+                tool_call_id=call.id,
+                retry=self._tool_retries[tool.name],
+            )
+            await self._beat()
+            value = await tool.call(ctx, kwargs)
+            await self._beat()
+        except ModelRetry as exc:
+            return self._retry_tool(call, tool, str(exc), ids)
+        except Exception as exc:  # a tool failure is reported, never lost
+            error = f"{type(exc).__name__}: {exc}"
+            report = tool is not None and tool.report_errors
+            self._emit(ev.ToolFailed(**ids, error=error, retry=report))
+            reply = ToolMessage(tool_call_id=call.id, name=call.name, content=f"Error: {error}")
+            return reply, None if report else ToolCrashed(call.name, error)
+        content = render_result(value)
+        seconds = asyncio.get_running_loop().time() - started
+        images = 0 if isinstance(content, str) else len(content) - 1
+        self._emit(
+            ev.ToolFinished(
+                **ids,
+                result=text_of(content)[:_DISPLAY_LIMIT],
+                images=images,
+                seconds=round(seconds, 4),
+            )
+        )
+        return ToolMessage(tool_call_id=call.id, name=call.name, content=content), None
+
+    def _retry_tool(
+        self, call: ToolCall, tool: Tool | None, error: str, ids: dict[str, Any]
+    ) -> tuple[ToolMessage, Outcome | None]:
+        self._tool_retries[call.name] += 1
+        budget = tool.retries if tool is not None else self.agent.output_retries
+        exhausted = self._tool_retries[call.name] > budget
+        self._emit(ev.ToolFailed(**ids, error=error, retry=not exhausted))
+        reply = ToolMessage(
+            tool_call_id=call.id, name=call.name, content=f"{error}\nFix the call and try again."
+        )
+        return reply, ToolRetriesExhausted(call.name, error) if exhausted else None
+
+    async def _accept(self, text: str | None) -> OutputT:
+        """Parse and validate the final answer; raises OutputInvalid with what to fix."""
+        output = parse_output(text, self.agent.output_type)
+        for validator in self.agent.output_validators:
+            try:
+                checked = validator(self.ctx, output)
+                output = await checked if inspect.isawaitable(checked) else checked
+            except ModelRetry as exc:
+                raise OutputInvalid(str(exc)) from exc
+            except ValidationError as exc:
+                raise OutputInvalid(describe_invalid(exc)) from exc
+        return output
+
+    # -- helpers ----------------------------------------------------------------------------
+
+    def _system_prompt(self) -> str:
+        instructions = format_instructions(self.agent.output_type)
+        if instructions is None or self.model.supports("json_schema"):
+            return self.agent.instructions
+        return f"{self.agent.instructions}\n\n{instructions}"
+
+    def _settings(self) -> RequestSettings:
+        schema = output_schema(self.agent.output_type)
+        if schema is None or not self.model.supports("json_schema"):
+            return self.agent.settings
+        return self.agent.settings.model_copy(update={"output_schema": schema})
+
+    def _out_of_time(self) -> UsageLimitReached:
+        allowed = self.limits.wall_time_s or 0.0
+        return UsageLimitReached(
+            LimitExceeded("wall_time_s", allowed, round(self.ctx.ledger.elapsed_s, 3))
+        )
+
+    def _ids(self) -> dict[str, str]:
+        return {"run_id": self.ctx.run_id, "agent": self.agent.name}
+
+    def _emit(self, event: ev.BaseEvent) -> None:
+        for listener in self._listeners:
+            listener(event)
+
+    async def _beat(self) -> None:
+        if self._heartbeat is not None:
+            await self._heartbeat()
+
+    def _finish(self, outcome: Outcome) -> RunResult[OutputT]:
+        self._emit(ev.RunFinished(**self._ids(), outcome=outcome.kind, reason=outcome.reason))
+        return RunResult(
+            run_id=self.ctx.run_id,
+            agent=self.agent.name,
+            model=self.model.name,
+            outcome=outcome,
+            messages=self.messages,
+            usage=self.usage,
+            tool_calls=self.tool_calls,
+            started_at=self._started,
+            finished_at=datetime.now(UTC),
+        )
+
+
+def _validated(tool: Tool, call: ToolCall) -> dict[str, Any]:
+    try:
+        return tool.validate(call.arguments)
+    except (ValidationError, ValueError) as exc:
+        raise ModelRetry(f"Invalid arguments for {tool.name}:\n{describe_invalid(exc)}") from exc
+
+
+def _retry_prompt(error: OutputInvalid) -> str:
+    return (
+        f"Your final answer could not be accepted:\n{error}\n"
+        "Reply again with a corrected final answer."
+    )
+
+
+def _jsonable(output: Any) -> Any:
+    dump = getattr(output, "model_dump", None)
+    return dump(mode="json") if callable(dump) else output

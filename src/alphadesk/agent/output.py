@@ -1,0 +1,72 @@
+"""Turning a model's final answer into a validated, typed output."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any, TypeVar, cast
+
+from pydantic import BaseModel, ValidationError
+
+from alphadesk.agent.errors import describe_invalid
+
+__all__ = ["OutputInvalid", "format_instructions", "output_schema", "parse_output"]
+
+OutputT = TypeVar("OutputT")
+
+_FENCE = re.compile(r"```(?:json|JSON)?\s*\n?(.*?)```", re.DOTALL)
+
+
+class OutputInvalid(ValueError):
+    """The final answer could not be parsed or validated; the message is for the model."""
+
+
+def output_schema(output_type: type[Any]) -> dict[str, Any] | None:
+    """The JSON schema of a structured output type, or None for plain text."""
+    if isinstance(output_type, type) and issubclass(output_type, BaseModel):
+        return output_type.model_json_schema()
+    return None
+
+
+def format_instructions(output_type: type[Any]) -> str | None:
+    """What the system prompt says about the answer's format, for models without native
+    structured output."""
+    schema = output_schema(output_type)
+    if schema is None:
+        return None
+    return (
+        "When you have gathered what you need, give your final answer as a single JSON object "
+        "in a ```json fenced block, matching this JSON schema exactly:\n"
+        f"{json.dumps(schema, separators=(',', ':'))}"
+    )
+
+
+def parse_output(text: str | None, output_type: type[OutputT]) -> OutputT:
+    """Parse ``text`` as ``output_type``: the whole text as JSON, else a fenced block, else the
+    outermost ``{...}``. Raises OutputInvalid saying what to fix."""
+    if not text or not text.strip():
+        raise OutputInvalid("the answer was empty; reply with the final answer")
+    if output_type is str:
+        return cast(OutputT, text)
+    model = cast(type[BaseModel], output_type)
+    errors: list[str] = []
+    for candidate in _json_candidates(text):
+        try:
+            data = json.loads(candidate)
+        except json.JSONDecodeError:
+            continue
+        try:
+            return cast(OutputT, model.model_validate(data))
+        except ValidationError as exc:
+            errors.append(describe_invalid(exc))
+    if errors:
+        raise OutputInvalid("the JSON answer does not match the schema:\n" + errors[0])
+    raise OutputInvalid("no JSON object found; reply with the final answer in a ```json block")
+
+
+def _json_candidates(text: str) -> list[str]:
+    candidates = [text.strip(), *(m.strip() for m in _FENCE.findall(text))]
+    start, end = text.find("{"), text.rfind("}")
+    if 0 <= start < end:
+        candidates.append(text[start : end + 1])
+    return list(dict.fromkeys(candidates))

@@ -1,0 +1,118 @@
+"""Budgets and the per-run ledger of every model call."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from alphadesk.llm.messages import ModelResponse, Usage
+
+__all__ = ["LedgerEntry", "LimitExceeded", "UsageLedger", "UsageLimits"]
+
+
+class UsageLimits(BaseModel):
+    """Hard budgets checked against a ledger. ``None`` means unlimited."""
+
+    model_config = ConfigDict(frozen=True)
+
+    requests: int | None = Field(None, ge=1)
+    total_tokens: int | None = Field(None, ge=1)
+    cost_usd: float | None = Field(None, gt=0)
+    wall_time_s: float | None = Field(None, gt=0)
+
+    def exceeded(
+        self, ledger: UsageLedger, *, before_request: bool = False
+    ) -> LimitExceeded | None:
+        """The first limit ``ledger`` has hit, or ``None``.
+
+        ``before_request`` also refuses a request that would go past the request limit.
+        """
+        totals = ledger.totals
+        if self.requests is not None and (
+            totals.requests > self.requests or (before_request and totals.requests >= self.requests)
+        ):
+            return LimitExceeded("requests", self.requests, totals.requests)
+        if self.total_tokens is not None and totals.total_tokens > self.total_tokens:
+            return LimitExceeded("total_tokens", self.total_tokens, totals.total_tokens)
+        if self.cost_usd is not None and totals.cost_usd > self.cost_usd:
+            return LimitExceeded("cost_usd", self.cost_usd, round(totals.cost_usd, 6))
+        if self.wall_time_s is not None and ledger.elapsed_s > self.wall_time_s:
+            return LimitExceeded("wall_time_s", self.wall_time_s, round(ledger.elapsed_s, 3))
+        return None
+
+    def remaining_time(self, ledger: UsageLedger) -> float | None:
+        if self.wall_time_s is None:
+            return None
+        return max(self.wall_time_s - ledger.elapsed_s, 0.0)
+
+
+@dataclass(frozen=True)
+class LimitExceeded:
+    """Which budget ran out, its limit and the value reached."""
+
+    limit: str
+    allowed: float
+    reached: float
+
+    def __str__(self) -> str:
+        return f"usage limit {self.limit}={self.allowed} exceeded (reached {self.reached})"
+
+
+class LedgerEntry(BaseModel):
+    """One model call."""
+
+    model_config = ConfigDict(frozen=True)
+
+    agent: str
+    model: str
+    input_tokens: int
+    output_tokens: int
+    cost_usd: float
+    latency_s: float
+    cached: bool
+    at: datetime
+
+
+@dataclass
+class UsageLedger:
+    """Every model call of one run. Shared by all agents of a pipeline run, so budgets apply
+    to the whole run."""
+
+    entries: list[LedgerEntry] = field(default_factory=list)
+    started: float = field(default_factory=time.monotonic)
+
+    def record(self, agent: str, response: ModelResponse) -> LedgerEntry:
+        entry = LedgerEntry(
+            agent=agent,
+            model=response.model,
+            input_tokens=response.usage.input_tokens,
+            output_tokens=response.usage.output_tokens,
+            cost_usd=response.usage.cost_usd,
+            latency_s=response.latency_s,
+            cached=response.cached,
+            at=datetime.now(UTC),
+        )
+        self.entries.append(entry)
+        return entry
+
+    @property
+    def totals(self) -> Usage:
+        return self.usage_of(None)
+
+    def usage_of(self, agent: str | None) -> Usage:
+        """Totals for one agent, or for everyone when ``agent`` is None. Cached calls are
+        free and are not counted as requests."""
+        picked = [e for e in self.entries if agent is None or e.agent == agent]
+        return Usage(
+            requests=sum(not e.cached for e in picked),
+            input_tokens=sum(e.input_tokens for e in picked),
+            output_tokens=sum(e.output_tokens for e in picked),
+            cost_usd=sum(e.cost_usd for e in picked),
+        )
+
+    @property
+    def elapsed_s(self) -> float:
+        return time.monotonic() - self.started
