@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import typer
 
 from alphadesk import __version__
+from alphadesk.cli.runs import runs_app
 
 app = typer.Typer(
     name="alphadesk",
@@ -13,6 +16,16 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
+app.add_typer(runs_app, name="runs")
+
+
+@app.callback()
+def root(
+    config: Path | None = typer.Option(
+        None, "--config", envvar="ALPHADESK_CONFIG", help="TOML settings file.", dir_okay=False
+    ),
+) -> None:
+    """Teams of LLM agents that analyse markets. Runs offline with no key by default."""
 
 
 @app.command()

@@ -1,1 +1,1 @@
-"""pipelines"""
+"""Pipelines compose agents into whole systems (csp, desk, algo, assistant)."""

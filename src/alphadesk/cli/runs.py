@@ -1,0 +1,81 @@
+"""``alphadesk runs``: list and show recorded runs."""
+
+from __future__ import annotations
+
+import json
+
+import typer
+from rich.markdown import Markdown
+from rich.table import Table
+
+from alphadesk.cli.common import console, fail, settings_from
+
+runs_app = typer.Typer(help="Recorded runs: what ran, what it cost, what it decided.")
+
+
+@runs_app.command("list")
+def list_runs(
+    ctx: typer.Context,
+    limit: int = typer.Option(20, "--limit", "-n", help="How many of the latest runs."),
+    kind: str | None = typer.Option(None, help="Only runs of this pipeline (e.g. csp)."),
+) -> None:
+    """List the latest runs."""
+    from alphadesk.store import RunStore
+
+    store = RunStore(settings_from(ctx).store_path)
+    table = Table("kind", "title", "status", "as of", "model", "requests", "cost $")
+    table.add_column("id", no_wrap=True)  # ids are copied into `runs show`: never wrap them
+    for run in store.recent(limit=limit, kind=kind):
+        ledger = store.ledger(run.id)
+        calls = sum(not entry.get("cached") for entry in ledger)
+        cost = sum(float(entry.get("cost_usd", 0.0)) for entry in ledger)
+        as_of = run.as_of.date().isoformat() if run.as_of else "-"
+        table.add_row(
+            run.kind,
+            run.title,
+            run.status,
+            as_of,
+            run.model or "-",
+            str(calls),
+            f"{cost:.4f}",
+            run.id,
+        )
+    console.print(table)
+
+
+@runs_app.command("show")
+def show_run(
+    ctx: typer.Context,
+    run_id: str = typer.Argument(..., help="The run id from `alphadesk runs list`."),
+    as_json: bool = typer.Option(False, "--json", help="Print the stored result as JSON."),
+    events: bool = typer.Option(False, "--events", help="Also list every recorded event."),
+) -> None:
+    """Show one run: its report, outcome, cost and (optionally) its events."""
+    from alphadesk.store import RunNotFound, RunStore
+
+    store = RunStore(settings_from(ctx).store_path)
+    try:
+        run = store.get(run_id)
+    except RunNotFound as exc:
+        raise fail(str(exc)) from None
+    if as_json:
+        typer.echo(json.dumps(run.result, indent=2))
+        return
+    console.print(f"[bold]{run.title}[/]  ({run.kind}, {run.status}, model {run.model})")
+    if run.error:
+        console.print(f"[red]{run.error}[/]")
+    report = next((a for a in store.artifacts(run_id) if a.name == "report.md"), None)
+    if report is not None and report.path.is_file():
+        console.print(Markdown(report.path.read_text()))
+    elif run.result is not None:
+        console.print_json(json.dumps(run.result))
+    ledger = store.ledger(run_id)
+    cost = sum(float(e.get("cost_usd", 0.0)) for e in ledger)
+    tokens = sum(int(e.get("input_tokens", 0)) + int(e.get("output_tokens", 0)) for e in ledger)
+    calls = sum(not e.get("cached") for e in ledger)
+    console.print(f"model calls: {calls}  tokens: {tokens}  cost: ${cost:.4f}")
+    for artifact in store.artifacts(run_id):
+        console.print(f"[dim]{artifact.name}:[/] {artifact.path}")
+    if events:
+        for event in store.events(run_id):
+            console.print(f"[dim]{event['at']}[/] {event['agent']:>10} {event['kind']}")
