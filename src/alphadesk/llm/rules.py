@@ -1,0 +1,136 @@
+"""The ``rules`` model: an agent's deterministic policy, answering through the same loop.
+
+A policy is a tool plan (turns of tool calls, each chosen from the results so far) and a
+decision computed from the tool results. Running it as a model means the offline path
+exercises exactly the engine a real LLM uses: schemas, validation, retries, events, ledger.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import BaseModel
+
+from alphadesk.llm.base import ModelError
+from alphadesk.llm.messages import (
+    AssistantMessage,
+    Message,
+    ModelResponse,
+    RequestSettings,
+    ToolCall,
+    ToolMessage,
+    ToolSpec,
+    Usage,
+    UserMessage,
+    text_of,
+)
+
+__all__ = ["PlannedCall", "RulesModel", "RulesPolicy", "Transcript"]
+
+RULES_MODEL = "rules"
+PlannedCall = tuple[str, dict[str, Any]]
+_ids = itertools.count(1)
+
+
+@dataclass(frozen=True)
+class Transcript:
+    """What a policy can see: the task and the parsed results of the tools called so far."""
+
+    prompt: str
+    results: dict[str, list[Any]]
+    turn: int
+    feedback: str | None = None
+
+    @classmethod
+    def of(cls, messages: Sequence[Message]) -> Transcript:
+        prompt = next((text_of(m.content) for m in messages if isinstance(m, UserMessage)), "")
+        results: dict[str, list[Any]] = {}
+        for message in messages:
+            if isinstance(message, ToolMessage):
+                results.setdefault(message.name, []).append(_parse(text_of(message.content)))
+        turn = sum(1 for m in messages if isinstance(m, AssistantMessage) and m.tool_calls)
+        last = messages[-1] if messages else None
+        feedback = text_of(last.content) if isinstance(last, UserMessage) and turn else None
+        return cls(prompt, results, turn, feedback)
+
+    def last(self, tool: str) -> Any:
+        """The latest result of ``tool``; KeyError naming the tool when it was never called."""
+        if tool not in self.results:
+            raise KeyError(f"the policy needs a result of {tool!r}, which was not called")
+        return self.results[tool][-1]
+
+
+@dataclass(frozen=True)
+class RulesPolicy:
+    """A deterministic agent: turns of planned tool calls, then a decision."""
+
+    plan: Sequence[Callable[[Transcript], Sequence[PlannedCall]]]
+    decide: Callable[[Transcript], BaseModel | dict[str, Any] | str]
+    name: str = field(default="policy")
+
+
+class RulesModel:
+    """Answers as ``policy`` dictates. Free, instant and reproducible."""
+
+    def __init__(self, policy: RulesPolicy) -> None:
+        self.policy = policy
+
+    @property
+    def name(self) -> str:
+        return RULES_MODEL
+
+    def supports(self, capability: str) -> bool:
+        return capability == "tools"
+
+    async def request(
+        self, messages: Sequence[Message], tools: Sequence[ToolSpec], settings: RequestSettings
+    ) -> ModelResponse:
+        transcript = Transcript.of(messages)
+        offered = {tool.name for tool in tools}
+        try:
+            calls = self._planned(transcript, offered)
+            decision = None if calls else self.policy.decide(transcript)
+        except (KeyError, LookupError, TypeError, ValueError) as exc:
+            raise ModelError(
+                f"rules policy {self.policy.name!r} could not answer: {exc}", model=RULES_MODEL
+            ) from exc
+        if calls:
+            message = AssistantMessage(
+                tool_calls=[
+                    ToolCall(id=f"rules_{next(_ids)}", name=name, arguments=json.dumps(args))
+                    for name, args in calls
+                ]
+            )
+        else:
+            message = AssistantMessage(content=_as_text(decision))
+        return ModelResponse(
+            message=message,
+            model=RULES_MODEL,
+            usage=Usage(requests=1),
+            finish_reason="tool_calls" if calls else "stop",
+        )
+
+
+    def _planned(self, transcript: Transcript, offered: set[str]) -> list[PlannedCall]:
+        if transcript.turn >= len(self.policy.plan) or not offered:
+            return []
+        return [c for c in self.policy.plan[transcript.turn](transcript) if c[0] in offered]
+
+
+def _parse(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        return text
+
+
+def _as_text(decision: BaseModel | dict[str, Any] | str | None) -> str:
+    if decision is None or isinstance(decision, str):
+        return decision or ""
+    if isinstance(decision, BaseModel):
+        return decision.model_dump_json()
+    return json.dumps(decision, default=str)
