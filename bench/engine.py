@@ -47,9 +47,12 @@ async def sleepy(x: int) -> int:
 async def loop_overhead(turns: int = 500) -> float:
     """Mean wall time per turn (one model request plus one instant tool call)."""
     agent: Agent[None, str] = Agent(
-        name="bench", instructions="", output_type=str,
-        toolset=Toolset.of("b", [instant]), max_turns=turns + 1,
-    )  # fmt: skip
+        name="bench",
+        instructions="",
+        output_type=str,
+        toolset=Toolset.of("b", [instant]),
+        max_turns=turns + 1,
+    )
     script = [tool_calls(("instant", {"x": i})) for i in range(turns)] + ["done"]
     started = time.perf_counter()
     result = await agent.run(ScriptedModel(script), "go", deps=None, as_of=AS_OF)

@@ -52,17 +52,22 @@ def decide(t: Transcript) -> Total:
 
 POLICY = RulesPolicy(plan=[first_turn, second_turn], decide=decide)
 AGENT: Agent[None, Total] = Agent(
-    name="counter", instructions="Count.", output_type=Total,
+    name="counter",
+    instructions="Count.",
+    output_type=Total,
     toolset=Toolset.of("t", [count, double]),
-)  # fmt: skip
+)
 
 
 async def test_policy_plans_tools_then_decides_from_their_results() -> None:
     events: list[str] = []
     result = await AGENT.run(
-        RulesModel(POLICY), "alpha desk", deps=None, as_of=AS_OF,
+        RulesModel(POLICY),
+        "alpha desk",
+        deps=None,
+        as_of=AS_OF,
         on_event=lambda e: events.append(e.kind),
-    )  # fmt: skip
+    )
     assert result.output == Total(total=18, parts=[5, 4])
     assert result.model == "rules"
     assert result.tool_calls == 3
@@ -79,9 +84,12 @@ async def test_a_policy_that_cannot_satisfy_the_validator_fails_visibly() -> Non
 
 async def test_turn_limit_makes_the_policy_decide_early() -> None:
     short = Agent(
-        name="counter", instructions="Count.", output_type=Total,
-        toolset=AGENT.toolset, max_turns=1,
-    )  # fmt: skip
+        name="counter",
+        instructions="Count.",
+        output_type=Total,
+        toolset=AGENT.toolset,
+        max_turns=1,
+    )
     result = await short.run(RulesModel(POLICY), "ab", deps=None, as_of=AS_OF)
     # After one turn no tools are offered: the policy must decide, and it needs `double`.
     assert not result.ok

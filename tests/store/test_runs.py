@@ -22,7 +22,7 @@ AS_OF = datetime(2021, 6, 30, 20, tzinfo=UTC)
 
 def test_a_recorded_agent_run_can_be_read_back(data_dir: Path) -> None:
     store = RunStore(data_dir / "runs.sqlite")
-    recorder = RunRecorder(
+    recorder = RunRecorder.start(
         store,
         kind="demo",
         title="echo MSFT",
