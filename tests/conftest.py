@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+pytest_plugins = ["tests.support.fixtures"]  # the openai_server fixture
+
 os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
 
 # Provider keys from the developer's shell must never reach a test.
