@@ -1,0 +1,117 @@
+"""Validation of the daily-bar frames and series every analytics function accepts."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from .errors import InsufficientData, InvalidInput, MissingColumns
+
+__all__ = ["as_close", "has_columns", "require_bars"]
+
+PRICE_COLUMNS = ("open", "high", "low", "close")
+
+
+def _check_index(index: pd.Index, what: str) -> None:
+    if not isinstance(index, pd.DatetimeIndex):
+        raise InvalidInput(
+            f"{what}: bars need a DatetimeIndex, got {type(index).__name__}; "
+            "index the frame by bar date"
+        )
+    if index.tz is None:
+        raise InvalidInput(
+            f"{what}: the bar index is timezone-naive; localise it, e.g. "
+            "bars.tz_localize('UTC') or bars.tz_localize('America/New_York')"
+        )
+    if not index.is_monotonic_increasing or index.has_duplicates:
+        raise InvalidInput(
+            f"{what}: bar dates must be strictly increasing without duplicates; "
+            "sort the frame and drop duplicate dates"
+        )
+
+
+def _absent(bars: pd.DataFrame, column: str) -> bool:
+    """A column is absent when it does not exist or, in a non-empty frame, is all NaN."""
+    return column not in bars.columns or (len(bars) > 0 and not bars[column].notna().any())
+
+
+def has_columns(bars: pd.DataFrame, columns: Sequence[str]) -> bool:
+    """True when every column exists and is not entirely missing."""
+    return not any(_absent(bars, c) for c in columns)
+
+
+def _check_values(frame: pd.DataFrame, what: str) -> None:
+    values = frame.to_numpy(dtype=np.float64)
+    bad = ~np.isfinite(values)
+    if bad.any():
+        rows = int(bad.any(axis=1).sum())
+        raise InvalidInput(
+            f"{what}: {rows} bar(s) have missing or non-finite values in "
+            f"{', '.join(frame.columns)}; drop or fill them first (e.g. bars.dropna())"
+        )
+    prices = [c for c in frame.columns if c in PRICE_COLUMNS]
+    if prices and (frame[prices].to_numpy(dtype=np.float64) <= 0).any():
+        raise InvalidInput(f"{what}: prices must be positive; found zero or negative values")
+    if "volume" in frame.columns and (frame["volume"].to_numpy() < 0).any():
+        raise InvalidInput(f"{what}: volume must not be negative")
+    if "high" in frame.columns and "low" in frame.columns:
+        inverted = int((frame["high"].to_numpy() < frame["low"].to_numpy()).sum())
+        if inverted:
+            raise InvalidInput(f"{what}: {inverted} bar(s) have high below low; fix the data")
+
+
+def require_bars(
+    bars: pd.DataFrame,
+    columns: Sequence[str],
+    *,
+    min_bars: int,
+    what: str,
+    hint: str = "",
+) -> pd.DataFrame:
+    """Validate daily bars and return the needed columns as float64.
+
+    Args:
+        bars: Frame with a tz-aware, increasing DatetimeIndex and lower-case columns.
+        columns: Columns the computation needs.
+        min_bars: Minimum number of bars.
+        what: Name of the computation, used in error messages.
+        hint: Extra advice appended to a missing-column error.
+
+    Returns:
+        A float64 copy of ``bars[columns]``.
+
+    Raises:
+        InvalidInput: Not a frame, naive or unsorted index, non-finite or non-positive values.
+        MissingColumns: A needed column is absent or entirely missing.
+        InsufficientData: Fewer than ``min_bars`` bars.
+    """
+    if not isinstance(bars, pd.DataFrame):
+        raise InvalidInput(f"{what}: expected a DataFrame of bars, got {type(bars).__name__}")
+    missing = [c for c in columns if _absent(bars, c)]
+    if "close" in missing and not _absent(bars, "adj_close"):
+        hint = "the series has adj_close but no close: rename it, " \
+            "bars.rename(columns={'adj_close': 'close'})"
+    if missing:
+        raise MissingColumns(what, missing, hint)
+    _check_index(bars.index, what)
+    frame = bars[list(columns)].astype(np.float64)
+    _check_values(frame, what)
+    if len(frame) < min_bars:
+        raise InsufficientData(what, min_bars, len(frame))
+    return frame
+
+
+def as_close(data: pd.DataFrame | pd.Series, *, min_bars: int, what: str) -> pd.Series:
+    """Validate a close series (or a frame with a ``close`` column) and return it as float64."""
+    if isinstance(data, pd.Series):
+        frame = data.rename("close").to_frame()
+    elif isinstance(data, pd.DataFrame):
+        frame = data
+    else:
+        raise InvalidInput(
+            f"{what}: expected a DataFrame of bars or a Series of closes, "
+            f"got {type(data).__name__}"
+        )
+    return require_bars(frame, ["close"], min_bars=min_bars, what=what)["close"]
