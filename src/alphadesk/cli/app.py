@@ -7,7 +7,10 @@ from pathlib import Path
 import typer
 
 from alphadesk import __version__
+from alphadesk.cli.csp import csp
+from alphadesk.cli.data import data_app
 from alphadesk.cli.runs import runs_app
+from alphadesk.cli.tools import tools_app
 
 app = typer.Typer(
     name="alphadesk",
@@ -17,6 +20,9 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 app.add_typer(runs_app, name="runs")
+app.add_typer(tools_app, name="tools")
+app.add_typer(data_app, name="data")
+app.command("csp")(csp)
 
 
 @app.callback()

@@ -1,0 +1,107 @@
+"""A live Rich view of a pipeline run: each agent's state, tool calls, tokens, cost, time."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from rich.console import Group, RenderableType
+from rich.live import Live
+from rich.table import Table
+from rich.text import Text
+
+from alphadesk.cli.common import console
+
+__all__ = ["LiveView"]
+
+_STYLE = {
+    "waiting": "dim",
+    "running": "yellow",
+    "completed": "green",
+    "rejected": "magenta",
+    "failed": "bold red",
+    "cancelled": "dim",
+}
+
+
+@dataclass
+class _Row:
+    symbol: str
+    agent: str
+    model: str = "-"
+    status: str = "waiting"
+    tools: int = 0
+    last_tool: str = ""
+    tokens: int = 0
+    cost: float = 0.0
+    started: float = field(default_factory=time.monotonic)
+    ended: float | None = None
+    note: str = ""
+
+
+class LiveView:
+    """Consumes events (``view.on_event``) and redraws a table; a context manager."""
+
+    def __init__(self, *, enabled: bool = True) -> None:
+        self._rows: dict[tuple[str, str], _Row] = {}
+        self._by_run: dict[str, str] = {}  # run id -> symbol
+        self._live = Live(self._render(), console=console, refresh_per_second=8, transient=False)
+        self._enabled = enabled
+
+    def __enter__(self) -> LiveView:
+        if self._enabled:
+            self._live.__enter__()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._enabled:
+            self._live.update(self._render())
+            self._live.__exit__(None, None, None)
+
+    def on_event(self, event: Any) -> None:
+        kind = event.kind
+        if kind == "step_started":
+            self._by_run[event.run_id] = event.symbol
+            row = self._row(event.symbol, event.agent)
+            row.status, row.model, row.started = "running", event.model, time.monotonic()
+        elif kind == "step_finished":
+            row = self._row(event.symbol, event.agent)
+            row.status, row.ended, row.note = event.status, time.monotonic(), event.reason or ""
+        elif kind == "tool_started":
+            row = self._row(self._symbol(event.run_id), event.agent)
+            row.tools += 1
+            row.last_tool = event.tool
+        elif kind == "usage":
+            row = self._row(self._symbol(event.run_id), event.agent)
+            row.tokens = event.agent_usage.total_tokens
+            row.cost = event.agent_usage.cost_usd
+        else:
+            return
+        if self._enabled:
+            self._live.update(self._render())
+
+    def _symbol(self, run_id: str) -> str:
+        return self._by_run.get(run_id, "?")
+
+    def _row(self, symbol: str, agent: str) -> _Row:
+        return self._rows.setdefault((symbol, agent), _Row(symbol, agent))
+
+    def _render(self) -> RenderableType:
+        table = Table("symbol", "agent", "model", "state", "tools", "tokens", "cost $", "time", "")
+        now = time.monotonic()
+        for row in self._rows.values():
+            elapsed = (row.ended or now) - row.started
+            detail = row.note if row.ended else row.last_tool
+            table.add_row(
+                row.symbol,
+                row.agent,
+                row.model,
+                Text(row.status, style=_STYLE.get(row.status, "")),
+                str(row.tools),
+                str(row.tokens),
+                f"{row.cost:.4f}",
+                f"{elapsed:.1f}s",
+                Text(detail[:60], style="dim"),
+            )
+        return Group(table)

@@ -1,0 +1,1 @@
+"""Market-data providers: bundled, local, yahoo, sec."""

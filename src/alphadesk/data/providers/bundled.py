@@ -1,0 +1,189 @@
+"""The ``bundled`` provider: real daily bars shipped inside the package (no network).
+
+Files live in ``alphadesk/data/bundled/`` (see its ``manifest.json`` and ``NOTICE.md``,
+rebuilt by ``scripts/build_bundled_data.py``). The manifest is read once per process and
+each symbol's Parquet file the first time it is asked for; its SHA-256 is checked then.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+from datetime import datetime
+from pathlib import Path
+from typing import Any, ClassVar
+
+from ..bars import Bars
+from ..base import Clock, DataKind, Provider, utc_now
+from ..errors import NoData, ProviderUnavailable
+from ..models import Coverage, Instrument, Provenance, Quote
+
+__all__ = ["BUNDLED_DIR", "BundledProvider"]
+
+BUNDLED_DIR = Path(__file__).resolve().parent.parent / "bundled"
+# Common names of bundled symbols, offered as suggestions (never substituted silently).
+_ALIASES = {"SPX": "^GSPC", "GSPC": "^GSPC", "SP500": "^GSPC", "VIX": "^VIX",
+            "IXIC": "^IXIC", "COMP": "^IXIC", "NASDAQ": "^IXIC", "META": "FB",
+            "GOOGL": "GOOG", "BTC": "BTC-USD"}
+
+
+class _Store:
+    """The manifest and the loaded bars of one bundled folder, shared by its providers."""
+
+    _lock: ClassVar[threading.Lock] = threading.Lock()
+    _stores: ClassVar[dict[Path, _Store]] = {}
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        manifest_path = root / "manifest.json"
+        if not manifest_path.is_file():
+            raise ProviderUnavailable(
+                f"bundled data not found at {root}; reinstall alphadesk or rebuild it with "
+                "`python scripts/build_bundled_data.py`",
+                provider="bundled",
+            )
+        manifest = json.loads(manifest_path.read_text())
+        self.entries: dict[str, dict[str, Any]] = {e["symbol"]: e for e in manifest["bars"]}
+        self.rates: dict[str, Any] = manifest.get("rates", {})
+        self._bars: dict[str, Bars] = {}
+
+    @classmethod
+    def at(cls, root: Path) -> _Store:
+        with cls._lock:
+            if root not in cls._stores:
+                cls._stores[root] = cls(root)
+            return cls._stores[root]
+
+    def bars(self, symbol: str, retrieved_at: datetime) -> Bars:
+        with self._lock:
+            cached = self._bars.get(symbol)
+            if cached is None:
+                cached = self._read(symbol, retrieved_at)
+                self._bars[symbol] = cached
+            return cached
+
+    def _read(self, symbol: str, retrieved_at: datetime) -> Bars:
+        import io
+
+        import pandas as pd
+
+        entry = self.entries[symbol]
+        path = self.root / entry["file"]
+        raw = path.read_bytes()
+        if hashlib.sha256(raw).hexdigest() != entry["sha256"]:
+            raise ProviderUnavailable(
+                f"bundled file {path.name} does not match its manifest checksum; reinstall "
+                "alphadesk or rebuild with `python scripts/build_bundled_data.py`",
+                provider="bundled",
+            )
+        frame = pd.read_parquet(io.BytesIO(raw))
+        return Bars.create(symbol, "1d", frame, _provenance(entry, retrieved_at))
+
+
+def _provenance(entry: dict[str, Any], retrieved_at: datetime) -> Provenance:
+    src = entry["source"]
+    return Provenance(
+        provider="bundled",
+        origin="observed",
+        retrieved_at=retrieved_at,
+        source=f"{src['package']} {src['version']}: {src['dataset']} ({src['origin']})",
+        notes=list(entry.get("notes", [])),
+    )
+
+
+class BundledProvider(Provider):
+    """Daily bars, last-close quotes and identities of the bundled universe.
+
+    Args:
+        root: Folder holding ``manifest.json`` (default: the data shipped in the package).
+        clock: Returns "now", for ``retrieved_at``.
+    """
+
+    name = "bundled"
+    kinds = frozenset({DataKind.DAILY_BARS, DataKind.QUOTE, DataKind.INSTRUMENT})
+
+    def __init__(self, root: Path | None = None, *, clock: Clock = utc_now) -> None:
+        super().__init__(clock=clock)
+        self._root = (root or BUNDLED_DIR).resolve()
+
+    @property
+    def _store(self) -> _Store:
+        return _Store.at(self._root)
+
+    def universe(self) -> list[str]:
+        return sorted(self._store.entries)
+
+    def unknown_symbol(self, symbol: str, what: str = "data") -> NoData:
+        error = super().unknown_symbol(symbol, what)
+        alias = _ALIASES.get(symbol)
+        if alias and alias not in error.suggestions:
+            error = NoData(
+                f"{self.name} has no {what} for {symbol}; did you mean {alias}? "
+                "(see `alphadesk data list`)",
+                provider=self.name,
+                suggestions=[alias, *error.suggestions],
+            )
+        return error
+
+    def coverage(self) -> list[Coverage]:
+        from datetime import date
+
+        return [
+            Coverage(
+                symbol=e["symbol"],
+                provider=self.name,
+                name=e["name"],
+                asset_type=e["asset_type"],
+                fields=list(e["fields"]),
+                start=date.fromisoformat(e["start"]),
+                end=date.fromisoformat(e["end"]),
+                rows=e["rows"],
+                source=f"{e['source']['package']} {e['source']['version']}",
+            )
+            for e in sorted(self._store.entries.values(), key=lambda e: e["symbol"])
+        ]
+
+    def _entry(self, symbol: str, what: str) -> dict[str, Any]:
+        entry = self._store.entries.get(symbol)
+        if entry is None:
+            raise self.unknown_symbol(symbol, what)
+        return entry
+
+    def _daily_bars(self, symbol: str, as_of: datetime) -> Bars:
+        self._entry(symbol, "daily bars")
+        return self._store.bars(symbol, self._clock())
+
+    def _quote(self, symbol: str, as_of: datetime) -> Quote:
+        bars = self._daily_bars(symbol, as_of).upto(as_of)
+        if len(bars) == 0:
+            raise NoData(
+                f"{symbol}: no bundled close before {as_of.isoformat()}; the data starts "
+                f"{self._entry(symbol, 'quotes')['start']}",
+                provider=self.name,
+            )
+        field = bars.price_field()
+        last = bars.frame.iloc[-1]
+        volume = float(last["volume"]) if "volume" in bars.fields else None
+        return Quote(
+            symbol=symbol,
+            observed_at=bars.frame.index[-1].to_pydatetime(),
+            provenance=bars.provenance,
+            price=float(last[field]),
+            volume=volume,
+            basis="close" if field == "close" else "adj_close",
+        )
+
+    def _instrument(self, symbol: str, as_of: datetime) -> Instrument:
+        entry = self._entry(symbol, "identity")
+        first = self._store.bars(symbol, self._clock()).first_time
+        assert first is not None  # a bundled file always has rows
+        return Instrument(
+            symbol=symbol,
+            observed_at=first,  # the identity recorded is that of the data period
+            provenance=_provenance(entry, self._clock()),
+            name=entry["name"],
+            asset_type=entry["asset_type"],
+            exchange=entry.get("exchange"),
+            sector=entry.get("sector"),
+        )

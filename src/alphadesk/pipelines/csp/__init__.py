@@ -1,0 +1,1 @@
+"""The cash-secured-put desk: chart, options and research analysts, then synthesis."""

@@ -1,0 +1,127 @@
+"""The bars of one chart-tool call, and the rounding every chart output shares."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from datetime import date
+from typing import TYPE_CHECKING, Any, Literal
+
+from alphadesk.agent import ModelRetry, RunContext
+from alphadesk.data.errors import NoData
+from alphadesk.tools.common import (
+    ToolOutput,
+    bars_frame,
+    load_daily_bars,
+    missing_fields,
+    period_start,
+    round_price,
+    source_of,
+)
+from alphadesk.tools.deps import ToolDeps
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from alphadesk.analytics import AnalyticsError
+    from alphadesk.data.bars import Bars
+
+__all__ = ["ChartSeries", "day", "load_series", "pct", "price"]
+
+logger = logging.getLogger(__name__)
+
+LONGER_PERIOD = {"1mo": "3mo", "3mo": "6mo", "6mo": "1y", "1y": "2y"}
+
+
+@dataclass(frozen=True)
+class ChartSeries:
+    """Daily bars of one symbol over one period, as the analytics layer takes them.
+
+    Attributes:
+        bars: The bars as the provider returned them (provenance, missing fields).
+        frame: ``open high low close volume`` where present (see ``bars_frame``).
+        period: The period asked for.
+        start: First calendar date asked for.
+    """
+
+    bars: Bars
+    frame: pd.DataFrame
+    period: str
+    start: date
+
+    @property
+    def symbol(self) -> str:
+        return self.bars.symbol
+
+    @property
+    def close(self) -> float:
+        """The last close: the current price at the analysis instant."""
+        return float(self.frame["close"].iloc[-1])
+
+    @property
+    def basis(self) -> Literal["high_low", "close"]:
+        """Whether ranges come from highs and lows or, on a close-only series, closes."""
+        return "high_low" if {"high", "low"} <= set(self.frame.columns) else "close"
+
+    @property
+    def highs(self) -> pd.Series:
+        return self.frame["high"] if "high" in self.frame else self.frame["close"]
+
+    @property
+    def lows(self) -> pd.Series:
+        return self.frame["low"] if "low" in self.frame else self.frame["close"]
+
+    def envelope(self, ctx: RunContext[ToolDeps], ranges: str, *extra: str) -> dict[str, Any]:
+        """The ``ToolOutput`` fields: symbol, as_of, source and what was missing."""
+        missing = [*missing_fields(self.bars, ranges=ranges), *extra]
+        return {"symbol": self.symbol, "as_of": ctx.as_of,
+                "source": source_of(self.bars.provenance), "missing": missing}
+
+    def own_notes(self, output: ToolOutput) -> list[str]:
+        """The notes of ``output.missing`` past the missing-field notes of the envelope."""
+        return output.missing[len(missing_fields(self.bars)):]
+
+    def not_enough(self, error: AnalyticsError) -> str:
+        """A retry asking for a longer period when one would help, else a missing note.
+
+        Raises:
+            ModelRetry: A longer period exists and the data reaches back that far.
+        """
+        longer = LONGER_PERIOD.get(self.period)
+        first = self.frame.index[0].date()
+        # History that starts well after the period's start: a longer period adds nothing.
+        if longer and (first - self.start).days <= 7:
+            raise ModelRetry(f"not enough data for {self.symbol} over {self.period}: {error}. "
+                             f"Call again with period={longer!r} or longer.")
+        return f"not enough data: {error}"
+
+
+async def load_series(
+    ctx: RunContext[ToolDeps], symbol: str, period: str, *, warmup_bars: int = 0
+) -> ChartSeries:
+    """Load the daily bars of ``period`` at ``ctx.as_of`` (see ``load_daily_bars``)."""
+    bars = await load_daily_bars(ctx, symbol, period, warmup_bars=warmup_bars)
+    frame = bars_frame(bars)
+    if frame.empty:
+        raise NoData(f"{bars.symbol}: no complete bar in the {period} before {ctx.as_of}",
+                     provider=bars.provenance.provider)
+    start = period_start(ctx.as_of, period, warmup_bars=warmup_bars)
+    logger.debug("%s: %d daily bars from %s to %s (%s)", bars.symbol, len(frame), start,
+                 frame.index[-1].date(), bars.provenance.provider)
+    return ChartSeries(bars, frame, period, start)
+
+
+def price(value: float) -> float:
+    """A price rounded for display (see ``round_price``)."""
+    rounded = round_price(value)
+    return 0.0 if rounded is None else rounded
+
+
+def pct(part: float, whole: float) -> float:
+    """``part / whole`` in percent, 2 decimals (0 for a zero whole)."""
+    return round(100.0 * part / whole, 2) if whole else 0.0
+
+
+def day(stamp: pd.Timestamp) -> date:
+    """The session date of a bar's close time (in the index's own time zone)."""
+    return stamp.date()

@@ -1,0 +1,251 @@
+"""What every market toolset shares: the output envelope, periods and data loading.
+
+Offers:
+
+* :class:`ToolOutput` — the envelope every tool output extends: ``symbol``, ``as_of`` (the
+  run's instant), ``source`` (:class:`Source`: provider and observed/modeled) and
+  ``missing`` (data the answer lacked, in words, e.g. ``"volume"``).
+* :data:`Period` and :data:`PERIODS` — the look-back windows a tool accepts
+  (``"1mo" "3mo" "6mo" "1y" "2y"``), :func:`period_start` the first date of one.
+* :func:`load_daily_bars` — daily bars of a period at ``ctx.as_of``, read through
+  ``asyncio.to_thread``, with optional warm-up history for indicators.
+* :func:`call_market` — any other ``MarketData`` method (quote, option chain, news...)
+  through ``asyncio.to_thread`` with the same error mapping.
+* :func:`retry_or_raise` — the error mapping itself: a :class:`DataError` the model can
+  fix (a malformed or unknown symbol) becomes :class:`ModelRetry` naming close matches;
+  any other (no data at this instant, provider down, not configured) is re-raised
+  unchanged so the run reports it clearly.
+* :func:`bars_frame` — the analytics layer's frame from :class:`Bars` (the adjusted close
+  stands in for a missing close).
+* :func:`source_of`, :func:`missing_fields`, :func:`round_price`, :func:`round_pct` —
+  small helpers to fill the envelope and round numbers consistently.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import math
+from collections.abc import Callable
+from datetime import date, datetime, timedelta
+from typing import TYPE_CHECKING, Any, Literal, NoReturn, TypeVar, get_args
+
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
+
+from alphadesk.agent import ModelRetry, RunContext
+from alphadesk.data.errors import DataError, InvalidSymbol, NoData
+from alphadesk.data.models import Provenance
+from alphadesk.data.symbols import close_matches, normalize_symbol
+from alphadesk.tools.deps import ToolDeps
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from alphadesk.data.bars import Bars
+
+__all__ = [
+    "PERIODS",
+    "PERIOD_DAYS",
+    "Period",
+    "Source",
+    "ToolOutput",
+    "bars_frame",
+    "call_market",
+    "load_daily_bars",
+    "missing_fields",
+    "period_start",
+    "retry_or_raise",
+    "round_pct",
+    "round_price",
+    "source_of",
+]
+
+logger = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+Period = Literal["1mo", "3mo", "6mo", "1y", "2y"]
+PERIODS: tuple[str, ...] = get_args(Period)
+# Calendar days per period (a little over, so "1y" holds a full 252-session year).
+PERIOD_DAYS: dict[str, int] = {"1mo": 31, "3mo": 92, "6mo": 183, "1y": 366, "2y": 731}
+
+class Source(BaseModel):
+    """Who answered and whether the numbers were observed in a market or modeled."""
+
+    model_config = ConfigDict(frozen=True)
+
+    provider: str = Field(description="The provider that answered, e.g. bundled or yahoo.")
+    origin: Literal["observed", "modeled"] = Field(description="observed or modeled data.")
+
+
+class ToolOutput(BaseModel):
+    """The envelope of every market tool's output."""
+
+    symbol: str = Field(description="Canonical symbol the output is about.")
+    as_of: AwareDatetime = Field(description="The run's instant; nothing later was used.")
+    source: Source | None = Field(None, description="Where the data came from.")
+    missing: list[str] = Field(
+        default_factory=list, description="Data that was missing and what that changed."
+    )
+
+
+def source_of(provenance: Provenance) -> Source:
+    """The :class:`Source` of a data result's provenance."""
+    return Source(provider=provenance.provider, origin=provenance.origin)
+
+
+def missing_fields(bars: Bars, *, ranges: str = "ranges use closes") -> list[str]:
+    """The bar fields the source lacks, in words (empty for a full OHLCV series).
+
+    Args:
+        bars: The bars a tool used.
+        ranges: What a close-only series changes for the caller, e.g.
+            ``"swing points use closes"``.
+    """
+    lacking = set(bars.missing)
+    notes: list[str] = []
+    if {"high", "low"} <= lacking:
+        notes.append(f"high/low: close-only series, {ranges}")
+    elif lacking & {"high", "low"}:
+        notes.append(f"{'/'.join(sorted(lacking & {'high', 'low'}))}: {ranges}")
+    if "open" in lacking:
+        notes.append("open")
+    if "close" in lacking and "adj_close" not in lacking:
+        notes.append("close: the adjusted close is used")
+    if "volume" in lacking:
+        notes.append("volume")
+    return notes
+
+
+def bars_frame(bars: Bars) -> pd.DataFrame:
+    """The frame the analytics layer takes: ``open high low close volume`` where present.
+
+    ``close`` is the adjusted close on an adjusted-close-only series; columns the source
+    lacks are left out, and rows with a gap in a present column are dropped.
+    """
+    price = bars.price_field()
+    keep = [c for c in ("open", "high", "low", "volume") if c in bars.fields]
+    frame = bars.frame[[*keep, price]].rename(columns={price: "close"})
+    clean = frame.dropna()
+    if len(clean) < len(frame):
+        logger.info("%s: dropped %d bar(s) with gaps", bars.symbol, len(frame) - len(clean))
+    return clean[[c for c in ("open", "high", "low", "close", "volume") if c in clean]]
+
+
+def period_start(as_of: datetime, period: str, *, warmup_bars: int = 0) -> date:
+    """The first calendar date of ``period`` ending at ``as_of``, plus warm-up history.
+
+    Args:
+        as_of: The run's instant.
+        period: One of :data:`PERIODS`.
+        warmup_bars: Extra sessions to load before the period (for indicators).
+    """
+    if period not in PERIOD_DAYS:
+        raise ModelRetry(f"period {period!r} is not one of {', '.join(PERIODS)}")
+    # ~252 sessions a year: 1.5 calendar days per session plus a holiday margin.
+    extra = math.ceil(warmup_bars * 1.5) + (10 if warmup_bars else 0)
+    return (as_of - timedelta(days=PERIOD_DAYS[period] + extra)).date()
+
+
+def retry_or_raise(error: DataError, symbol: str, ctx: RunContext[ToolDeps]) -> NoReturn:
+    """Turn ``error`` into :class:`ModelRetry` when the model can fix it, else re-raise it.
+
+    The model can fix a malformed symbol or one no provider knows (it is told the close
+    matches); it cannot fix missing history at the run's instant or a provider outage.
+    """
+    if isinstance(error, InvalidSymbol):
+        raise ModelRetry(str(error)) from error
+    if isinstance(error, NoData):
+        matches = list(error.suggestions)
+        unknown = bool(matches)
+        if not unknown:
+            universe = _complete_universe(ctx)
+            unknown = universe is not None and _canonical(symbol) not in universe
+            matches = close_matches(_canonical(symbol), universe or [])
+        if unknown:
+            hint = f"close matches: {', '.join(matches)}" if matches else "no close match"
+            raise ModelRetry(
+                f"unknown symbol {symbol!r} ({hint}); call again with a listed symbol. "
+                f"Detail: {error}"
+            ) from error
+    logger.info("data error for %s surfaced to the run: %s", symbol, error)
+    raise error
+
+
+async def call_market(
+    ctx: RunContext[ToolDeps], symbol: str, method: Callable[..., T], *args: Any, **kwargs: Any
+) -> T:
+    """Call a synchronous ``MarketData`` method in a thread, mapping its errors.
+
+    Args:
+        ctx: The tool's run context (for the symbol universe when mapping errors).
+        symbol: The symbol the model asked about (used in the retry message).
+        method: A bound provider method, e.g. ``ctx.deps.market.quote``.
+        *args: Positional arguments of ``method``.
+        **kwargs: Keyword arguments of ``method``.
+    """
+    try:
+        return await asyncio.to_thread(method, *args, **kwargs)
+    except DataError as exc:
+        retry_or_raise(exc, symbol, ctx)
+
+
+async def load_daily_bars(
+    ctx: RunContext[ToolDeps], symbol: str, period: str, *, warmup_bars: int = 0
+) -> Bars:
+    """Daily bars of ``symbol`` over ``period`` ending at ``ctx.as_of`` (plus warm-up).
+
+    Args:
+        ctx: The tool's run context; ``ctx.deps.market`` answers, ``ctx.as_of`` bounds it.
+        symbol: Ticker as the model passed it.
+        period: One of :data:`PERIODS`.
+        warmup_bars: Extra sessions before the period, e.g. 200 for a 200-day average.
+
+    Raises:
+        ModelRetry: A malformed or unknown symbol, or an unknown period.
+        DataError: Anything else from the data layer (no data at as_of, provider down).
+    """
+    start = period_start(ctx.as_of, period, warmup_bars=warmup_bars)
+    market = ctx.deps.market
+    return await call_market(ctx, symbol, market.daily_bars, symbol, ctx.as_of, start=start)
+
+
+def round_price(value: float | None) -> float | None:
+    """A price rounded for a model: 2 decimals, 4 below 10, 6 below 0.1 (None stays)."""
+    if value is None or not math.isfinite(value):
+        return None
+    size = abs(value)
+    digits = 2 if size >= 10 else 4 if size >= 0.1 else 6
+    return round(float(value), digits)
+
+
+def round_pct(value: float | None, digits: int = 2) -> float | None:
+    """A percentage (already x100) rounded to ``digits`` (None and NaN become None)."""
+    if value is None or not math.isfinite(value):
+        return None
+    return round(float(value), digits)
+
+
+def _canonical(symbol: str) -> str:
+    try:
+        return normalize_symbol(symbol)
+    except InvalidSymbol:
+        return symbol
+
+
+def _complete_universe(ctx: RunContext[ToolDeps]) -> list[str] | None:
+    """Every symbol the market can serve, or None when some provider cannot list its own.
+
+    Without a complete list an absent symbol may still exist (a network provider lists
+    nothing), so the error is not the model's to fix.
+    """
+    market = ctx.deps.market
+    members = getattr(market, "providers", None) or [market]
+    try:
+        listings = [list(p.universe()) for p in members]
+    except Exception:  # a listing is only a hint; never let it mask the real error
+        logger.debug("universe() failed", exc_info=True)
+        return None
+    if not all(listings):
+        return None
+    return sorted({s for listing in listings for s in listing})

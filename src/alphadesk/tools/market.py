@@ -1,0 +1,515 @@
+"""Market tools: fundamentals by filing date, a market snapshot, and a stock screener.
+
+* ``get_fundamentals`` — key figures of the financial statements filed by the run's instant
+  (never a period's end: a statement counts from its filing day), with the change over a
+  year and a few ratios.
+* ``get_market_data`` — the index (or ETF) price and change, the VIX (or, when the VIX is
+  unavailable, the S&P 500's 20-day realised volatility as a labelled proxy) and whether
+  the New York market is open at the run's instant.
+* ``stock_screener`` — the provider's universe filtered by price, trend, historical
+  volatility and average volume, ranked and capped.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import math
+from collections.abc import Callable
+from datetime import date, datetime, timedelta
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar
+
+from pydantic import BaseModel, Field
+
+from alphadesk.agent import ModelRetry, RunContext, Toolset, tool
+from alphadesk.analytics.errors import AnalyticsError
+from alphadesk.analytics.trend import trend_assessment
+from alphadesk.analytics.volatility import historical_volatility
+from alphadesk.data.base import MarketData
+from alphadesk.data.calendar import market_status
+from alphadesk.data.errors import DataError
+from alphadesk.data.models import AssetType, Fact, Fundamentals
+from alphadesk.tools.common import (
+    Source,
+    ToolOutput,
+    bars_frame,
+    call_market,
+    round_pct,
+    round_price,
+    source_of,
+)
+from alphadesk.tools.deps import ToolDeps
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from alphadesk.data.bars import Bars
+
+__all__ = [
+    "FUNDAMENTALS_TOOLS",
+    "MARKET_TOOLS",
+    "FundamentalsReport",
+    "KeyFigure",
+    "MarketSnapshot",
+    "ScreenRow",
+    "ScreenerReport",
+    "adjusted_frame",
+    "get_fundamentals",
+    "get_market_data",
+    "stock_screener",
+]
+
+logger = logging.getLogger(__name__)
+
+T = TypeVar("T")
+_SP500, _VIX = "^GSPC", "^VIX"
+_SCREEN_HISTORY = timedelta(days=420)  # a 200-day average plus its slope, with holidays
+_MAX_SCREEN_SYMBOLS = 60
+_MAX_SKIPPED_LISTED = 10
+
+
+def adjusted_frame(bars: Bars) -> pd.DataFrame:
+    """The analytics frame with OHLC scaled by adj_close / close, so a split does not read
+    as a price jump (an unadjusted series gains a 50 % "drop" on a 2:1 split)."""
+    frame = bars_frame(bars)
+    if {"close", "adj_close"} <= bars.fields:
+        factor = (bars.frame["adj_close"] / bars.frame["close"]).reindex(frame.index)
+        for column in ("open", "high", "low", "close"):
+            if column in frame:
+                frame[column] = frame[column] * factor
+    return frame
+
+
+async def _attempt(
+    ctx: RunContext[ToolDeps], symbol: str, what: str, method: Callable[..., T],
+    *args: Any, **kwargs: Any,
+) -> tuple[T | None, str | None]:
+    """The provider's answer, or why there is none (a fixable symbol is a retry)."""
+    try:
+        return await call_market(ctx, symbol, method, *args, **kwargs), None
+    except DataError as exc:
+        return None, f"{what}: {exc}"
+
+
+# -- get_fundamentals ----------------------------------------------------------------------
+
+# Key figures: a name, its us-gaap concepts in order of preference, and the unit.
+_FLOWS: tuple[tuple[str, tuple[str, ...], str], ...] = (
+    ("revenue", ("Revenues", "RevenueFromContractWithCustomerExcludingAssessedTax",
+                 "SalesRevenueNet"), "USD"),
+    ("gross_profit", ("GrossProfit",), "USD"),
+    ("operating_income", ("OperatingIncomeLoss",), "USD"),
+    ("net_income", ("NetIncomeLoss",), "USD"),
+    ("eps_diluted", ("EarningsPerShareDiluted",), "USD/shares"),
+    ("operating_cash_flow", ("NetCashProvidedByUsedInOperatingActivities",), "USD"),
+    ("capex", ("PaymentsToAcquirePropertyPlantAndEquipment",), "USD"),
+)
+_STOCKS: tuple[tuple[str, tuple[str, ...], str], ...] = (
+    ("cash", ("CashAndCashEquivalentsAtCarryingValue",), "USD"),
+    ("total_assets", ("Assets",), "USD"),
+    ("current_assets", ("AssetsCurrent",), "USD"),
+    ("total_liabilities", ("Liabilities",), "USD"),
+    ("current_liabilities", ("LiabilitiesCurrent",), "USD"),
+    ("long_term_debt", ("LongTermDebtNoncurrent", "LongTermDebt"), "USD"),
+    ("stockholders_equity", ("StockholdersEquity",), "USD"),
+)
+Span = Literal["quarter", "annual", "instant"]
+
+
+class KeyFigure(BaseModel):
+    """The latest reported value of one statement item, and a year earlier."""
+
+    name: str
+    period: Span
+    value: float
+    unit: str
+    concept: str
+    period_start: date | None = None
+    period_end: date
+    filed: date
+    form: str | None = None
+    year_ago: float | None = Field(None, description="Same item, period ending a year earlier.")
+    change_pct: float | None = Field(None, description="value vs year_ago, percent.")
+
+
+class FundamentalsReport(ToolOutput):
+    """Key statement figures as filed by the run's instant."""
+
+    available: bool
+    last_filed: date | None = None
+    last_form: str | None = None
+    figures: list[KeyFigure] = Field(default_factory=list)
+    net_margin_pct: float | None = Field(None, description="Annual net income / revenue.")
+    operating_margin_pct: float | None = None
+    current_ratio: float | None = Field(None, description="Current assets / liabilities.")
+    debt_to_equity: float | None = Field(None, description="Long-term debt / equity.")
+
+
+def _span(fact: Fact) -> Span | None:
+    if fact.start is None:
+        return "instant"
+    days = (fact.end - fact.start).days
+    return "quarter" if 80 <= days <= 100 else "annual" if 350 <= days <= 380 else None
+
+
+def _figure(name: str, span: Span, history: list[Fact]) -> KeyFigure | None:
+    same = [f for f in history if _span(f) == span]
+    if not same:
+        return None
+    last = same[-1]
+    target = last.end - timedelta(days=365)
+    prior = [f for f in same[:-1] if abs((f.end - target).days) <= 20]
+    year_ago = prior[-1].value if prior else None
+    change = (last.value / year_ago - 1.0) * 100.0 if year_ago else None
+    return KeyFigure(
+        name=name, period=span, value=last.value, unit=last.unit, concept=last.concept,
+        period_start=last.start, period_end=last.end, filed=last.filed, form=last.form,
+        year_ago=year_ago, change_pct=round_pct(change) if year_ago and year_ago > 0 else None,
+    )
+
+
+def _history(facts: Fundamentals, concepts: tuple[str, ...], unit: str) -> list[Fact]:
+    for concept in concepts:
+        history = facts.history(concept, unit)
+        if history:
+            return history
+    return []
+
+
+def _figures(facts: Fundamentals) -> list[KeyFigure]:
+    found: list[KeyFigure | None] = []
+    for name, concepts, unit in _FLOWS:
+        history = _history(facts, concepts, unit)
+        found += [_figure(name, "annual", history), _figure(name, "quarter", history)]
+    for name, concepts, unit in _STOCKS:
+        found.append(_figure(name, "instant", _history(facts, concepts, unit)))
+    return [f for f in found if f is not None]
+
+
+def _ratio(a: KeyFigure | None, b: KeyFigure | None, scale: float = 1.0) -> float | None:
+    if a is None or b is None or b.value == 0:
+        return None
+    return round(a.value / b.value * scale, 3)
+
+
+def _ratios(figures: list[KeyFigure]) -> dict[str, float | None]:
+    by = {(f.name, f.period): f for f in figures}
+    revenue = by.get(("revenue", "annual"))
+    equity = by.get(("stockholders_equity", "instant"))
+    return {
+        "net_margin_pct": _ratio(by.get(("net_income", "annual")), revenue, 100.0),
+        "operating_margin_pct": _ratio(by.get(("operating_income", "annual")), revenue, 100.0),
+        "current_ratio": _ratio(by.get(("current_assets", "instant")),
+                                by.get(("current_liabilities", "instant"))),
+        "debt_to_equity": _ratio(by.get(("long_term_debt", "instant")), equity)
+        if equity is not None and equity.value > 0 else None,
+    }
+
+
+@tool
+async def get_fundamentals(ctx: RunContext[ToolDeps], symbol: str) -> FundamentalsReport:
+    """Key financial-statement figures of a company, as filed by the run's instant.
+
+    A statement counts from its filing day, not its period end. Returns revenue, gross
+    profit, operating and net income, diluted EPS, operating cash flow and capex (latest
+    annual and quarter, each with the change over a year), cash, assets, liabilities, debt
+    and equity (latest balance sheet), and net margin, operating margin, current ratio and
+    debt to equity. available is false when no provider has fundamentals.
+
+    Args:
+        symbol: Ticker, e.g. "MSFT".
+    """
+    market = ctx.deps.market
+    facts, reason = await _attempt(ctx, symbol, "fundamentals", market.fundamentals, symbol,
+                                   ctx.as_of)
+    if facts is None:
+        return FundamentalsReport(symbol=symbol.upper(), as_of=ctx.as_of, available=False,
+                                  missing=[str(reason)])
+    known = facts.model_copy(update={"items": [f for f in facts.items
+                                               if f.known_at <= ctx.as_of]})
+    figures = _figures(known)
+    missing = list(facts.provenance.missing)
+    names = {f.name for f in figures}
+    missing += [f"{n}: not reported" for n, _, _ in (*_FLOWS, *_STOCKS) if n not in names]
+    last = max(known.items, key=lambda f: f.known_at, default=None)
+    return FundamentalsReport(
+        symbol=facts.symbol, as_of=ctx.as_of, source=source_of(facts.provenance),
+        missing=missing, available=bool(figures), figures=figures,
+        last_filed=last.filed if last else None, last_form=last.form if last else None,
+        **_ratios(figures),
+    )
+
+
+# -- get_market_data -----------------------------------------------------------------------
+
+
+class MarketSnapshot(ToolOutput):
+    """Price, volatility and market hours at the run's instant."""
+
+    price: float | None = None
+    price_at: datetime | None = Field(None, description="When the price was set.")
+    previous_close: float | None = None
+    change: float | None = None
+    change_pct: float | None = None
+    volatility_level: float | None = Field(
+        None, description="VIX in points, or the proxy in the same units (annualised %)."
+    )
+    volatility_source: Literal["vix", "sp500_realized_vol_20d"] | None = None
+    volatility_at: datetime | None = None
+    volatility_change: float | None = Field(None, description="VIX vs its previous close.")
+    market_open: bool
+    session: date | None = Field(None, description="The session in progress, if open.")
+    next_open: datetime
+    next_close: datetime
+    last_close: datetime = Field(description="The most recent session close.")
+
+
+async def _last_two(ctx: RunContext[ToolDeps], symbol: str) -> tuple[Bars | None, str | None]:
+    start = (ctx.as_of - timedelta(days=45)).date()
+    return await _attempt(ctx, symbol, f"{symbol} bars", ctx.deps.market.daily_bars, symbol,
+                          ctx.as_of, start=start)
+
+
+def _closes(bars: Bars) -> tuple[float, float | None, datetime]:
+    prices = bars.prices()
+    previous = float(prices.iloc[-2]) if len(prices) > 1 else None
+    return float(prices.iloc[-1]), previous, prices.index[-1].to_pydatetime()
+
+
+async def _volatility(ctx: RunContext[ToolDeps], missing: list[str]) -> dict[str, Any]:
+    vix, reason = await _last_two(ctx, _VIX)
+    if vix is not None and len(vix.prices()):
+        level, previous, at = _closes(vix)
+        change = round(level - previous, 2) if previous is not None else None
+        return {"volatility_level": round(level, 2), "volatility_source": "vix",
+                "volatility_at": at, "volatility_change": change}
+    missing.append(str(reason))
+    spx, spx_reason = await _attempt(
+        ctx, _SP500, "S&P 500 bars", ctx.deps.market.daily_bars, _SP500, ctx.as_of,
+        start=(ctx.as_of - timedelta(days=60)).date())
+    if spx is None:
+        missing.append(f"volatility proxy: {spx_reason}")
+        return {}
+    try:
+        hv = historical_volatility(spx.prices(), 20).value
+    except AnalyticsError as exc:
+        missing.append(f"volatility proxy: {exc}")
+        return {}
+    return {"volatility_level": round(hv * 100.0, 2), "volatility_source":
+            "sp500_realized_vol_20d", "volatility_at": spx.last_time}
+
+
+@tool
+async def get_market_data(ctx: RunContext[ToolDeps], symbol: str = _SP500) -> MarketSnapshot:
+    """Market conditions: index price and change, VIX level, market open or closed.
+
+    At the run's instant: the index (or ETF) price and its change from the previous close,
+    the VIX level and change (or, when no VIX is available, the S&P 500's 20-day realised
+    volatility in the same units, labelled by volatility_source), and whether the New York
+    market is open, with the next open and close.
+
+    Args:
+        symbol: Index or ETF to quote: the S&P 500 index ^GSPC by default; SPY or QQQ
+            where the provider has them.
+    """
+    status = market_status(ctx.as_of)
+    missing: list[str] = []
+    fields: dict[str, Any] = {}
+    bars, reason = await _last_two(ctx, symbol)
+    if bars is not None and len(bars.prices()):
+        price, previous, at = _closes(bars)
+        change = price - previous if previous else None
+        fields |= {"symbol": bars.symbol, "source": source_of(bars.provenance),
+                   "price": round_price(price), "price_at": at,
+                   "previous_close": round_price(previous), "change": round_price(change),
+                   "change_pct": round_pct(change / previous * 100.0)
+                   if change is not None and previous else None}
+    else:
+        missing.append(str(reason))
+    fields |= await _volatility(ctx, missing)
+    return MarketSnapshot(
+        **({"symbol": symbol.upper()} | fields), as_of=ctx.as_of, missing=missing,
+        market_open=status.is_open, session=status.session, next_open=status.next_open,
+        next_close=status.next_close, last_close=status.previous_close,
+    )
+
+
+# -- stock_screener ------------------------------------------------------------------------
+
+Trend = Literal["any", "up", "down", "sideways", "not_down"]
+ScreenSort = Literal["trend_score", "hv", "price", "avg_volume", "change_1m"]
+
+
+class ScreenRow(BaseModel):
+    """One symbol that passed the screen."""
+
+    symbol: str
+    name: str | None = None
+    asset_type: str | None = None
+    price: float = Field(description="Last close (as traded, not adjusted).")
+    change_1m_pct: float | None = Field(None, description="Over 21 sessions, adjusted, %.")
+    hv: float | None = Field(None, description="20-day close-to-close HV, decimal.")
+    avg_volume: float | None = Field(None, description="Mean daily shares, 20 sessions.")
+    trend: Literal["up", "down", "sideways"]
+    trend_quality: Literal["strong", "moderate", "weak"]
+    trend_score: float = Field(description="-1 (down) to 1 (up).")
+
+
+class ScreenerReport(BaseModel):
+    """The symbols of the universe meeting every criterion, ranked and capped."""
+
+    as_of: datetime
+    source: list[Source] = Field(default_factory=list, description="Who served the bars.")
+    criteria: dict[str, Any]
+    universe_size: int
+    evaluated: int = Field(description="Symbols with enough data at as_of to be screened.")
+    matched: int
+    results: list[ScreenRow] = Field(description="Best first by sort_by.")
+    skipped: list[str] = Field(default_factory=list, description="Why some were not screened.")
+    missing: list[str] = Field(default_factory=list)
+
+
+def _screen_one(market: MarketData, symbol: str, as_of: datetime) -> tuple[ScreenRow, Source]:
+    bars = market.daily_bars(symbol, as_of, start=(as_of - _SCREEN_HISTORY).date())
+    frame = adjusted_frame(bars)
+    trend = trend_assessment(frame)
+    close = frame["close"]
+    name = kind = None
+    try:
+        identity = market.instrument(symbol, as_of)
+        name, kind = identity.name, identity.asset_type
+    except DataError:
+        logger.debug("%s: no identity", symbol)
+    volume = frame["volume"].iloc[-20:].mean() if "volume" in frame else math.nan
+    row = ScreenRow(
+        symbol=bars.symbol, name=name, asset_type=kind, price=round_price(_closes(bars)[0]) or 0,
+        change_1m_pct=round_pct((close.iloc[-1] / close.iloc[-22] - 1.0) * 100.0)
+        if len(close) > 21 else None,
+        hv=round(historical_volatility(close, 20).value, 4), trend=trend.direction,
+        avg_volume=round(float(volume)) if math.isfinite(volume) else None,
+        trend_quality=trend.quality, trend_score=round(trend.score, 3),
+    )
+    return row, source_of(bars.provenance)
+
+
+def _passes(row: ScreenRow, c: dict[str, Any]) -> bool:
+    wanted = c["trend"]
+    trend_ok = {"any": True, "not_down": row.trend != "down"}.get(wanted, row.trend == wanted)
+    checks = [
+        trend_ok,
+        row.asset_type in c["asset_types"],
+        c["min_price"] is None or row.price >= c["min_price"],
+        c["max_price"] is None or row.price <= c["max_price"],
+        c["min_hv"] is None or (row.hv is not None and row.hv >= c["min_hv"]),
+        c["max_hv"] is None or (row.hv is not None and row.hv <= c["max_hv"]),
+        c["min_avg_volume"] is None
+        or (row.avg_volume is not None and row.avg_volume >= c["min_avg_volume"]),
+    ]
+    return all(checks)
+
+
+def _universe(market: MarketData, symbols: list[str] | None) -> list[str]:
+    universe = list(dict.fromkeys(s.strip().upper() for s in symbols)) if symbols else \
+        market.universe()
+    if not universe:
+        raise ModelRetry("the data provider cannot list its symbols; pass them in symbols")
+    if len(universe) > _MAX_SCREEN_SYMBOLS:
+        raise ModelRetry(f"screen at most {_MAX_SCREEN_SYMBOLS} symbols per call")
+    return universe
+
+
+def _rank_key(sort_by: str, ascending: bool) -> Callable[[ScreenRow], tuple[bool, float]]:
+    field = "change_1m_pct" if sort_by == "change_1m" else sort_by
+
+    def key(row: ScreenRow) -> tuple[bool, float]:
+        value = getattr(row, field)
+        if value is None:
+            return True, 0.0  # unknown values sort last either way
+        return False, value if ascending else -value
+
+    return key
+
+
+def _screen(
+    market: MarketData, symbols: list[str], as_of: datetime
+) -> tuple[list[ScreenRow], list[Source], list[str]]:
+    rows: list[ScreenRow] = []
+    sources: list[Source] = []
+    skipped: list[str] = []
+    for symbol in symbols:
+        try:
+            row, source = _screen_one(market, symbol, as_of)
+        except (DataError, AnalyticsError) as exc:
+            skipped.append(f"{symbol}: {type(exc).__name__}: {str(exc)[:160]}")
+            continue
+        rows.append(row)
+        if source not in sources:
+            sources.append(source)
+    return rows, sources, skipped
+
+
+@tool
+async def stock_screener(
+    ctx: RunContext[ToolDeps],
+    min_price: Annotated[float, Field(ge=0)] | None = None,
+    max_price: Annotated[float, Field(gt=0)] | None = None,
+    trend: Trend = "any",
+    min_hv: Annotated[float, Field(ge=0, le=5)] | None = None,
+    max_hv: Annotated[float, Field(gt=0, le=5)] | None = None,
+    min_avg_volume: Annotated[float, Field(ge=0)] | None = None,
+    asset_types: list[AssetType] | None = None,
+    symbols: list[str] | None = None,
+    sort_by: ScreenSort = "trend_score",
+    ascending: bool = False,
+    limit: Annotated[int, Field(ge=1, le=25)] = 10,
+) -> ScreenerReport:
+    """Stock screener: symbols meeting price, trend, volatility and volume criteria, ranked.
+
+    Screens the data provider's universe (or the symbols given) at the run's instant and
+    returns those meeting every criterion, ranked by sort_by and capped at limit, each
+    with its price, one-month change, 20-day historical volatility (annualised decimal),
+    20-day average volume and trend (direction, quality, score from -1 to 1).
+
+    Args:
+        min_price: Lowest last close.
+        max_price: Highest last close.
+        trend: any, up, down, sideways or not_down (up or sideways).
+        min_hv: Lowest 20-day historical volatility, decimal (0.25 = 25 %).
+        max_hv: Highest 20-day historical volatility, decimal.
+        min_avg_volume: Lowest 20-day average daily volume, in shares.
+        asset_types: Only these kinds; equities and ETFs when omitted (pass e.g.
+            ["index", "crypto"] for others).
+        symbols: Screen these symbols instead of the whole universe (at most 60).
+        sort_by: trend_score, hv, price, avg_volume or change_1m.
+        ascending: Sort smallest first instead of largest first.
+        limit: Most symbols returned.
+    """
+    if min_price is not None and max_price is not None and min_price > max_price:
+        raise ModelRetry(f"min_price ({min_price}) must not exceed max_price ({max_price})")
+    if min_hv is not None and max_hv is not None and min_hv > max_hv:
+        raise ModelRetry(f"min_hv ({min_hv}) must not exceed max_hv ({max_hv})")
+    universe = _universe(ctx.deps.market, symbols)
+    criteria: dict[str, Any] = {
+        "min_price": min_price, "max_price": max_price, "trend": trend, "min_hv": min_hv,
+        "max_hv": max_hv, "min_avg_volume": min_avg_volume,
+        "asset_types": list(asset_types) if asset_types else ["equity", "etf"],
+        "sort_by": sort_by, "ascending": ascending,
+    }
+    rows, sources, skipped = await asyncio.to_thread(_screen, ctx.deps.market, universe,
+                                                     ctx.as_of)
+    matched = sorted((r for r in rows if _passes(r, criteria)),
+                     key=_rank_key(sort_by, ascending))
+    missing = []
+    if min_avg_volume is not None and any(r.avg_volume is None for r in rows):
+        missing.append("volume: some series have none and fail min_avg_volume")
+    more = len(skipped) - _MAX_SKIPPED_LISTED
+    return ScreenerReport(
+        as_of=ctx.as_of, source=sources, criteria=criteria, universe_size=len(universe),
+        evaluated=len(rows), matched=len(matched), results=matched[:limit],
+        skipped=skipped[:_MAX_SKIPPED_LISTED] + ([f"... and {more} more"] if more > 0 else []),
+        missing=missing,
+    )
+
+
+FUNDAMENTALS_TOOLS = Toolset.of("fundamentals", [get_fundamentals])
+MARKET_TOOLS = Toolset.of("market", [get_market_data, stock_screener])

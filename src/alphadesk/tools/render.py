@@ -1,0 +1,217 @@
+"""Annotated candlestick charts: the ``render_chart`` tool and the drawing behind it.
+
+The chart shows the bars with the support and resistance zones, Fibonacci retracements
+and support trendline that the level tools report (the same builders compute them), and
+goes to a vision model as an image part; the JSON next to it states the drawn numbers.
+Drawing uses matplotlib's object API on an Agg canvas (no ``pyplot``), so it works
+headless, never changes the caller's backend and can run in a worker thread.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import logging
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, TypeVar
+
+from alphadesk.agent import ModelRetry, RunContext, ToolReturn, tool
+from alphadesk.llm.messages import ImagePart
+from alphadesk.tools.chart_levels import fib_output, sr_output, trendline_output
+from alphadesk.tools.chart_models import ChartImage, FibLevelsOut, TrendlineOut
+from alphadesk.tools.chart_series import ChartSeries, load_series, price
+from alphadesk.tools.common import Period
+from alphadesk.tools.deps import ToolDeps
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = ["PNG_SIGNATURE", "Annotations", "render_chart", "render_png"]
+
+logger = logging.getLogger(__name__)
+
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+# mplfinance applies styles through matplotlib's global rcParams: one drawing at a time.
+_LOCK = threading.Lock()
+_COLORS = {"support": "#1a9850", "resistance": "#d73027", "fib": "#7b3294", "trend": "#2166ac"}
+
+
+@dataclass(frozen=True)
+class Annotations:
+    """What to draw over the price bars.
+
+    Attributes:
+        supports: ``(price, label)`` of support levels.
+        resistances: ``(price, label)`` of resistance levels.
+        fib: ``(price, label)`` of Fibonacci levels.
+        trendline: Two ``(bar position, price)`` points of a trendline, or None.
+    """
+
+    supports: Sequence[tuple[float, str]] = ()
+    resistances: Sequence[tuple[float, str]] = ()
+    fib: Sequence[tuple[float, str]] = ()
+    trendline: tuple[tuple[int, float], tuple[int, float]] | None = None
+
+
+def render_png(
+    frame: pd.DataFrame,
+    *,
+    title: str,
+    annotations: Annotations,
+    width: float = 11.0,
+    height: float = 6.5,
+    dpi: int = 100,
+) -> bytes:
+    """Draw the bars (candles, or a line for a close-only series) and the annotations.
+
+    Args:
+        frame: Bars with a DatetimeIndex and ``close`` (plus ``open high low`` for candles
+            and ``volume`` for a volume panel).
+        title: Chart title.
+        annotations: Levels and the trendline to draw.
+        width: Figure width in inches.
+        height: Figure height in inches.
+        dpi: Resolution.
+
+    Returns:
+        The PNG file's bytes.
+    """
+    import mplfinance as mpf
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    ohlc = all(c in frame.columns for c in ("open", "high", "low"))
+    data = frame if ohlc else frame.assign(open=frame["close"], high=frame["close"],
+                                           low=frame["close"])
+    with _LOCK:
+        fig = Figure(figsize=(width, height), dpi=dpi)
+        FigureCanvasAgg(fig)
+        has_volume = "volume" in frame.columns
+        ax = fig.add_axes((0.06, 0.34 if has_volume else 0.12, 0.86, 0.58 if has_volume else 0.80))
+        vax = fig.add_axes((0.06, 0.12, 0.86, 0.18), sharex=ax) if has_volume else False
+        mpf.plot(data, type="candle" if ohlc else "line", ax=ax, volume=vax, style="yahoo",
+                 warn_too_much_data=10_000)
+        if has_volume:
+            ax.tick_params(labelbottom=False)  # the volume panel carries the dates
+        _draw(ax, len(data), annotations)
+        ax.set_title(title, fontsize=11, loc="left")
+        buffer = io.BytesIO()
+        fig.savefig(buffer, format="png")
+    png = buffer.getvalue()
+    logger.debug("rendered %s: %d bars, %d bytes", title, len(frame), len(png))
+    return png
+
+
+def _draw(ax: object, bars: int, notes: Annotations) -> None:
+    """Horizontal levels with labels at the right edge, and the trendline."""
+    from matplotlib.axes import Axes
+
+    assert isinstance(ax, Axes)
+    # A gutter right of the last bar holds the level labels, clear of the candles.
+    ax.set_xlim(-1, bars + max(10, bars // 5))
+    right = bars + 0.5
+    groups = (("support", notes.supports, "--"), ("resistance", notes.resistances, "--"),
+              ("fib", notes.fib, ":"))
+    for kind, levels, style in groups:
+        for level, label in levels:
+            ax.axhline(level, color=_COLORS[kind], linestyle=style, linewidth=1.0, alpha=0.85)
+            ax.annotate(label, xy=(right, level), xytext=(0, 1.5), textcoords="offset points",
+                        va="bottom", fontsize=7, color=_COLORS[kind])
+    if notes.trendline is not None:
+        (x0, y0), (x1, y1) = notes.trendline
+        ax.plot([x0, x1], [y0, y1], color=_COLORS["trend"], linewidth=1.4)
+
+
+# -- the render_chart tool --------------------------------------------------------------
+
+T = TypeVar("T")
+_CHART_LEVELS = 3  # per side: more lines make the picture harder to read, not richer
+
+
+def _annotations(
+    s: ChartSeries, sr: list[tuple[float, str]], rs: list[tuple[float, str]],
+    fib: FibLevelsOut | None, line: TrendlineOut | None,
+) -> Annotations:
+    fibs = [(lv.price, f"fib {lv.label} {lv.price}") for lv in fib.retracements] if fib else []
+    trend = None
+    if line is not None and line.found and line.start_date is not None:
+        dates = [stamp.date() for stamp in s.frame.index]
+        start = dates.index(line.start_date)
+        assert line.start_price is not None and line.value_now is not None
+        trend = ((start, line.start_price), (len(dates) - 1, line.value_now))
+    return Annotations(supports=sr, resistances=rs, fib=fibs, trendline=trend)
+
+
+def _draw_and_save(s: ChartSeries, notes: Annotations, path: Path | None) -> bytes:
+    title = f"{s.symbol} daily, {s.period} to {s.frame.index[-1].date()}"
+    png = render_png(s.frame, title=title, annotations=notes)
+    if path is not None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(png)
+    return png
+
+
+def _optional(build: Callable[[], T], wanted: bool, what: str, skipped: list[str]) -> T | None:
+    """An annotation layer, or None with a note when it cannot be computed: a chart without
+    it still helps, where a level tool would rather ask for a longer period."""
+    if not wanted:
+        return None
+    try:
+        return build()
+    except ModelRetry as exc:
+        skipped.append(f"{what} not drawn: {exc}")
+        return None
+
+
+@tool
+async def render_chart(
+    ctx: RunContext[ToolDeps],
+    symbol: str,
+    period: Period = "6mo",
+    show_levels: bool = True,
+    show_fib: bool = True,
+    show_trendline: bool = True,
+) -> ToolReturn:
+    """Render a daily candlestick chart with volume as an image, for visual confirmation.
+
+    Draws the nearest support (green) and resistance (red) zones, the Fibonacci
+    retracements of the most significant swing (purple, dotted) and the support trendline
+    (blue). The text result lists the drawn prices: quote numbers from it, not from the
+    picture.
+
+    Args:
+        symbol: Ticker, e.g. "MSFT".
+        period: How much history to draw.
+        show_levels: Draw support and resistance zones.
+        show_fib: Draw Fibonacci retracement levels.
+        show_trendline: Draw the support trendline.
+    """
+    s = await load_series(ctx, symbol, period)
+    if len(s.frame) < 2:
+        raise ModelRetry(f"{s.symbol} has a single bar in {period}; ask for a longer period")
+    skipped: list[str] = []
+    sr = _optional(lambda: sr_output(ctx, s, _CHART_LEVELS), show_levels, "levels", skipped)
+    fib = _optional(lambda: fib_output(ctx, s), show_fib, "fib", skipped)
+    line = _optional(lambda: trendline_output(ctx, s, "support", 5), show_trendline,
+                     "trendline", skipped)
+    supports = [(z.price, f"S {z.price} ({z.strength})") for z in (sr.support if sr else [])]
+    resists = [(z.price, f"R {z.price} ({z.strength})") for z in (sr.resistance if sr else [])]
+    notes = _annotations(s, supports, resists, fib, line)
+    run_dir = ctx.deps.run_dir
+    path = run_dir / f"chart_{s.symbol}.png" if run_dir is not None else None
+    png = await asyncio.to_thread(_draw_and_save, s, notes, path)
+    missing = [m for part in (sr, line) if part is not None for m in s.own_notes(part)]
+    summary = ChartImage(
+        **s.envelope(ctx, "a line of closes is drawn"), period=period, bars=len(s.frame),
+        current_price=price(s.close), file=path.name if path is not None else None,
+        support_levels=[p for p, _ in supports], resistance_levels=[p for p, _ in resists],
+        fib_levels={lv.label: lv.price for lv in fib.retracements} if fib else {},
+        trendline={"start_price": line.start_price, "value_now": line.value_now}
+        if line is not None and line.found and line.start_price is not None
+        and line.value_now is not None else None,
+    )
+    summary.missing.extend([*missing, *skipped])
+    return ToolReturn(summary, images=[ImagePart(data=png, media_type="image/png")])

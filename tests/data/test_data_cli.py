@@ -1,0 +1,80 @@
+"""`alphadesk data ...` through typer's CliRunner, offline (bundled data)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from alphadesk.cli.app import app
+
+runner = CliRunner()
+
+
+@pytest.fixture(autouse=True)
+def _private_data_dir(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("ALPHADESK_DATA_DIR", str(tmp_path))
+    monkeypatch.setenv("COLUMNS", "200")
+
+
+def test_list_shows_the_bundled_universe() -> None:
+    result = runner.invoke(app, ["data", "list"])
+    assert result.exit_code == 0, result.output
+    for text in ("^VIX", "^GSPC", "AAPL", "adj_close", "2022-12-28", "bokeh_sampledata"):
+        assert text in result.output
+
+
+def test_bars_as_of_a_date() -> None:
+    result = runner.invoke(app, ["data", "bars", "aapl", "--as-of", "2012-06-01", "-n", "2"])
+    assert result.exit_code == 0, result.output
+    assert "2012-06-01 16:00" in result.output and "2012-05-31 16:00" in result.output
+    assert "560.9900" in result.output  # the 1 June 2012 close
+    assert "bundled (observed)" in result.output
+
+
+def test_close_only_bars_say_what_is_missing() -> None:
+    result = runner.invoke(app, ["data", "bars", "^VIX", "--as-of", "2016-01-05"])
+    assert result.exit_code == 0, result.output
+    assert "missing at the source: open, high, low, adj_close, volume" in result.output
+
+
+def test_chain_is_modeled_offline() -> None:
+    result = runner.invoke(app, ["data", "chain", "AAPL", "--as-of", "2012-06-01",
+                                 "--min-dte", "10", "--max-dte", "30"])
+    assert result.exit_code == 0, result.output
+    assert "modeled" in result.output and "puts 2012-06-15" in result.output
+
+
+def test_unknown_symbol_fails_with_a_suggestion() -> None:
+    result = runner.invoke(app, ["data", "bars", "APPL", "--as-of", "2012-06-01"])
+    assert result.exit_code == 1
+    assert "did you mean AAPL" in result.output
+
+
+def test_bad_input_fails_clearly() -> None:
+    naive = runner.invoke(app, ["data", "bars", "AAPL", "--as-of", "2012-06-01T10:00:00"])
+    assert naive.exit_code == 1 and "time zone" in naive.output
+    bad = runner.invoke(app, ["data", "bars", "AAPL;ls", "--as-of", "2012-06-01"])
+    assert bad.exit_code == 1 and "ticker" in bad.output
+
+
+def test_news_without_a_news_provider_says_how_to_fix_it() -> None:
+    result = runner.invoke(app, ["data", "news", "AAPL", "--as-of", "2012-06-01"])
+    assert result.exit_code == 1
+    assert "ALPHADESK_DATA__PROVIDERS" in result.output
+
+
+def test_help_starts_fast_without_heavy_imports() -> None:
+    code = ("import sys; import alphadesk.cli.data; "
+            "print(any(m in sys.modules for m in ('pandas', 'yfinance', 'alphadesk.data')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.strip()
+    assert out == "False"
+    start = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "alphadesk", "data", "--help"], check=True,
+                   capture_output=True)
+    assert time.perf_counter() - start < 1.5
