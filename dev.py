@@ -23,7 +23,7 @@ BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
 STAMP = VENV / ".alphadesk-installed"
 
 # The main job: a cash-secured-put analysis on bundled data with the offline `rules` model.
-DEMO = ["alphadesk", "csp", "MSFT", "--as-of", "2021-06-30"]
+DEMO = ["alphadesk", "csp", "NVDA", "--as-of", "2024-11-29"]
 
 
 def _run(*cmd: str | Path) -> None:

@@ -12,9 +12,10 @@ Offers:
 * :func:`call_market` — any other ``MarketData`` method (quote, option chain, news...)
   through ``asyncio.to_thread`` with the same error mapping.
 * :func:`retry_or_raise` — the error mapping itself: a :class:`DataError` the model can
-  fix (a malformed or unknown symbol) becomes :class:`ModelRetry` naming close matches;
-  any other (no data at this instant, provider down, not configured) is re-raised
-  unchanged so the run reports it clearly.
+  fix becomes :class:`ModelRetry` — a malformed symbol, or an unknown one (the data layer
+  found close matches, which the retry names, or every provider lists its symbols and none
+  holds it); any other (no data at this instant, provider down, not configured) is
+  re-raised unchanged so the run reports it clearly.
 * :func:`bars_frame` — the analytics layer's frame from :class:`Bars` (the adjusted close
   stands in for a missing close).
 * :func:`source_of`, :func:`missing_fields`, :func:`round_price`, :func:`round_pct` —
@@ -68,6 +69,7 @@ Period = Literal["1mo", "3mo", "6mo", "1y", "2y"]
 PERIODS: tuple[str, ...] = get_args(Period)
 # Calendar days per period (a little over, so "1y" holds a full 252-session year).
 PERIOD_DAYS: dict[str, int] = {"1mo": 31, "3mo": 92, "6mo": 183, "1y": 366, "2y": 731}
+
 
 class Source(BaseModel):
     """Who answered and whether the numbers were observed in a market or modeled."""

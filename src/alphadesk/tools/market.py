@@ -382,7 +382,7 @@ def _screen_one(market: MarketData, symbol: str, as_of: datetime) -> tuple[Scree
         logger.debug("%s: no identity", symbol)
     volume = frame["volume"].iloc[-20:].mean() if "volume" in frame else math.nan
     row = ScreenRow(
-        symbol=bars.symbol, name=name, asset_type=kind, price=round_price(_closes(bars)[0]) or 0,
+        symbol=bars.symbol, name=name, asset_type=kind, price=round(_closes(bars)[0], 4),
         change_1m_pct=round_pct((close.iloc[-1] / close.iloc[-22] - 1.0) * 100.0)
         if len(close) > 21 else None,
         hv=round(historical_volatility(close, 20).value, 4), trend=trend.direction,
@@ -397,7 +397,7 @@ def _passes(row: ScreenRow, c: dict[str, Any]) -> bool:
     trend_ok = {"any": True, "not_down": row.trend != "down"}.get(wanted, row.trend == wanted)
     checks = [
         trend_ok,
-        row.asset_type in c["asset_types"],
+        row.asset_type is None or row.asset_type in c["asset_types"],  # unknown: kept
         c["min_price"] is None or row.price >= c["min_price"],
         c["max_price"] is None or row.price <= c["max_price"],
         c["min_hv"] is None or (row.hv is not None and row.hv >= c["min_hv"]),
@@ -478,7 +478,7 @@ async def stock_screener(
         max_hv: Highest 20-day historical volatility, decimal.
         min_avg_volume: Lowest 20-day average daily volume, in shares.
         asset_types: Only these kinds; equities and ETFs when omitted (pass e.g.
-            ["index", "crypto"] for others).
+            ["index", "crypto"] for others). Symbols of unknown kind are kept.
         symbols: Screen these symbols instead of the whole universe (at most 60).
         sort_by: trend_score, hv, price, avg_volume or change_1m.
         ascending: Sort smallest first instead of largest first.

@@ -249,7 +249,10 @@ async def get_earnings_dates(ctx: RunContext[ToolDeps], symbol: str) -> Earnings
     events = [e for e in earnings.items if e.known_at <= ctx.as_of]
     fields = _earnings_fields(events, ctx.as_of)
     missing = list(earnings.provenance.missing)
-    if fields.get("next_date") is None:
+    if not events:
+        missing.append(f"earnings: {earnings.provenance.provider} knows no release of "
+                       f"{earnings.symbol} as of {local_date(ctx.as_of)}")
+    elif fields.get("next_date") is None:
         missing.append(f"next earnings: no date announced as of {local_date(ctx.as_of)}")
     return EarningsReport(symbol=earnings.symbol, as_of=ctx.as_of, available=bool(events),
                           source=source_of(earnings.provenance), missing=missing, **fields)

@@ -25,6 +25,7 @@ __all__ = ["chart_matches_prices", "options_exist_in_chain", "research_respects_
 # How far back a level may come from: the longest period the chart tools analyse.
 _LOOKBACK = timedelta(days=2 * 366)
 _PRICE_TOLERANCE = 0.01
+_ROUNDING = 0.001
 
 
 async def chart_matches_prices(ctx: RunContext[CspDeps], out: ChartAnalysis) -> ChartAnalysis:
@@ -37,6 +38,7 @@ async def chart_matches_prices(ctx: RunContext[CspDeps], out: ChartAnalysis) -> 
     low = bars.frame["low"].min() if "low" in bars.fields else closes.min()
     high = bars.frame["high"].max() if "high" in bars.fields else closes.max()
     last = float(closes.iloc[-1])
+    low, high = low * (1 - _ROUNDING), high * (1 + _ROUNDING)  # levels are quoted rounded
     problems = []
     if abs(out.current_price - last) > _PRICE_TOLERANCE * last:
         problems.append(f"current_price {out.current_price} is not the last close {last:.2f}")
