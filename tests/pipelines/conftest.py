@@ -42,12 +42,16 @@ class Facts:
 
     def chart_answer(self, **overrides: Any) -> dict[str, Any]:
         answer = {
-            "recommendation": "bullish", "trend_direction": "up", "trend_quality": "moderate",
+            "recommendation": "bullish",
+            "trend_direction": "up",
+            "trend_quality": "moderate",
             "current_price": self.last,
             "support_levels": [
                 {"price": round(self.last * 0.93, 2), "strength": "strong", "type": "swing_low"}
             ],
-            "resistance_levels": [], "fib_confluence_zones": [], "extension_risk": "low",
+            "resistance_levels": [],
+            "fib_confluence_zones": [],
+            "extension_risk": "low",
             "chart_notes": "Uptrend holding above support.",
         }
         return answer | overrides
@@ -55,10 +59,16 @@ class Facts:
     def options_answer(self, **overrides: Any) -> dict[str, Any]:
         put = self.put
         answer = {
-            "recommendation": "select", "best_strike": put.strike,
-            "best_expiration": put.expiration.isoformat(), "dte": put.dte,
-            "premium": round(put.mid or 0.0, 2), "delta": put.delta, "iv": put.iv,
-            "weekly_roc": 0.6, "annualized_roc": 31.0, "liquidity_score": "fair",
+            "recommendation": "select",
+            "best_strike": put.strike,
+            "best_expiration": put.expiration.isoformat(),
+            "dte": put.dte,
+            "premium": round(put.mid or 0.0, 2),
+            "delta": put.delta,
+            "iv": put.iv,
+            "weekly_roc": 0.6,
+            "annualized_roc": 31.0,
+            "liquidity_score": "fair",
             "rationale": "Strike below support with a rich premium.",
         }
         return answer | overrides
@@ -66,8 +76,11 @@ class Facts:
     @staticmethod
     def research_answer(**overrides: Any) -> dict[str, Any]:
         answer = {
-            "recommendation": "pass", "news_risk": "low", "earnings_risk": "low",
-            "short_interest_risk": "low", "research_notes": "No red flags found.",
+            "recommendation": "pass",
+            "news_risk": "low",
+            "earnings_risk": "low",
+            "short_interest_risk": "low",
+            "research_notes": "No red flags found.",
         }
         return answer | overrides
 
@@ -77,7 +90,8 @@ def facts_for(market: MarketData, symbol: str, as_of: datetime) -> Facts:
     closes = bars.prices()
     chain = market.option_chain(symbol, as_of, min_dte=14, max_dte=45)
     puts = [
-        c for c in chain.select("put")
+        c
+        for c in chain.select("put")
         if c.delta is not None and 0.17 <= abs(c.delta) <= 0.28 and c.mid
     ]
     return Facts(

@@ -90,9 +90,7 @@ async def test_parallel_research_reaches_the_same_decision_and_is_cancelled_on_r
     assert parallel.options == sequential.options
     assert parallel.research is not None
 
-    rejected, events = await analyze(
-        settings, market, "AMZN", "2008-11-28", parallel_research=True
-    )
+    rejected, events = await analyze(settings, market, "AMZN", "2008-11-28", parallel_research=True)
     assert rejected.decision == "reject" and rejected.research is None
     finished = {e.agent: e.status for e in events if e.kind == "step_finished"}
     assert finished == {"chart": "rejected", "research": "cancelled"}
