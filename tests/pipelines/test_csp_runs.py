@@ -1,0 +1,110 @@
+"""Recorded runs: resuming after an interruption, replaying from the cache over HTTP."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from alphadesk.agents.csp import default_agents
+from alphadesk.config import CacheMode, ModelSettingsConfig, Settings
+from alphadesk.data.base import MarketData
+from alphadesk.llm.messages import Message, ModelResponse, RequestSettings, ToolSpec
+from alphadesk.llm.rules import RulesModel
+from alphadesk.pipelines.csp.models import CspRequest
+from alphadesk.pipelines.csp.run import CspRunner
+from alphadesk.store import RunStore
+from tests.pipelines.conftest import close_of, facts_for
+from tests.support.openai_server import OpenAIServer, reply_text
+
+
+class Counted:
+    """A model that counts the requests it answers."""
+
+    def __init__(self, inner: RulesModel) -> None:
+        self.inner, self.calls = inner, 0
+
+    @property
+    def name(self) -> str:
+        return self.inner.name
+
+    def supports(self, capability: str) -> bool:
+        return self.inner.supports(capability)
+
+    async def request(
+        self, messages: Sequence[Message], tools: Sequence[ToolSpec], settings: RequestSettings
+    ) -> ModelResponse:
+        self.calls += 1
+        return await self.inner.request(messages, tools, settings)
+
+
+async def test_a_run_stopped_after_options_resumes_without_redoing_the_chart(
+    settings: Settings, market: MarketData
+) -> None:
+    agents = default_agents()
+    models = {name: Counted(RulesModel(agents.by_name(name).policy)) for name in agents.names}
+    runner = CspRunner(settings, market, models=models)
+    request = CspRequest(symbol="NVDA", as_of=close_of("2024-11-29"))
+
+    assert await runner.analyze(request, interrupt_after=["options"]) is None
+    store = RunStore(settings.store_path)
+    (run,) = store.recent(kind="csp")
+    assert run.status == "interrupted" and "--resume" in (run.error or "")
+    calls_before = {name: m.calls for name, m in models.items()}
+    assert calls_before["chart"] > 0 and calls_before["options"] > 0
+    assert calls_before["research"] == 0
+
+    result = await runner.analyze(request, resume_run_id=run.id)
+    assert result is not None and result.decision == "select"
+    assert models["chart"].calls == calls_before["chart"]  # not redone
+    assert models["options"].calls == calls_before["options"]
+    assert models["research"].calls > 0
+    finished = store.get(run.id)
+    assert finished.status == "select" and finished.result is not None
+    assert {a.name for a in store.artifacts(run.id)} >= {
+        "report.md",
+        "result.json",
+        "chart_NVDA.png",
+    }
+    assert len(store.ledger(run.id)) == sum(m.calls for m in models.values())
+
+
+async def test_full_run_through_litellm_then_replayed_with_zero_model_calls(
+    settings: Settings, market: MarketData, openai_server: OpenAIServer
+) -> None:
+    as_of = close_of("2024-11-29")
+    facts = facts_for(market, "NVDA", as_of)
+    openai_server.script(
+        reply_text(_fenced(facts.chart_answer()), usage=(900, 120)),
+        reply_text(_fenced(facts.options_answer()), usage=(1100, 150)),
+        reply_text(_fenced(facts.research_answer()), usage=(700, 90)),
+    )
+    models = ModelSettingsConfig(api_base=openai_server.api_base, max_retries=0, timeout_s=10)
+    recording = settings.model_copy(update={"models": models, "cache": CacheMode.RECORD})
+    request = CspRequest(symbol="NVDA", as_of=as_of)
+
+    first = await CspRunner(recording, market, model="openai/test-model").analyze(request)
+    assert first is not None and first.decision == "select", first.reason
+    assert [a.model for a in first.agents] == ["openai/test-model"] * 3
+    assert sum(a.requests for a in first.agents) == 3
+    assert sum(a.tokens for a in first.agents) == 900 + 120 + 1100 + 150 + 700 + 90
+    assert len(openai_server.requests) == 3
+    assert openai_server.requests[0].tool_names[:2] == [
+        "get_price_history",
+        "calculate_swing_points",
+    ]
+    openai_server.assert_consumed()
+
+    replaying = recording.model_copy(update={"cache": CacheMode.REPLAY})
+    again = await CspRunner(replaying, market, model="openai/test-model").analyze(request)
+    assert again is not None
+    assert len(openai_server.requests) == 3  # nothing reached the provider
+    assert sum(a.requests for a in again.agents) == 0
+    assert again.model_dump(exclude={"run_id", "agents"}) == first.model_dump(
+        exclude={"run_id", "agents"}
+    )
+
+
+def _fenced(answer: dict[str, Any]) -> str:
+    import json
+
+    return f"Here is my analysis.\n```json\n{json.dumps(answer)}\n```"
