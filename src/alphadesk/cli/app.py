@@ -10,6 +10,7 @@ from alphadesk import __version__
 from alphadesk.cli.csp import csp
 from alphadesk.cli.data import data_app
 from alphadesk.cli.runs import runs_app
+from alphadesk.cli.screen import screen
 from alphadesk.cli.tools import tools_app
 
 app = typer.Typer(
@@ -23,6 +24,7 @@ app.add_typer(runs_app, name="runs")
 app.add_typer(tools_app, name="tools")
 app.add_typer(data_app, name="data")
 app.command("csp")(csp)
+app.command("screen")(screen)
 
 
 @app.callback()

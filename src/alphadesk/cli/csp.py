@@ -87,8 +87,11 @@ async def _run(
     from alphadesk.data import build_provider
     from alphadesk.pipelines.csp.run import CspRunner
 
-    with LiveView(enabled=live) as view:
-        runner = CspRunner(settings, build_provider(settings), model=model, on_event=view.on_event)
+    view = LiveView(enabled=live)
+    runner = CspRunner(settings, build_provider(settings), model=model, on_event=view.on_event)
+    for request in requests:
+        await runner.preflight(request)  # before the live view: errors print cleanly
+    with view:
         if resume is not None:
             result = await runner.analyze(requests[0], resume_run_id=resume)
             return [result] if result is not None else []

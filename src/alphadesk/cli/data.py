@@ -17,11 +17,15 @@ from alphadesk.cli.common import console, fail, settings_from
 if TYPE_CHECKING:
     from alphadesk.data import MarketData
 
-data_app = typer.Typer(help="Market data: what is bundled, and a quick look at bars, "
-                            "option chains and news as of an instant.")
+data_app = typer.Typer(
+    help="Market data: what is bundled, and a quick look at bars, "
+    "option chains and news as of an instant."
+)
 
-_AS_OF_HELP = ("Instant to look from: a date (its end, New York time) or an ISO datetime "
-               "with a zone. Default: now.")
+_AS_OF_HELP = (
+    "Instant to look from: a date (its end, New York time) or an ISO datetime "
+    "with a zone. Default: now."
+)
 
 
 def _as_of(value: str | None) -> datetime:
@@ -37,11 +41,15 @@ def _as_of(value: str | None) -> datetime:
             return end_of_day(date.fromisoformat(value)) - timedelta(microseconds=1)
         instant = datetime.fromisoformat(value)
     except ValueError:
-        raise fail(f"--as-of {value!r} is not a date or datetime",
-                   "use e.g. 2012-06-01 or 2012-06-01T15:30:00-04:00") from None
+        raise fail(
+            f"--as-of {value!r} is not a date or datetime",
+            "use e.g. 2012-06-01 or 2012-06-01T15:30:00-04:00",
+        ) from None
     if instant.tzinfo is None:
-        raise fail(f"--as-of {value!r} has no time zone",
-                   "add an offset, e.g. 2012-06-01T15:30:00-04:00 or ...Z")
+        raise fail(
+            f"--as-of {value!r} has no time zone",
+            "add an offset, e.g. 2012-06-01T15:30:00-04:00 or ...Z",
+        )
     return instant
 
 
@@ -82,12 +90,22 @@ def list_data(
     table = Table("symbol", "name", "provider", "fields", "from", "to", "rows", "source")
     rows = [c for c in market.coverage() if provider is None or c.provider == provider]
     for c in rows:
-        table.add_row(c.symbol, c.name or "", c.provider, ",".join(c.fields),
-                      str(c.start or ""), str(c.end or ""), str(c.rows or ""), c.source)
+        table.add_row(
+            c.symbol,
+            c.name or "",
+            c.provider,
+            ",".join(c.fields),
+            str(c.start or ""),
+            str(c.end or ""),
+            str(c.rows or ""),
+            c.source,
+        )
     console.print(table)
     if not rows:
-        console.print("[yellow]no provider can list its symbols[/] "
-                      "(bundled and local can; online providers cannot)")
+        console.print(
+            "[yellow]no provider can list its symbols[/] "
+            "(bundled and local can; online providers cannot)"
+        )
 
 
 @data_app.command("bars")
@@ -104,17 +122,26 @@ def bars(
     market = _market(ctx)
     when = _as_of(as_of)
     try:
-        result = (market.daily_bars(symbol, when) if interval == "1d"
-                  else market.intraday_bars(symbol, when, interval=interval))
+        result = (
+            market.daily_bars(symbol, when)
+            if interval == "1d"
+            else market.intraday_bars(symbol, when, interval=interval)
+        )
     except (DataError, ValueError) as exc:
         raise _fail_data(exc) from None
-    shown = [f for f in ("open", "high", "low", "close", "adj_close", "volume")
-             if f in result.fields]
-    table = Table("close time", *shown, title=f"{result.symbol} {result.interval} "
-                  f"({len(result)} bars known at {when.isoformat(timespec='minutes')})")
+    shown = [
+        f for f in ("open", "high", "low", "close", "adj_close", "volume") if f in result.fields
+    ]
+    table = Table(
+        "close time",
+        *shown,
+        title=f"{result.symbol} {result.interval} "
+        f"({len(result)} bars known at {when.isoformat(timespec='minutes')})",
+    )
     for stamp, row in result.frame.tail(last).iterrows():
-        table.add_row(str(stamp), *(f"{row[f]:,.0f}" if f == "volume" else f"{row[f]:.4f}"
-                                    for f in shown))
+        table.add_row(
+            str(stamp), *(f"{row[f]:,.0f}" if f == "volume" else f"{row[f]:.4f}" for f in shown)
+        )
     console.print(table)
     if result.missing:
         console.print(f"[dim]missing at the source: {', '.join(result.missing)}[/]")
@@ -142,17 +169,37 @@ def chain(
         result = market.option_chain(symbol, when, min_dte=min_dte, max_dte=max_dte)
     except (DataError, ValueError) as exc:
         raise _fail_data(exc) from None
-    console.print(f"[bold]{result.symbol}[/] at {result.underlying_price:.2f} "
-                  f"(observed {result.observed_at.isoformat(timespec='minutes')}), "
-                  f"rate {result.rate:.2%}, {result.provenance.origin}")
+    console.print(
+        f"[bold]{result.symbol}[/] at {result.underlying_price:.2f} "
+        f"(observed {result.observed_at.isoformat(timespec='minutes')}), "
+        f"rate {result.rate:.2%}, {result.provenance.origin}"
+    )
     for expiration in result.expirations[:expirations]:
         rows = result.select(option_type, expiration)  # type: ignore[arg-type]
-        table = Table("strike", "bid", "ask", "last", "iv", "delta", "theta", "oi", "volume",
-                      title=f"{option_type}s {expiration} ({rows[0].dte} DTE)" if rows else "")
+        table = Table(
+            "strike",
+            "bid",
+            "ask",
+            "last",
+            "iv",
+            "delta",
+            "theta",
+            "oi",
+            "volume",
+            title=f"{option_type}s {expiration} ({rows[0].dte} DTE)" if rows else "",
+        )
         for c in rows:
-            table.add_row(f"{c.strike:g}", _money(c.bid), _money(c.ask), _money(c.last),
-                          f"{c.iv:.1%}" if c.iv is not None else "-", _num(c.delta),
-                          _num(c.theta), str(c.open_interest or "-"), str(c.volume or "-"))
+            table.add_row(
+                f"{c.strike:g}",
+                _money(c.bid),
+                _money(c.ask),
+                _money(c.last),
+                f"{c.iv:.1%}" if c.iv is not None else "-",
+                _num(c.delta),
+                _num(c.theta),
+                str(c.open_interest or "-"),
+                str(c.volume or "-"),
+            )
         console.print(table)
     console.print(_provenance_line(result.provenance))
 
@@ -175,8 +222,7 @@ def news(
         raise _fail_data(exc) from None
     table = Table("published", "publisher", "title")
     for item in reversed(result.items):
-        table.add_row(item.known_at.isoformat(timespec="minutes"), item.publisher or "",
-                      item.title)
+        table.add_row(item.known_at.isoformat(timespec="minutes"), item.publisher or "", item.title)
     console.print(table)
     if not result.items:
         console.print(f"[yellow]no news in the {days} days before {when.date()}[/]")

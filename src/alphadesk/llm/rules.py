@@ -63,6 +63,14 @@ class Transcript:
             raise KeyError(f"the policy needs a result of {tool!r}, which was not called")
         return self.results[tool][-1]
 
+    def facts(self, tool: str) -> dict[str, Any]:
+        """The latest result of ``tool`` as a JSON object; ValueError quoting the tool's
+        answer when it returned an error instead."""
+        result = self.last(tool)
+        if not isinstance(result, dict):
+            raise ValueError(f"{tool} returned no facts: {str(result)[:300]}")
+        return result
+
 
 @dataclass(frozen=True)
 class RulesPolicy:

@@ -35,16 +35,17 @@ def _draw(t: Transcript) -> list[PlannedCall]:
 
 
 def _decide(t: Transcript) -> ChartAnalysis:
-    levels: dict[str, Any] = t.last("find_support_resistance")
+    levels: dict[str, Any] = t.facts("find_support_resistance")
     price = float(levels["current_price"])
-    trend = (t.last("get_technical_indicators") or {}).get("trend") or {}
+    indicators = t.last("get_technical_indicators")
+    trend = (indicators.get("trend") if isinstance(indicators, dict) else None) or {}
     direction, quality = trend.get("direction", "sideways"), trend.get("quality", "weak")
     supports = [
         PriceLevel(price=z["price"], strength=z["strength"], type=f"zone_{z['touches']}_touches")
         for z in levels["support"]
         if z["price"] < price
     ]
-    fib = t.last("calculate_fib_levels")
+    fib = t.last("calculate_fib_levels")  # optional: a flat series has no swing
     nearest_fib = fib.get("nearest_below") if isinstance(fib, dict) else None
     if nearest_fib and all(abs(s.price - nearest_fib["price"]) > 0.005 * price for s in supports):
         supports.append(

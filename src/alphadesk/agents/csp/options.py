@@ -65,7 +65,7 @@ def _price_best(t: Transcript) -> list[PlannedCall]:
 
 def _ranked(t: Transcript) -> list[dict[str, Any]]:
     """Matching puts, those at or below the chart's nearest support first, then by return."""
-    found = t.last("filter_options")
+    found = t.facts("filter_options")
     contracts = [c for c in found.get("contracts", []) if c.get("mid")] if found else []
     chart = task_json(t, 1) or {}
     supports = [s["price"] for s in chart.get("support_levels", [])]
@@ -80,10 +80,10 @@ def _ranked(t: Transcript) -> list[dict[str, Any]]:
 
 def _decide(t: Transcript) -> OptionsAnalysis:
     rules, ranked = _constraints(t), _ranked(t)
-    vol = t.last("calculate_iv_hv")
+    vol = t.facts("calculate_iv_hv")
     hv, ratio = vol.get("hv"), vol.get("iv_hv_ratio")
     if not ranked:
-        found = t.last("filter_options")
+        found = t.facts("filter_options")
         failed = ", ".join(f"{k}: {v}" for k, v in found.get("rejected_by", {}).items())
         return OptionsAnalysis(
             recommendation="reject",
@@ -130,7 +130,7 @@ def _decide(t: Transcript) -> OptionsAnalysis:
             + (f", {pop:.0%} probability of profit" if pop is not None else "")
             + (f"; IV/HV {ratio:.2f} ({vol.get('assessment')})" if ratio is not None else "")
         ),
-        options_notes=_source_note(t.last("filter_options")),
+        options_notes=_source_note(t.facts("filter_options")),
     )
 
 

@@ -76,10 +76,10 @@ def _short_risk(short: dict[str, Any]) -> tuple[Risk, str]:
 
 def _decide(t: Transcript) -> ResearchAnalysis:
     horizon = _horizon(t)
-    earnings = t.last("get_earnings_dates")
-    news_risk, news_note = _news_risk(t.last("get_news"))
+    earnings = t.facts("get_earnings_dates")
+    news_risk, news_note = _news_risk(t.facts("get_news"))
     earnings_risk, earnings_note = _earnings_risk(earnings, horizon)
-    short_risk, short_note = _short_risk(t.last("get_short_interest"))
+    short_risk, short_note = _short_risk(t.facts("get_short_interest"))
     reject = news_risk == "high" and earnings_risk == "high"
     return ResearchAnalysis(
         recommendation="reject" if reject else "pass",

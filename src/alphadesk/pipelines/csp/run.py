@@ -49,6 +49,14 @@ class CspRunner:
         names = {self.desk.model(agent).name for agent in self.desk.agents.names}
         return ", ".join(sorted(names))
 
+    async def preflight(self, request: CspRequest) -> None:
+        """Fail fast, before any run is recorded, when the symbol has no data at as_of.
+
+        Raises:
+            DataError: e.g. NoData naming close matches for an unknown symbol.
+        """
+        await asyncio.to_thread(self.desk.market.daily_bars, request.symbol, request.as_of)
+
     async def analyze(
         self,
         request: CspRequest,

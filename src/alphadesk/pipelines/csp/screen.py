@@ -19,6 +19,7 @@ from alphadesk.data.base import MarketData
 from alphadesk.data.errors import DataError
 from alphadesk.pipelines.csp.models import CspRequest, CspResult, Depth
 from alphadesk.pipelines.csp.run import CspRunner
+from alphadesk.tools.common import bars_frame
 
 __all__ = ["ScreenCheck", "ScreenResult", "prefilter", "screen"]
 
@@ -61,8 +62,9 @@ def prefilter(
         if market.instrument(symbol, as_of).asset_type not in _OPTIONABLE:
             return check.model_copy(update={"reasons": ["not an optionable stock or ETF"]})
         bars = market.daily_bars(symbol, as_of, start=(as_of - _HISTORY).date())
-        trend = trend_assessment(bars.frame)
-        hv = historical_volatility(bars.frame["close"].dropna(), window=20).value
+        frame = bars_frame(bars)  # the adjusted close stands in where there is no close
+        trend = trend_assessment(frame)
+        hv = historical_volatility(frame["close"], window=20).value
         chain = market.option_chain(symbol, as_of, min_dte=rules.dte_min, max_dte=rules.dte_max)
     except (DataError, AnalyticsError) as exc:
         return check.model_copy(update={"reasons": [f"{type(exc).__name__}: {exc}"]})

@@ -1,0 +1,76 @@
+"""Screening a universe, and the csp / screen / runs commands end to end."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from alphadesk.cli.app import app
+from alphadesk.config import Settings
+from alphadesk.data.base import MarketData
+from alphadesk.pipelines.csp.run import CspRunner
+from alphadesk.pipelines.csp.screen import screen
+from alphadesk.store import RunStore
+from tests.pipelines.conftest import close_of
+
+
+async def test_screen_filters_cheaply_then_ranks_the_survivors(
+    settings: Settings, market: MarketData
+) -> None:
+    symbols = ["AAPL", "AMZN", "IBM", "GOOG", "^GSPC", "NFLX"]
+    runner = CspRunner(settings, market)
+    result = await screen(runner, symbols, close_of("2012-06-29"))
+
+    checks = {c.symbol: c for c in result.checks}
+    assert not checks["^GSPC"].passed and "not an optionable" in checks["^GSPC"].reasons[0]
+    assert not checks["GOOG"].passed and "downtrend" in checks["GOOG"].reasons[0]
+    assert not checks["NFLX"].passed  # no data in 2012: a reason, not a crash
+    survivors = {c.symbol for c in result.checks if c.passed}
+    assert survivors == {r.symbol for r in result.results} == {"AAPL", "AMZN", "IBM"}
+    # Filtered symbols cost nothing: only survivors were recorded as runs.
+    recorded = {run.title for run in RunStore(settings.store_path).recent(kind="csp", limit=50)}
+    assert recorded == {f"csp {s}" for s in survivors}
+    # Ranked: selections first, by weekly return.
+    rocs = [r.options.weekly_roc for r in result.results if r.decision == "select" and r.options]
+    assert rocs == sorted(rocs, reverse=True)
+    assert result.rejected_share == pytest.approx(3 / 6)
+
+
+def test_csp_command_prints_saves_and_shows_a_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ALPHADESK_DATA_DIR", str(tmp_path))
+    monkeypatch.setenv("COLUMNS", "160")
+    runner = CliRunner()
+    done = runner.invoke(app, ["csp", "NVDA", "--as-of", "2024-11-29", "--json"])
+    assert done.exit_code == 0, done.output
+    (result,) = json.loads(done.output)
+    assert result["decision"] == "select"
+    run_dir = tmp_path / "runs" / result["run_id"]
+    assert {p.name for p in run_dir.iterdir()} == {"report.md", "result.json", "chart_NVDA.png"}
+    assert (run_dir / "chart_NVDA.png").read_bytes().startswith(b"\x89PNG")
+
+    shown = runner.invoke(app, ["runs", "show", result["run_id"]])
+    assert shown.exit_code == 0, shown.output
+    strike = f"{result['options']['best_strike']:g}"
+    assert "NVDA: SELECT" in shown.output and f"{strike} put" in shown.output
+
+    listed = runner.invoke(app, ["runs", "list"])
+    assert result["run_id"] in listed.output and "select" in listed.output
+
+
+def test_csp_command_errors_are_clear(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ALPHADESK_DATA_DIR", str(tmp_path))
+    runner = CliRunner()
+    unknown = runner.invoke(app, ["csp", "NVDX", "--as-of", "2024-11-29"])
+    assert unknown.exit_code == 1
+    assert "NVDA" in unknown.output  # a close match is suggested
+    bad_date = runner.invoke(app, ["csp", "NVDA", "--as-of", "29/11/2024"])
+    assert bad_date.exit_code == 1 and "YYYY-MM-DD" in bad_date.output
+    evil = runner.invoke(app, ["csp", "../etc/passwd", "--as-of", "2024-11-29"])
+    assert evil.exit_code == 1 and "Traceback" not in evil.output
+    stale = runner.invoke(app, ["csp", "NFLX", "--as-of", "2012-06-29"])
+    assert stale.exit_code == 1 and "NFLX" in stale.output
