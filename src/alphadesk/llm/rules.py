@@ -122,7 +122,6 @@ class RulesModel:
             finish_reason="tool_calls" if calls else "stop",
         )
 
-
     def _planned(self, transcript: Transcript, offered: set[str]) -> list[PlannedCall]:
         if transcript.turn >= len(self.policy.plan) or not offered:
             return []

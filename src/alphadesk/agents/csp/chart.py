@@ -17,6 +17,7 @@ __all__ = ["CHART", "chart_policy"]
 
 _PERIOD = "6mo"
 _LEVEL_PERIOD = "1y"
+_MIN_FIB_GAP = 0.01
 
 
 def _gather(t: Transcript) -> list[PlannedCall]:
@@ -47,7 +48,12 @@ def _decide(t: Transcript) -> ChartAnalysis:
     ]
     fib = t.last("calculate_fib_levels")  # optional: a flat series has no swing
     nearest_fib = fib.get("nearest_below") if isinstance(fib, dict) else None
-    if nearest_fib and all(abs(s.price - nearest_fib["price"]) > 0.005 * price for s in supports):
+    # A retracement a hair under the price is not a floor to sell a put against.
+    if (
+        nearest_fib
+        and nearest_fib["price"] < price * (1 - _MIN_FIB_GAP)
+        and all(abs(s.price - nearest_fib["price"]) > 0.005 * price for s in supports)
+    ):
         supports.append(
             PriceLevel(
                 price=nearest_fib["price"], strength="moderate", type=f"fib_{nearest_fib['label']}"

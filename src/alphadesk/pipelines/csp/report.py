@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
+from zoneinfo import ZoneInfo
+
 from alphadesk.pipelines.csp.models import CspResult
 
 __all__ = ["render_report"]
+
+_NEW_YORK = ZoneInfo("America/New_York")
 
 
 def render_report(result: CspResult) -> str:
     """The report saved with the run and printed by ``alphadesk runs show``."""
     lines = [f"# {result.symbol}: {result.decision.upper()}", ""]
-    lines.append(
-        f"As of {result.as_of.isoformat()}" + (f", run `{result.run_id}`" if result.run_id else "")
-    )
+    when = result.as_of.astimezone(_NEW_YORK).strftime("%Y-%m-%d %H:%M New York time")
+    lines.append(f"As of {when}" + (f", run `{result.run_id}`" if result.run_id else ""))
     lines.append("")
     if result.reason:
         lines += [f"**Reason ({result.stage}):** {result.reason}", ""]
@@ -30,7 +33,7 @@ def render_report(result: CspResult) -> str:
             f"| {_num(position.annualized_roc, '.1f')}% | ${position.capital_required:,.0f} "
             f"| ${position.max_profit:,.0f} | ${position.breakeven:,.2f} |",
             "",
-            f"**Rationale:** {result.synthesis.rationale}.",
+            f"**Rationale:** {result.synthesis.rationale}",
             "",
         ]
         if result.synthesis.risk_factors:

@@ -21,7 +21,7 @@ def synthesize(
     if strike is None or expiration is None or dte is None or options.premium is None:
         raise ValueError("options analysis selected no contract: nothing to synthesise")
     return Synthesis(
-        rationale=". ".join(_rationale(chart, options, research)),
+        rationale="; ".join(_rationale(chart, options, research)) + ".",
         risk_factors=_risk_factors(chart, options, research),
         suggested_position=SuggestedPosition(
             symbol=symbol,
