@@ -18,8 +18,8 @@ import json
 import logging
 import sqlite3
 import time
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -29,6 +29,7 @@ from pydantic import ValidationError
 from alphadesk.config import CacheMode
 from alphadesk.llm.base import CacheMiss, Model, ModelError
 from alphadesk.llm.messages import Message, ModelResponse, RequestSettings, ToolSpec, Usage
+from alphadesk.store import sqlite
 
 __all__ = [
     "CacheEntryCorrupted",
@@ -79,19 +80,10 @@ class ResponseCache:
 
     def __init__(self, path: Path | str) -> None:
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        with self._connect() as db:
-            db.execute("PRAGMA journal_mode=WAL")
-            db.executescript(_SCHEMA)
+        sqlite.create(self.path, _SCHEMA)
 
-    @contextmanager
-    def _connect(self) -> Iterator[sqlite3.Connection]:
-        db = sqlite3.connect(self.path, timeout=30)
-        try:
-            with db:  # one transaction: committed on success, rolled back on error
-                yield db
-        finally:
-            db.close()
+    def _connect(self) -> AbstractContextManager[sqlite3.Connection]:
+        return sqlite.transaction(self.path)
 
     def get(self, key: str) -> ModelResponse | None:
         """The stored response, None when absent; ``CacheEntryCorrupted`` when unreadable."""
