@@ -7,6 +7,7 @@ import math
 from datetime import UTC, date, datetime
 
 import numpy as np
+import pandas as pd
 import pytest
 from datahelpers import fixed_clock
 from py_vollib.black_scholes import black_scholes
@@ -193,3 +194,80 @@ def test_chain_uses_only_closes_known_at_as_of() -> None:
     after_close = modeled.option_chain("AAPL", datetime(2012, 6, 1, 20, 1, tzinfo=UTC))
     assert before_close.underlying_price == 577.73  # 31 May
     assert after_close.underlying_price == 560.99  # 1 June, once it had closed
+
+
+# -- stock splits: volatility from split-free returns, prices as traded --------------------
+
+
+def _around(series: pd.Series, day: date) -> tuple[float, float]:
+    """The values of the last bar before ``day`` and of ``day`` itself."""
+    i = int(series.index.searchsorted(pd.Timestamp(day).tz_localize(series.index.tz)))
+    assert series.index[i].date() == day
+    return float(series.iloc[i - 1]), float(series.iloc[i])
+
+
+def _plain_hv(series: pd.Series, window: int = 20) -> float:
+    returns = np.diff(np.log(series.dropna().to_numpy()[-(window + 1) :]))
+    return float(returns.std(ddof=1) * math.sqrt(252))
+
+
+def _atm_put_iv(chain: OptionChain) -> float:
+    puts = chain.select("put", chain.expirations[0])
+    return min(puts, key=lambda p: abs(p.strike - chain.underlying_price)).iv
+
+
+@pytest.mark.parametrize(
+    ("symbol", "as_of", "split_day", "spot"),
+    [
+        ("AAPL", datetime(2005, 3, 15, 21, tzinfo=UTC), date(2005, 2, 28), 40.96),  # 2-for-1
+        ("MSFT", datetime(2003, 3, 3, 21, tzinfo=UTC), date(2003, 2, 18), 23.54),  # 2-for-1
+    ],
+)
+def test_a_split_in_the_window_does_not_inflate_the_modeled_volatility(
+    modeled: ModeledOptions, symbol: str, as_of: datetime, split_day: date, spot: float
+) -> None:
+    bars = BundledProvider().daily_bars(symbol, as_of)
+    close, adjusted = bars.frame["close"], bars.frame["adj_close"]
+    before, on = _around(close, split_day)
+    assert on / before == pytest.approx(0.5, abs=0.05)  # the bundled closes are as traded
+    before, on = _around(adjusted, split_day)
+    assert abs(on / before - 1.0) < 0.05  # the adjusted close has no split jump
+    assert _plain_hv(close) > 2.0  # what close-to-close returns made of the split
+
+    chain = modeled.option_chain(symbol, as_of, min_dte=14, max_dte=45)
+    hv = _plain_hv(adjusted)
+    assert 0.2 < hv < 0.6
+    assert any(f"20d {hv:.1%}" in n and "adj_close" in n for n in chain.provenance.notes)
+    assert hv < _atm_put_iv(chain) < 1.3 * hv  # the variance premium and the term blend
+    # The underlying and the strikes stay on the price that traded, not the adjusted one.
+    assert chain.underlying_price == spot == float(close.iloc[-1])
+    strikes = {c.strike for c in chain.contracts}
+    assert min(strikes) < spot < max(strikes)
+    assert min(abs(k - spot) for k in strikes) <= strike_step(spot)
+
+
+@pytest.mark.parametrize(
+    ("as_of", "split_day", "traded_before"),
+    [
+        (datetime(2021, 7, 30, 20, tzinfo=UTC), date(2021, 7, 20), 750.0),  # 4-for-1
+        (datetime(2024, 6, 20, 20, tzinfo=UTC), date(2024, 6, 10), 1200.0),  # 10-for-1
+    ],
+)
+def test_bundled_nvda_closes_are_split_adjusted_and_the_chain_follows_them(
+    modeled: ModeledOptions, as_of: datetime, split_day: date, traded_before: float
+) -> None:
+    bars = BundledProvider().daily_bars("NVDA", as_of)
+    close, adjusted = bars.frame["close"], bars.frame["adj_close"]
+    before, on = _around(close, split_day)
+    # Yahoo-style closes, adjusted for every split up to the data vintage (2025): no jump
+    # at the split, and levels far below the ~$750 and ~$1,200 that traded before them.
+    assert abs(on / before - 1.0) < 0.05
+    assert before < traded_before / 5
+
+    chain = modeled.option_chain("NVDA", as_of, min_dte=14, max_dte=45)
+    hv = _plain_hv(adjusted)
+    assert _plain_hv(close) == pytest.approx(hv, abs=0.005)  # no dividend in the window
+    assert any(f"20d {hv:.1%}" in n for n in chain.provenance.notes)
+    assert hv < _atm_put_iv(chain) < 1.3 * hv
+    assert chain.underlying_price == float(close.iloc[-1])  # the source's (adjusted) level
+    assert any("split-adjusted" in n for n in chain.provenance.notes)

@@ -8,11 +8,12 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from alphadesk.agents.csp.models import CspConstraints
 from alphadesk.cli.app import app
 from alphadesk.config import Settings
 from alphadesk.data.base import MarketData
 from alphadesk.pipelines.csp.run import CspRunner
-from alphadesk.pipelines.csp.screen import screen
+from alphadesk.pipelines.csp.screen import prefilter, screen
 from alphadesk.store import RunStore
 from tests.pipelines.conftest import close_of
 
@@ -37,6 +38,13 @@ async def test_screen_filters_cheaply_then_ranks_the_survivors(
     rocs = [r.options.weekly_roc for r in result.results if r.decision == "select" and r.options]
     assert rocs == sorted(rocs, reverse=True)
     assert result.rejected_share == pytest.approx(3 / 6)
+
+
+def test_prefilter_reads_trend_and_hv_across_a_split(market: MarketData) -> None:
+    check = prefilter(market, "AAPL", close_of("2005-03-15"), CspConstraints())
+    assert check.hv is not None and 0.3 < check.hv < 0.5  # 2-for-1 on 28 February 2005
+    assert check.iv is not None and check.iv < 0.7
+    assert check.trend is not None and "down" not in check.trend
 
 
 def test_csp_command_prints_saves_and_shows_a_run(

@@ -9,6 +9,7 @@ from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from alphadesk.agent import Agent
@@ -19,8 +20,9 @@ from alphadesk.data.models import Fact, Fundamentals, Provenance
 from alphadesk.data.providers.bundled import BundledProvider
 from alphadesk.llm.messages import text_of
 from alphadesk.llm.testing import ScriptedModel, tool_calls
+from alphadesk.tools.common import adjusted_frame, traded_frame
 from alphadesk.tools.deps import ToolDeps
-from alphadesk.tools.market import FUNDAMENTALS_TOOLS, MARKET_TOOLS, adjusted_frame
+from alphadesk.tools.market import FUNDAMENTALS_TOOLS, MARKET_TOOLS
 
 TOOLS = MARKET_TOOLS + FUNDAMENTALS_TOOLS
 AFTER_CLOSE = datetime(2016, 6, 30, 20, 5, tzinfo=UTC)  # 16:05 New York
@@ -96,6 +98,25 @@ async def test_market_data_missing_everything_still_answers(bundled: BundledProv
 
 
 # -- stock_screener ------------------------------------------------------------------------
+
+
+def test_traded_frame_keeps_the_split_and_adjusted_frame_removes_it(
+    bundled: BundledProvider,
+) -> None:
+    as_of = datetime(2005, 3, 15, 21, tzinfo=UTC)  # AAPL split 2-for-1 on 28 February 2005
+    bars = bundled.daily_bars("AAPL", as_of, start=date(2004, 12, 1))
+    traded, adjusted = traded_frame(bars), adjusted_frame(bars)
+    split = traded.index.searchsorted(pd.Timestamp("2005-02-28", tz="America/New_York"))
+    assert traded["close"].iloc[split] / traded["close"].iloc[split - 1] < 0.55
+    assert 0.95 < adjusted["close"].iloc[split] / adjusted["close"].iloc[split - 1] < 1.05
+    assert traded["close"].iloc[-1] == bars.prices().iloc[-1] == 40.96  # as traded
+    factor = (bars.frame["adj_close"] / bars.frame["close"]).to_numpy()
+    for column in ("open", "high", "low", "close"):
+        assert np.allclose(adjusted[column], traded[column] * factor)
+    assert adjusted["volume"].equals(traded["volume"])
+    returns = np.diff(np.log(adjusted["close"].to_numpy()[-21:]))
+    assert returns.std(ddof=1) * math.sqrt(252) < 0.6  # the split day would make it > 2
+
 
 
 async def test_screener_returns_only_symbols_meeting_the_criteria(

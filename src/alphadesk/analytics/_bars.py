@@ -91,8 +91,10 @@ def require_bars(
         raise InvalidInput(f"{what}: expected a DataFrame of bars, got {type(bars).__name__}")
     missing = [c for c in columns if _absent(bars, c)]
     if "close" in missing and not _absent(bars, "adj_close"):
-        hint = "the series has adj_close but no close: rename it, " \
+        hint = (
+            "the series has adj_close but no close: rename it, "
             "bars.rename(columns={'adj_close': 'close'})"
+        )
     if missing:
         raise MissingColumns(what, missing, hint)
     _check_index(bars.index, what)
@@ -111,7 +113,6 @@ def as_close(data: pd.DataFrame | pd.Series, *, min_bars: int, what: str) -> pd.
         frame = data
     else:
         raise InvalidInput(
-            f"{what}: expected a DataFrame of bars or a Series of closes, "
-            f"got {type(data).__name__}"
+            f"{what}: expected a DataFrame of bars or a Series of closes, got {type(data).__name__}"
         )
     return require_bars(frame, ["close"], min_bars=min_bars, what=what)["close"]

@@ -85,9 +85,13 @@ def candlestick_patterns(
     if unknown:
         raise InvalidInput(f"unknown TA-Lib candlestick functions {unknown}; use CDL* names")
     need = max(min_bars(n) for n in names) if names else 1
-    f = require_bars(bars, ["open", "high", "low", "close"], min_bars=need,
-                     what="candlestick patterns",
-                     hint="candlestick patterns need open, high, low and close")
+    f = require_bars(
+        bars,
+        ["open", "high", "low", "close"],
+        min_bars=need,
+        what="candlestick patterns",
+        hint="candlestick patterns need open, high, low and close",
+    )
     o, h, low, c = (f[k].to_numpy() for k in ("open", "high", "low", "close"))
     start = max(len(f) - lookback, 0)
     signals: list[CandleSignal] = []
@@ -99,6 +103,14 @@ def candlestick_patterns(
             direction: Literal["bullish", "bearish", "neutral"] = (
                 "neutral" if name in _NEUTRAL else "bullish" if value > 0 else "bearish"
             )
-            signals.append(CandleSignal(f.index[i], CANDLE_PATTERNS.get(name, name.lower()),
-                                        name, direction, value, len(f) - 1 - i))
+            signals.append(
+                CandleSignal(
+                    f.index[i],
+                    CANDLE_PATTERNS.get(name, name.lower()),
+                    name,
+                    direction,
+                    value,
+                    len(f) - 1 - i,
+                )
+            )
     return sorted(signals, key=lambda s: (s.bars_ago, s.pattern))

@@ -29,8 +29,7 @@ class InsufficientData(AnalyticsError):
         self.given = given
         self.unit = unit
         super().__init__(
-            f"{what} needs at least {needed} {unit}, but {given} were given; "
-            f"pass a longer history"
+            f"{what} needs at least {needed} {unit}, but {given} were given; pass a longer history"
         )
 
 

@@ -150,22 +150,35 @@ def bollinger(
         raise InvalidInput(f"num_std must be positive, got {num_std}")
     close = _close(data, "BBANDS", f"Bollinger({period})", timeperiod=_period(period))
     upper, middle, lower = talib.BBANDS(
-        close.to_numpy(), timeperiod=period, nbdevup=num_std, nbdevdn=num_std,
-        matype=talib.MA_Type.SMA
+        close.to_numpy(),
+        timeperiod=period,
+        nbdevup=num_std,
+        nbdevdn=num_std,
+        matype=talib.MA_Type.SMA,
     )
     width = upper - lower
     with np.errstate(divide="ignore", invalid="ignore"):
         percent_b = np.where(width > 0, (close.to_numpy() - lower) / width, np.nan)
     return pd.DataFrame(
-        {"upper": upper, "middle": middle, "lower": lower, "bandwidth": width / middle,
-         "percent_b": percent_b},
+        {
+            "upper": upper,
+            "middle": middle,
+            "lower": lower,
+            "bandwidth": width / middle,
+            "percent_b": percent_b,
+        },
         index=close.index,
     )
 
 
 def _hlc(bars: pd.DataFrame, what: str, function: str, **params: Any) -> pd.DataFrame:
-    return require_bars(bars, _HLC, min_bars=min_bars(function, **params), what=what,
-                        hint="range indicators need intraday high and low")
+    return require_bars(
+        bars,
+        _HLC,
+        min_bars=min_bars(function, **params),
+        what=what,
+        hint="range indicators need intraday high and low",
+    )
 
 
 def atr(bars: pd.DataFrame, period: int = 14) -> pd.Series:
@@ -179,8 +192,9 @@ def atr(bars: pd.DataFrame, period: int = 14) -> pd.Series:
         The ATR in price units, NaN for the first ``period`` bars.
     """
     f = _hlc(bars, f"ATR({period})", "ATR", timeperiod=_period(period, least=1))
-    values = talib.ATR(f["high"].to_numpy(), f["low"].to_numpy(), f["close"].to_numpy(),
-                       timeperiod=period)
+    values = talib.ATR(
+        f["high"].to_numpy(), f["low"].to_numpy(), f["close"].to_numpy(), timeperiod=period
+    )
     return pd.Series(values, f.index, name="atr")
 
 
@@ -197,9 +211,11 @@ def adx(bars: pd.DataFrame, period: int = 14) -> pd.DataFrame:
     f = _hlc(bars, f"ADX({period})", "ADX", timeperiod=_period(period))
     h, low, c = f["high"].to_numpy(), f["low"].to_numpy(), f["close"].to_numpy()
     return pd.DataFrame(
-        {"adx": talib.ADX(h, low, c, timeperiod=period),
-         "plus_di": talib.PLUS_DI(h, low, c, timeperiod=period),
-         "minus_di": talib.MINUS_DI(h, low, c, timeperiod=period)},
+        {
+            "adx": talib.ADX(h, low, c, timeperiod=period),
+            "plus_di": talib.PLUS_DI(h, low, c, timeperiod=period),
+            "minus_di": talib.MINUS_DI(h, low, c, timeperiod=period),
+        },
         index=f.index,
     )
 
@@ -213,8 +229,9 @@ def obv(bars: pd.DataFrame) -> pd.Series:
     Returns:
         OBV, starting at the first bar's volume (TA-Lib's convention).
     """
-    f = require_bars(bars, ["close", "volume"], min_bars=1, what="OBV",
-                     hint="OBV needs traded volume")
+    f = require_bars(
+        bars, ["close", "volume"], min_bars=1, what="OBV", hint="OBV needs traded volume"
+    )
     values = talib.OBV(f["close"].to_numpy(), f["volume"].to_numpy())
     return pd.Series(values, f.index, name="obv")
 
@@ -223,9 +240,16 @@ def _stoch_lines(
     f: pd.DataFrame, k_period: int, k_smooth: int, d_period: int, matype: talib.MA_Type
 ) -> tuple[np.ndarray, np.ndarray]:
     high, low = f["high"].to_numpy(), f["low"].to_numpy()
-    k, d = talib.STOCH(high, low, f["close"].to_numpy(), fastk_period=k_period,
-                       slowk_period=k_smooth, slowk_matype=matype,
-                       slowd_period=d_period, slowd_matype=matype)
+    k, d = talib.STOCH(
+        high,
+        low,
+        f["close"].to_numpy(),
+        fastk_period=k_period,
+        slowk_period=k_smooth,
+        slowk_matype=matype,
+        slowd_period=d_period,
+        slowd_matype=matype,
+    )
     # %K is undefined over a window without range; TA-Lib reports 0 there.
     flat = (f["high"].rolling(k_period).max() - f["low"].rolling(k_period).min()) == 0
     k_bad = flat.astype(float).rolling(k_smooth, min_periods=1).max().to_numpy() > 0
@@ -249,9 +273,11 @@ def stochastic(
     Returns:
         Columns ``k`` and ``d``; NaN where a look-back window had no range.
     """
-    params = {"fastk_period": _period(k_period, "k_period", 1),
-              "slowk_period": _period(k_smooth, "k_smooth", 1),
-              "slowd_period": _period(d_period, "d_period", 1)}
+    params = {
+        "fastk_period": _period(k_period, "k_period", 1),
+        "slowk_period": _period(k_smooth, "k_smooth", 1),
+        "slowd_period": _period(d_period, "d_period", 1),
+    }
     f = _hlc(bars, f"stochastic({k_period},{k_smooth},{d_period})", "STOCH", **params)
     k, d = _stoch_lines(f, k_period, k_smooth, d_period, matype=talib.MA_Type.SMA)
     return pd.DataFrame({"k": k, "d": d}, index=f.index)
@@ -274,8 +300,11 @@ def kdj(bars: pd.DataFrame, n: int = 9, m1: int = 3, m2: int = 3) -> pd.DataFram
     Returns:
         Columns ``k``, ``d`` and ``j`` (J can leave [0, 100]).
     """
-    params = {"fastk_period": _period(n, "n", 1), "slowk_period": 2 * _period(m1, "m1", 1) - 1,
-              "slowd_period": 2 * _period(m2, "m2", 1) - 1}
+    params = {
+        "fastk_period": _period(n, "n", 1),
+        "slowk_period": 2 * _period(m1, "m1", 1) - 1,
+        "slowd_period": 2 * _period(m2, "m2", 1) - 1,
+    }
     f = _hlc(bars, f"KDJ({n},{m1},{m2})", "STOCH", slowk_matype=1, slowd_matype=1, **params)
     k, d = _stoch_lines(f, n, 2 * m1 - 1, 2 * m2 - 1, matype=talib.MA_Type.EMA)
     return pd.DataFrame({"k": k, "d": d, "j": 3.0 * k - 2.0 * d}, index=f.index)
@@ -303,8 +332,13 @@ def vwap(
     if (window is None) == (anchor is None):
         raise InvalidInput("pass exactly one of window (rolling VWAP) or anchor (anchored)")
     need = 1 if window is None else _period(window, "window", 1)
-    f = require_bars(bars, [*_HLC, "volume"], min_bars=need, what="VWAP",
-                     hint="VWAP needs the bar range and volume")
+    f = require_bars(
+        bars,
+        [*_HLC, "volume"],
+        min_bars=need,
+        what="VWAP",
+        hint="VWAP needs the bar range and volume",
+    )
     pv = (f["high"] + f["low"] + f["close"]) / 3.0 * f["volume"]
     vol = f["volume"]
     if window is not None:

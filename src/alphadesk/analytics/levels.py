@@ -51,8 +51,12 @@ def last_atr(bars: pd.DataFrame, period: int = ATR_PERIOD) -> tuple[float, Price
         InsufficientData: Fewer than ``period + 1`` bars.
     """
     frame, source = price_columns(bars, f"ATR({period})", period + 1)
-    values = talib.ATR(frame["high"].to_numpy(), frame["low"].to_numpy(),
-                       frame["close"].to_numpy(), timeperiod=period)
+    values = talib.ATR(
+        frame["high"].to_numpy(),
+        frame["low"].to_numpy(),
+        frame["close"].to_numpy(),
+        timeperiod=period,
+    )
     return float(values[-1]), source
 
 
@@ -132,8 +136,9 @@ def _label(score: float) -> Strength:
     return "strong" if score >= 0.6 else "moderate" if score >= 0.35 else "weak"
 
 
-def _zone(prices: np.ndarray, idx: np.ndarray, dates: pd.DatetimeIndex, n: int,
-          close: float, tol: float) -> Zone:
+def _zone(
+    prices: np.ndarray, idx: np.ndarray, dates: pd.DatetimeIndex, n: int, close: float, tol: float
+) -> Zone:
     centre = float(prices.mean())
     last = int(idx.max())
     since = n - 1 - last
@@ -188,15 +193,16 @@ def support_resistance(
         prices = np.array([p.price for p in points])
         idx = np.array([p.index for p in points])
         labels = cluster_prices(prices, tol)
-        zones = [_zone(prices[labels == g], idx[labels == g], frame.index, len(frame),
-                       close, tol) for g in np.unique(labels)]
+        zones = [
+            _zone(prices[labels == g], idx[labels == g], frame.index, len(frame), close, tol)
+            for g in np.unique(labels)
+        ]
 
     def side(kind: str) -> tuple[Zone, ...]:
         chosen = sorted((z for z in zones if z.kind == kind), key=lambda z: -z.strength)
         return tuple(sorted(chosen[:num_levels], key=lambda z: abs(z.price - close)))
 
-    return SupportResistance(close, atr_value, tol, side("support"), side("resistance"),
-                             source)
+    return SupportResistance(close, atr_value, tol, side("support"), side("resistance"), source)
 
 
 @dataclass(frozen=True, slots=True)
@@ -266,8 +272,17 @@ def extension_from_support(
     risk: Literal["low", "moderate", "high"] = (
         "low" if multiple < moderate_at else "moderate" if multiple < high_at else "high"
     )
-    return Extension(close, float(support), kind, atr_value, multiple, sma20,
-                     (close - sma20) / atr_value, risk, source)
+    return Extension(
+        close,
+        float(support),
+        kind,
+        atr_value,
+        multiple,
+        sma20,
+        (close - sma20) / atr_value,
+        risk,
+        source,
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -293,8 +308,9 @@ class ConfluenceZone:
     distance_pct: float
 
 
-def _candidate_levels(bars: pd.DataFrame, close: pd.Series,
-                      sma_periods: Sequence[int]) -> list[tuple[str, str, float]]:
+def _candidate_levels(
+    bars: pd.DataFrame, close: pd.Series, sma_periods: Sequence[int]
+) -> list[tuple[str, str, float]]:
     out: list[tuple[str, str, float]] = []
     try:
         fib = fibonacci_from_bars(bars)
@@ -303,8 +319,9 @@ def _candidate_levels(bars: pd.DataFrame, close: pd.Series,
         pass
     sr = support_resistance(bars)
     out += [("sr", z.kind, z.price) for z in (*sr.support, *sr.resistance)]
-    out += [("ma", f"sma_{p}", float(close.iloc[-p:].mean()))
-            for p in sma_periods if len(close) >= p]
+    out += [
+        ("ma", f"sma_{p}", float(close.iloc[-p:].mean())) for p in sma_periods if len(close) >= p
+    ]
     return out
 
 
@@ -348,7 +365,15 @@ def confluence_zones(
             continue
         p = np.array([m[2] for m in members])
         centre = float(p.mean())
-        zones.append(ConfluenceZone(
-            centre, float(p.min()), float(p.max()), tuple(m[1] for m in members), families,
-            "support" if centre < close else "resistance", (centre - close) / close))
+        zones.append(
+            ConfluenceZone(
+                centre,
+                float(p.min()),
+                float(p.max()),
+                tuple(m[1] for m in members),
+                families,
+                "support" if centre < close else "resistance",
+                (centre - close) / close,
+            )
+        )
     return sorted(zones, key=lambda z: abs(z.distance_pct))

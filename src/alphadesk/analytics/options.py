@@ -103,8 +103,13 @@ def _check_domain(S: FloatArray, K: FloatArray, T: FloatArray, sigma: FloatArray
 
 
 def _prepare(
-    S: ArrayLike, K: ArrayLike, T: ArrayLike, r: ArrayLike, sigma: ArrayLike,
-    is_call: ArrayLike, q: ArrayLike,
+    S: ArrayLike,
+    K: ArrayLike,
+    T: ArrayLike,
+    r: ArrayLike,
+    sigma: ArrayLike,
+    is_call: ArrayLike,
+    q: ArrayLike,
 ) -> _Inputs:
     numbers = [np.asarray(x, dtype=np.float64) for x in (S, K, T, r, sigma, q)]
     call = _as_bool(is_call)
@@ -127,7 +132,11 @@ def _norm_pdf(x: FloatArray) -> FloatArray:
 
 
 def _d1_d2(
-    S: FloatArray, K: FloatArray, T: FloatArray, r: FloatArray, sigma: FloatArray,
+    S: FloatArray,
+    K: FloatArray,
+    T: FloatArray,
+    r: FloatArray,
+    sigma: FloatArray,
     q: FloatArray,
 ) -> tuple[FloatArray, FloatArray, FloatArray]:
     """d1, d2 and sigma·sqrt(T); at sigma·sqrt(T) = 0 the limits ±inf (0 at the forward)."""
@@ -155,8 +164,13 @@ def _price(v: _Inputs, sigma: FloatArray) -> tuple[FloatArray, FloatArray]:
 
 
 def bs_price(
-    S: ArrayLike, K: ArrayLike, T: ArrayLike, r: ArrayLike, sigma: ArrayLike,
-    is_call: ArrayLike, q: ArrayLike = 0.0,
+    S: ArrayLike,
+    K: ArrayLike,
+    T: ArrayLike,
+    r: ArrayLike,
+    sigma: ArrayLike,
+    is_call: ArrayLike,
+    q: ArrayLike = 0.0,
 ) -> FloatOrArray:
     """Black–Scholes–Merton price of a European option.
 
@@ -181,8 +195,13 @@ def bs_price(
 
 
 def bs_greeks(
-    S: ArrayLike, K: ArrayLike, T: ArrayLike, r: ArrayLike, sigma: ArrayLike,
-    is_call: ArrayLike, q: ArrayLike = 0.0,
+    S: ArrayLike,
+    K: ArrayLike,
+    T: ArrayLike,
+    r: ArrayLike,
+    sigma: ArrayLike,
+    is_call: ArrayLike,
+    q: ArrayLike = 0.0,
 ) -> Greeks:
     """Analytical Black–Scholes–Merton Greeks.
 
@@ -251,8 +270,9 @@ def _initial_sigma(v: _Inputs, target: FloatArray, lower: FloatArray) -> FloatAr
 
 
 def _subset(v: _Inputs, idx: NDArray[np.intp]) -> _Inputs:
-    return _Inputs(v.S[idx], v.K[idx], v.T[idx], v.r[idx], v.sigma[idx], v.q[idx],
-                   v.call[idx], False)
+    return _Inputs(
+        v.S[idx], v.K[idx], v.T[idx], v.r[idx], v.sigma[idx], v.q[idx], v.call[idx], False
+    )
 
 
 def _flatten(v: _Inputs, shape: tuple[int, ...]) -> _Inputs:
@@ -260,8 +280,9 @@ def _flatten(v: _Inputs, shape: tuple[int, ...]) -> _Inputs:
         return np.broadcast_to(a, shape).ravel()
 
     call = np.broadcast_to(v.call, shape).ravel()
-    return _Inputs(flat(v.S), flat(v.K), flat(v.T), flat(v.r), flat(v.sigma), flat(v.q),
-                   call, False)
+    return _Inputs(
+        flat(v.S), flat(v.K), flat(v.T), flat(v.r), flat(v.sigma), flat(v.q), call, False
+    )
 
 
 def _newton_bisect(v: _Inputs, target: FloatArray, sigma: FloatArray) -> FloatArray:
@@ -281,8 +302,10 @@ def _newton_bisect(v: _Inputs, target: FloatArray, sigma: FloatArray) -> FloatAr
         inside = np.isfinite(newton) & (newton > lo[active]) & (newton < hi[active])
         new = np.where(inside, newton, 0.5 * (lo[active] + hi[active]))
         price_tol = 1e-13 * (sub.S + sub.K)
-        done = (np.abs(f) <= price_tol) | (np.abs(new - s) <= 1e-12) | (
-            hi[active] - lo[active] <= 1e-12
+        done = (
+            (np.abs(f) <= price_tol)
+            | (np.abs(new - s) <= 1e-12)
+            | (hi[active] - lo[active] <= 1e-12)
         )
         sigma[active] = np.where(np.abs(f) <= price_tol, s, new)
         active = active[~done]
@@ -292,8 +315,13 @@ def _newton_bisect(v: _Inputs, target: FloatArray, sigma: FloatArray) -> FloatAr
 
 
 def implied_vol(
-    price: ArrayLike, S: ArrayLike, K: ArrayLike, T: ArrayLike, r: ArrayLike,
-    is_call: ArrayLike, q: ArrayLike = 0.0,
+    price: ArrayLike,
+    S: ArrayLike,
+    K: ArrayLike,
+    T: ArrayLike,
+    r: ArrayLike,
+    is_call: ArrayLike,
+    q: ArrayLike = 0.0,
 ) -> FloatOrArray:
     """Black–Scholes–Merton implied volatility, vectorised.
 
@@ -361,8 +389,13 @@ def breakeven(strike: ArrayLike, premium: ArrayLike, is_call: ArrayLike) -> Floa
 
 
 def short_put_pop(
-    S: ArrayLike, K: ArrayLike, premium: ArrayLike, T: ArrayLike, r: ArrayLike,
-    sigma: ArrayLike, q: ArrayLike = 0.0,
+    S: ArrayLike,
+    K: ArrayLike,
+    premium: ArrayLike,
+    T: ArrayLike,
+    r: ArrayLike,
+    sigma: ArrayLike,
+    q: ArrayLike = 0.0,
 ) -> FloatOrArray:
     """Risk-neutral probability that a short put is profitable at expiry.
 
@@ -501,5 +534,6 @@ def expected_move(
         raise InvalidInput(f"days must not be negative, got {days}")
     year_days = 252 if trading_days else 365
     move = price * iv * math.sqrt(days / year_days)
-    return ExpectedMove(float(price), float(iv), float(days), year_days, move,
-                        price - move, price + move)
+    return ExpectedMove(
+        float(price), float(iv), float(days), year_days, move, price - move, price + move
+    )

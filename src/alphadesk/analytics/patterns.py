@@ -96,14 +96,18 @@ class _Ctx:
 
     def window(self, after: int, horizon: int) -> tuple[np.ndarray, bool]:
         """Closes in the ``horizon`` bars after ``after``; whether that span has passed."""
-        closes = self.close[after + 1:after + 1 + horizon]
+        closes = self.close[after + 1 : after + 1 + horizon]
         return closes, len(self.frame) - 1 - after > horizon
 
 
 def _context(bars: pd.DataFrame, lookback: int) -> _Ctx:
     frame, source = price_columns(bars, "chart patterns", max(2 * lookback + 1, 15))
-    values = talib.ATR(frame["high"].to_numpy(), frame["low"].to_numpy(),
-                       frame["close"].to_numpy(), timeperiod=ATR_PERIOD)
+    values = talib.ATR(
+        frame["high"].to_numpy(),
+        frame["low"].to_numpy(),
+        frame["close"].to_numpy(),
+        timeperiod=ATR_PERIOD,
+    )
     atrs = pd.Series(values).bfill().to_numpy()
     zz = zigzag(swing_points(bars, lookback)) if atrs[-1] > 0 else []
     return _Ctx(frame, atrs, zz, source)
@@ -139,21 +143,31 @@ def _double(ctx: _Ctx, trio: list[SwingPoint], prior: SwingPoint | None) -> Char
     if broke is not None or (hit is None and expired):
         return None  # ran through the doubled extreme, or never broke out in time
     prior_trend = prior is not None and s * (prior.price - middle.price) > 0
-    confidence = (0.3 * (1 - gap / atr) + 0.2 * _clip(depth / (6 * atr))
-                  + 0.15 * prior_trend + 0.35 * (hit is not None))
+    confidence = (
+        0.3 * (1 - gap / atr)
+        + 0.2 * _clip(depth / (6 * atr))
+        + 0.15 * prior_trend
+        + 0.35 * (hit is not None)
+    )
     dates = ctx.frame.index
     return ChartPattern(
         name="double_bottom" if bottom else "double_top",
         direction="bullish" if bottom else "bearish",
-        status="forming" if hit is None else "confirmed", confidence=_clip(confidence),
-        start_date=first.date, end_date=second.date, breakout_level=middle.price,
-        target=middle.price + s * depth, invalidation=extreme, neckline=middle.price,
+        status="forming" if hit is None else "confirmed",
+        confidence=_clip(confidence),
+        start_date=first.date,
+        end_date=second.date,
+        breakout_level=middle.price,
+        target=middle.price + s * depth,
+        invalidation=extreme,
+        neckline=middle.price,
         confirmed_date=None if hit is None else dates[second.index + 1 + hit],
-        points=_points(first, middle, second), source=ctx.source)
+        points=_points(first, middle, second),
+        source=ctx.source,
+    )
 
 
-def _recent(patterns: list[ChartPattern], ctx: _Ctx, within_bars: int | None) -> list[
-        ChartPattern]:
+def _recent(patterns: list[ChartPattern], ctx: _Ctx, within_bars: int | None) -> list[ChartPattern]:
     if within_bars is None:
         return patterns
     cutoff = ctx.frame.index[max(len(ctx.frame) - within_bars, 0)]
@@ -181,7 +195,7 @@ def double_tops_bottoms(
     ctx = _context(bars, lookback)
     found = []
     for i in range(len(ctx.zz) - 2):
-        p = _double(ctx, ctx.zz[i:i + 3], ctx.zz[i - 1] if i > 0 else None)
+        p = _double(ctx, ctx.zz[i : i + 3], ctx.zz[i - 1] if i > 0 else None)
         if p is not None:
             found.append(p)
     return _recent(found, ctx, within_bars)
@@ -201,8 +215,13 @@ def _head_shoulders(ctx: _Ctx, five: list[SwingPoint]) -> ChartPattern | None:
     height = s * (head.price - neck(head.index))
     asym = abs(ls.price - rs.price)
     shoulders_out = min(s * (ls.price - neck(ls.index)), s * (rs.price - neck(rs.index)))
-    if not atr > 0 or prominence < 0.5 * atr or height < 2 * atr or asym > 1.5 * atr or \
-            shoulders_out <= 0:
+    if (
+        not atr > 0
+        or prominence < 0.5 * atr
+        or height < 2 * atr
+        or asym > 1.5 * atr
+        or shoulders_out <= 0
+    ):
         return None
     after, expired = ctx.window(rs.index, max(rs.index - ls.index, 10))
     hit = _first_cross(after, neck(np.arange(rs.index + 1, rs.index + 1 + after.size)), -s)
@@ -210,17 +229,27 @@ def _head_shoulders(ctx: _Ctx, five: list[SwingPoint]) -> ChartPattern | None:
         return None
     at = (len(ctx.frame) - 1) if hit is None else rs.index + 1 + hit
     tilt = abs(slope) * (n2.index - n1.index) / height
-    confidence = (0.25 * (1 - asym / (1.5 * atr)) + 0.2 * _clip(prominence / (2 * atr))
-                  + 0.2 * (1 - _clip(tilt)) + 0.35 * (hit is not None))
+    confidence = (
+        0.25 * (1 - asym / (1.5 * atr))
+        + 0.2 * _clip(prominence / (2 * atr))
+        + 0.2 * (1 - _clip(tilt))
+        + 0.35 * (hit is not None)
+    )
     return ChartPattern(
         name="head_and_shoulders" if top else "inverse_head_and_shoulders",
         direction="bearish" if top else "bullish",
-        status="forming" if hit is None else "confirmed", confidence=_clip(confidence),
-        start_date=ls.date, end_date=rs.date, breakout_level=float(neck(at)),
-        target=float(neck(at) - s * height), invalidation=rs.price,
+        status="forming" if hit is None else "confirmed",
+        confidence=_clip(confidence),
+        start_date=ls.date,
+        end_date=rs.date,
+        breakout_level=float(neck(at)),
+        target=float(neck(at) - s * height),
+        invalidation=rs.price,
         neckline=float(neck(rs.index)),
         confirmed_date=None if hit is None else ctx.frame.index[at],
-        points=_points(*five), source=ctx.source)
+        points=_points(*five),
+        source=ctx.source,
+    )
 
 
 def head_and_shoulders(
@@ -242,8 +271,11 @@ def head_and_shoulders(
         The patterns found, in date order.
     """
     ctx = _context(bars, lookback)
-    found = [p for i in range(len(ctx.zz) - 4)
-             if (p := _head_shoulders(ctx, ctx.zz[i:i + 5])) is not None]
+    found = [
+        p
+        for i in range(len(ctx.zz) - 4)
+        if (p := _head_shoulders(ctx, ctx.zz[i : i + 5])) is not None
+    ]
     return _recent(found, ctx, within_bars)
 
 
@@ -330,35 +362,51 @@ def triangles_channels(
         return []
     name, direction = kind
     if name == "symmetric_triangle":
-        before = ctx.close[max(lines.start - span, 0):lines.start + 1]
+        before = ctx.close[max(lines.start - span, 0) : lines.start + 1]
         direction = "bullish" if before[-1] >= before[0] else "bearish"
     s = -1.0 if direction == "bearish" else 1.0
     breakout = lines.at(lines.upper if s > 0 else lines.lower, last)
     opposite = lines.at(lines.lower if s > 0 else lines.upper, last)
     confirmed = s * (ctx.close[-1] - breakout) > 0
-    confidence = (0.4 * (1 - _clip(lines.fit)) + 0.3 * _clip((len(lines.pivots) - 3) / 3)
-                  + 0.3 * confirmed)
-    return [ChartPattern(
-        name=name, direction=direction, status="confirmed" if confirmed else "forming",
-        confidence=_clip(confidence), start_date=lines.pivots[0].date,
-        end_date=ctx.frame.index[-1], breakout_level=breakout, target=breakout + s * width0,
-        invalidation=opposite, neckline=None,
-        confirmed_date=ctx.frame.index[-1] if confirmed else None,
-        points=_points(*lines.pivots), source=ctx.source)]
+    confidence = (
+        0.4 * (1 - _clip(lines.fit)) + 0.3 * _clip((len(lines.pivots) - 3) / 3) + 0.3 * confirmed
+    )
+    return [
+        ChartPattern(
+            name=name,
+            direction=direction,
+            status="confirmed" if confirmed else "forming",
+            confidence=_clip(confidence),
+            start_date=lines.pivots[0].date,
+            end_date=ctx.frame.index[-1],
+            breakout_level=breakout,
+            target=breakout + s * width0,
+            invalidation=opposite,
+            neckline=None,
+            confirmed_date=ctx.frame.index[-1] if confirmed else None,
+            points=_points(*lines.pivots),
+            source=ctx.source,
+        )
+    ]
 
 
-def _flag(ctx: _Ctx, length: int, bull: bool, pole_atr: float,
-          max_pole_bars: int) -> ChartPattern | None:
+def _flag(
+    ctx: _Ctx, length: int, bull: bool, pole_atr: float, max_pole_bars: int
+) -> ChartPattern | None:
     s = 1.0 if bull else -1.0  # oriented prices: the pole always rises
     hi = (ctx.frame["high"] if bull else -ctx.frame["low"]).to_numpy()
     lo = (ctx.frame["low"] if bull else -ctx.frame["high"]).to_numpy()
     n, top = len(hi), len(hi) - length - 1
     start = max(top - max_pole_bars, 0)
-    base = start + int(np.argmin(lo[start:top + 1]))
+    base = start + int(np.argmin(lo[start : top + 1]))
     pole = hi[top] - lo[base]
-    flag_hi, flag_lo = hi[top + 1:], lo[top + 1:]
-    if top - base < 2 or pole < pole_atr * ctx.atr or hi[start:top + 1].max() > hi[top] or \
-            flag_hi.max() > hi[top] + 0.25 * ctx.atr:
+    flag_hi, flag_lo = hi[top + 1 :], lo[top + 1 :]
+    if (
+        top - base < 2
+        or pole < pole_atr * ctx.atr
+        or hi[start : top + 1].max() > hi[top]
+        or flag_hi.max() > hi[top] + 0.25 * ctx.atr
+    ):
         return None
     retrace = (hi[top] - flag_lo.min()) / pole
     x = np.arange(top + 1, n, dtype=np.float64)
@@ -369,20 +417,29 @@ def _flag(ctx: _Ctx, length: int, bull: bool, pole_atr: float,
     breakout = slope * (n - 1) + intercept
     close = s * ctx.close[-1]
     confirmed = bool(close > breakout)
-    confidence = (0.35 * _clip(pole / (8 * ctx.atr)) + 0.3 * (1 - retrace / 0.5)
-                  + 0.35 * confirmed)
+    confidence = 0.35 * _clip(pole / (8 * ctx.atr)) + 0.3 * (1 - retrace / 0.5) + 0.35 * confirmed
     dates = ctx.frame.index
     return ChartPattern(
-        name="bull_flag" if bull else "bear_flag", direction="bullish" if bull else "bearish",
-        status="confirmed" if confirmed else "forming", confidence=_clip(confidence),
-        start_date=dates[base], end_date=dates[-1], breakout_level=s * breakout,
-        target=s * (breakout + pole), invalidation=s * float(flag_lo.min()), neckline=None,
+        name="bull_flag" if bull else "bear_flag",
+        direction="bullish" if bull else "bearish",
+        status="confirmed" if confirmed else "forming",
+        confidence=_clip(confidence),
+        start_date=dates[base],
+        end_date=dates[-1],
+        breakout_level=s * breakout,
+        target=s * (breakout + pole),
+        invalidation=s * float(flag_lo.min()),
+        neckline=None,
         confirmed_date=dates[-1] if confirmed else None,
-        points=((dates[base], s * lo[base]), (dates[top], s * hi[top])), source=ctx.source)
+        points=((dates[base], s * lo[base]), (dates[top], s * hi[top])),
+        source=ctx.source,
+    )
 
 
 def flags(
-    bars: pd.DataFrame, pole_atr: float = 4.0, max_pole_bars: int = 15,
+    bars: pd.DataFrame,
+    pole_atr: float = 4.0,
+    max_pole_bars: int = 15,
     flag_bars: tuple[int, int] = (5, 20),
 ) -> list[ChartPattern]:
     """A bull or bear flag ending at the last bar, if any.
@@ -405,14 +462,20 @@ def flags(
     """
     lo_len, hi_len = flag_bars
     if not 3 <= lo_len <= hi_len or max_pole_bars < 3 or not pole_atr > 0:
-        raise InvalidInput("flag_bars must be (min, max) with 3 <= min <= max; "
-                           "max_pole_bars >= 3; pole_atr positive")
+        raise InvalidInput(
+            "flag_bars must be (min, max) with 3 <= min <= max; "
+            "max_pole_bars >= 3; pole_atr positive"
+        )
     ctx = _context(bars, 2)
     found = []
     for bull in (True, False):
-        cands = [f for length in range(lo_len, hi_len + 1)
-                 if length + 3 < len(ctx.frame) and ctx.atr > 0
-                 and (f := _flag(ctx, length, bull, pole_atr, max_pole_bars)) is not None]
+        cands = [
+            f
+            for length in range(lo_len, hi_len + 1)
+            if length + 3 < len(ctx.frame)
+            and ctx.atr > 0
+            and (f := _flag(ctx, length, bull, pole_atr, max_pole_bars)) is not None
+        ]
         if cands:
             found.append(max(cands, key=lambda p: p.confidence))
     return found

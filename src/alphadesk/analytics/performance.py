@@ -34,8 +34,11 @@ __all__ = [
 
 
 def _series(values: pd.Series | ArrayLike, what: str) -> pd.Series:
-    s = values.astype(np.float64) if isinstance(values, pd.Series) else pd.Series(
-        np.asarray(values, dtype=np.float64))
+    s = (
+        values.astype(np.float64)
+        if isinstance(values, pd.Series)
+        else pd.Series(np.asarray(values, dtype=np.float64))
+    )
     if not np.isfinite(s.to_numpy()).all():
         raise InvalidInput(f"{what} contains NaN or infinite values; drop or fill them first")
     return s
@@ -58,8 +61,9 @@ def returns_from_equity(equity: pd.Series | ArrayLike) -> pd.Series:
     if len(eq) < 2:
         raise InsufficientData("returns from equity", 2, len(eq), unit="equity values")
     if (eq <= 0).any():
-        raise InvalidInput("equity must be positive; pass returns instead for a curve "
-                           "that goes to zero or below")
+        raise InvalidInput(
+            "equity must be positive; pass returns instead for a curve that goes to zero or below"
+        )
     return eq.pct_change().iloc[1:]
 
 
@@ -123,8 +127,7 @@ def sortino_ratio(
     """
     excess = _returns(returns, "Sortino ratio") - risk_free / periods_per_year
     downside = math.sqrt(float(np.mean(np.minimum(excess, 0.0) ** 2)))
-    return None if downside == 0 else float(excess.mean() / downside
-                                            * math.sqrt(periods_per_year))
+    return None if downside == 0 else float(excess.mean() / downside * math.sqrt(periods_per_year))
 
 
 def win_rate(pnl: pd.Series | ArrayLike) -> float | None:
@@ -190,13 +193,14 @@ def max_drawdown(equity: pd.Series | ArrayLike) -> Drawdown:
     running_peak = np.maximum.accumulate(values)
     dd = values / running_peak - 1.0
     trough = int(np.argmin(dd))
-    peak = int(np.argmax(values[:trough + 1])) if trough else 0
+    peak = int(np.argmax(values[: trough + 1])) if trough else 0
     regained = np.flatnonzero(values[trough:] >= values[peak])
     recovery = trough + int(regained[0]) if dd[trough] < 0 and regained.size else None
     labels = eq.index
     return Drawdown(
         depth=float(min(dd[trough], 0.0)),
-        peak=labels[peak], trough=labels[trough],
+        peak=labels[peak],
+        trough=labels[trough],
         recovery=None if recovery is None else labels[recovery],
         length=(recovery if recovery is not None else len(values) - 1) - peak,
     )
@@ -285,12 +289,18 @@ def performance_stats(
     growth = cagr(r, periods_per_year)
     dd = max_drawdown(equity)
     return PerformanceStats(
-        start=equity.index[0], end=equity.index[-1], periods=int(r.size),
-        total_return=math.expm1(float(np.sum(np.log1p(r)))), cagr=growth,
+        start=equity.index[0],
+        end=equity.index[-1],
+        periods=int(r.size),
+        total_return=math.expm1(float(np.sum(np.log1p(r)))),
+        cagr=growth,
         volatility=annualized_volatility(r, periods_per_year),
         sharpe=sharpe_ratio(r, risk_free, periods_per_year),
         sortino=sortino_ratio(r, risk_free, periods_per_year),
-        max_drawdown=dd, calmar=None if dd.depth == 0 else growth / abs(dd.depth),
-        win_rate=win_rate(r), profit_factor=profit_factor(r),
-        best=float(r.max()), worst=float(r.min()),
+        max_drawdown=dd,
+        calmar=None if dd.depth == 0 else growth / abs(dd.depth),
+        win_rate=win_rate(r),
+        profit_factor=profit_factor(r),
+        best=float(r.max()),
+        worst=float(r.min()),
     )

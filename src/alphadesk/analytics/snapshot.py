@@ -83,13 +83,20 @@ _SERIES: dict[str, Callable[[pd.DataFrame], dict[str, pd.Series]]] = {
     "sma_200": lambda b: {"sma_200": ind.sma(b, 200)},
     "ema_20": lambda b: {"ema_20": ind.ema(b, 20)},
     "rsi_14": lambda b: {"rsi_14": ind.rsi(b, 14)},
-    "macd": lambda b: dict(zip(("macd", "macd_signal", "macd_histogram"),
-                               ind.macd(b).values.T, strict=True)),
-    "bollinger": lambda b: {"bb_upper": (bb := ind.bollinger(b))["upper"],
-                            "bb_lower": bb["lower"], "bb_percent_b": bb["percent_b"]},
+    "macd": lambda b: dict(
+        zip(("macd", "macd_signal", "macd_histogram"), ind.macd(b).values.T, strict=True)
+    ),
+    "bollinger": lambda b: {
+        "bb_upper": (bb := ind.bollinger(b))["upper"],
+        "bb_lower": bb["lower"],
+        "bb_percent_b": bb["percent_b"],
+    },
     "atr_14": lambda b: {"atr_14": ind.atr(b, 14)},
-    "adx_14": lambda b: {"adx_14": (a := ind.adx(b))["adx"], "plus_di": a["plus_di"],
-                         "minus_di": a["minus_di"]},
+    "adx_14": lambda b: {
+        "adx_14": (a := ind.adx(b))["adx"],
+        "plus_di": a["plus_di"],
+        "minus_di": a["minus_di"],
+    },
     "stochastic": lambda b: {"stoch_k": (s := ind.stochastic(b))["k"], "stoch_d": s["d"]},
     "obv": lambda b: {"obv": ind.obv(b)},
     "vwap_20": lambda b: {"vwap_20": ind.vwap(b, 20)},
@@ -120,5 +127,6 @@ def indicator_snapshot(bars: pd.DataFrame) -> IndicatorSnapshot:
             values[key] = _last(pd.Series(s))
             if values[key] is None:
                 unavailable[key] = "undefined at the last bar (e.g. no price movement)"
-    return IndicatorSnapshot(as_of=close.index[-1], close=float(close.iloc[-1]),
-                             unavailable=unavailable, **values)
+    return IndicatorSnapshot(
+        as_of=close.index[-1], close=float(close.iloc[-1]), unavailable=unavailable, **values
+    )

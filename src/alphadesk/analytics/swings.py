@@ -71,8 +71,7 @@ class SwingPoints:
         return sorted((*self.highs, *self.lows), key=lambda p: (p.index, p.kind))
 
 
-def price_columns(bars: pd.DataFrame, what: str, min_bars: int) -> tuple[pd.DataFrame,
-                                                                        PriceSource]:
+def price_columns(bars: pd.DataFrame, what: str, min_bars: int) -> tuple[pd.DataFrame, PriceSource]:
     """Validated ``high``, ``low``, ``close``; on a close-only series the close three times.
 
     Args:
@@ -84,8 +83,9 @@ def price_columns(bars: pd.DataFrame, what: str, min_bars: int) -> tuple[pd.Data
         The frame and which prices it holds.
     """
     if has_columns(bars, ["high", "low"]):
-        return require_bars(bars, ["high", "low", "close"], min_bars=min_bars, what=what), \
-            "high_low"
+        return require_bars(
+            bars, ["high", "low", "close"], min_bars=min_bars, what=what
+        ), "high_low"
     close = require_bars(bars, ["close"], min_bars=min_bars, what=what)["close"]
     return pd.DataFrame({"high": close, "low": close, "close": close}), "close"
 
@@ -126,8 +126,10 @@ def swing_points(bars: pd.DataFrame, lookback: int = 5) -> SwingPoints:
     def points(kind: Literal["high", "low"]) -> tuple[SwingPoint, ...]:
         idx = _fractals(frame[kind], lookback, highs=kind == "high")
         prices = frame[kind].to_numpy()[idx].tolist()
-        return tuple(SwingPoint(kind, p, i, d)
-                     for p, i, d in zip(prices, idx.tolist(), dates[idx], strict=True))
+        return tuple(
+            SwingPoint(kind, p, i, d)
+            for p, i, d in zip(prices, idx.tolist(), dates[idx], strict=True)
+        )
 
     return SwingPoints(points("high"), points("low"), lookback, source)
 
@@ -227,12 +229,15 @@ def fibonacci_levels(
             "a swing without range has no Fibonacci levels"
         )
     span = swing_high - swing_low
-    end, start, step = ((swing_high, swing_low, -span) if direction == "up"
-                        else (swing_low, swing_high, span))
-    retr = tuple(FibLevel(r, _label(r), end + step * r, "retracement")
-                 for r in RETRACEMENT_RATIOS)
-    ext = tuple(FibLevel(e, _label(e), start - step * e, "extension")
-                for e in EXTENSION_RATIOS if start - step * e > 0)
+    end, start, step = (
+        (swing_high, swing_low, -span) if direction == "up" else (swing_low, swing_high, span)
+    )
+    retr = tuple(FibLevel(r, _label(r), end + step * r, "retracement") for r in RETRACEMENT_RATIOS)
+    ext = tuple(
+        FibLevel(e, _label(e), start - step * e, "extension")
+        for e in EXTENSION_RATIOS
+        if start - step * e > 0
+    )
     return FibLevels(float(swing_high), float(swing_low), direction, retr, ext)
 
 
@@ -262,6 +267,12 @@ def fibonacci_from_bars(bars: pd.DataFrame, window: int | None = None) -> FibLev
     if high <= low:
         raise InsufficientData("Fibonacci levels", 1, 0, unit="swing with a price range")
     levels = fibonacci_levels(high, low, "up" if lo_i < hi_i else "down")
-    return FibLevels(levels.swing_high, levels.swing_low, levels.direction,
-                     levels.retracements, levels.extensions,
-                     frame.index[hi_i], frame.index[lo_i])
+    return FibLevels(
+        levels.swing_high,
+        levels.swing_low,
+        levels.direction,
+        levels.retracements,
+        levels.extensions,
+        frame.index[hi_i],
+        frame.index[lo_i],
+    )

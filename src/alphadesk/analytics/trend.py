@@ -113,12 +113,19 @@ def trendline(
     value_now = slope * (n - 1) + intercept
     gap = close - value_now
     return Trendline(
-        kind=kind, slope=slope, slope_pct=slope / value_now if value_now > 0 else math.nan,
-        r2=r2, pivots=len(pivots),
+        kind=kind,
+        slope=slope,
+        slope_pct=slope / value_now if value_now > 0 else math.nan,
+        r2=r2,
+        pivots=len(pivots),
         touches=int((np.abs(y - (slope * x + intercept)) <= tol).sum()),
-        start_date=pivots[0].date, start_price=slope * x[0] + intercept,
-        end_date=frame.index[-1], value_now=value_now, tolerance=tol,
-        broken=bool(gap < -tol) if kind == "support" else bool(gap > tol), source=source,
+        start_date=pivots[0].date,
+        start_price=slope * x[0] + intercept,
+        end_date=frame.index[-1],
+        value_now=value_now,
+        tolerance=tol,
+        broken=bool(gap < -tol) if kind == "support" else bool(gap > tol),
+        source=source,
     )
 
 
@@ -160,8 +167,7 @@ def _alignment(values: list[float]) -> float:
     return float(np.mean([np.sign(a - b) for a, b in itertools.pairwise(values)]))
 
 
-def _quality(score: float, adx: float | None, r2: float) -> Literal["strong", "moderate",
-                                                                   "weak"]:
+def _quality(score: float, adx: float | None, r2: float) -> Literal["strong", "moderate", "weak"]:
     strength = adx >= 25 if adx is not None else r2 >= 0.7
     some = adx >= 18 if adx is not None else r2 >= 0.4
     if abs(score) >= 0.6 and strength:
@@ -205,14 +211,25 @@ def trend_assessment(
     score = 0.5 * _alignment(chain) + 0.5 * math.tanh(mid_slope / 0.001)
     adx_value = None
     if source == "high_low" and has_columns(bars, ["high", "low"]) and len(close) >= 28:
-        adx_value = float(talib.ADX(frame["high"].to_numpy(), frame["low"].to_numpy(), close,
-                                    timeperiod=14)[-1])
+        adx_value = float(
+            talib.ADX(frame["high"].to_numpy(), frame["low"].to_numpy(), close, timeperiod=14)[-1]
+        )
         basis.append("adx_14")
     _, _, r2 = fit_line(np.arange(mid, dtype=np.float64), np.log(close[-mid:]))
     basis.append(f"r2_{mid}")
     direction: Literal["up", "down", "sideways"] = (
         "up" if score > 0.3 else "down" if score < -0.3 else "sideways"
     )
-    return TrendAssessment(direction, _quality(score, adx_value, r2), round(score, 6),
-                           float(close[-1]), sma_f, sma_m, sma_s, mid_slope, adx_value, r2,
-                           tuple(basis))
+    return TrendAssessment(
+        direction,
+        _quality(score, adx_value, r2),
+        round(score, 6),
+        float(close[-1]),
+        sma_f,
+        sma_m,
+        sma_s,
+        mid_slope,
+        adx_value,
+        r2,
+        tuple(basis),
+    )

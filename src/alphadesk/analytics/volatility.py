@@ -45,8 +45,7 @@ __all__ = [
 ]
 
 TRADING_DAYS = 252
-HVMethod = Literal["close_to_close", "parkinson", "garman_klass", "rogers_satchell",
-                   "yang_zhang"]
+HVMethod = Literal["close_to_close", "parkinson", "garman_klass", "rogers_satchell", "yang_zhang"]
 _RANGE_HINT = "this series has no intraday range; use hv_close_to_close instead"
 
 
@@ -93,8 +92,9 @@ def hv_parkinson(bars: pd.DataFrame, window: int = 20) -> pd.Series:
         InsufficientData: Fewer than ``window`` bars.
     """
     _check_window(window)
-    frame = require_bars(bars, ["high", "low"], min_bars=window,
-                         what=f"Parkinson HV({window})", hint=_RANGE_HINT)
+    frame = require_bars(
+        bars, ["high", "low"], min_bars=window, what=f"Parkinson HV({window})", hint=_RANGE_HINT
+    )
     hl2 = np.log(frame["high"] / frame["low"]) ** 2
     return _annualise(hl2.rolling(window).mean() / (4.0 * math.log(2.0)), "hv_parkinson")
 
@@ -114,8 +114,13 @@ def hv_garman_klass(bars: pd.DataFrame, window: int = 20) -> pd.Series:
         InsufficientData: Fewer than ``window`` bars.
     """
     _check_window(window)
-    frame = require_bars(bars, ["open", "high", "low", "close"], min_bars=window,
-                         what=f"Garman-Klass HV({window})", hint=_RANGE_HINT)
+    frame = require_bars(
+        bars,
+        ["open", "high", "low", "close"],
+        min_bars=window,
+        what=f"Garman-Klass HV({window})",
+        hint=_RANGE_HINT,
+    )
     hl = np.log(frame["high"] / frame["low"])
     co = np.log(frame["close"] / frame["open"])
     terms = 0.5 * hl**2 - (2.0 * math.log(2.0) - 1.0) * co**2
@@ -142,8 +147,13 @@ def hv_rogers_satchell(bars: pd.DataFrame, window: int = 20) -> pd.Series:
         InsufficientData: Fewer than ``window`` bars.
     """
     _check_window(window)
-    frame = require_bars(bars, ["open", "high", "low", "close"], min_bars=window,
-                         what=f"Rogers-Satchell HV({window})", hint=_RANGE_HINT)
+    frame = require_bars(
+        bars,
+        ["open", "high", "low", "close"],
+        min_bars=window,
+        what=f"Rogers-Satchell HV({window})",
+        hint=_RANGE_HINT,
+    )
     rs = _rogers_satchell_terms(frame)
     return _annualise(rs.rolling(window).mean(), "hv_rogers_satchell")
 
@@ -163,8 +173,13 @@ def hv_yang_zhang(bars: pd.DataFrame, window: int = 20) -> pd.Series:
         InsufficientData: Fewer than ``window + 1`` bars.
     """
     _check_window(window)
-    frame = require_bars(bars, ["open", "high", "low", "close"], min_bars=window + 1,
-                         what=f"Yang-Zhang HV({window})", hint=_RANGE_HINT)
+    frame = require_bars(
+        bars,
+        ["open", "high", "low", "close"],
+        min_bars=window + 1,
+        what=f"Yang-Zhang HV({window})",
+        hint=_RANGE_HINT,
+    )
     overnight = np.log(frame["open"] / frame["close"].shift(1))
     open_close = np.log(frame["close"] / frame["open"])
     rs = _rogers_satchell_terms(frame).where(overnight.notna())

@@ -125,6 +125,24 @@ class Bars:
         raise NoData(f"{self.symbol}: the bars have neither close nor adj_close")
 
     def prices(self) -> pd.Series:
-        """The close series (or the adjusted close for an adjusted-close-only source)."""
+        """The close series (or the adjusted close for an adjusted-close-only source).
+
+        Levels as traded: use them for a spot price, strikes and price levels. For returns
+        and volatility use :meth:`return_prices`.
+        """
         name = self.price_field()
+        return self.frame[name].dropna()
+
+    def return_prices(self) -> pd.Series:
+        """The series to take returns from: ``adj_close`` when the source has it, else ``close``.
+
+        Returns of the adjusted close are free of splits (a 2:1 split is not a 50 % drop),
+        so realised volatility and other return statistics read across corporate actions.
+        Its *levels* are scaled by actions after each bar (possibly after ``as_of``): never
+        use them as prices. The series is named by its column.
+
+        Raises:
+            NoData: Neither column exists.
+        """
+        name = "adj_close" if "adj_close" in self.fields else self.price_field()
         return self.frame[name].dropna()

@@ -245,9 +245,7 @@ class Provider:
         sym, when = self._begin(DataKind.SHORT_INTEREST, symbol, as_of)
         return point_in_time(self._short_interest(sym, when), when)
 
-    def analyst_ratings(
-        self, symbol: str, as_of: datetime, *, days: int = 365
-    ) -> AnalystRatings:
+    def analyst_ratings(self, symbol: str, as_of: datetime, *, days: int = 365) -> AnalystRatings:
         """Rating actions published in the ``days`` before ``as_of``."""
         sym, when = self._begin(DataKind.ANALYST_RATINGS, symbol, as_of)
         ratings = _sorted(point_in_time(self._analyst_ratings(sym, when), when))

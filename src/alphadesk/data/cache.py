@@ -65,8 +65,17 @@ TTL: dict[str, timedelta] = {
 }
 _MODELS: dict[str, type[BaseModel]] = {
     cls.__name__: cls
-    for cls in (AnalystRatings, Earnings, Filings, Fundamentals, Instrument, News,
-                OptionChain, Quote, ShortInterest)
+    for cls in (
+        AnalystRatings,
+        Earnings,
+        Filings,
+        Fundamentals,
+        Instrument,
+        News,
+        OptionChain,
+        Quote,
+        ShortInterest,
+    )
 }
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS entries (
@@ -175,8 +184,11 @@ def _encode(value: Any) -> tuple[str, str, bytes]:
     if isinstance(value, Bars):
         buffer = io.BytesIO()
         value.frame.to_parquet(buffer, index=True)
-        meta = {"symbol": value.symbol, "interval": value.interval,
-                "provenance": value.provenance.model_dump(mode="json")}
+        meta = {
+            "symbol": value.symbol,
+            "interval": value.interval,
+            "provenance": value.provenance.model_dump(mode="json"),
+        }
         return "Bars", json.dumps(meta), buffer.getvalue()
     name = type(value).__name__
     if name not in _MODELS or not isinstance(value, BaseModel):

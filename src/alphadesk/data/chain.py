@@ -102,8 +102,9 @@ class ProviderChain(Provider):
             except DataError as exc:
                 if not exc.fallback:
                     raise
-                attempts.append(Attempt(
-                    provider=provider.name, error=type(exc).__name__, message=str(exc)))
+                attempts.append(
+                    Attempt(provider=provider.name, error=type(exc).__name__, message=str(exc))
+                )
                 errors.append(exc)
                 continue
             return _with_attempts(result, attempts) if attempts else result
@@ -114,7 +115,8 @@ class ProviderChain(Provider):
 
     def _intraday_bars(self, symbol: str, as_of: datetime, interval: str) -> Bars:
         return self._first(
-            DataKind.INTRADAY_BARS, symbol,
+            DataKind.INTRADAY_BARS,
+            symbol,
             lambda p: p.intraday_bars(symbol, as_of, interval=interval),
         )
 
@@ -125,7 +127,8 @@ class ProviderChain(Provider):
         self, symbol: str, as_of: datetime, min_dte: int, max_dte: int
     ) -> OptionChain:
         return self._first(
-            DataKind.OPTION_CHAIN, symbol,
+            DataKind.OPTION_CHAIN,
+            symbol,
             lambda p: p.option_chain(symbol, as_of, min_dte=min_dte, max_dte=max_dte),
         )
 
@@ -133,30 +136,33 @@ class ProviderChain(Provider):
         return self._first(DataKind.INSTRUMENT, symbol, lambda p: p.instrument(symbol, as_of))
 
     def _fundamentals(self, symbol: str, as_of: datetime) -> Fundamentals:
-        return self._first(
-            DataKind.FUNDAMENTALS, symbol, lambda p: p.fundamentals(symbol, as_of))
+        return self._first(DataKind.FUNDAMENTALS, symbol, lambda p: p.fundamentals(symbol, as_of))
 
     def _news(self, symbol: str, as_of: datetime) -> News:
         # Unbounded here: the public method applies the caller's window once.
         return self._first(
-            DataKind.NEWS, symbol, lambda p: p.news(symbol, as_of, days=36_500, limit=10**6))
+            DataKind.NEWS, symbol, lambda p: p.news(symbol, as_of, days=36_500, limit=10**6)
+        )
 
     def _earnings(self, symbol: str, as_of: datetime) -> Earnings:
         return self._first(DataKind.EARNINGS, symbol, lambda p: p.earnings(symbol, as_of))
 
     def _short_interest(self, symbol: str, as_of: datetime) -> ShortInterest:
         return self._first(
-            DataKind.SHORT_INTEREST, symbol, lambda p: p.short_interest(symbol, as_of))
+            DataKind.SHORT_INTEREST, symbol, lambda p: p.short_interest(symbol, as_of)
+        )
 
     def _analyst_ratings(self, symbol: str, as_of: datetime) -> AnalystRatings:
         return self._first(
-            DataKind.ANALYST_RATINGS, symbol,
+            DataKind.ANALYST_RATINGS,
+            symbol,
             lambda p: p.analyst_ratings(symbol, as_of, days=36_500),
         )
 
     def _filings(self, symbol: str, as_of: datetime) -> Filings:
         return self._first(
-            DataKind.FILINGS, symbol, lambda p: p.filings(symbol, as_of, limit=10**6))
+            DataKind.FILINGS, symbol, lambda p: p.filings(symbol, as_of, limit=10**6)
+        )
 
 
 def _with_attempts(result: R, attempts: list[Attempt]) -> R:
@@ -179,13 +185,17 @@ def _exhausted(
         )
     detail = "; ".join(f"{a.provider}: {a.message}" for a in attempts)
     if all(isinstance(e, NotConfigured) for e in errors):
-        return NotConfigured(f"{symbol}: no provider is configured for {what} ({detail})",
-                             provider="chain")
+        return NotConfigured(
+            f"{symbol}: no provider is configured for {what} ({detail})", provider="chain"
+        )
     suggestions: list[str] = []
     for e in errors:
         for match in e.suggestions if isinstance(e, NoData) else []:
             if match not in suggestions:
                 suggestions.append(match)
-    return NoData(f"{symbol}: no provider had {what} ({detail})", provider="chain",
-                  suggestions=suggestions, attempts=attempts)
-
+    return NoData(
+        f"{symbol}: no provider had {what} ({detail})",
+        provider="chain",
+        suggestions=suggestions,
+        attempts=attempts,
+    )

@@ -5,7 +5,10 @@ The chain is a model, always labelled ``modeled``, built only from what was know
 
 * **Volatility surface.** At-the-money vol ``σ_atm(T) = premium · (σ_long + (σ_short −
   σ_long) · e^(−T/τ))`` from the 20- and 252-day close-to-close realised volatility, so
-  short expirations follow recent moves and long ones revert. A put skew and a smile in
+  short expirations follow recent moves and long ones revert. The volatility is measured
+  on returns free of splits (the adjusted close when the bars have it, else the close:
+  :meth:`~alphadesk.data.bars.Bars.return_prices`); the underlying price and the strikes
+  stay on the close as traded at ``as_of``. A put skew and a smile in
   standardised moneyness ``z = ln(K/F) / (σ_atm √T)``: ``σ = σ_atm (1 − skew·z +
   smile·z²)``, bounded to [0.5, 3] × σ_atm.
 * **Prices and Greeks.** Black–Scholes–Merton (:mod:`alphadesk.analytics.options`) with
@@ -76,6 +79,7 @@ class _Inputs:
     spot: float
     spot_at: datetime
     basis: str
+    vol_basis: str  # the column whose log returns give the realised vols
     hv_short: float
     hv_long: float
     rate: float
@@ -114,9 +118,7 @@ class ModeledOptions(Provider):
         today = local_date(as_of)
         expiries = [
             (day, monthly)
-            for day, monthly in expiration_dates(
-                as_of, max_dte, weeklies=today >= m.weeklies_from
-            )
+            for day, monthly in expiration_dates(as_of, max_dte, weeklies=today >= m.weeklies_from)
             if (day - today).days >= min_dte
             and (monthly or (day - today).days <= m.weekly_max_days)
         ]
@@ -158,7 +160,8 @@ class ModeledOptions(Provider):
         from alphadesk.analytics.volatility import hv_close_to_close
 
         bars = self._underlying.daily_bars(symbol, as_of)
-        prices = bars.prices()
+        prices = bars.prices()  # levels as traded: the spot and the strikes
+        returns_basis = bars.return_prices()  # returns free of splits: the realised vols
         m = self._model
         spot = float(prices.iloc[-1])
         if spot < m.min_price:
@@ -168,7 +171,7 @@ class ModeledOptions(Provider):
                 "modeled; use an as_of where it trades higher",
                 provider=self.name,
             )
-        recent = prices.iloc[-(m.hv_long + 1):]  # the long window is all the model reads
+        recent = returns_basis.iloc[-(m.hv_long + 1) :]  # all the model reads of returns
         try:
             short = float(hv_close_to_close(recent, m.hv_short).iloc[-1])
             long_window = min(m.hv_long, len(recent) - 1)
@@ -186,16 +189,24 @@ class ModeledOptions(Provider):
         if field == "adj_close":
             notes.append("underlying is the adjusted close (the source has no raw close)")
         return _Inputs(
-            symbol=symbol, as_of=as_of, spot=spot,
-            spot_at=prices.index[-1].to_pydatetime(), basis=field,
-            hv_short=short, hv_long=long, rate=rate.rate,
-            adv=_average_volume(bars), notes=(*notes, *bars.provenance.notes),
+            symbol=symbol,
+            as_of=as_of,
+            spot=spot,
+            spot_at=prices.index[-1].to_pydatetime(),
+            basis=field,
+            vol_basis=str(returns_basis.name),
+            hv_short=short,
+            hv_long=long,
+            rate=rate.rate,
+            adv=_average_volume(bars),
+            notes=(*notes, *bars.provenance.notes),
         )
 
     def _provenance(self, inputs: _Inputs) -> Provenance:
         notes = [
             f"Black-Scholes on realised vol: {self._model.hv_short}d {inputs.hv_short:.1%}, "
-            f"long {inputs.hv_long:.1%}; rate {inputs.rate:.2%}; no dividend yield",
+            f"long {inputs.hv_long:.1%} (log returns of {inputs.vol_basis}); "
+            f"rate {inputs.rate:.2%}; no dividend yield",
             "bid/ask, volume and open interest are modeled, not quoted",
             *inputs.notes,
         ]
@@ -264,8 +275,12 @@ def _surface(
 
 
 def _liquidity(
-    inputs: _Inputs, z: NDArray[np.float64], t: NDArray[np.float64],
-    monthly: NDArray[np.bool_], is_call: NDArray[np.bool_], rng: np.random.Generator,
+    inputs: _Inputs,
+    z: NDArray[np.float64],
+    t: NDArray[np.float64],
+    monthly: NDArray[np.bool_],
+    is_call: NDArray[np.bool_],
+    rng: np.random.Generator,
 ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
     """Open interest and volume: highest at the money, falling with |z| and with time."""
     scale = float(np.clip((inputs.adv or 2e6) / 2000.0, 20.0, 50_000.0))
@@ -279,8 +294,10 @@ def _liquidity(
 
 
 def _quotes(
-    theo: NDArray[np.float64], z: NDArray[np.float64],
-    oi: NDArray[np.int64], group: NDArray[np.int64],
+    theo: NDArray[np.float64],
+    z: NDArray[np.float64],
+    oi: NDArray[np.int64],
+    group: NDArray[np.int64],
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """Bid and ask around the model price, in cents; the spread widens away from the money
     and for strikes whose open interest is low relative to the expiration's peak."""
@@ -314,29 +331,44 @@ def _build_contracts(
     sigma, z = _surface(inputs, m, k, t)
     theo = np.asarray(bs_price(inputs.spot, k, t, inputs.rate, sigma, is_call), np.float64)
     greeks = bs_greeks(inputs.spot, k, t, inputs.rate, sigma, is_call)
-    oi, volume = _liquidity(inputs, z, t, monthly, is_call, np.random.default_rng(
-        _seed(inputs.symbol, inputs.as_of)))
+    oi, volume = _liquidity(
+        inputs, z, t, monthly, is_call, np.random.default_rng(_seed(inputs.symbol, inputs.as_of))
+    )
     bid, ask = _quotes(theo, z, oi, group)
     root = inputs.symbol.lstrip("^").replace("-", "").replace(".", "")
     exps = [d for d in g["exp"] for _ in (0, 1)]
     dtes = [d for d in g["dte"] for _ in (0, 1)]
     tds = [d for d in g["td"] for _ in (0, 1)]
-    cols = [np.asarray(x, dtype=np.float64).tolist() for x in (
-        greeks.delta, greeks.gamma, greeks.theta, greeks.vega, greeks.rho)]
+    cols = [
+        np.asarray(x, dtype=np.float64).tolist()
+        for x in (greeks.delta, greeks.gamma, greeks.theta, greeks.vega, greeks.rho)
+    ]
     contracts = []
     for i in range(len(k)):
         call = bool(is_call[i])
         strike = float(k[i])
         code = f"{root}{exps[i]:%y%m%d}{'C' if call else 'P'}{round(strike * 1000):08d}"
-        contracts.append(OptionContract.model_construct(
-            contract_symbol=code,
-            option_type="call" if call else "put", strike=strike, expiration=exps[i],
-            dte=dtes[i], trading_days=tds[i], bid=float(bid[i]), ask=float(ask[i]),
-            last=round(float(theo[i]), 2) if volume[i] > 0 else None,
-            volume=int(volume[i]), open_interest=int(oi[i]), iv=float(sigma[i]),
-            delta=cols[0][i], gamma=cols[1][i], theta=cols[2][i], vega=cols[3][i],
-            rho=cols[4][i], in_the_money=(strike < inputs.spot) if call else
-            (strike > inputs.spot), last_trade_at=None,
-        ))
+        contracts.append(
+            OptionContract.model_construct(
+                contract_symbol=code,
+                option_type="call" if call else "put",
+                strike=strike,
+                expiration=exps[i],
+                dte=dtes[i],
+                trading_days=tds[i],
+                bid=float(bid[i]),
+                ask=float(ask[i]),
+                last=round(float(theo[i]), 2) if volume[i] > 0 else None,
+                volume=int(volume[i]),
+                open_interest=int(oi[i]),
+                iv=float(sigma[i]),
+                delta=cols[0][i],
+                gamma=cols[1][i],
+                theta=cols[2][i],
+                vega=cols[3][i],
+                rho=cols[4][i],
+                in_the_money=(strike < inputs.spot) if call else (strike > inputs.spot),
+                last_trade_at=None,
+            )
+        )
     return contracts
-

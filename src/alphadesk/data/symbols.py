@@ -56,6 +56,7 @@ def close_matches(symbol: str, universe: Iterable[str], n: int = 5) -> list[str]
     choices = sorted(set(universe))
     matches = difflib.get_close_matches(symbol, choices, n=n, cutoff=0.5)
     # A prefix often means more than edit distance (GOOGL -> GOOG, ^SPX -> ^GSPC misses).
-    prefixed = [c for c in choices
-                if len(symbol) >= 3 and c.startswith(symbol[:3]) and c not in matches]
+    prefixed = [
+        c for c in choices if len(symbol) >= 3 and c.startswith(symbol[:3]) and c not in matches
+    ]
     return (matches + prefixed)[:n]

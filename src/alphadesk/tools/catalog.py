@@ -67,9 +67,15 @@ class ToolCatalog:
                         f"{toolset.name!r} toolsets; a tool name must be unique"
                     )
                 owner[item.name] = toolset.name
-                entries.append(CatalogEntry(item.name, toolset.name,
-                                            one_line(item.spec.description),
-                                            _parameters(item), item))
+                entries.append(
+                    CatalogEntry(
+                        item.name,
+                        toolset.name,
+                        one_line(item.spec.description),
+                        _parameters(item),
+                        item,
+                    )
+                )
         self._entries = tuple(entries)
 
     def __iter__(self) -> Iterator[CatalogEntry]:

@@ -64,8 +64,11 @@ def _weekly(frame: pd.DataFrame) -> pd.DataFrame:
 def _tail(frame: pd.DataFrame) -> list[PriceBar]:
     rows = []
     for stamp, row in frame.tail(_TAIL_ROWS).iterrows():
-        values = {k: round_price(float(row[k])) for k in ("open", "high", "low", "close")
-                  if k in row.index}
+        values = {
+            k: round_price(float(row[k]))
+            for k in ("open", "high", "low", "close")
+            if k in row.index
+        }
         volume = round(float(row["volume"])) if "volume" in row.index else None
         rows.append(PriceBar(date=day(stamp), volume=volume, **values))
     return rows
@@ -93,23 +96,33 @@ async def get_price_history(
     f, high, low = s.frame, s.highs, s.lows
     first_close = float(f["close"].iloc[0])
     return PriceHistory(
-        **s.envelope(ctx, "period high/low use closes"), period=period, interval=interval,
-        bars=len(f), first_date=day(f.index[0]), last_date=day(f.index[-1]),
-        current_price=price(s.close), period_high=price(float(high.max())),
-        period_high_date=day(high.idxmax()), period_low=price(float(low.min())),
-        period_low_date=day(low.idxmin()), change_pct=pct(s.close - first_close, first_close),
+        **s.envelope(ctx, "period high/low use closes"),
+        period=period,
+        interval=interval,
+        bars=len(f),
+        first_date=day(f.index[0]),
+        last_date=day(f.index[-1]),
+        current_price=price(s.close),
+        period_high=price(float(high.max())),
+        period_high_date=day(high.idxmax()),
+        period_low=price(float(low.min())),
+        period_low_date=day(low.idxmin()),
+        change_pct=pct(s.close - first_close, first_close),
         avg_volume=round(float(f["volume"].mean())) if "volume" in f else None,
         tail=_tail(f if interval == "1d" else _weekly(f)),
     )
 
 
-CHART_TOOLS = Toolset.of("chart", [
-    get_price_history,
-    calculate_swing_points,
-    calculate_fib_levels,
-    find_support_resistance,
-    calculate_trendline,
-    detect_chart_patterns,
-    get_technical_indicators,
-    render_chart,
-])
+CHART_TOOLS = Toolset.of(
+    "chart",
+    [
+        get_price_history,
+        calculate_swing_points,
+        calculate_fib_levels,
+        find_support_resistance,
+        calculate_trendline,
+        detect_chart_patterns,
+        get_technical_indicators,
+        render_chart,
+    ],
+)

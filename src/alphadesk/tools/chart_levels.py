@@ -77,10 +77,14 @@ def _structure(highs: tuple[SwingPoint, ...], lows: tuple[SwingPoint, ...]) -> A
 
 def _major_swing(fib: FibLevels) -> MajorSwing:
     assert fib.high_date is not None and fib.low_date is not None
-    return MajorSwing(high=price(fib.swing_high), high_date=day(fib.high_date),
-                      low=price(fib.swing_low), low_date=day(fib.low_date),
-                      direction=fib.direction,
-                      range_pct=pct(fib.swing_high - fib.swing_low, fib.swing_low))
+    return MajorSwing(
+        high=price(fib.swing_high),
+        high_date=day(fib.high_date),
+        low=price(fib.swing_low),
+        low_date=day(fib.low_date),
+        direction=fib.direction,
+        range_pct=pct(fib.swing_high - fib.swing_low, fib.swing_low),
+    )
 
 
 @tool
@@ -120,12 +124,18 @@ async def calculate_swing_points(
     except InsufficientData:
         major = None
     return SwingPointsOut(
-        **s.envelope(ctx, "swing points use closes", *missing), period=period,
-        lookback=lookback, price_basis=s.basis, current_price=price(s.close),
-        swing_highs=len(highs), swing_lows=len(lows), points=points,
+        **s.envelope(ctx, "swing points use closes", *missing),
+        period=period,
+        lookback=lookback,
+        price_basis=s.basis,
+        current_price=price(s.close),
+        swing_highs=len(highs),
+        swing_lows=len(lows),
+        points=points,
         last_swing_high=_point(highs[-1]) if highs else None,
         last_swing_low=_point(lows[-1]) if lows else None,
-        structure=_structure(highs, lows), major_swing=major,
+        structure=_structure(highs, lows),
+        major_swing=major,
     )
 
 
@@ -133,8 +143,13 @@ async def calculate_swing_points(
 
 
 def _fib_level(level: FibLevel, close: float) -> FibLevelOut:
-    return FibLevelOut(label=level.label, ratio=level.ratio, price=price(level.price),
-                       kind=level.kind, distance_pct=pct(level.price - close, close))
+    return FibLevelOut(
+        label=level.label,
+        ratio=level.ratio,
+        price=price(level.price),
+        kind=level.kind,
+        distance_pct=pct(level.price - close, close),
+    )
 
 
 def _given_swing(s: ChartSeries, high: float, low: float) -> None:
@@ -146,36 +161,52 @@ def _given_swing(s: ChartSeries, high: float, low: float) -> None:
         raise ModelRetry(
             f"{s.symbol} traded between {price(bottom)} and {price(top)} over {s.period}; "
             "swing prices must lie in that range. Use calculate_swing_points for real swing "
-            "prices, or omit swing_high and swing_low to use the most significant swing.")
+            "prices, or omit swing_high and swing_low to use the most significant swing."
+        )
 
 
 def _fib_levels(
     s: ChartSeries, high: float | None, low: float | None, direction: Literal["up", "down"] | None
 ) -> tuple[FibLevels, Literal["detected", "given"]]:
     if (high is None) != (low is None):
-        raise ModelRetry("pass both swing_high and swing_low, or neither to use the most "
-                         "significant swing of the period")
+        raise ModelRetry(
+            "pass both swing_high and swing_low, or neither to use the most "
+            "significant swing of the period"
+        )
     if high is not None and low is not None:
         _given_swing(s, high, low)
         if direction is None:
-            raise ModelRetry("with swing_high and swing_low also pass direction: 'up' when "
-                             "the low came first, 'down' when the high came first")
+            raise ModelRetry(
+                "with swing_high and swing_low also pass direction: 'up' when "
+                "the low came first, 'down' when the high came first"
+            )
         return fibonacci_levels(high, low, direction), "given"
     try:
         fib = fibonacci_from_bars(s.frame)
     except InsufficientData as exc:
         note = s.not_enough(exc)  # raises a retry when a longer period would help
-        raise ModelRetry(f"{note}; {s.symbol} has no Fibonacci levels here, go on "
-                         "without them") from exc
+        raise ModelRetry(
+            f"{note}; {s.symbol} has no Fibonacci levels here, go on without them"
+        ) from exc
     if direction is not None and direction != fib.direction:
         redone = fibonacci_levels(fib.swing_high, fib.swing_low, direction)
-        fib = FibLevels(redone.swing_high, redone.swing_low, direction, redone.retracements,
-                        redone.extensions, fib.high_date, fib.low_date)
+        fib = FibLevels(
+            redone.swing_high,
+            redone.swing_low,
+            direction,
+            redone.retracements,
+            redone.extensions,
+            fib.high_date,
+            fib.low_date,
+        )
     return fib, "detected"
 
 
 def fib_output(
-    ctx: RunContext[ToolDeps], s: ChartSeries, high: float | None = None, low: float | None = None,
+    ctx: RunContext[ToolDeps],
+    s: ChartSeries,
+    high: float | None = None,
+    low: float | None = None,
     direction: Literal["up", "down"] | None = None,
 ) -> FibLevelsOut:
     fib, origin = _fib_levels(s, high, low, direction)
@@ -185,14 +216,18 @@ def fib_output(
     below = [lv for lv in levels if lv.price < close]
     above = [lv for lv in levels if lv.price > close]
     return FibLevelsOut(
-        **s.envelope(ctx, "the swing uses closes"), period=s.period, swing_source=origin,
-        direction=fib.direction, swing_high=price(fib.swing_high),
+        **s.envelope(ctx, "the swing uses closes"),
+        period=s.period,
+        swing_source=origin,
+        direction=fib.direction,
+        swing_high=price(fib.swing_high),
         swing_high_date=day(fib.high_date) if fib.high_date is not None else None,
         swing_low=price(fib.swing_low),
         swing_low_date=day(fib.low_date) if fib.low_date is not None else None,
-        current_price=price(close), retraced_pct=pct(given_back, span),
-        retracements=levels[:len(fib.retracements)],
-        extensions=levels[len(fib.retracements):],
+        current_price=price(close),
+        retraced_pct=pct(given_back, span),
+        retracements=levels[: len(fib.retracements)],
+        extensions=levels[len(fib.retracements) :],
         nearest_below=max(below, key=lambda lv: lv.price) if below else None,
         nearest_above=min(above, key=lambda lv: lv.price) if above else None,
     )
@@ -231,9 +266,15 @@ async def calculate_fib_levels(
 
 def _level(zone: Zone, close: float, atr: float) -> LevelOut:
     return LevelOut(
-        kind=zone.kind, price=price(zone.price), low=price(zone.low), high=price(zone.high),
-        strength=zone.label, score=round(zone.strength, 2), touches=zone.touches,
-        last_touch=day(zone.last_touch), distance_pct=pct(zone.price - close, close),
+        kind=zone.kind,
+        price=price(zone.price),
+        low=price(zone.low),
+        high=price(zone.high),
+        strength=zone.label,
+        score=round(zone.strength, 2),
+        touches=zone.touches,
+        last_touch=day(zone.last_touch),
+        distance_pct=pct(zone.price - close, close),
         distance_atr=round((zone.price - close) / atr, 2) if atr > 0 else 0.0,
     )
 
@@ -243,17 +284,27 @@ def _extension(s: ChartSeries, support: float | None) -> ExtensionOut:
     return ExtensionOut(
         support=price(ext.support),
         support_source="zone" if ext.support_source == "given" else ext.support_source,
-        atr_multiple=round(ext.atr_multiple, 2), risk=ext.risk, sma20=price(ext.sma20),
+        atr_multiple=round(ext.atr_multiple, 2),
+        risk=ext.risk,
+        sma20=price(ext.sma20),
         sma20_atr_multiple=round(ext.sma20_atr_multiple, 2),
     )
 
 
 def _confluence(s: ChartSeries) -> list[ConfluenceOut]:
     zones = confluence_zones(s.frame)[:_MAX_CONFLUENCE]
-    return [ConfluenceOut(kind=z.kind, price=price(z.price), low=price(z.low),
-                          high=price(z.high), sources=list(z.sources),
-                          families=list(z.families), distance_pct=round(100 * z.distance_pct, 2))
-            for z in zones]
+    return [
+        ConfluenceOut(
+            kind=z.kind,
+            price=price(z.price),
+            low=price(z.low),
+            high=price(z.high),
+            sources=list(z.sources),
+            families=list(z.families),
+            distance_pct=round(100 * z.distance_pct, 2),
+        )
+        for z in zones
+    ]
 
 
 def sr_output(ctx: RunContext[ToolDeps], s: ChartSeries, num_levels: int) -> SupportResistanceOut:
@@ -275,11 +326,15 @@ def sr_output(ctx: RunContext[ToolDeps], s: ChartSeries, num_levels: int) -> Sup
             missing.append(f"extension/confluence: {exc}")
     support, resistance = fields["support"], fields["resistance"]
     return SupportResistanceOut(
-        **s.envelope(ctx, "levels and ATR use closes", *missing), period=s.period,
-        price_basis=s.basis, current_price=price(close),
-        period_high=price(float(s.highs.max())), period_low=price(float(s.lows.min())),
+        **s.envelope(ctx, "levels and ATR use closes", *missing),
+        period=s.period,
+        price_basis=s.basis,
+        current_price=price(close),
+        period_high=price(float(s.highs.max())),
+        period_low=price(float(s.lows.min())),
         nearest_support=support[0].price if support else None,
-        nearest_resistance=resistance[0].price if resistance else None, **fields,
+        nearest_resistance=resistance[0].price if resistance else None,
+        **fields,
     )
 
 
@@ -310,15 +365,20 @@ async def find_support_resistance(
 
 
 def trendline_output(
-    ctx: RunContext[ToolDeps], s: ChartSeries, kind: Literal["support", "resistance"],
+    ctx: RunContext[ToolDeps],
+    s: ChartSeries,
+    kind: Literal["support", "resistance"],
     lookback: int,
 ) -> TrendlineOut:
-    common: dict[str, Any] = {**s.envelope(ctx, "swing points use closes"), "period": s.period,
-                              "kind": kind, "price_basis": s.basis,
-                              "current_price": price(s.close)}
+    common: dict[str, Any] = {
+        **s.envelope(ctx, "swing points use closes"),
+        "period": s.period,
+        "kind": kind,
+        "price_basis": s.basis,
+        "current_price": price(s.close),
+    }
     try:
-        line = trendline(s.frame, kind, lookback=lookback,
-                         tolerance_atr=_TRENDLINE_TOLERANCE_ATR)
+        line = trendline(s.frame, kind, lookback=lookback, tolerance_atr=_TRENDLINE_TOLERANCE_ATR)
     except InsufficientData as exc:
         common["missing"].append(s.not_enough(exc))
         return TrendlineOut(**common, found=False)
@@ -326,16 +386,28 @@ def trendline_output(
     span = len(s.frame) - 1 - int(s.frame.index.get_loc(line.start_date))
     # Flat: the line moves less than its own touch tolerance over its whole span.
     direction: Literal["rising", "falling", "flat"] = (
-        "flat" if abs(line.slope) * span <= line.tolerance
-        else "rising" if line.slope > 0 else "falling")
+        "flat"
+        if abs(line.slope) * span <= line.tolerance
+        else "rising"
+        if line.slope > 0
+        else "falling"
+    )
     gap = s.close - line.value_now
     return TrendlineOut(
-        **common, found=True, direction=direction, slope_per_bar=round_price(line.slope),
-        slope_pct_per_bar=round(100 * line.slope_pct, 3), r2=round(line.r2, 3),
-        pivots=line.pivots, touches=line.touches, start_date=day(line.start_date),
-        start_price=price(line.start_price), value_now=price(line.value_now),
+        **common,
+        found=True,
+        direction=direction,
+        slope_per_bar=round_price(line.slope),
+        slope_pct_per_bar=round(100 * line.slope_pct, 3),
+        r2=round(line.r2, 3),
+        pivots=line.pivots,
+        touches=line.touches,
+        start_date=day(line.start_date),
+        start_price=price(line.start_price),
+        value_now=price(line.value_now),
         distance_pct=pct(gap, line.value_now),
-        distance_atr=round(gap / atr, 2) if atr > 0 else None, broken=line.broken,
+        distance_atr=round(gap / atr, 2) if atr > 0 else None,
+        broken=line.broken,
     )
 
 

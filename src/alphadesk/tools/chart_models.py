@@ -102,10 +102,15 @@ class SwingPointsOut(ToolOutput):
     )
     last_swing_high: SwingPointOut | None = None
     last_swing_low: SwingPointOut | None = None
-    structure: Literal[
-        "higher_highs_higher_lows", "lower_highs_lower_lows", "higher_highs_lower_lows",
-        "lower_highs_higher_lows",
-    ] | None = Field(None, description="Last two swing highs and lows compared.")
+    structure: (
+        Literal[
+            "higher_highs_higher_lows",
+            "lower_highs_lower_lows",
+            "higher_highs_lower_lows",
+            "lower_highs_higher_lows",
+        ]
+        | None
+    ) = Field(None, description="Last two swing highs and lows compared.")
     major_swing: MajorSwing | None = None
 
 

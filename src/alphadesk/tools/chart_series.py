@@ -11,12 +11,12 @@ from alphadesk.agent import ModelRetry, RunContext
 from alphadesk.data.errors import NoData
 from alphadesk.tools.common import (
     ToolOutput,
-    bars_frame,
     load_daily_bars,
     missing_fields,
     period_start,
     round_price,
     source_of,
+    traded_frame,
 )
 from alphadesk.tools.deps import ToolDeps
 
@@ -39,7 +39,7 @@ class ChartSeries:
 
     Attributes:
         bars: The bars as the provider returned them (provenance, missing fields).
-        frame: ``open high low close volume`` where present (see ``bars_frame``).
+        frame: ``open high low close volume`` where present (see ``traded_frame``).
         period: The period asked for.
         start: First calendar date asked for.
     """
@@ -74,12 +74,16 @@ class ChartSeries:
     def envelope(self, ctx: RunContext[ToolDeps], ranges: str, *extra: str) -> dict[str, Any]:
         """The ``ToolOutput`` fields: symbol, as_of, source and what was missing."""
         missing = [*missing_fields(self.bars, ranges=ranges), *extra]
-        return {"symbol": self.symbol, "as_of": ctx.as_of,
-                "source": source_of(self.bars.provenance), "missing": missing}
+        return {
+            "symbol": self.symbol,
+            "as_of": ctx.as_of,
+            "source": source_of(self.bars.provenance),
+            "missing": missing,
+        }
 
     def own_notes(self, output: ToolOutput) -> list[str]:
         """The notes of ``output.missing`` past the missing-field notes of the envelope."""
-        return output.missing[len(missing_fields(self.bars)):]
+        return output.missing[len(missing_fields(self.bars)) :]
 
     def not_enough(self, error: AnalyticsError) -> str:
         """A retry asking for a longer period when one would help, else a missing note.
@@ -91,8 +95,10 @@ class ChartSeries:
         first = self.frame.index[0].date()
         # History that starts well after the period's start: a longer period adds nothing.
         if longer and (first - self.start).days <= 7:
-            raise ModelRetry(f"not enough data for {self.symbol} over {self.period}: {error}. "
-                             f"Call again with period={longer!r} or longer.")
+            raise ModelRetry(
+                f"not enough data for {self.symbol} over {self.period}: {error}. "
+                f"Call again with period={longer!r} or longer."
+            )
         return f"not enough data: {error}"
 
 
@@ -101,13 +107,21 @@ async def load_series(
 ) -> ChartSeries:
     """Load the daily bars of ``period`` at ``ctx.as_of`` (see ``load_daily_bars``)."""
     bars = await load_daily_bars(ctx, symbol, period, warmup_bars=warmup_bars)
-    frame = bars_frame(bars)
+    frame = traded_frame(bars)
     if frame.empty:
-        raise NoData(f"{bars.symbol}: no complete bar in the {period} before {ctx.as_of}",
-                     provider=bars.provenance.provider)
+        raise NoData(
+            f"{bars.symbol}: no complete bar in the {period} before {ctx.as_of}",
+            provider=bars.provenance.provider,
+        )
     start = period_start(ctx.as_of, period, warmup_bars=warmup_bars)
-    logger.debug("%s: %d daily bars from %s to %s (%s)", bars.symbol, len(frame), start,
-                 frame.index[-1].date(), bars.provenance.provider)
+    logger.debug(
+        "%s: %d daily bars from %s to %s (%s)",
+        bars.symbol,
+        len(frame),
+        start,
+        frame.index[-1].date(),
+        bars.provenance.provider,
+    )
     return ChartSeries(bars, frame, period, start)
 
 

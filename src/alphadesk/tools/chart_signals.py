@@ -33,8 +33,7 @@ from alphadesk.tools.deps import ToolDeps
 if TYPE_CHECKING:
     from alphadesk.analytics import ChartPattern, IndicatorSnapshot
 
-__all__ = ["INDICATOR_GROUPS", "IndicatorName", "detect_chart_patterns",
-           "get_technical_indicators"]
+__all__ = ["INDICATOR_GROUPS", "IndicatorName", "detect_chart_patterns", "get_technical_indicators"]
 
 _MAX_PATTERNS = 8
 _MAX_CANDLES = 10
@@ -44,8 +43,9 @@ _INDICATOR_PERIOD = "1y"
 _INDICATOR_WARMUP = 60
 _NOTE_CHARS = 160
 
-IndicatorName = Literal["sma", "ema", "rsi", "macd", "bollinger", "atr", "adx", "stochastic",
-                        "obv", "vwap", "hv"]
+IndicatorName = Literal[
+    "sma", "ema", "rsi", "macd", "bollinger", "atr", "adx", "stochastic", "obv", "vwap", "hv"
+]
 #: Indicator group -> the output fields it fills.
 INDICATOR_GROUPS: dict[str, tuple[str, ...]] = {
     "sma": ("sma_20", "sma_50", "sma_200", "above_sma_50", "above_sma_200"),
@@ -60,8 +60,7 @@ INDICATOR_GROUPS: dict[str, tuple[str, ...]] = {
     "vwap": ("vwap_20",),
     "hv": ("hv_20",),
 }
-_PRICE_LIKE = ("sma_20", "sma_50", "sma_200", "ema_20", "bb_upper", "bb_lower", "atr_14",
-               "vwap_20")
+_PRICE_LIKE = ("sma_20", "sma_50", "sma_200", "ema_20", "bb_upper", "bb_lower", "atr_14", "vwap_20")
 _OSCILLATORS = ("rsi_14", "adx_14", "plus_di", "minus_di", "stoch_k", "stoch_d")
 
 
@@ -70,9 +69,14 @@ _OSCILLATORS = ("rsi_14", "adx_14", "plus_di", "minus_di", "stoch_k", "stoch_d")
 
 def _pattern(p: ChartPattern) -> PatternOut:
     return PatternOut(
-        name=p.name, direction=p.direction, status=p.status, confidence=round(p.confidence, 2),
-        start_date=day(p.start_date), end_date=day(p.end_date),
-        breakout_level=price(p.breakout_level), target=price(p.target),
+        name=p.name,
+        direction=p.direction,
+        status=p.status,
+        confidence=round(p.confidence, 2),
+        start_date=day(p.start_date),
+        end_date=day(p.end_date),
+        breakout_level=price(p.breakout_level),
+        target=price(p.target),
         invalidation=price(p.invalidation),
         neckline=price(p.neckline) if p.neckline is not None else None,
         confirmed_date=day(p.confirmed_date) if p.confirmed_date is not None else None,
@@ -88,8 +92,10 @@ def _candles(s: ChartSeries, missing: list[str]) -> list[CandleOut]:
     except InsufficientData as exc:
         missing.append(f"candlesticks: {exc}")
         return []
-    return [CandleOut(date=day(c.date), pattern=c.pattern, direction=c.direction,
-                      bars_ago=c.bars_ago) for c in signals[:_MAX_CANDLES]]
+    return [
+        CandleOut(date=day(c.date), pattern=c.pattern, direction=c.direction, bars_ago=c.bars_ago)
+        for c in signals[:_MAX_CANDLES]
+    ]
 
 
 @tool
@@ -119,9 +125,14 @@ async def detect_chart_patterns(
         found = []
     candles = _candles(s, missing)
     return ChartPatterns(
-        **s.envelope(ctx, "patterns use closes", *missing), period=period, lookback=lookback,
-        price_basis=s.basis, current_price=price(s.close), patterns_found=len(found),
-        patterns=[_pattern(p) for p in found[:_MAX_PATTERNS]], candlesticks=candles,
+        **s.envelope(ctx, "patterns use closes", *missing),
+        period=period,
+        lookback=lookback,
+        price_basis=s.basis,
+        current_price=price(s.close),
+        patterns_found=len(found),
+        patterns=[_pattern(p) for p in found[:_MAX_PATTERNS]],
+        candlesticks=candles,
     )
 
 
@@ -163,8 +174,11 @@ def _values(snap: IndicatorSnapshot, groups: list[str]) -> dict[str, Any]:
 
 def _unavailable(snap: IndicatorSnapshot, groups: list[str]) -> list[str]:
     wanted = {n for g in groups for n in (g, *INDICATOR_GROUPS[g])}
-    return [f"{name}: {reason}"[:_NOTE_CHARS] for name, reason in snap.unavailable.items()
-            if name in wanted]
+    return [
+        f"{name}: {reason}"[:_NOTE_CHARS]
+        for name, reason in snap.unavailable.items()
+        if name in wanted
+    ]
 
 
 def _trend(s: ChartSeries, missing: list[str]) -> TrendOut | None:
@@ -174,11 +188,15 @@ def _trend(s: ChartSeries, missing: list[str]) -> TrendOut | None:
         missing.append(f"trend: not enough data: {exc}")
         return None
     return TrendOut(
-        direction=t.direction, quality=t.quality, score=round(t.score, 2),
-        sma_fast=price(t.sma_fast), sma_mid=price(t.sma_mid),
+        direction=t.direction,
+        quality=t.quality,
+        score=round(t.score, 2),
+        sma_fast=price(t.sma_fast),
+        sma_mid=price(t.sma_mid),
         sma_slow=price(t.sma_slow) if t.sma_slow is not None else None,
         mid_slope_pct=round(100 * t.mid_slope_pct, 3),
-        adx=round(t.adx, 1) if t.adx is not None else None, r2=round(t.r2, 3),
+        adx=round(t.adx, 1) if t.adx is not None else None,
+        r2=round(t.r2, 3),
         basis=list(t.basis),
     )
 
@@ -214,6 +232,8 @@ async def get_technical_indicators(
         missing += _unavailable(snap, groups)
     return TechnicalIndicators(
         **s.envelope(ctx, "ATR and trend use closes", *missing),
-        last_date=day(s.frame.index[-1]), current_price=price(s.close), trend=trend, **values,
+        last_date=day(s.frame.index[-1]),
+        current_price=price(s.close),
+        trend=trend,
+        **values,
     )
-

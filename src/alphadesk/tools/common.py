@@ -16,8 +16,9 @@ Offers:
   found close matches, which the retry names, or every provider lists its symbols and none
   holds it); any other (no data at this instant, provider down, not configured) is
   re-raised unchanged so the run reports it clearly.
-* :func:`bars_frame` — the analytics layer's frame from :class:`Bars` (the adjusted close
-  stands in for a missing close).
+* :func:`traded_frame` and :func:`adjusted_frame` — the analytics layer's frame from
+  :class:`Bars`: prices as traded (levels, charts, anything compared with a spot price or a
+  strike) or scaled to the adjusted close (returns, volatility and trend across splits).
 * :func:`source_of`, :func:`missing_fields`, :func:`round_price`, :func:`round_pct` —
   small helpers to fill the envelope and round numbers consistently.
 """
@@ -50,7 +51,7 @@ __all__ = [
     "Period",
     "Source",
     "ToolOutput",
-    "bars_frame",
+    "adjusted_frame",
     "call_market",
     "load_daily_bars",
     "missing_fields",
@@ -59,6 +60,7 @@ __all__ = [
     "round_pct",
     "round_price",
     "source_of",
+    "traded_frame",
 ]
 
 logger = logging.getLogger(__name__)
@@ -119,8 +121,13 @@ def missing_fields(bars: Bars, *, ranges: str = "ranges use closes") -> list[str
     return notes
 
 
-def bars_frame(bars: Bars) -> pd.DataFrame:
-    """The frame the analytics layer takes: ``open high low close volume`` where present.
+def traded_frame(bars: Bars) -> pd.DataFrame:
+    """The analytics frame at the prices that traded: ``open high low close volume``.
+
+    Use it for price *levels*: the current price, support and resistance, swing points,
+    charts, anything compared with a spot price or a strike. Across a split its returns
+    jump (a 2:1 split reads as a 50 % drop): for volatility, returns or a trend over a
+    window that may hold a split use :func:`adjusted_frame`.
 
     ``close`` is the adjusted close on an adjusted-close-only series; columns the source
     lacks are left out, and rows with a gap in a present column are dropped.
@@ -132,6 +139,26 @@ def bars_frame(bars: Bars) -> pd.DataFrame:
     if len(clean) < len(frame):
         logger.info("%s: dropped %d bar(s) with gaps", bars.symbol, len(frame) - len(clean))
     return clean[[c for c in ("open", "high", "low", "close", "volume") if c in clean]]
+
+
+def adjusted_frame(bars: Bars) -> pd.DataFrame:
+    """The analytics frame scaled to the adjusted close, for statistics of returns.
+
+    Use it for volatility, returns and trend over a window that may hold a split or a
+    dividend: ``open high low close`` of :func:`traded_frame` are multiplied by
+    ``adj_close / close``, so a split does not read as a price jump. Its levels are scaled
+    by corporate actions after each bar (possibly after ``as_of``): never report them as
+    prices or compare them with a spot price or a strike. Volume is left as traded. Bars
+    without both ``close`` and ``adj_close`` are returned as :func:`traded_frame` gives them.
+    """
+    frame = traded_frame(bars)
+    if {"close", "adj_close"} <= bars.fields:
+        factor = (bars.frame["adj_close"] / bars.frame["close"]).reindex(frame.index)
+        for column in ("open", "high", "low", "close"):
+            if column in frame:
+                frame[column] = frame[column] * factor
+        frame = frame.dropna()
+    return frame
 
 
 def period_start(as_of: datetime, period: str, *, warmup_bars: int = 0) -> date:

@@ -32,7 +32,7 @@ from alphadesk.data.models import AssetType, Fact, Fundamentals
 from alphadesk.tools.common import (
     Source,
     ToolOutput,
-    bars_frame,
+    adjusted_frame,
     call_market,
     round_pct,
     round_price,
@@ -41,8 +41,6 @@ from alphadesk.tools.common import (
 from alphadesk.tools.deps import ToolDeps
 
 if TYPE_CHECKING:
-    import pandas as pd
-
     from alphadesk.data.bars import Bars
 
 __all__ = [
@@ -53,7 +51,6 @@ __all__ = [
     "MarketSnapshot",
     "ScreenRow",
     "ScreenerReport",
-    "adjusted_frame",
     "get_fundamentals",
     "get_market_data",
     "stock_screener",
@@ -68,21 +65,13 @@ _MAX_SCREEN_SYMBOLS = 60
 _MAX_SKIPPED_LISTED = 10
 
 
-def adjusted_frame(bars: Bars) -> pd.DataFrame:
-    """The analytics frame with OHLC scaled by adj_close / close, so a split does not read
-    as a price jump (an unadjusted series gains a 50 % "drop" on a 2:1 split)."""
-    frame = bars_frame(bars)
-    if {"close", "adj_close"} <= bars.fields:
-        factor = (bars.frame["adj_close"] / bars.frame["close"]).reindex(frame.index)
-        for column in ("open", "high", "low", "close"):
-            if column in frame:
-                frame[column] = frame[column] * factor
-    return frame
-
-
 async def _attempt(
-    ctx: RunContext[ToolDeps], symbol: str, what: str, method: Callable[..., T],
-    *args: Any, **kwargs: Any,
+    ctx: RunContext[ToolDeps],
+    symbol: str,
+    what: str,
+    method: Callable[..., T],
+    *args: Any,
+    **kwargs: Any,
 ) -> tuple[T | None, str | None]:
     """The provider's answer, or why there is none (a fixable symbol is a retry)."""
     try:
@@ -95,8 +84,11 @@ async def _attempt(
 
 # Key figures: a name, its us-gaap concepts in order of preference, and the unit.
 _FLOWS: tuple[tuple[str, tuple[str, ...], str], ...] = (
-    ("revenue", ("Revenues", "RevenueFromContractWithCustomerExcludingAssessedTax",
-                 "SalesRevenueNet"), "USD"),
+    (
+        "revenue",
+        ("Revenues", "RevenueFromContractWithCustomerExcludingAssessedTax", "SalesRevenueNet"),
+        "USD",
+    ),
     ("gross_profit", ("GrossProfit",), "USD"),
     ("operating_income", ("OperatingIncomeLoss",), "USD"),
     ("net_income", ("NetIncomeLoss",), "USD"),
@@ -162,9 +154,17 @@ def _figure(name: str, span: Span, history: list[Fact]) -> KeyFigure | None:
     year_ago = prior[-1].value if prior else None
     change = (last.value / year_ago - 1.0) * 100.0 if year_ago else None
     return KeyFigure(
-        name=name, period=span, value=last.value, unit=last.unit, concept=last.concept,
-        period_start=last.start, period_end=last.end, filed=last.filed, form=last.form,
-        year_ago=year_ago, change_pct=round_pct(change) if year_ago and year_ago > 0 else None,
+        name=name,
+        period=span,
+        value=last.value,
+        unit=last.unit,
+        concept=last.concept,
+        period_start=last.start,
+        period_end=last.end,
+        filed=last.filed,
+        form=last.form,
+        year_ago=year_ago,
+        change_pct=round_pct(change) if year_ago and year_ago > 0 else None,
     )
 
 
@@ -199,10 +199,12 @@ def _ratios(figures: list[KeyFigure]) -> dict[str, float | None]:
     return {
         "net_margin_pct": _ratio(by.get(("net_income", "annual")), revenue, 100.0),
         "operating_margin_pct": _ratio(by.get(("operating_income", "annual")), revenue, 100.0),
-        "current_ratio": _ratio(by.get(("current_assets", "instant")),
-                                by.get(("current_liabilities", "instant"))),
+        "current_ratio": _ratio(
+            by.get(("current_assets", "instant")), by.get(("current_liabilities", "instant"))
+        ),
         "debt_to_equity": _ratio(by.get(("long_term_debt", "instant")), equity)
-        if equity is not None and equity.value > 0 else None,
+        if equity is not None and equity.value > 0
+        else None,
     }
 
 
@@ -220,22 +222,28 @@ async def get_fundamentals(ctx: RunContext[ToolDeps], symbol: str) -> Fundamenta
         symbol: Ticker, e.g. "MSFT".
     """
     market = ctx.deps.market
-    facts, reason = await _attempt(ctx, symbol, "fundamentals", market.fundamentals, symbol,
-                                   ctx.as_of)
+    facts, reason = await _attempt(
+        ctx, symbol, "fundamentals", market.fundamentals, symbol, ctx.as_of
+    )
     if facts is None:
-        return FundamentalsReport(symbol=symbol.upper(), as_of=ctx.as_of, available=False,
-                                  missing=[str(reason)])
-    known = facts.model_copy(update={"items": [f for f in facts.items
-                                               if f.known_at <= ctx.as_of]})
+        return FundamentalsReport(
+            symbol=symbol.upper(), as_of=ctx.as_of, available=False, missing=[str(reason)]
+        )
+    known = facts.model_copy(update={"items": [f for f in facts.items if f.known_at <= ctx.as_of]})
     figures = _figures(known)
     missing = list(facts.provenance.missing)
     names = {f.name for f in figures}
     missing += [f"{n}: not reported" for n, _, _ in (*_FLOWS, *_STOCKS) if n not in names]
     last = max(known.items, key=lambda f: f.known_at, default=None)
     return FundamentalsReport(
-        symbol=facts.symbol, as_of=ctx.as_of, source=source_of(facts.provenance),
-        missing=missing, available=bool(figures), figures=figures,
-        last_filed=last.filed if last else None, last_form=last.form if last else None,
+        symbol=facts.symbol,
+        as_of=ctx.as_of,
+        source=source_of(facts.provenance),
+        missing=missing,
+        available=bool(figures),
+        figures=figures,
+        last_filed=last.filed if last else None,
+        last_form=last.form if last else None,
         **_ratios(figures),
     )
 
@@ -266,8 +274,9 @@ class MarketSnapshot(ToolOutput):
 
 async def _last_two(ctx: RunContext[ToolDeps], symbol: str) -> tuple[Bars | None, str | None]:
     start = (ctx.as_of - timedelta(days=45)).date()
-    return await _attempt(ctx, symbol, f"{symbol} bars", ctx.deps.market.daily_bars, symbol,
-                          ctx.as_of, start=start)
+    return await _attempt(
+        ctx, symbol, f"{symbol} bars", ctx.deps.market.daily_bars, symbol, ctx.as_of, start=start
+    )
 
 
 def _closes(bars: Bars) -> tuple[float, float | None, datetime]:
@@ -281,12 +290,22 @@ async def _volatility(ctx: RunContext[ToolDeps], missing: list[str]) -> dict[str
     if vix is not None and len(vix.prices()):
         level, previous, at = _closes(vix)
         change = round(level - previous, 2) if previous is not None else None
-        return {"volatility_level": round(level, 2), "volatility_source": "vix",
-                "volatility_at": at, "volatility_change": change}
+        return {
+            "volatility_level": round(level, 2),
+            "volatility_source": "vix",
+            "volatility_at": at,
+            "volatility_change": change,
+        }
     missing.append(str(reason))
     spx, spx_reason = await _attempt(
-        ctx, _SP500, "S&P 500 bars", ctx.deps.market.daily_bars, _SP500, ctx.as_of,
-        start=(ctx.as_of - timedelta(days=60)).date())
+        ctx,
+        _SP500,
+        "S&P 500 bars",
+        ctx.deps.market.daily_bars,
+        _SP500,
+        ctx.as_of,
+        start=(ctx.as_of - timedelta(days=60)).date(),
+    )
     if spx is None:
         missing.append(f"volatility proxy: {spx_reason}")
         return {}
@@ -295,8 +314,11 @@ async def _volatility(ctx: RunContext[ToolDeps], missing: list[str]) -> dict[str
     except AnalyticsError as exc:
         missing.append(f"volatility proxy: {exc}")
         return {}
-    return {"volatility_level": round(hv * 100.0, 2), "volatility_source":
-            "sp500_realized_vol_20d", "volatility_at": spx.last_time}
+    return {
+        "volatility_level": round(hv * 100.0, 2),
+        "volatility_source": "sp500_realized_vol_20d",
+        "volatility_at": spx.last_time,
+    }
 
 
 @tool
@@ -319,18 +341,29 @@ async def get_market_data(ctx: RunContext[ToolDeps], symbol: str = _SP500) -> Ma
     if bars is not None and len(bars.prices()):
         price, previous, at = _closes(bars)
         change = price - previous if previous else None
-        fields |= {"symbol": bars.symbol, "source": source_of(bars.provenance),
-                   "price": round_price(price), "price_at": at,
-                   "previous_close": round_price(previous), "change": round_price(change),
-                   "change_pct": round_pct(change / previous * 100.0)
-                   if change is not None and previous else None}
+        fields |= {
+            "symbol": bars.symbol,
+            "source": source_of(bars.provenance),
+            "price": round_price(price),
+            "price_at": at,
+            "previous_close": round_price(previous),
+            "change": round_price(change),
+            "change_pct": round_pct(change / previous * 100.0)
+            if change is not None and previous
+            else None,
+        }
     else:
         missing.append(str(reason))
     fields |= await _volatility(ctx, missing)
     return MarketSnapshot(
-        **({"symbol": symbol.upper()} | fields), as_of=ctx.as_of, missing=missing,
-        market_open=status.is_open, session=status.session, next_open=status.next_open,
-        next_close=status.next_close, last_close=status.previous_close,
+        **({"symbol": symbol.upper()} | fields),
+        as_of=ctx.as_of,
+        missing=missing,
+        market_open=status.is_open,
+        session=status.session,
+        next_open=status.next_open,
+        next_close=status.next_close,
+        last_close=status.previous_close,
     )
 
 
@@ -382,12 +415,18 @@ def _screen_one(market: MarketData, symbol: str, as_of: datetime) -> tuple[Scree
         logger.debug("%s: no identity", symbol)
     volume = frame["volume"].iloc[-20:].mean() if "volume" in frame else math.nan
     row = ScreenRow(
-        symbol=bars.symbol, name=name, asset_type=kind, price=round(_closes(bars)[0], 4),
+        symbol=bars.symbol,
+        name=name,
+        asset_type=kind,
+        price=round(_closes(bars)[0], 4),
         change_1m_pct=round_pct((close.iloc[-1] / close.iloc[-22] - 1.0) * 100.0)
-        if len(close) > 21 else None,
-        hv=round(historical_volatility(close, 20).value, 4), trend=trend.direction,
+        if len(close) > 21
+        else None,
+        hv=round(historical_volatility(close, 20).value, 4),
+        trend=trend.direction,
         avg_volume=round(float(volume)) if math.isfinite(volume) else None,
-        trend_quality=trend.quality, trend_score=round(trend.score, 3),
+        trend_quality=trend.quality,
+        trend_score=round(trend.score, 3),
     )
     return row, source_of(bars.provenance)
 
@@ -409,8 +448,9 @@ def _passes(row: ScreenRow, c: dict[str, Any]) -> bool:
 
 
 def _universe(market: MarketData, symbols: list[str] | None) -> list[str]:
-    universe = list(dict.fromkeys(s.strip().upper() for s in symbols)) if symbols else \
-        market.universe()
+    universe = (
+        list(dict.fromkeys(s.strip().upper() for s in symbols)) if symbols else market.universe()
+    )
     if not universe:
         raise ModelRetry("the data provider cannot list its symbols; pass them in symbols")
     if len(universe) > _MAX_SCREEN_SYMBOLS:
@@ -490,22 +530,30 @@ async def stock_screener(
         raise ModelRetry(f"min_hv ({min_hv}) must not exceed max_hv ({max_hv})")
     universe = _universe(ctx.deps.market, symbols)
     criteria: dict[str, Any] = {
-        "min_price": min_price, "max_price": max_price, "trend": trend, "min_hv": min_hv,
-        "max_hv": max_hv, "min_avg_volume": min_avg_volume,
+        "min_price": min_price,
+        "max_price": max_price,
+        "trend": trend,
+        "min_hv": min_hv,
+        "max_hv": max_hv,
+        "min_avg_volume": min_avg_volume,
         "asset_types": list(asset_types) if asset_types else ["equity", "etf"],
-        "sort_by": sort_by, "ascending": ascending,
+        "sort_by": sort_by,
+        "ascending": ascending,
     }
-    rows, sources, skipped = await asyncio.to_thread(_screen, ctx.deps.market, universe,
-                                                     ctx.as_of)
-    matched = sorted((r for r in rows if _passes(r, criteria)),
-                     key=_rank_key(sort_by, ascending))
+    rows, sources, skipped = await asyncio.to_thread(_screen, ctx.deps.market, universe, ctx.as_of)
+    matched = sorted((r for r in rows if _passes(r, criteria)), key=_rank_key(sort_by, ascending))
     missing = []
     if min_avg_volume is not None and any(r.avg_volume is None for r in rows):
         missing.append("volume: some series have none and fail min_avg_volume")
     more = len(skipped) - _MAX_SKIPPED_LISTED
     return ScreenerReport(
-        as_of=ctx.as_of, source=sources, criteria=criteria, universe_size=len(universe),
-        evaluated=len(rows), matched=len(matched), results=matched[:limit],
+        as_of=ctx.as_of,
+        source=sources,
+        criteria=criteria,
+        universe_size=len(universe),
+        evaluated=len(rows),
+        matched=len(matched),
+        results=matched[:limit],
         skipped=skipped[:_MAX_SKIPPED_LISTED] + ([f"... and {more} more"] if more > 0 else []),
         missing=missing,
     )

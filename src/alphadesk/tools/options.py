@@ -29,9 +29,14 @@ from alphadesk.data.calendar import local_date
 from alphadesk.data.errors import DataError
 from alphadesk.data.models import OptionChain
 from alphadesk.data.rates import risk_free_rate
-from alphadesk.tools.common import call_market, load_daily_bars, round_price, source_of
+from alphadesk.tools.common import (
+    adjusted_frame,
+    call_market,
+    load_daily_bars,
+    round_price,
+    source_of,
+)
 from alphadesk.tools.deps import ToolDeps
-from alphadesk.tools.market import adjusted_frame
 from alphadesk.tools.options_models import (
     ContractGreeks,
     ContractRef,
@@ -74,8 +79,12 @@ _OCC = re.compile(r"^(?P<root>[A-Z][A-Z0-9.]{0,5}?)\s*(?P<ymd>\d{6})(?P<cp>[CP])
 
 
 async def _attempt(
-    ctx: RunContext[ToolDeps], symbol: str, what: str, method: Callable[..., T],
-    *args: Any, **kwargs: Any,
+    ctx: RunContext[ToolDeps],
+    symbol: str,
+    what: str,
+    method: Callable[..., T],
+    *args: Any,
+    **kwargs: Any,
 ) -> tuple[T | None, str | None]:
     """A market call, or why it had no answer. A symbol the model can fix is a retry."""
     try:
@@ -90,15 +99,26 @@ async def _chain(
     if dte_min > dte_max:
         raise ModelRetry(f"dte_min ({dte_min}) must not exceed dte_max ({dte_max})")
     market = ctx.deps.market
-    return await _attempt(ctx, symbol, "option chain", market.option_chain, symbol, ctx.as_of,
-                          min_dte=dte_min, max_dte=dte_max)
+    return await _attempt(
+        ctx,
+        symbol,
+        "option chain",
+        market.option_chain,
+        symbol,
+        ctx.as_of,
+        min_dte=dte_min,
+        max_dte=dte_max,
+    )
 
 
 # -- get_option_chain ----------------------------------------------------------------------
 
 
 def _expiration_view(
-    chain: OptionChain, expiration: date, kinds: tuple[str, ...], per_side: int,
+    chain: OptionChain,
+    expiration: date,
+    kinds: tuple[str, ...],
+    per_side: int,
     with_contracts: bool,
 ) -> ExpirationView:
     listed = chain.select(expiration=expiration)
@@ -109,14 +129,21 @@ def _expiration_view(
     rows: list[OptionRow] = []
     if with_contracts:
         spot = chain.underlying_price
-        keep = {*[k for k in strikes if k < spot][-per_side:],
-                *[k for k in strikes if k >= spot][:per_side]}
-        rows = [option_row(c, chain) for c in listed
-                if c.strike in keep and c.option_type in kinds]
+        keep = {
+            *[k for k in strikes if k < spot][-per_side:],
+            *[k for k in strikes if k >= spot][:per_side],
+        }
+        rows = [option_row(c, chain) for c in listed if c.strike in keep and c.option_type in kinds]
     return ExpirationView(
-        expiration=expiration, dte=first.dte, trading_days=first.trading_days,
-        strikes_listed=len(strikes), strike_low=strikes[0], strike_high=strikes[-1],
-        atm_iv=round_to(atm, 4), expected_move=round_price(move), contracts=rows,
+        expiration=expiration,
+        dte=first.dte,
+        trading_days=first.trading_days,
+        strikes_listed=len(strikes),
+        strike_low=strikes[0],
+        strike_high=strikes[-1],
+        atm_iv=round_to(atm, 4),
+        expected_move=round_price(move),
+        contracts=rows,
     )
 
 
@@ -150,8 +177,13 @@ async def get_option_chain(
     """
     chain, reason = await _chain(ctx, symbol, dte_min, dte_max)
     if chain is None:
-        return OptionChainView(symbol=symbol.upper(), as_of=ctx.as_of, missing=[str(reason)],
-                               available=False, option_type=option_type)
+        return OptionChainView(
+            symbol=symbol.upper(),
+            as_of=ctx.as_of,
+            missing=[str(reason)],
+            available=False,
+            option_type=option_type,
+        )
     kinds = ("put", "call") if option_type == "both" else (option_type,)
     views = [
         _expiration_view(chain, expiration, kinds, strikes_per_side, i < max_expirations)
@@ -159,13 +191,21 @@ async def get_option_chain(
     ]
     notes = list(chain.provenance.notes[:2])
     if len(chain.expirations) > _MAX_EXPIRATIONS_LISTED:
-        notes.append(f"{len(chain.expirations) - _MAX_EXPIRATIONS_LISTED} later expirations "
-                     "not shown; narrow the DTE window")
+        notes.append(
+            f"{len(chain.expirations) - _MAX_EXPIRATIONS_LISTED} later expirations "
+            "not shown; narrow the DTE window"
+        )
     return OptionChainView(
-        symbol=chain.symbol, as_of=ctx.as_of, source=source_of(chain.provenance),
-        missing=list(chain.provenance.missing), available=True,
-        underlying_price=round_to(chain.underlying_price, 4), rate=round(chain.rate, 5),
-        option_type=option_type, expirations=views, notes=notes,
+        symbol=chain.symbol,
+        as_of=ctx.as_of,
+        source=source_of(chain.provenance),
+        missing=list(chain.provenance.missing),
+        available=True,
+        underlying_price=round_to(chain.underlying_price, 4),
+        rate=round(chain.rate, 5),
+        option_type=option_type,
+        expirations=views,
+        notes=notes,
     )
 
 
@@ -229,8 +269,9 @@ async def get_option_greeks(
     horizon = max((r.expiration - today).days for r in refs)
     chain, reason = await _chain(ctx, symbol, 0, horizon)
     if chain is None:
-        return GreeksReport(symbol=symbol.upper(), as_of=ctx.as_of, missing=[str(reason)],
-                            available=False)
+        return GreeksReport(
+            symbol=symbol.upper(), as_of=ctx.as_of, missing=[str(reason)], available=False
+        )
     index = {(c.expiration, c.strike, c.option_type): c for c in chain.contracts}
     found: list[ContractGreeks] = []
     not_found: list[str] = []
@@ -243,10 +284,15 @@ async def get_option_greeks(
     if not found:
         raise ModelRetry("none of the contracts is listed: " + "; ".join(not_found))
     return GreeksReport(
-        symbol=chain.symbol, as_of=ctx.as_of, source=source_of(chain.provenance),
-        missing=list(chain.provenance.missing), available=True,
-        underlying_price=round_to(chain.underlying_price, 4), rate=round(chain.rate, 5),
-        contracts=found, not_found=not_found,
+        symbol=chain.symbol,
+        as_of=ctx.as_of,
+        source=source_of(chain.provenance),
+        missing=list(chain.provenance.missing),
+        available=True,
+        underlying_price=round_to(chain.underlying_price, 4),
+        rate=round(chain.rate, 5),
+        contracts=found,
+        not_found=not_found,
     )
 
 
@@ -271,7 +317,11 @@ def _hv_values(frame: Any, window: int) -> tuple[dict[str, float | None], list[s
 
 
 def _iv_history(
-    market: MarketData, symbol: str, as_of: datetime, window: tuple[int, int], target: int,
+    market: MarketData,
+    symbol: str,
+    as_of: datetime,
+    window: tuple[int, int],
+    target: int,
     provider: str,
 ) -> list[float]:
     """Weekly ATM IV samples over the past year from the same provider as today's chain.
@@ -298,16 +348,21 @@ def _iv_history(
 def _rank(iv: float, history: list[float], provider: str, missing: list[str]) -> dict[str, Any]:
     """IV rank and percentile over the history (with today), or why there are none."""
     if len(history) < _IV_HISTORY_MIN_POINTS:
-        missing.append(f"iv_rank: {len(history)} weekly IV samples from {provider} in the "
-                       f"past year; at least {_IV_HISTORY_MIN_POINTS} are needed")
+        missing.append(
+            f"iv_rank: {len(history)} weekly IV samples from {provider} in the "
+            f"past year; at least {_IV_HISTORY_MIN_POINTS} are needed"
+        )
         return {}
     try:
         rank = iv_rank([*history, iv], iv)
     except AnalyticsError as exc:
         missing.append(f"iv_rank: {exc}")
         return {}
-    return {"iv_rank": round(rank.rank, 1), "iv_percentile": round(rank.percentile, 1),
-            "iv_history_points": rank.observations}
+    return {
+        "iv_rank": round(rank.rank, 1),
+        "iv_percentile": round(rank.percentile, 1),
+        "iv_history_points": rank.observations,
+    }
 
 
 def _assessment(ratio: float | None) -> Literal["rich", "fair", "cheap"] | None:
@@ -337,8 +392,7 @@ async def calculate_iv_hv(
         hv_window: Trading days per historical-volatility estimate.
         target_dte: Days to expiration of the options whose IV is measured.
     """
-    report: dict[str, Any] = {"symbol": symbol.upper(), "as_of": ctx.as_of,
-                              "hv_window": hv_window}
+    report: dict[str, Any] = {"symbol": symbol.upper(), "as_of": ctx.as_of, "hv_window": hv_window}
     missing: list[str] = []
     notes: list[str] = []
     try:
@@ -358,18 +412,31 @@ async def calculate_iv_hv(
     expiration = nearest_expiration(chain, target_dte)
     iv = atm_iv(chain, chain.select(expiration=expiration))
     ratio = iv / report["hv"] if iv is not None and report.get("hv") else None
-    report |= {"iv": round_to(iv, 4), "iv_expiration": expiration,
-               "iv_dte": (expiration - local_date(ctx.as_of)).days,
-               "iv_hv_ratio": round_to(ratio, 3), "assessment": _assessment(ratio),
-               "source": source_of(chain.provenance)}
+    report |= {
+        "iv": round_to(iv, 4),
+        "iv_expiration": expiration,
+        "iv_dte": (expiration - local_date(ctx.as_of)).days,
+        "iv_hv_ratio": round_to(ratio, 3),
+        "assessment": _assessment(ratio),
+        "source": source_of(chain.provenance),
+    }
     if chain.provenance.origin == "modeled":
-        notes.append("IV is modeled from realised volatility, so iv_hv_ratio reflects the "
-                     "model's assumptions, not market pricing")
+        notes.append(
+            "IV is modeled from realised volatility, so iv_hv_ratio reflects the "
+            "model's assumptions, not market pricing"
+        )
     if iv is None:
         missing.append(f"iv: the {expiration} options have no implied volatility near the money")
     else:
-        history = await asyncio.to_thread(_iv_history, ctx.deps.market, symbol, ctx.as_of,
-                                          window, target_dte, chain.provenance.provider)
+        history = await asyncio.to_thread(
+            _iv_history,
+            ctx.deps.market,
+            symbol,
+            ctx.as_of,
+            window,
+            target_dte,
+            chain.provenance.provider,
+        )
         report |= _rank(iv, history, chain.provenance.provider, missing)
     return IvHvReport(**report, missing=missing, notes=notes)
 
@@ -378,7 +445,9 @@ async def calculate_iv_hv(
 
 
 async def _pop_inputs(
-    ctx: RunContext[ToolDeps], symbol: str | None, underlying_price: float | None,
+    ctx: RunContext[ToolDeps],
+    symbol: str | None,
+    underlying_price: float | None,
     missing: list[str],
 ) -> tuple[float | None, float]:
     """The underlying price (given, else the latest known close) and the risk-free rate."""
@@ -392,8 +461,7 @@ async def _pop_inputs(
     if symbol is None:
         missing.append("probability_of_profit: give underlying_price or symbol")
         return None, rate
-    quote, reason = await _attempt(ctx, symbol, "quote", ctx.deps.market.quote, symbol,
-                                   ctx.as_of)
+    quote, reason = await _attempt(ctx, symbol, "quote", ctx.deps.market.quote, symbol, ctx.as_of)
     if quote is None:
         missing.append(f"probability_of_profit: {reason}")
         return None, rate
@@ -435,18 +503,30 @@ async def calculate_roc(
         if spot is not None:
             years = dte / 365.0
             pop = float(short_put_pop(spot, strike, premium, years, rate, iv))
-            report |= {"probability_of_profit": round(pop, 4), "pop_inputs": {
-                "underlying_price": spot, "iv": iv, "rate": round(rate, 5),
-                "years": round(years, 6)}}
+            report |= {
+                "probability_of_profit": round(pop, 4),
+                "pop_inputs": {
+                    "underlying_price": spot,
+                    "iv": iv,
+                    "rate": round(rate, 5),
+                    "years": round(years, 6),
+                },
+            }
     else:
         missing.append("probability_of_profit: pass iv to compute it")
     return ReturnOnCapitalReport(
-        **report, premium=premium, strike=strike, dte=dte,
-        roc=round(result.roc * 100.0, 4), weekly_roc=round(result.weekly * 100.0, 4),
+        **report,
+        premium=premium,
+        strike=strike,
+        dte=dte,
+        roc=round(result.roc * 100.0, 4),
+        weekly_roc=round(result.weekly * 100.0, 4),
         annualized_roc=round(result.annualized * 100.0, 3),
         annualized_compound_roc=round(result.annualized_compound * 100.0, 3),
-        breakeven=round(strike - premium, 4), capital_per_contract=round(strike * 100.0, 2),
-        premium_per_contract=round(premium * 100.0, 2), missing=missing,
+        breakeven=round(strike - premium, 4),
+        capital_per_contract=round(strike * 100.0, 2),
+        premium_per_contract=round(premium * 100.0, 2),
+        missing=missing,
     )
 
 
@@ -527,15 +607,25 @@ async def filter_options(
     if delta_min > delta_max:
         raise ModelRetry(f"delta_min ({delta_min}) must not exceed delta_max ({delta_max})")
     criteria: dict[str, Any] = {
-        "option_type": option_type, "dte_min": dte_min, "dte_max": dte_max,
-        "delta_min": delta_min, "delta_max": delta_max, "min_weekly_roc": min_weekly_roc,
-        "min_open_interest": min_open_interest, "max_spread_pct": max_spread_pct,
+        "option_type": option_type,
+        "dte_min": dte_min,
+        "dte_max": dte_max,
+        "delta_min": delta_min,
+        "delta_max": delta_max,
+        "min_weekly_roc": min_weekly_roc,
+        "min_open_interest": min_open_interest,
+        "max_spread_pct": max_spread_pct,
         "sort_by": sort_by,
     }
     chain, reason = await _chain(ctx, symbol, dte_min, dte_max)
     if chain is None:
-        return FilteredOptions(symbol=symbol.upper(), as_of=ctx.as_of, missing=[str(reason)],
-                               available=False, criteria=criteria)
+        return FilteredOptions(
+            symbol=symbol.upper(),
+            as_of=ctx.as_of,
+            missing=[str(reason)],
+            available=False,
+            criteria=criteria,
+        )
     rows = [option_row(c, chain) for c in chain.contracts if c.option_type == option_type]
     failures = Counter(f for f in (_failure(r, criteria) for r in rows) if f is not None)
     matched = sorted((r for r in rows if _failure(r, criteria) is None), key=_sort_key(sort_by))
@@ -544,11 +634,18 @@ async def filter_options(
         worst = failures.most_common(1)[0][0]
         notes.append(f"no contract met every criterion; '{worst}' rejected the most")
     return FilteredOptions(
-        symbol=chain.symbol, as_of=ctx.as_of, source=source_of(chain.provenance),
-        missing=list(chain.provenance.missing), available=True,
-        underlying_price=round_to(chain.underlying_price, 4), criteria=criteria,
-        scanned=len(rows), matched=len(matched), rejected_by=dict(failures),
-        contracts=matched[:limit], notes=notes,
+        symbol=chain.symbol,
+        as_of=ctx.as_of,
+        source=source_of(chain.provenance),
+        missing=list(chain.provenance.missing),
+        available=True,
+        underlying_price=round_to(chain.underlying_price, 4),
+        criteria=criteria,
+        scanned=len(rows),
+        matched=len(matched),
+        rejected_by=dict(failures),
+        contracts=matched[:limit],
+        notes=notes,
     )
 
 

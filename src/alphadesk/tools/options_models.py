@@ -242,8 +242,17 @@ def implied_iv(c: OptionContract, chain: OptionChain, t: float) -> float | None:
     mid = c.mid
     if mid is None or mid <= 0 or t <= 0:
         return None
-    value = float(implied_vol(mid, chain.underlying_price, c.strike, t, chain.rate,
-                              c.option_type == "call", chain.dividend_yield))
+    value = float(
+        implied_vol(
+            mid,
+            chain.underlying_price,
+            c.strike,
+            t,
+            chain.rate,
+            c.option_type == "call",
+            chain.dividend_yield,
+        )
+    )
     return value if math.isfinite(value) else None
 
 
@@ -253,10 +262,22 @@ def _greeks(
     given = {"delta": c.delta, "gamma": c.gamma, "theta": c.theta, "vega": c.vega, "rho": c.rho}
     if c.delta is not None or iv is None or t <= 0:
         return given, "provider"
-    g = bs_greeks(chain.underlying_price, c.strike, t, chain.rate, iv,
-                  c.option_type == "call", chain.dividend_yield)
-    return {"delta": float(g.delta), "gamma": float(g.gamma), "theta": float(g.theta),
-            "vega": float(g.vega), "rho": float(g.rho)}, "computed"
+    g = bs_greeks(
+        chain.underlying_price,
+        c.strike,
+        t,
+        chain.rate,
+        iv,
+        c.option_type == "call",
+        chain.dividend_yield,
+    )
+    return {
+        "delta": float(g.delta),
+        "gamma": float(g.gamma),
+        "theta": float(g.theta),
+        "vega": float(g.vega),
+        "rho": float(g.rho),
+    }, "computed"
 
 
 def _row_fields(c: OptionContract, chain: OptionChain) -> dict[str, Any]:
@@ -269,15 +290,28 @@ def _row_fields(c: OptionContract, chain: OptionChain) -> dict[str, Any]:
     capital = c.strike if c.option_type == "put" else chain.underlying_price
     weekly, annual = _roc(mid, capital, c.dte)
     return {
-        "contract_symbol": c.contract_symbol, "type": c.option_type,
-        "expiration": c.expiration, "strike": c.strike, "dte": c.dte,
-        "bid": round_to(c.bid, 2), "ask": round_to(c.ask, 2), "mid": round_to(mid, 3),
-        "delta": _sig(greeks["delta"]), "gamma": _sig(greeks["gamma"]),
-        "theta": _sig(greeks["theta"]), "vega": _sig(greeks["vega"]),
-        "iv": round_to(iv, 4), "volume": c.volume, "open_interest": c.open_interest,
-        "spread_pct": round_to(spread, 2), "weekly_roc": weekly, "annualized_roc": annual,
-        "rho": _sig(greeks["rho"]), "years_to_expiry": round(t, 6),
-        "greeks_source": how, "in_the_money": c.in_the_money,
+        "contract_symbol": c.contract_symbol,
+        "type": c.option_type,
+        "expiration": c.expiration,
+        "strike": c.strike,
+        "dte": c.dte,
+        "bid": round_to(c.bid, 2),
+        "ask": round_to(c.ask, 2),
+        "mid": round_to(mid, 3),
+        "delta": _sig(greeks["delta"]),
+        "gamma": _sig(greeks["gamma"]),
+        "theta": _sig(greeks["theta"]),
+        "vega": _sig(greeks["vega"]),
+        "iv": round_to(iv, 4),
+        "volume": c.volume,
+        "open_interest": c.open_interest,
+        "spread_pct": round_to(spread, 2),
+        "weekly_roc": weekly,
+        "annualized_roc": annual,
+        "rho": _sig(greeks["rho"]),
+        "years_to_expiry": round(t, 6),
+        "greeks_source": how,
+        "in_the_money": c.in_the_money,
     }
 
 

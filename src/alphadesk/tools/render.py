@@ -84,16 +84,25 @@ def render_png(
     from matplotlib.figure import Figure
 
     ohlc = all(c in frame.columns for c in ("open", "high", "low"))
-    data = frame if ohlc else frame.assign(open=frame["close"], high=frame["close"],
-                                           low=frame["close"])
+    data = (
+        frame
+        if ohlc
+        else frame.assign(open=frame["close"], high=frame["close"], low=frame["close"])
+    )
     with _LOCK:
         fig = Figure(figsize=(width, height), dpi=dpi)
         FigureCanvasAgg(fig)
         has_volume = "volume" in frame.columns
         ax = fig.add_axes((0.06, 0.34 if has_volume else 0.12, 0.86, 0.58 if has_volume else 0.80))
         vax = fig.add_axes((0.06, 0.12, 0.86, 0.18), sharex=ax) if has_volume else False
-        mpf.plot(data, type="candle" if ohlc else "line", ax=ax, volume=vax, style="yahoo",
-                 warn_too_much_data=10_000)
+        mpf.plot(
+            data,
+            type="candle" if ohlc else "line",
+            ax=ax,
+            volume=vax,
+            style="yahoo",
+            warn_too_much_data=10_000,
+        )
         if has_volume:
             ax.tick_params(labelbottom=False)  # the volume panel carries the dates
         _draw(ax, len(data), annotations)
@@ -113,13 +122,23 @@ def _draw(ax: object, bars: int, notes: Annotations) -> None:
     # A gutter right of the last bar holds the level labels, clear of the candles.
     ax.set_xlim(-1, bars + max(10, bars // 5))
     right = bars + 0.5
-    groups = (("support", notes.supports, "--"), ("resistance", notes.resistances, "--"),
-              ("fib", notes.fib, ":"))
+    groups = (
+        ("support", notes.supports, "--"),
+        ("resistance", notes.resistances, "--"),
+        ("fib", notes.fib, ":"),
+    )
     for kind, levels, style in groups:
         for level, label in levels:
             ax.axhline(level, color=_COLORS[kind], linestyle=style, linewidth=1.0, alpha=0.85)
-            ax.annotate(label, xy=(right, level), xytext=(0, 1.5), textcoords="offset points",
-                        va="bottom", fontsize=7, color=_COLORS[kind])
+            ax.annotate(
+                label,
+                xy=(right, level),
+                xytext=(0, 1.5),
+                textcoords="offset points",
+                va="bottom",
+                fontsize=7,
+                color=_COLORS[kind],
+            )
     if notes.trendline is not None:
         (x0, y0), (x1, y1) = notes.trendline
         ax.plot([x0, x1], [y0, y1], color=_COLORS["trend"], linewidth=1.4)
@@ -132,8 +151,11 @@ _CHART_LEVELS = 3  # per side: more lines make the picture harder to read, not r
 
 
 def _annotations(
-    s: ChartSeries, sr: list[tuple[float, str]], rs: list[tuple[float, str]],
-    fib: FibLevelsOut | None, line: TrendlineOut | None,
+    s: ChartSeries,
+    sr: list[tuple[float, str]],
+    rs: list[tuple[float, str]],
+    fib: FibLevelsOut | None,
+    line: TrendlineOut | None,
 ) -> Annotations:
     fibs = [(lv.price, f"fib {lv.label} {lv.price}") for lv in fib.retracements] if fib else []
     trend = None
@@ -195,8 +217,9 @@ async def render_chart(
     skipped: list[str] = []
     sr = _optional(lambda: sr_output(ctx, s, _CHART_LEVELS), show_levels, "levels", skipped)
     fib = _optional(lambda: fib_output(ctx, s), show_fib, "fib", skipped)
-    line = _optional(lambda: trendline_output(ctx, s, "support", 5), show_trendline,
-                     "trendline", skipped)
+    line = _optional(
+        lambda: trendline_output(ctx, s, "support", 5), show_trendline, "trendline", skipped
+    )
     supports = [(z.price, f"S {z.price} ({z.strength})") for z in (sr.support if sr else [])]
     resists = [(z.price, f"R {z.price} ({z.strength})") for z in (sr.resistance if sr else [])]
     notes = _annotations(s, supports, resists, fib, line)
@@ -205,13 +228,20 @@ async def render_chart(
     png = await asyncio.to_thread(_draw_and_save, s, notes, path)
     missing = [m for part in (sr, line) if part is not None for m in s.own_notes(part)]
     summary = ChartImage(
-        **s.envelope(ctx, "a line of closes is drawn"), period=period, bars=len(s.frame),
-        current_price=price(s.close), file=path.name if path is not None else None,
-        support_levels=[p for p, _ in supports], resistance_levels=[p for p, _ in resists],
+        **s.envelope(ctx, "a line of closes is drawn"),
+        period=period,
+        bars=len(s.frame),
+        current_price=price(s.close),
+        file=path.name if path is not None else None,
+        support_levels=[p for p, _ in supports],
+        resistance_levels=[p for p, _ in resists],
         fib_levels={lv.label: lv.price for lv in fib.retracements} if fib else {},
         trendline={"start_price": line.start_price, "value_now": line.value_now}
-        if line is not None and line.found and line.start_price is not None
-        and line.value_now is not None else None,
+        if line is not None
+        and line.found
+        and line.start_price is not None
+        and line.value_now is not None
+        else None,
     )
     summary.missing.extend([*missing, *skipped])
     return ToolReturn(summary, images=[ImagePart(data=png, media_type="image/png")])

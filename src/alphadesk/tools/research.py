@@ -54,8 +54,12 @@ _MAX_TITLE = 200
 
 
 async def _attempt(
-    ctx: RunContext[ToolDeps], symbol: str, what: str, method: Callable[..., T],
-    *args: Any, **kwargs: Any,
+    ctx: RunContext[ToolDeps],
+    symbol: str,
+    what: str,
+    method: Callable[..., T],
+    *args: Any,
+    **kwargs: Any,
 ) -> tuple[T | None, str | None]:
     """The provider's answer, or why there is none (a fixable symbol is a retry)."""
     try:
@@ -64,10 +68,12 @@ async def _attempt(
         return None, f"{what}: {exc}"
 
 
-def _absent(cls: type[ToolOutput], ctx: RunContext[ToolDeps], symbol: str, reason: str | None,
-            **fields: Any) -> Any:
-    return cls(symbol=symbol.upper(), as_of=ctx.as_of, available=False,
-               missing=[str(reason)], **fields)
+def _absent(
+    cls: type[ToolOutput], ctx: RunContext[ToolDeps], symbol: str, reason: str | None, **fields: Any
+) -> Any:
+    return cls(
+        symbol=symbol.upper(), as_of=ctx.as_of, available=False, missing=[str(reason)], **fields
+    )
 
 
 # -- get_news ------------------------------------------------------------------------------
@@ -96,8 +102,9 @@ class NewsReport(ToolOutput):
         None, description="Net polarity of all headlines' words together, -1 to 1."
     )
     sentiment: Literal["positive", "negative", "neutral", "mixed"] | None = Field(
-        None, description="positive/negative beyond +-0.2; mixed when both kinds of "
-        "headline are present in between; else neutral."
+        None,
+        description="positive/negative beyond +-0.2; mixed when both kinds of "
+        "headline are present in between; else neutral.",
     )
     mean_polarity: float | None = None
     positive_headlines: int = 0
@@ -108,12 +115,18 @@ class NewsReport(ToolOutput):
 
 def _headline(item: NewsItem) -> Headline:
     score = lm_sentiment(item.title)
-    tone: Tone = "positive" if score.polarity > 0 else "negative" if score.polarity < 0 \
-        else "neutral"
+    tone: Tone = (
+        "positive" if score.polarity > 0 else "negative" if score.polarity < 0 else "neutral"
+    )
     return Headline(
-        published_at=item.known_at, title=item.title[:_MAX_TITLE], publisher=item.publisher,
-        url=item.url, polarity=round(score.polarity, 3), tone=tone,
-        positive_words=score.positive, negative_words=score.negative,
+        published_at=item.known_at,
+        title=item.title[:_MAX_TITLE],
+        publisher=item.publisher,
+        url=item.url,
+        polarity=round(score.polarity, 3),
+        tone=tone,
+        positive_words=score.positive,
+        negative_words=score.negative,
     )
 
 
@@ -129,9 +142,11 @@ def _overall(rows: list[Headline]) -> dict[str, Any]:
     else:
         label = "mixed" if tones["positive"] and tones["negative"] else "neutral"
     return {
-        "sentiment_score": round(score, 3), "sentiment": label,
+        "sentiment_score": round(score, 3),
+        "sentiment": label,
         "mean_polarity": round(statistics.fmean(h.polarity for h in rows), 3),
-        "positive_headlines": tones["positive"], "negative_headlines": tones["negative"],
+        "positive_headlines": tones["positive"],
+        "negative_headlines": tones["negative"],
         "neutral_headlines": tones["neutral"],
     }
 
@@ -156,15 +171,22 @@ async def get_news(
         limit: Most headlines to return (the tone covers all of them).
     """
     market = ctx.deps.market
-    news, reason = await _attempt(ctx, symbol, "news", market.news, symbol, ctx.as_of,
-                                  days=days, limit=200)
+    news, reason = await _attempt(
+        ctx, symbol, "news", market.news, symbol, ctx.as_of, days=days, limit=200
+    )
     if news is None:
         return _absent(NewsReport, ctx, symbol, reason, days=days)
     # Guard the point-in-time rule here too: a provider bug must not leak the future.
     items = [n for n in news.items if n.known_at <= ctx.as_of]
     rows = [_headline(n) for n in sorted(items, key=lambda n: n.known_at, reverse=True)]
-    base = {"symbol": news.symbol, "as_of": ctx.as_of, "source": source_of(news.provenance),
-            "missing": list(news.provenance.missing), "days": days, "count": len(rows)}
+    base = {
+        "symbol": news.symbol,
+        "as_of": ctx.as_of,
+        "source": source_of(news.provenance),
+        "missing": list(news.provenance.missing),
+        "days": days,
+        "count": len(rows),
+    }
     if not rows:
         return NewsReport(**base, available=True, sentiment="neutral", sentiment_score=0.0)
     return NewsReport(**base, available=True, **_overall(rows), headlines=rows[:limit])
@@ -191,8 +213,9 @@ class EarningsReport(ToolOutput):
     days_until_next: int | None = Field(None, description="Calendar days from as_of.")
     next_eps_estimate: float | None = None
     next_estimated_date: date | None = Field(
-        None, description="Only when no date is announced: last release + 91 days, an "
-        "estimate from the quarterly cadence, not a fact."
+        None,
+        description="Only when no date is announced: last release + 91 days, an "
+        "estimate from the quarterly cadence, not a fact.",
     )
     last_date: date | None = None
     days_since_last: int | None = None
@@ -203,8 +226,12 @@ class EarningsReport(ToolOutput):
 
 
 def _past_row(event: EarningsEvent) -> EarningsRow:
-    return EarningsRow(date=local_date(event.time), eps_estimate=event.eps_estimate,
-                       eps_actual=event.eps_actual, surprise_pct=round_pct(event.surprise_pct))
+    return EarningsRow(
+        date=local_date(event.time),
+        eps_estimate=event.eps_estimate,
+        eps_actual=event.eps_actual,
+        surprise_pct=round_pct(event.surprise_pct),
+    )
 
 
 def _earnings_fields(events: list[EarningsEvent], as_of: datetime) -> dict[str, Any]:
@@ -214,15 +241,21 @@ def _earnings_fields(events: list[EarningsEvent], as_of: datetime) -> dict[str, 
     fields: dict[str, Any] = {"recent": [_past_row(e) for e in past[:4]]}
     if upcoming:
         nxt = upcoming[0]  # only the estimate: an actual is not known before the release
-        fields |= {"next_date": local_date(nxt.time), "next_time": nxt.time,
-                   "days_until_next": (local_date(nxt.time) - today).days,
-                   "next_eps_estimate": nxt.eps_estimate}
+        fields |= {
+            "next_date": local_date(nxt.time),
+            "next_time": nxt.time,
+            "days_until_next": (local_date(nxt.time) - today).days,
+            "next_eps_estimate": nxt.eps_estimate,
+        }
     if past:
         last = past[0]
-        fields |= {"last_date": local_date(last.time),
-                   "days_since_last": (today - local_date(last.time)).days,
-                   "last_eps_actual": last.eps_actual, "last_eps_estimate": last.eps_estimate,
-                   "last_surprise_pct": round_pct(last.surprise_pct)}
+        fields |= {
+            "last_date": local_date(last.time),
+            "days_since_last": (today - local_date(last.time)).days,
+            "last_eps_actual": last.eps_actual,
+            "last_eps_estimate": last.eps_estimate,
+            "last_surprise_pct": round_pct(last.surprise_pct),
+        }
         if not upcoming:
             fields["next_estimated_date"] = local_date(last.time) + timedelta(_QUARTER_DAYS)
     return fields
@@ -242,20 +275,27 @@ async def get_earnings_dates(ctx: RunContext[ToolDeps], symbol: str) -> Earnings
         symbol: Ticker, e.g. "MSFT".
     """
     market = ctx.deps.market
-    earnings, reason = await _attempt(ctx, symbol, "earnings", market.earnings, symbol,
-                                      ctx.as_of)
+    earnings, reason = await _attempt(ctx, symbol, "earnings", market.earnings, symbol, ctx.as_of)
     if earnings is None:
         return _absent(EarningsReport, ctx, symbol, reason)
     events = [e for e in earnings.items if e.known_at <= ctx.as_of]
     fields = _earnings_fields(events, ctx.as_of)
     missing = list(earnings.provenance.missing)
     if not events:
-        missing.append(f"earnings: {earnings.provenance.provider} knows no release of "
-                       f"{earnings.symbol} as of {local_date(ctx.as_of)}")
+        missing.append(
+            f"earnings: {earnings.provenance.provider} knows no release of "
+            f"{earnings.symbol} as of {local_date(ctx.as_of)}"
+        )
     elif fields.get("next_date") is None:
         missing.append(f"next earnings: no date announced as of {local_date(ctx.as_of)}")
-    return EarningsReport(symbol=earnings.symbol, as_of=ctx.as_of, available=bool(events),
-                          source=source_of(earnings.provenance), missing=missing, **fields)
+    return EarningsReport(
+        symbol=earnings.symbol,
+        as_of=ctx.as_of,
+        available=bool(events),
+        source=source_of(earnings.provenance),
+        missing=missing,
+        **fields,
+    )
 
 
 # -- get_short_interest --------------------------------------------------------------------
@@ -273,8 +313,9 @@ class ShortInterestReport(ToolOutput):
     settlement_date: date | None = Field(None, description="The date the figure refers to.")
     age_days: int | None = Field(None, description="Days from settlement_date to as_of.")
     level: Literal["low", "moderate", "high"] | None = Field(
-        None, description="By % of float: < 5 low, < 15 moderate, else high; by days to "
-        "cover (< 3, < 7) when the float share is unknown."
+        None,
+        description="By % of float: < 5 low, < 15 moderate, else high; by days to "
+        "cover (< 3, < 7) when the float share is unknown.",
     )
 
 
@@ -298,8 +339,9 @@ async def get_short_interest(ctx: RunContext[ToolDeps], symbol: str) -> ShortInt
         symbol: Ticker, e.g. "MSFT".
     """
     market = ctx.deps.market
-    si, reason = await _attempt(ctx, symbol, "short interest", market.short_interest, symbol,
-                                ctx.as_of)
+    si, reason = await _attempt(
+        ctx, symbol, "short interest", market.short_interest, symbol, ctx.as_of
+    )
     if si is None:
         return _absent(ShortInterestReport, ctx, symbol, reason)
     pct = si.short_percent_of_float * 100.0 if si.short_percent_of_float is not None else None
@@ -307,14 +349,22 @@ async def get_short_interest(ctx: RunContext[ToolDeps], symbol: str) -> ShortInt
     change = (si.shares_short / prior - 1.0) * 100.0 if si.shares_short and prior else None
     as_of_day = local_date(ctx.as_of)
     missing = list(si.provenance.missing) + [
-        name for name, value in (("short_pct_of_float", pct), ("days_to_cover",
-                                 si.days_to_cover)) if value is None
+        name
+        for name, value in (("short_pct_of_float", pct), ("days_to_cover", si.days_to_cover))
+        if value is None
     ]
     return ShortInterestReport(
-        symbol=si.symbol, as_of=ctx.as_of, source=source_of(si.provenance), missing=missing,
-        available=True, short_pct_of_float=round_pct(pct), days_to_cover=round_pct(
-            si.days_to_cover), shares_short=si.shares_short, shares_short_prior_month=prior,
-        change_pct=round_pct(change), settlement_date=si.settlement_date,
+        symbol=si.symbol,
+        as_of=ctx.as_of,
+        source=source_of(si.provenance),
+        missing=missing,
+        available=True,
+        short_pct_of_float=round_pct(pct),
+        days_to_cover=round_pct(si.days_to_cover),
+        shares_short=si.shares_short,
+        shares_short_prior_month=prior,
+        change_pct=round_pct(change),
+        settlement_date=si.settlement_date,
         age_days=(as_of_day - si.settlement_date).days if si.settlement_date else None,
         level=_short_level(pct, si.days_to_cover),
     )
@@ -351,8 +401,13 @@ class AnalystRatingsReport(ToolOutput):
     recent: list[RatingAction] = Field(default_factory=list, description="Newest first.")
 
 
-_ACTIONS = (("up", "upgrade"), ("down", "downgrade"), ("init", "initiation"),
-            ("main", "reiteration"), ("reit", "reiteration"))
+_ACTIONS = (
+    ("up", "upgrade"),
+    ("down", "downgrade"),
+    ("init", "initiation"),
+    ("main", "reiteration"),
+    ("reit", "reiteration"),
+)
 
 
 def _action(raw: str | None) -> Any:
@@ -361,9 +416,14 @@ def _action(raw: str | None) -> Any:
 
 
 def _rating_row(item: AnalystRating) -> RatingAction:
-    return RatingAction(date=local_date(item.known_at), firm=item.firm,
-                        action=_action(item.action), from_grade=item.from_grade,
-                        to_grade=item.to_grade, price_target=item.price_target)
+    return RatingAction(
+        date=local_date(item.known_at),
+        firm=item.firm,
+        action=_action(item.action),
+        from_grade=item.from_grade,
+        to_grade=item.to_grade,
+        price_target=item.price_target,
+    )
 
 
 def _targets(items: list[AnalystRating]) -> dict[str, float | None]:
@@ -374,8 +434,11 @@ def _targets(items: list[AnalystRating]) -> dict[str, float | None]:
     if not latest:
         return {}
     values = list(latest.values())
-    return {"price_target_mean": round(statistics.fmean(values), 2),
-            "price_target_low": min(values), "price_target_high": max(values)}
+    return {
+        "price_target_mean": round(statistics.fmean(values), 2),
+        "price_target_low": min(values),
+        "price_target_high": max(values),
+    }
 
 
 @tool
@@ -398,19 +461,28 @@ async def get_analyst_ratings(
         limit: Most recent actions to list.
     """
     market = ctx.deps.market
-    ratings, reason = await _attempt(ctx, symbol, "analyst ratings", market.analyst_ratings,
-                                     symbol, ctx.as_of, days=days)
+    ratings, reason = await _attempt(
+        ctx, symbol, "analyst ratings", market.analyst_ratings, symbol, ctx.as_of, days=days
+    )
     if ratings is None:
         return _absent(AnalystRatingsReport, ctx, symbol, reason, days=days)
     items = [r for r in ratings.items if r.known_at <= ctx.as_of]
     rows = [_rating_row(r) for r in sorted(items, key=lambda r: r.known_at, reverse=True)]
     kinds = Counter(r.action for r in rows)
     return AnalystRatingsReport(
-        symbol=ratings.symbol, as_of=ctx.as_of, source=source_of(ratings.provenance),
-        missing=list(ratings.provenance.missing), available=True, days=days, count=len(rows),
-        upgrades=kinds["upgrade"], downgrades=kinds["downgrade"],
-        initiations=kinds["initiation"], reiterations=kinds["reiteration"],
-        net_upgrades=kinds["upgrade"] - kinds["downgrade"], **_targets(items),
+        symbol=ratings.symbol,
+        as_of=ctx.as_of,
+        source=source_of(ratings.provenance),
+        missing=list(ratings.provenance.missing),
+        available=True,
+        days=days,
+        count=len(rows),
+        upgrades=kinds["upgrade"],
+        downgrades=kinds["downgrade"],
+        initiations=kinds["initiation"],
+        reiterations=kinds["reiteration"],
+        net_upgrades=kinds["upgrade"] - kinds["downgrade"],
+        **_targets(items),
         recent=rows[:limit],
     )
 
@@ -462,14 +534,16 @@ async def get_sec_filings(
         limit: Most filings to list.
     """
     market = ctx.deps.market
-    filings, reason = await _attempt(ctx, symbol, "filings", market.filings, symbol,
-                                     ctx.as_of, forms=forms, limit=500)
+    filings, reason = await _attempt(
+        ctx, symbol, "filings", market.filings, symbol, ctx.as_of, forms=forms, limit=500
+    )
     if filings is None:
         return _absent(FilingsReport, ctx, symbol, reason, days=days)
     known = [f for f in filings.items if f.known_at <= ctx.as_of]
     since = ctx.as_of - timedelta(days=days)
-    window = sorted((f for f in known if f.known_at >= since), key=lambda f: f.known_at,
-                    reverse=True)
+    window = sorted(
+        (f for f in known if f.known_at >= since), key=lambda f: f.known_at, reverse=True
+    )
     per_form = Counter(f.form.upper() for f in window)
 
     def last(form: str) -> date | None:
@@ -477,12 +551,27 @@ async def get_sec_filings(
         return max(dates) if dates else None
 
     return FilingsReport(
-        symbol=filings.symbol, as_of=ctx.as_of, source=source_of(filings.provenance),
-        missing=list(filings.provenance.missing), available=True, days=days,
-        count=len(window), count_8k=per_form["8-K"] + per_form["8-K/A"], forms=dict(per_form),
-        last_10k=last("10-K"), last_10q=last("10-Q"),
-        filings=[FilingRow(form=f.form, filed_at=f.known_at, report_date=f.report_date,
-                           description=f.description, url=f.url) for f in window[:limit]],
+        symbol=filings.symbol,
+        as_of=ctx.as_of,
+        source=source_of(filings.provenance),
+        missing=list(filings.provenance.missing),
+        available=True,
+        days=days,
+        count=len(window),
+        count_8k=per_form["8-K"] + per_form["8-K/A"],
+        forms=dict(per_form),
+        last_10k=last("10-K"),
+        last_10q=last("10-Q"),
+        filings=[
+            FilingRow(
+                form=f.form,
+                filed_at=f.known_at,
+                report_date=f.report_date,
+                description=f.description,
+                url=f.url,
+            )
+            for f in window[:limit]
+        ],
     )
 
 

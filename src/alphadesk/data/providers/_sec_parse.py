@@ -16,8 +16,11 @@ _TAXONOMIES = ("us-gaap", "ifrs-full", "dei")
 
 
 def _malformed(what: str) -> MalformedResponse:
-    return MalformedResponse(f"EDGAR {what}; the document does not have EDGAR's documented "
-                             "shape (is the base URL right?)", provider="sec")
+    return MalformedResponse(
+        f"EDGAR {what}; the document does not have EDGAR's documented "
+        "shape (is the base URL right?)",
+        provider="sec",
+    )
 
 
 def ticker_map(raw: Any) -> dict[str, tuple[int, str]]:
@@ -29,8 +32,7 @@ def ticker_map(raw: Any) -> dict[str, tuple[int, str]]:
         for row in raw.values():
             out[str(row["ticker"]).upper()] = (int(row["cik_str"]), str(row["title"]))
     except (KeyError, TypeError, ValueError) as exc:
-        raise _malformed(f"company_tickers.json row without ticker/cik_str/title ({exc})")\
-            from exc
+        raise _malformed(f"company_tickers.json row without ticker/cik_str/title ({exc})") from exc
     return out
 
 
@@ -60,8 +62,10 @@ def filings(arrays: Any, cik: int, www_url: str) -> list[Filing]:
     n = len(numbers)
     if len(forms) != n or len(dates) != n:
         raise _malformed("filing arrays have different lengths")
-    column = {k: arrays.get(k) or [None] * n for k in (
-        "acceptanceDateTime", "reportDate", "primaryDocument", "primaryDocDescription")}
+    column = {
+        k: arrays.get(k) or [None] * n
+        for k in ("acceptanceDateTime", "reportDate", "primaryDocument", "primaryDocDescription")
+    }
     out = []
     for i in range(n):
         try:
@@ -71,14 +75,18 @@ def filings(arrays: Any, cik: int, www_url: str) -> list[Filing]:
         doc = column["primaryDocument"][i] or None
         folder = str(numbers[i]).replace("-", "")
         report = column["reportDate"][i]
-        out.append(Filing(
-            known_at=acceptance_time(column["acceptanceDateTime"][i], filed),
-            form=str(forms[i]), filing_date=filed,
-            report_date=date.fromisoformat(report) if report else None,
-            accession_number=str(numbers[i]), primary_document=doc,
-            description=column["primaryDocDescription"][i] or None,
-            url=f"{www_url}/Archives/edgar/data/{cik}/{folder}/{doc or ''}",
-        ))
+        out.append(
+            Filing(
+                known_at=acceptance_time(column["acceptanceDateTime"][i], filed),
+                form=str(forms[i]),
+                filing_date=filed,
+                report_date=date.fromisoformat(report) if report else None,
+                accession_number=str(numbers[i]),
+                primary_document=doc,
+                description=column["primaryDocDescription"][i] or None,
+                url=f"{www_url}/Archives/edgar/data/{cik}/{folder}/{doc or ''}",
+            )
+        )
     return out
 
 
@@ -103,19 +111,28 @@ def _fact(taxonomy: str, concept: str, unit: str, value: Any) -> Fact:
         filed = date.fromisoformat(value["filed"])
         start = value.get("start")
         return Fact(
-            known_at=end_of_day(filed), taxonomy=taxonomy, concept=concept, unit=unit,
-            value=float(value["val"]), start=date.fromisoformat(start) if start else None,
-            end=date.fromisoformat(value["end"]), filed=filed, form=value.get("form"),
-            fiscal_year=value.get("fy"), fiscal_period=value.get("fp"),
+            known_at=end_of_day(filed),
+            taxonomy=taxonomy,
+            concept=concept,
+            unit=unit,
+            value=float(value["val"]),
+            start=date.fromisoformat(start) if start else None,
+            end=date.fromisoformat(value["end"]),
+            filed=filed,
+            form=value.get("form"),
+            fiscal_year=value.get("fy"),
+            fiscal_period=value.get("fp"),
             accession_number=value.get("accn"),
         )
     except (KeyError, TypeError, ValueError) as exc:
-        raise _malformed(f"companyfacts {concept} has a value without end/val/filed ({exc})")\
-            from exc
+        raise _malformed(
+            f"companyfacts {concept} has a value without end/val/filed ({exc})"
+        ) from exc
 
 
-def instrument(raw: dict[str, Any], symbol: str, as_of: datetime,
-               provenance: Provenance) -> Instrument:
+def instrument(
+    raw: dict[str, Any], symbol: str, as_of: datetime, provenance: Provenance
+) -> Instrument:
     """Identity from submissions: the company name in force at ``as_of`` (EDGAR keeps
     former names with their dates), the first exchange and the SIC description."""
     name = str(raw.get("name") or symbol)
@@ -129,7 +146,11 @@ def instrument(raw: dict[str, Any], symbol: str, as_of: datetime,
             name = str(former["name"])
     exchanges = raw.get("exchanges") or []
     return Instrument(
-        symbol=symbol, observed_at=as_of, provenance=provenance, name=name,
-        asset_type="equity", exchange=exchanges[0] if exchanges else None,
+        symbol=symbol,
+        observed_at=as_of,
+        provenance=provenance,
+        name=name,
+        asset_type="equity",
+        exchange=exchanges[0] if exchanges else None,
         industry=raw.get("sicDescription") or None,
     )

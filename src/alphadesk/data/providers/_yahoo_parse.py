@@ -19,8 +19,14 @@ __all__ = [
     "parse_ratings",
 ]
 
-_COLUMNS = {"Open": "open", "High": "high", "Low": "low", "Close": "close",
-            "Adj Close": "adj_close", "Volume": "volume"}
+_COLUMNS = {
+    "Open": "open",
+    "High": "high",
+    "Low": "low",
+    "Close": "close",
+    "Adj Close": "adj_close",
+    "Volume": "volume",
+}
 _MINUTES = {"1m": 1, "2m": 2, "5m": 5, "15m": 15, "30m": 30, "60m": 60, "90m": 90, "1h": 60}
 
 
@@ -38,14 +44,19 @@ def parse_bars(raw: Any, symbol: str, interval: str, retrieved_at: datetime) -> 
     import pandas as pd
 
     if raw is None or len(raw) == 0:
-        raise NoData(f"Yahoo Finance returned no {interval} bars for {symbol}; check the "
-                     "symbol (Yahoo spells indices ^GSPC, classes BRK-B)", provider="yahoo")
+        raise NoData(
+            f"Yahoo Finance returned no {interval} bars for {symbol}; check the "
+            "symbol (Yahoo spells indices ^GSPC, classes BRK-B)",
+            provider="yahoo",
+        )
     if isinstance(raw.columns, pd.MultiIndex):  # yf.download with one ticker
         raw = raw.droplevel(1, axis=1) if raw.columns.nlevels > 1 else raw
     present = {c: _COLUMNS[c] for c in raw.columns if c in _COLUMNS}
     if "Close" not in present and "Adj Close" not in present:
-        raise MalformedResponse(f"Yahoo bars for {symbol} have no Close column "
-                                f"(got {list(raw.columns)})", provider="yahoo")
+        raise MalformedResponse(
+            f"Yahoo bars for {symbol} have no Close column (got {list(raw.columns)})",
+            provider="yahoo",
+        )
     frame = raw[list(present)].rename(columns=present).astype("float64")
     index = pd.DatetimeIndex(raw.index)
     if index.tz is None:
@@ -73,16 +84,24 @@ def parse_contracts(
                 raise MalformedResponse("a Yahoo option row has no strike", provider="yahoo")
             iv = _num(row.get("impliedVolatility"))
             last_trade = row.get("lastTradeDate")
-            contracts.append(OptionContract(
-                contract_symbol=row.get("contractSymbol"), option_type=option_type,
-                strike=strike, expiration=expiration, dte=dte, trading_days=trading_days,
-                bid=_num(row.get("bid")), ask=_num(row.get("ask")),
-                last=_num(row.get("lastPrice")),
-                volume=_int(row.get("volume")), open_interest=_int(row.get("openInterest")),
-                iv=iv if iv is not None and iv > 0.005 else None,
-                in_the_money=bool(row.get("inTheMoney", False)),
-                last_trade_at=_aware(last_trade),
-            ))
+            contracts.append(
+                OptionContract(
+                    contract_symbol=row.get("contractSymbol"),
+                    option_type=option_type,
+                    strike=strike,
+                    expiration=expiration,
+                    dte=dte,
+                    trading_days=trading_days,
+                    bid=_num(row.get("bid")),
+                    ask=_num(row.get("ask")),
+                    last=_num(row.get("lastPrice")),
+                    volume=_int(row.get("volume")),
+                    open_interest=_int(row.get("openInterest")),
+                    iv=iv if iv is not None and iv > 0.005 else None,
+                    in_the_money=bool(row.get("inTheMoney", False)),
+                    last_trade_at=_aware(last_trade),
+                )
+            )
     return contracts
 
 
@@ -117,7 +136,7 @@ def parse_news(raw: Any, symbol: str) -> list[NewsItem]:
         if content is not None:
             published = _aware(content.get("pubDate") or content.get("displayTime"))
             provider = content.get("provider") or {}
-            url = (content.get("canonicalUrl") or content.get("clickThroughUrl") or {})
+            url = content.get("canonicalUrl") or content.get("clickThroughUrl") or {}
             title = content.get("title")
             publisher = provider.get("displayName") if isinstance(provider, dict) else None
             link = url.get("url") if isinstance(url, dict) else None
@@ -129,9 +148,16 @@ def parse_news(raw: Any, symbol: str) -> list[NewsItem]:
             link, summary = entry.get("link"), None
         if published is None or not title:
             continue  # an item without a time cannot be placed in time: skip it
-        items.append(NewsItem(known_at=published, title=str(title), publisher=publisher,
-                              url=link, summary=summary,
-                              tickers=list(entry.get("relatedTickers") or [])))
+        items.append(
+            NewsItem(
+                known_at=published,
+                title=str(title),
+                publisher=publisher,
+                url=link,
+                summary=summary,
+                tickers=list(entry.get("relatedTickers") or []),
+            )
+        )
     return items
 
 
@@ -147,12 +173,15 @@ def parse_earnings(raw: Any, retrieved_at: datetime) -> list[EarningsEvent]:
             continue
         past = when <= retrieved_at
         known = min(end_of_day(local_date(when)), retrieved_at) if past else retrieved_at
-        events.append(EarningsEvent(
-            known_at=known, time=when,
-            eps_estimate=_num(row.get("EPS Estimate")),
-            eps_actual=_num(row.get("Reported EPS")) if past else None,
-            surprise_pct=_num(row.get("Surprise(%)")) if past else None,
-        ))
+        events.append(
+            EarningsEvent(
+                known_at=known,
+                time=when,
+                eps_estimate=_num(row.get("EPS Estimate")),
+                eps_actual=_num(row.get("Reported EPS")) if past else None,
+                surprise_pct=_num(row.get("Surprise(%)")) if past else None,
+            )
+        )
     return events
 
 
@@ -170,11 +199,16 @@ def parse_ratings(raw: Any) -> list[AnalystRating]:
         firm = row.get("Firm")
         if not firm:
             continue
-        ratings.append(AnalystRating(
-            known_at=when, firm=str(firm), to_grade=row.get("ToGrade") or None,
-            from_grade=row.get("FromGrade") or None, action=row.get("Action") or None,
-            price_target=_num(row.get("currentPriceTarget")),
-        ))
+        ratings.append(
+            AnalystRating(
+                known_at=when,
+                firm=str(firm),
+                to_grade=row.get("ToGrade") or None,
+                from_grade=row.get("FromGrade") or None,
+                action=row.get("Action") or None,
+                price_target=_num(row.get("currentPriceTarget")),
+            )
+        )
     return ratings
 
 
@@ -182,4 +216,3 @@ def discount_to_continuous(discount_pct: float, days: int = 91) -> float:
     """A T-bill bank-discount yield (percent, as ^IRX quotes it) as a continuous rate."""
     price = 1.0 - discount_pct / 100.0 * days / 360.0
     return -math.log(price) * 365.0 / days
-

@@ -23,9 +23,18 @@ __all__ = ["BUNDLED_DIR", "BundledProvider"]
 
 BUNDLED_DIR = Path(__file__).resolve().parent.parent / "bundled"
 # Common names of bundled symbols, offered as suggestions (never substituted silently).
-_ALIASES = {"SPX": "^GSPC", "GSPC": "^GSPC", "SP500": "^GSPC", "VIX": "^VIX",
-            "IXIC": "^IXIC", "COMP": "^IXIC", "NASDAQ": "^IXIC", "META": "FB",
-            "GOOGL": "GOOG", "BTC": "BTC-USD"}
+_ALIASES = {
+    "SPX": "^GSPC",
+    "GSPC": "^GSPC",
+    "SP500": "^GSPC",
+    "VIX": "^VIX",
+    "IXIC": "^IXIC",
+    "COMP": "^IXIC",
+    "NASDAQ": "^IXIC",
+    "META": "FB",
+    "GOOGL": "GOOG",
+    "BTC": "BTC-USD",
+}
 
 
 class _Store:

@@ -38,8 +38,16 @@ from ..models import Fact, Fundamentals, Instrument, News, NewsItem, Provenance,
 __all__ = ["LocalProvider"]
 
 _SUFFIXES = (".parquet", ".csv")
-_INTERVAL_MINUTES = {"1m": 1, "2m": 2, "5m": 5, "15m": 15, "30m": 30, "60m": 60, "90m": 90,
-                     "1h": 60}
+_INTERVAL_MINUTES = {
+    "1m": 1,
+    "2m": 2,
+    "5m": 5,
+    "15m": 15,
+    "30m": 30,
+    "60m": 60,
+    "90m": 90,
+    "1h": 60,
+}
 _ALIASES = {"adj close": "adj_close", "adjclose": "adj_close", "adjusted_close": "adj_close"}
 _FACT_COLUMNS = ("concept", "value", "unit", "end", "filed")
 # Identities in instruments.csv hold at every as_of: they carry no date.
@@ -55,8 +63,16 @@ class LocalProvider(Provider):
     """
 
     name = "local"
-    kinds = frozenset({DataKind.DAILY_BARS, DataKind.INTRADAY_BARS, DataKind.QUOTE,
-                       DataKind.NEWS, DataKind.FUNDAMENTALS, DataKind.INSTRUMENT})
+    kinds = frozenset(
+        {
+            DataKind.DAILY_BARS,
+            DataKind.INTRADAY_BARS,
+            DataKind.QUOTE,
+            DataKind.NEWS,
+            DataKind.FUNDAMENTALS,
+            DataKind.INSTRUMENT,
+        }
+    )
 
     def __init__(self, root: Path | None, *, clock: Clock = utc_now) -> None:
         super().__init__(clock=clock)
@@ -112,8 +128,9 @@ class LocalProvider(Provider):
         return value
 
     def _provenance(self, path: Path) -> Provenance:
-        return Provenance(provider=self.name, origin="observed", retrieved_at=self._clock(),
-                          source=str(path))
+        return Provenance(
+            provider=self.name, origin="observed", retrieved_at=self._clock(), source=str(path)
+        )
 
     def _daily_bars(self, symbol: str, as_of: datetime) -> Bars:
         path = self._find(self.root / "bars" / "1d", symbol, _SUFFIXES, "daily bars")
@@ -129,13 +146,16 @@ class LocalProvider(Provider):
     def _quote(self, symbol: str, as_of: datetime) -> Quote:
         bars = self._daily_bars(symbol, as_of).upto(as_of)
         if len(bars) == 0:
-            raise NoData(f"{symbol}: no local daily bar before {as_of.isoformat()}",
-                         provider=self.name)
+            raise NoData(
+                f"{symbol}: no local daily bar before {as_of.isoformat()}", provider=self.name
+            )
         field = bars.price_field()
         last = bars.frame.iloc[-1]
         return Quote(
-            symbol=symbol, observed_at=bars.frame.index[-1].to_pydatetime(),
-            provenance=bars.provenance, price=float(last[field]),
+            symbol=symbol,
+            observed_at=bars.frame.index[-1].to_pydatetime(),
+            provenance=bars.provenance,
+            price=float(last[field]),
             volume=float(last["volume"]) if "volume" in bars.fields else None,
             basis="close" if field == "close" else "adj_close",
         )
@@ -153,14 +173,19 @@ class LocalProvider(Provider):
     def _instrument(self, symbol: str, as_of: datetime) -> Instrument:
         path = self.root / "instruments.csv"
         if not path.is_file():
-            raise NoData(f"no {path}; add one with columns symbol,name,asset_type,...",
-                         provider=self.name)
+            raise NoData(
+                f"no {path}; add one with columns symbol,name,asset_type,...", provider=self.name
+            )
         rows = self._cached(path, _read_instruments)
         if symbol not in rows:
             raise NoData(f"{symbol} is not in {path}", provider=self.name)
         try:
-            return Instrument(symbol=symbol, observed_at=_REFERENCE_TIME,
-                              provenance=self._provenance(path), **rows[symbol])
+            return Instrument(
+                symbol=symbol,
+                observed_at=_REFERENCE_TIME,
+                provenance=self._provenance(path),
+                **rows[symbol],
+            )
         except ValueError as exc:
             raise InvalidData(f"{path}, symbol {symbol}: {exc}", provider=self.name) from exc
 
@@ -180,16 +205,16 @@ def _read_bars(path: Path, interval: str | None) -> Any:
     import pandas as pd
 
     frame = _read_table(path)
-    frame.columns = [_ALIASES.get(str(c).strip().lower(), str(c).strip().lower())
-                     for c in frame.columns]
+    frame.columns = [
+        _ALIASES.get(str(c).strip().lower(), str(c).strip().lower()) for c in frame.columns
+    ]
     frame = frame.reset_index(drop="close_time" not in (frame.index.names or []))
     if "close_time" in frame.columns:
         index = pd.DatetimeIndex(pd.to_datetime(frame["close_time"], utc=False))
     elif interval is None and "date" in frame.columns:
         dates = pd.DatetimeIndex(pd.to_datetime(frame["date"]))
         if dates.tz is not None:
-            raise InvalidData(f"{path}: `date` must be a plain date (YYYY-MM-DD)",
-                              provider="local")
+            raise InvalidData(f"{path}: `date` must be a plain date (YYYY-MM-DD)", provider="local")
         index = bar_close_instants(dates)
     elif interval is not None and "start" in frame.columns:
         starts = pd.DatetimeIndex(pd.to_datetime(frame["start"]))
@@ -204,8 +229,7 @@ def _read_bars(path: Path, interval: str | None) -> Any:
         )
     fields = [c for c in BAR_FIELDS if c in frame.columns]
     if not fields:
-        raise InvalidData(f"{path}: no bar column among {', '.join(BAR_FIELDS)}",
-                          provider="local")
+        raise InvalidData(f"{path}: no bar column among {', '.join(BAR_FIELDS)}", provider="local")
     data = frame[fields].apply(pd.to_numeric, errors="coerce")
     data.index = index
     return data.sort_index()
@@ -218,11 +242,16 @@ def _read_news(path: Path) -> list[NewsItem]:
             continue
         try:
             raw = json.loads(line)
-            items.append(NewsItem(
-                known_at=raw["published_at"], title=raw["title"],
-                publisher=raw.get("publisher"), url=raw.get("url"),
-                summary=raw.get("summary"), tickers=list(raw.get("tickers", [])),
-            ))
+            items.append(
+                NewsItem(
+                    known_at=raw["published_at"],
+                    title=raw["title"],
+                    publisher=raw.get("publisher"),
+                    url=raw.get("url"),
+                    summary=raw.get("summary"),
+                    tickers=list(raw.get("tickers", [])),
+                )
+            )
         except (ValueError, KeyError, TypeError) as exc:
             raise InvalidData(
                 f"{path}, line {number}: {exc}; each line needs published_at (with a zone) "
@@ -243,19 +272,28 @@ def _read_facts(path: Path) -> list[Fact]:
     for number, row in enumerate(frame.to_dict("records"), start=2):
         try:
             filed = date.fromisoformat(str(row["filed"]))
-            optional = {k: row[k] for k in ("form", "fiscal_period", "taxonomy",
-                                            "accession_number")
-                        if k in row and pd.notna(row[k])}
-            facts.append(Fact(
-                known_at=end_of_day(filed), concept=str(row["concept"]),
-                unit=str(row["unit"]), value=float(row["value"]),
-                start=date.fromisoformat(str(row["start"]))
-                if pd.notna(row.get("start")) else None,
-                end=date.fromisoformat(str(row["end"])), filed=filed,
-                fiscal_year=int(row["fiscal_year"])
-                if pd.notna(row.get("fiscal_year")) else None,
-                **optional,
-            ))
+            optional = {
+                k: row[k]
+                for k in ("form", "fiscal_period", "taxonomy", "accession_number")
+                if k in row and pd.notna(row[k])
+            }
+            facts.append(
+                Fact(
+                    known_at=end_of_day(filed),
+                    concept=str(row["concept"]),
+                    unit=str(row["unit"]),
+                    value=float(row["value"]),
+                    start=date.fromisoformat(str(row["start"]))
+                    if pd.notna(row.get("start"))
+                    else None,
+                    end=date.fromisoformat(str(row["end"])),
+                    filed=filed,
+                    fiscal_year=int(row["fiscal_year"])
+                    if pd.notna(row.get("fiscal_year"))
+                    else None,
+                    **optional,
+                )
+            )
         except (ValueError, TypeError) as exc:
             raise InvalidData(f"{path}, row {number}: {exc}", provider="local") from exc
     return facts
@@ -271,7 +309,10 @@ def _read_instruments(path: Path) -> dict[str, dict[str, Any]]:
         raise InvalidData(f"{path}: needs columns symbol, name, asset_type", provider="local")
     rows: dict[str, dict[str, Any]] = {}
     for row in frame.to_dict("records"):
-        fields = {k: row[k] for k in ("name", "asset_type", "exchange", "sector", "industry",
-                                      "currency") if k in row and pd.notna(row[k])}
+        fields = {
+            k: row[k]
+            for k in ("name", "asset_type", "exchange", "sector", "industry", "currency")
+            if k in row and pd.notna(row[k])
+        }
         rows[normalize_symbol(row["symbol"])] = fields
     return rows

@@ -37,8 +37,10 @@ log = logging.getLogger(__name__)
 SEC_DATA_URL = "https://data.sec.gov"
 SEC_WWW_URL = "https://www.sec.gov"
 _MIN_INTERVAL_S = 0.11  # EDGAR's fair-access limit is 10 requests a second
-_UA_HINT = ("set data.sec_user_agent to 'Your Name your.email@example.com' "
-            "(environment: ALPHADESK_DATA__SEC_USER_AGENT)")
+_UA_HINT = (
+    "set data.sec_user_agent to 'Your Name your.email@example.com' "
+    "(environment: ALPHADESK_DATA__SEC_USER_AGENT)"
+)
 
 
 class SecProvider(Provider):
@@ -96,10 +98,14 @@ class SecProvider(Provider):
         if not agent:
             raise NotConfigured(f"EDGAR requires a User-Agent; {_UA_HINT}", provider=self.name)
         if "@" not in agent:
-            raise NotConfigured(f"the EDGAR User-Agent {agent!r} has no e-mail; {_UA_HINT}",
-                                provider=self.name)
-        return {"User-Agent": agent, "Accept-Encoding": "gzip, deflate",
-                "Accept": "application/json"}
+            raise NotConfigured(
+                f"the EDGAR User-Agent {agent!r} has no e-mail; {_UA_HINT}", provider=self.name
+            )
+        return {
+            "User-Agent": agent,
+            "Accept-Encoding": "gzip, deflate",
+            "Accept": "application/json",
+        }
 
     def _throttle(self) -> None:
         with self._lock:
@@ -116,19 +122,24 @@ class SecProvider(Provider):
         for attempt in range(self._retries + 1):
             self._throttle()
             try:
-                response = httpx.get(url, headers=headers, timeout=self._timeout_s,
-                                     follow_redirects=True)
+                response = httpx.get(
+                    url, headers=headers, timeout=self._timeout_s, follow_redirects=True
+                )
             except httpx.HTTPError as exc:
                 raise ProviderUnavailable(
-                    f"cannot reach EDGAR at {url} ({type(exc).__name__}: {exc}); check the "
-                    "network", provider=self.name) from exc
+                    f"cannot reach EDGAR at {url} ({type(exc).__name__}: {exc}); check the network",
+                    provider=self.name,
+                ) from exc
             if response.status_code in (429, 503):
                 retry_after = _retry_after(response.headers.get("Retry-After"))
                 if attempt == self._retries:
                     raise RateLimited(
                         f"EDGAR refused {url} with {response.status_code} after "
                         f"{self._retries} retries; wait and retry, and keep under 10 "
-                        "requests a second", provider=self.name, retry_after=retry_after)
+                        "requests a second",
+                        provider=self.name,
+                        retry_after=retry_after,
+                    )
                 wait = retry_after if retry_after is not None else self._backoff_s * 2**attempt
                 log.info("EDGAR %s on %s; retrying in %.1fs", response.status_code, url, wait)
                 self._sleep(wait)
@@ -140,19 +151,31 @@ class SecProvider(Provider):
         if response.status_code == 404:
             raise NoData(f"EDGAR has no document at {url}", provider=self.name)
         if response.status_code == 403:
-            raise NotConfigured(f"EDGAR refused {url} (403): it rejects requests without a "
-                                f"proper User-Agent; {_UA_HINT}", provider=self.name)
+            raise NotConfigured(
+                f"EDGAR refused {url} (403): it rejects requests without a "
+                f"proper User-Agent; {_UA_HINT}",
+                provider=self.name,
+            )
         if response.status_code >= 400:
-            raise ProviderUnavailable(f"EDGAR answered {response.status_code} for {url}; "
-                                      "try again later", provider=self.name)
+            raise ProviderUnavailable(
+                f"EDGAR answered {response.status_code} for {url}; try again later",
+                provider=self.name,
+            )
         try:
             return response.json()
         except ValueError as exc:
-            raise MalformedResponse(f"EDGAR sent invalid JSON for {url}: {exc}",
-                                    provider=self.name) from exc
+            raise MalformedResponse(
+                f"EDGAR sent invalid JSON for {url}: {exc}", provider=self.name
+            ) from exc
 
-    def _cached(self, kind: DataKind, symbol: str, as_of: datetime, fetch: Callable[[], Any],
-                **params: object) -> Any:
+    def _cached(
+        self,
+        kind: DataKind,
+        symbol: str,
+        as_of: datetime,
+        fetch: Callable[[], Any],
+        **params: object,
+    ) -> Any:
         if self._cache is None:
             return fetch()
         key = cache_key(self.name, kind.value, symbol, **params)
@@ -171,8 +194,12 @@ class SecProvider(Provider):
 
             matches = close_matches(symbol, self._tickers)
             hint = f"; did you mean {', '.join(matches)}?" if matches else ""
-            raise NoData(f"EDGAR lists no company with ticker {symbol}{hint} (indices, ETFs "
-                         "and crypto have no filings)", provider=self.name, suggestions=matches)
+            raise NoData(
+                f"EDGAR lists no company with ticker {symbol}{hint} (indices, ETFs "
+                "and crypto have no filings)",
+                provider=self.name,
+                suggestions=matches,
+            )
         return found
 
     def _submissions(self, cik: int) -> dict[str, Any]:
@@ -182,21 +209,29 @@ class SecProvider(Provider):
             return hit[1]
         raw = self._get_json(f"{self._data_url}/submissions/CIK{cik:010d}.json")
         if not isinstance(raw, dict) or not isinstance(raw.get("filings"), dict):
-            raise MalformedResponse(f"EDGAR submissions for CIK {cik} lack `filings`",
-                                    provider=self.name)
+            raise MalformedResponse(
+                f"EDGAR submissions for CIK {cik} lack `filings`", provider=self.name
+            )
         self._documents[cik] = (time.monotonic(), raw)
         return raw
 
     def _provenance(self, retrieved: datetime, source: str, **extra: Any) -> Provenance:
-        return Provenance(provider=self.name, origin="observed", retrieved_at=retrieved,
-                          source=source, **extra)
+        return Provenance(
+            provider=self.name, origin="observed", retrieved_at=retrieved, source=source, **extra
+        )
 
     def _instrument(self, symbol: str, as_of: datetime) -> Instrument:
         retrieved = self._clock()
         cik, _ = self._cik(symbol)
         raw = self._submissions(cik)
-        return parse.instrument(raw, symbol, as_of, self._provenance(
-            retrieved, "EDGAR submissions", notes=["exchange and SIC are today's"]))
+        return parse.instrument(
+            raw,
+            symbol,
+            as_of,
+            self._provenance(
+                retrieved, "EDGAR submissions", notes=["exchange and SIC are today's"]
+            ),
+        )
 
     # -- filings -----------------------------------------------------------------------
 
@@ -211,14 +246,16 @@ class SecProvider(Provider):
                     older = self._get_json(f"{self._data_url}/submissions/{page['name']}")
                     filings += parse.filings(older, cik, self._www_url)
             unique = {f.accession_number: f for f in filings}
-            return Filings(symbol=symbol, items=list(unique.values()),
-                           provenance=self._provenance(retrieved, "EDGAR submissions"))
+            return Filings(
+                symbol=symbol,
+                items=list(unique.values()),
+                provenance=self._provenance(retrieved, "EDGAR submissions"),
+            )
 
         recent = self._cached(DataKind.FILINGS, symbol, as_of, lambda: fetch(False))
         if recent.items and min(f.known_at for f in recent.items) <= as_of:
             return recent  # the recent page reaches back past as_of: enough
-        return self._cached(DataKind.FILINGS, symbol, as_of, lambda: fetch(True),
-                            history=True)
+        return self._cached(DataKind.FILINGS, symbol, as_of, lambda: fetch(True), history=True)
 
     # -- facts -------------------------------------------------------------------------
 
@@ -227,8 +264,11 @@ class SecProvider(Provider):
             retrieved = self._clock()
             cik, _ = self._cik(symbol)
             raw = self._get_json(f"{self._data_url}/api/xbrl/companyfacts/CIK{cik:010d}.json")
-            return Fundamentals(symbol=symbol, items=parse.facts(raw),
-                                provenance=self._provenance(retrieved, "EDGAR company facts"))
+            return Fundamentals(
+                symbol=symbol,
+                items=parse.facts(raw),
+                provenance=self._provenance(retrieved, "EDGAR company facts"),
+            )
 
         return self._cached(DataKind.FUNDAMENTALS, symbol, as_of, fetch)
 
@@ -240,4 +280,3 @@ def _retry_after(value: str | None) -> float | None:
         return min(max(float(value), 0.0), 60.0)
     except ValueError:
         return None
-

@@ -52,11 +52,24 @@ log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 _SOURCE = "Yahoo Finance via yfinance"
-_INTRADAY_PERIOD = {"1m": "7d", "2m": "60d", "5m": "60d", "15m": "60d", "30m": "60d",
-                    "60m": "730d", "90m": "60d", "1h": "730d"}
+_INTRADAY_PERIOD = {
+    "1m": "7d",
+    "2m": "60d",
+    "5m": "60d",
+    "15m": "60d",
+    "30m": "60d",
+    "60m": "730d",
+    "90m": "60d",
+    "1h": "730d",
+}
 _ASSET_TYPES: dict[str, AssetType] = {
-    "EQUITY": "equity", "ETF": "etf", "INDEX": "index", "CRYPTOCURRENCY": "crypto",
-    "MUTUALFUND": "fund", "FUTURE": "future", "CURRENCY": "currency",
+    "EQUITY": "equity",
+    "ETF": "etf",
+    "INDEX": "index",
+    "CRYPTOCURRENCY": "crypto",
+    "MUTUALFUND": "fund",
+    "FUTURE": "future",
+    "CURRENCY": "currency",
 }
 _YEAR = 365.0 * 86400.0
 
@@ -73,11 +86,19 @@ class YahooProvider(Provider):
     """
 
     name = "yahoo"
-    kinds = frozenset({
-        DataKind.DAILY_BARS, DataKind.INTRADAY_BARS, DataKind.QUOTE, DataKind.OPTION_CHAIN,
-        DataKind.INSTRUMENT, DataKind.NEWS, DataKind.EARNINGS, DataKind.SHORT_INTEREST,
-        DataKind.ANALYST_RATINGS,
-    })
+    kinds = frozenset(
+        {
+            DataKind.DAILY_BARS,
+            DataKind.INTRADAY_BARS,
+            DataKind.QUOTE,
+            DataKind.OPTION_CHAIN,
+            DataKind.INSTRUMENT,
+            DataKind.NEWS,
+            DataKind.EARNINGS,
+            DataKind.SHORT_INTEREST,
+            DataKind.ANALYST_RATINGS,
+        }
+    )
 
     def __init__(
         self,
@@ -100,8 +121,9 @@ class YahooProvider(Provider):
         try:
             import yfinance
         except ImportError as exc:  # pragma: no cover - a declared dependency
-            raise NotConfigured("yfinance is not installed; pip install yfinance",
-                                provider=self.name) from exc
+            raise NotConfigured(
+                "yfinance is not installed; pip install yfinance", provider=self.name
+            ) from exc
         return yfinance
 
     def _call(self, what: str, symbol: str, fn: Callable[[], T]) -> T:
@@ -115,38 +137,54 @@ class YahooProvider(Provider):
                     raise RateLimited(
                         f"Yahoo Finance is rate-limiting {what} for {symbol} after "
                         f"{self._retries} retries; wait a few minutes (answers are cached)",
-                        provider=self.name) from exc
+                        provider=self.name,
+                    ) from exc
                 wait = self._backoff_s * 2**attempt
                 log.info("yahoo rate limit on %s %s; retrying in %.1fs", what, symbol, wait)
                 self._sleep(wait)
             except yf.exceptions.YFTickerMissingError as exc:
-                raise NoData(f"Yahoo Finance has no {what} for {symbol}: {exc}",
-                             provider=self.name) from exc
+                raise NoData(
+                    f"Yahoo Finance has no {what} for {symbol}: {exc}", provider=self.name
+                ) from exc
             except DataError:
                 raise
             except OSError as exc:
                 raise ProviderUnavailable(
                     f"cannot reach Yahoo Finance for {what} of {symbol} ({exc}); check the "
                     "network, or use the bundled or local providers",
-                    provider=self.name) from exc
-            except (KeyError, TypeError, ValueError, AttributeError, IndexError,
-                    yf.exceptions.YFException) as exc:
+                    provider=self.name,
+                ) from exc
+            except (
+                KeyError,
+                TypeError,
+                ValueError,
+                AttributeError,
+                IndexError,
+                yf.exceptions.YFException,
+            ) as exc:
                 raise MalformedResponse(
                     f"Yahoo Finance answered {what} for {symbol} in an unexpected shape "
                     f"({type(exc).__name__}: {exc}); upgrade yfinance or try later",
-                    provider=self.name) from exc
+                    provider=self.name,
+                ) from exc
         raise AssertionError("unreachable")  # pragma: no cover
 
-    def _fetch(self, kind: DataKind, symbol: str, as_of: datetime, fetch: Callable[[], T],
-               **params: object) -> T:
+    def _fetch(
+        self, kind: DataKind, symbol: str, as_of: datetime, fetch: Callable[[], T], **params: object
+    ) -> T:
         if self._cache is None:
             return fetch()
         key = cache_key(self.name, kind.value, symbol, **params)
         return self._cache.get_or_fetch(key, as_of, TTL[kind.value], fetch, self._clock)
 
     def _provenance(self, retrieved_at: datetime, **extra: Any) -> Provenance:
-        return Provenance(provider=self.name, origin="observed", retrieved_at=retrieved_at,
-                          source=_SOURCE, **extra)
+        return Provenance(
+            provider=self.name,
+            origin="observed",
+            retrieved_at=retrieved_at,
+            source=_SOURCE,
+            **extra,
+        )
 
     def _require_live(self, what: str, symbol: str, as_of: datetime) -> None:
         now = self._clock()
@@ -154,7 +192,8 @@ class YahooProvider(Provider):
             raise NoData(
                 f"{symbol}: Yahoo Finance has only the current {what}, not one as of "
                 f"{as_of.isoformat()}; historical runs use daily closes or a modeled chain",
-                provider=self.name)
+                provider=self.name,
+            )
 
     def _ticker(self, symbol: str) -> Any:
         return self._yf().Ticker(symbol)
@@ -162,23 +201,38 @@ class YahooProvider(Provider):
     # -- bars --------------------------------------------------------------------------
 
     def _daily_bars(self, symbol: str, as_of: datetime) -> Bars:
-        return self._fetch(DataKind.DAILY_BARS, symbol, as_of,
-                           lambda: self._history(symbol, "1d", "max"))
+        return self._fetch(
+            DataKind.DAILY_BARS, symbol, as_of, lambda: self._history(symbol, "1d", "max")
+        )
 
     def _intraday_bars(self, symbol: str, as_of: datetime, interval: str) -> Bars:
         if as_of < self._clock() - timedelta(days=int(_INTRADAY_PERIOD[interval][:-1])):
-            raise NoData(f"{symbol}: Yahoo keeps {interval} bars for "
-                         f"{_INTRADAY_PERIOD[interval]} only; as_of is older",
-                         provider=self.name)
-        return self._fetch(DataKind.INTRADAY_BARS, symbol, as_of,
-                           lambda: self._history(symbol, interval, _INTRADAY_PERIOD[interval]),
-                           interval=interval)
+            raise NoData(
+                f"{symbol}: Yahoo keeps {interval} bars for "
+                f"{_INTRADAY_PERIOD[interval]} only; as_of is older",
+                provider=self.name,
+            )
+        return self._fetch(
+            DataKind.INTRADAY_BARS,
+            symbol,
+            as_of,
+            lambda: self._history(symbol, interval, _INTRADAY_PERIOD[interval]),
+            interval=interval,
+        )
 
     def _history(self, symbol: str, interval: str, period: str) -> Bars:
         retrieved = self._clock()
-        raw = self._call(f"{interval} bars", symbol, lambda: self._ticker(symbol).history(
-            period=period, interval=interval, auto_adjust=False, actions=False,
-            raise_errors=True))
+        raw = self._call(
+            f"{interval} bars",
+            symbol,
+            lambda: self._ticker(symbol).history(
+                period=period,
+                interval=interval,
+                auto_adjust=False,
+                actions=False,
+                raise_errors=True,
+            ),
+        )
         frame = parse.parse_bars(raw, symbol, interval, retrieved)
         return Bars.create(symbol, interval, frame, self._provenance(retrieved))
 
@@ -199,12 +253,16 @@ class YahooProvider(Provider):
             price = parse._num(info.get("regularMarketPrice") or info.get("currentPrice"))
             if price is None:
                 raise NoData(f"Yahoo Finance has no price for {symbol}", provider=self.name)
-            return Quote(symbol=symbol, observed_at=retrieved,
-                         provenance=self._provenance(retrieved), price=price,
-                         bid=parse._num(info.get("bid")) or None,
-                         ask=parse._num(info.get("ask")) or None,
-                         volume=parse._num(info.get("regularMarketVolume")),
-                         basis="last_trade")
+            return Quote(
+                symbol=symbol,
+                observed_at=retrieved,
+                provenance=self._provenance(retrieved),
+                price=price,
+                bid=parse._num(info.get("bid")) or None,
+                ask=parse._num(info.get("ask")) or None,
+                volume=parse._num(info.get("regularMarketVolume")),
+                basis="last_trade",
+            )
 
         return self._fetch(DataKind.QUOTE, symbol, as_of, fetch)
 
@@ -214,12 +272,17 @@ class YahooProvider(Provider):
         def fetch() -> Instrument:
             info, retrieved = self._info(symbol)
             kind = _ASSET_TYPES.get(str(info.get("quoteType", "")).upper(), "other")
-            return Instrument(symbol=symbol, observed_at=retrieved,
-                              provenance=self._provenance(retrieved),
-                              name=info.get("longName") or info.get("shortName") or symbol,
-                              asset_type=kind,
-                              exchange=info.get("exchange"), sector=info.get("sector"),
-                              industry=info.get("industry"), currency=info.get("currency"))
+            return Instrument(
+                symbol=symbol,
+                observed_at=retrieved,
+                provenance=self._provenance(retrieved),
+                name=info.get("longName") or info.get("shortName") or symbol,
+                asset_type=kind,
+                exchange=info.get("exchange"),
+                sector=info.get("sector"),
+                industry=info.get("industry"),
+                currency=info.get("currency"),
+            )
 
         return self._fetch(DataKind.INSTRUMENT, symbol, as_of, fetch)
 
@@ -229,17 +292,22 @@ class YahooProvider(Provider):
         def fetch() -> ShortInterest:
             info, retrieved = self._info(symbol)
             if info.get("sharesShort") is None and info.get("shortPercentOfFloat") is None:
-                raise NoData(f"Yahoo Finance reports no short interest for {symbol}",
-                             provider=self.name)
+                raise NoData(
+                    f"Yahoo Finance reports no short interest for {symbol}", provider=self.name
+                )
             settled = parse._num(info.get("dateShortInterest"))
             return ShortInterest(
-                symbol=symbol, observed_at=retrieved, provenance=self._provenance(retrieved),
+                symbol=symbol,
+                observed_at=retrieved,
+                provenance=self._provenance(retrieved),
                 shares_short=parse._num(info.get("sharesShort")),
                 short_percent_of_float=parse._num(info.get("shortPercentOfFloat")),
                 days_to_cover=parse._num(info.get("shortRatio")),
                 shares_short_prior_month=parse._num(info.get("sharesShortPriorMonth")),
                 settlement_date=datetime.fromtimestamp(settled, UTC).date()
-                if settled is not None else None)
+                if settled is not None
+                else None,
+            )
 
         return self._fetch(DataKind.SHORT_INTEREST, symbol, as_of, fetch)
 
@@ -247,9 +315,14 @@ class YahooProvider(Provider):
         self, symbol: str, as_of: datetime, min_dte: int, max_dte: int
     ) -> OptionChain:
         self._require_live("option chain", symbol, as_of)
-        return self._fetch(DataKind.OPTION_CHAIN, symbol, as_of,
-                           lambda: self._chain(symbol, as_of, min_dte, max_dte),
-                           min_dte=min_dte, max_dte=max_dte)
+        return self._fetch(
+            DataKind.OPTION_CHAIN,
+            symbol,
+            as_of,
+            lambda: self._chain(symbol, as_of, min_dte, max_dte),
+            min_dte=min_dte,
+            max_dte=max_dte,
+        )
 
     def _chain(self, symbol: str, as_of: datetime, min_dte: int, max_dte: int) -> OptionChain:
         from datetime import date
@@ -258,31 +331,47 @@ class YahooProvider(Provider):
         ticker = self._ticker(symbol)
         listed = self._call("option expirations", symbol, lambda: ticker.options)
         today = local_date(as_of)
-        wanted = [e for e in (date.fromisoformat(x) for x in listed)
-                  if min_dte <= (e - today).days <= max_dte]
+        wanted = [
+            e
+            for e in (date.fromisoformat(x) for x in listed)
+            if min_dte <= (e - today).days <= max_dte
+        ]
         if not wanted:
-            raise NoData(f"{symbol}: Yahoo lists no expiration {min_dte}-{max_dte} days out "
-                         f"(listed: {', '.join(listed) or 'none'})", provider=self.name)
+            raise NoData(
+                f"{symbol}: Yahoo lists no expiration {min_dte}-{max_dte} days out "
+                f"(listed: {', '.join(listed) or 'none'})",
+                provider=self.name,
+            )
         contracts: list[OptionContract] = []
         spot: float | None = None
         for expiration in wanted:
-            chain = self._call("option chain", symbol,
-                               functools.partial(ticker.option_chain, expiration.isoformat()))
+            chain = self._call(
+                "option chain",
+                symbol,
+                functools.partial(ticker.option_chain, expiration.isoformat()),
+            )
             underlying = chain.underlying if isinstance(chain.underlying, dict) else {}
             spot = spot or parse._num(underlying.get("regularMarketPrice"))
-            contracts += parse.parse_contracts(chain.calls, chain.puts, expiration, as_of,
-                                               trading_days_between(as_of, expiration))
+            contracts += parse.parse_contracts(
+                chain.calls, chain.puts, expiration, as_of, trading_days_between(as_of, expiration)
+            )
         if spot is None:
-            raise MalformedResponse(f"Yahoo's chain for {symbol} has no underlying price",
-                                    provider=self.name)
+            raise MalformedResponse(
+                f"Yahoo's chain for {symbol} has no underlying price", provider=self.name
+            )
         rate, notes = self._rate(as_of)
         return OptionChain(
-            symbol=symbol, observed_at=retrieved, as_of=as_of, underlying_price=spot,
-            rate=rate, expirations=wanted,
+            symbol=symbol,
+            observed_at=retrieved,
+            as_of=as_of,
+            underlying_price=spot,
+            rate=rate,
+            expirations=wanted,
             contracts=_with_greeks(contracts, spot, rate, retrieved),
             provenance=self._provenance(
-                retrieved, notes=["Greeks computed (Black-Scholes) from Yahoo's implied vol",
-                                  *notes]),
+                retrieved,
+                notes=["Greeks computed (Black-Scholes) from Yahoo's implied vol", *notes],
+            ),
         )
 
     def _rate(self, as_of: datetime) -> tuple[float, list[str]]:
@@ -305,28 +394,39 @@ class YahooProvider(Provider):
         def fetch() -> News:
             retrieved = self._clock()
             raw = self._call("news", symbol, lambda: self._ticker(symbol).news)
-            return News(symbol=symbol, items=parse.parse_news(raw, symbol),
-                        provenance=self._provenance(retrieved))
+            return News(
+                symbol=symbol,
+                items=parse.parse_news(raw, symbol),
+                provenance=self._provenance(retrieved),
+            )
 
         return self._fetch(DataKind.NEWS, symbol, as_of, fetch)
 
     def _earnings(self, symbol: str, as_of: datetime) -> Earnings:
         def fetch() -> Earnings:
             retrieved = self._clock()
-            raw = self._call("earnings dates", symbol,
-                             lambda: self._ticker(symbol).get_earnings_dates(limit=40))
-            return Earnings(symbol=symbol, items=parse.parse_earnings(raw, retrieved),
-                            provenance=self._provenance(retrieved))
+            raw = self._call(
+                "earnings dates", symbol, lambda: self._ticker(symbol).get_earnings_dates(limit=40)
+            )
+            return Earnings(
+                symbol=symbol,
+                items=parse.parse_earnings(raw, retrieved),
+                provenance=self._provenance(retrieved),
+            )
 
         return self._fetch(DataKind.EARNINGS, symbol, as_of, fetch)
 
     def _analyst_ratings(self, symbol: str, as_of: datetime) -> AnalystRatings:
         def fetch() -> AnalystRatings:
             retrieved = self._clock()
-            raw = self._call("analyst ratings", symbol,
-                             lambda: self._ticker(symbol).upgrades_downgrades)
-            return AnalystRatings(symbol=symbol, items=parse.parse_ratings(raw),
-                                  provenance=self._provenance(retrieved))
+            raw = self._call(
+                "analyst ratings", symbol, lambda: self._ticker(symbol).upgrades_downgrades
+            )
+            return AnalystRatings(
+                symbol=symbol,
+                items=parse.parse_ratings(raw),
+                provenance=self._provenance(retrieved),
+            )
 
         return self._fetch(DataKind.ANALYST_RATINGS, symbol, as_of, fetch)
 
@@ -343,16 +443,24 @@ def _with_greeks(
     if not priced:
         return contracts
     k = np.array([contracts[i].strike for i in priced])
-    t = np.array([max((session_close(contracts[i].expiration) - at).total_seconds(), 0.0)
-                  / _YEAR for i in priced])
+    t = np.array(
+        [
+            max((session_close(contracts[i].expiration) - at).total_seconds(), 0.0) / _YEAR
+            for i in priced
+        ]
+    )
     sigma = np.array([contracts[i].iv for i in priced], dtype=np.float64)
     call = np.array([contracts[i].option_type == "call" for i in priced])
     g = bs_greeks(spot, k, t, rate, sigma, call)
     out = list(contracts)
-    arrays = [np.asarray(x, dtype=np.float64) for x in (g.delta, g.gamma, g.theta, g.vega,
-                                                         g.rho)]
+    arrays = [np.asarray(x, dtype=np.float64) for x in (g.delta, g.gamma, g.theta, g.vega, g.rho)]
     for j, i in enumerate(priced):
-        out[i] = contracts[i].model_copy(update={
-            name: float(arr[j]) for name, arr in zip(
-                ("delta", "gamma", "theta", "vega", "rho"), arrays, strict=True)})
+        out[i] = contracts[i].model_copy(
+            update={
+                name: float(arr[j])
+                for name, arr in zip(
+                    ("delta", "gamma", "theta", "vega", "rho"), arrays, strict=True
+                )
+            }
+        )
     return out

@@ -19,7 +19,7 @@ from alphadesk.data.base import MarketData
 from alphadesk.data.errors import DataError
 from alphadesk.pipelines.csp.models import CspRequest, CspResult, Depth
 from alphadesk.pipelines.csp.run import CspRunner
-from alphadesk.tools.common import bars_frame
+from alphadesk.tools.common import adjusted_frame
 
 __all__ = ["ScreenCheck", "ScreenResult", "prefilter", "screen"]
 
@@ -62,7 +62,7 @@ def prefilter(
         if market.instrument(symbol, as_of).asset_type not in _OPTIONABLE:
             return check.model_copy(update={"reasons": ["not an optionable stock or ETF"]})
         bars = market.daily_bars(symbol, as_of, start=(as_of - _HISTORY).date())
-        frame = bars_frame(bars)  # the adjusted close stands in where there is no close
+        frame = adjusted_frame(bars)  # trend and HV across splits: adjusted returns
         trend = trend_assessment(frame)
         hv = historical_volatility(frame["close"], window=20).value
         chain = market.option_chain(symbol, as_of, min_dte=rules.dte_min, max_dte=rules.dte_max)
