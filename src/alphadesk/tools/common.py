@@ -61,6 +61,7 @@ __all__ = [
     "round_price",
     "source_of",
     "traded_frame",
+    "try_market",
 ]
 
 logger = logging.getLogger(__name__)
@@ -217,6 +218,23 @@ async def call_market(
         return await asyncio.to_thread(method, *args, **kwargs)
     except DataError as exc:
         retry_or_raise(exc, symbol, ctx)
+
+
+async def try_market(
+    ctx: RunContext[ToolDeps],
+    symbol: str,
+    what: str,
+    method: Callable[..., T],
+    *args: Any,
+    **kwargs: Any,
+) -> tuple[T | None, str | None]:
+    """Like :func:`call_market`, but data a provider lacks is an answer, not an error:
+    ``(result, None)``, or ``(None, "<what>: <why>")`` for the tool's ``missing`` list. A
+    symbol the model can fix is still a retry."""
+    try:
+        return await call_market(ctx, symbol, method, *args, **kwargs), None
+    except DataError as exc:
+        return None, f"{what}: {exc}"
 
 
 async def load_daily_bars(

@@ -33,10 +33,10 @@ from alphadesk.tools.common import (
     Source,
     ToolOutput,
     adjusted_frame,
-    call_market,
     round_pct,
     round_price,
     source_of,
+    try_market,
 )
 from alphadesk.tools.deps import ToolDeps
 
@@ -63,21 +63,6 @@ _SP500, _VIX = "^GSPC", "^VIX"
 _SCREEN_HISTORY = timedelta(days=420)  # a 200-day average plus its slope, with holidays
 _MAX_SCREEN_SYMBOLS = 60
 _MAX_SKIPPED_LISTED = 10
-
-
-async def _attempt(
-    ctx: RunContext[ToolDeps],
-    symbol: str,
-    what: str,
-    method: Callable[..., T],
-    *args: Any,
-    **kwargs: Any,
-) -> tuple[T | None, str | None]:
-    """The provider's answer, or why there is none (a fixable symbol is a retry)."""
-    try:
-        return await call_market(ctx, symbol, method, *args, **kwargs), None
-    except DataError as exc:
-        return None, f"{what}: {exc}"
 
 
 # -- get_fundamentals ----------------------------------------------------------------------
@@ -222,7 +207,7 @@ async def get_fundamentals(ctx: RunContext[ToolDeps], symbol: str) -> Fundamenta
         symbol: Ticker, e.g. "MSFT".
     """
     market = ctx.deps.market
-    facts, reason = await _attempt(
+    facts, reason = await try_market(
         ctx, symbol, "fundamentals", market.fundamentals, symbol, ctx.as_of
     )
     if facts is None:
@@ -274,7 +259,7 @@ class MarketSnapshot(ToolOutput):
 
 async def _last_two(ctx: RunContext[ToolDeps], symbol: str) -> tuple[Bars | None, str | None]:
     start = (ctx.as_of - timedelta(days=45)).date()
-    return await _attempt(
+    return await try_market(
         ctx, symbol, f"{symbol} bars", ctx.deps.market.daily_bars, symbol, ctx.as_of, start=start
     )
 
@@ -297,7 +282,7 @@ async def _volatility(ctx: RunContext[ToolDeps], missing: list[str]) -> dict[str
             "volatility_change": change,
         }
     missing.append(str(reason))
-    spx, spx_reason = await _attempt(
+    spx, spx_reason = await try_market(
         ctx,
         _SP500,
         "S&P 500 bars",

@@ -31,10 +31,10 @@ from alphadesk.data.models import OptionChain
 from alphadesk.data.rates import risk_free_rate
 from alphadesk.tools.common import (
     adjusted_frame,
-    call_market,
     load_daily_bars,
     round_price,
     source_of,
+    try_market,
 )
 from alphadesk.tools.deps import ToolDeps
 from alphadesk.tools.options_models import (
@@ -78,28 +78,13 @@ _OCC = re.compile(r"^(?P<root>[A-Z][A-Z0-9.]{0,5}?)\s*(?P<ymd>\d{6})(?P<cp>[CP])
 # -- data access ---------------------------------------------------------------------------
 
 
-async def _attempt(
-    ctx: RunContext[ToolDeps],
-    symbol: str,
-    what: str,
-    method: Callable[..., T],
-    *args: Any,
-    **kwargs: Any,
-) -> tuple[T | None, str | None]:
-    """A market call, or why it had no answer. A symbol the model can fix is a retry."""
-    try:
-        return await call_market(ctx, symbol, method, *args, **kwargs), None
-    except DataError as exc:
-        return None, f"{what}: {exc}"
-
-
 async def _chain(
     ctx: RunContext[ToolDeps], symbol: str, dte_min: int, dte_max: int
 ) -> tuple[OptionChain | None, str | None]:
     if dte_min > dte_max:
         raise ModelRetry(f"dte_min ({dte_min}) must not exceed dte_max ({dte_max})")
     market = ctx.deps.market
-    return await _attempt(
+    return await try_market(
         ctx,
         symbol,
         "option chain",
@@ -461,7 +446,7 @@ async def _pop_inputs(
     if symbol is None:
         missing.append("probability_of_profit: give underlying_price or symbol")
         return None, rate
-    quote, reason = await _attempt(ctx, symbol, "quote", ctx.deps.market.quote, symbol, ctx.as_of)
+    quote, reason = await try_market(ctx, symbol, "quote", ctx.deps.market.quote, symbol, ctx.as_of)
     if quote is None:
         missing.append(f"probability_of_profit: {reason}")
         return None, rate

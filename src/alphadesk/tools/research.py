@@ -12,7 +12,6 @@ from __future__ import annotations
 import logging
 import statistics
 from collections import Counter
-from collections.abc import Callable
 from datetime import date, datetime, timedelta
 from typing import Annotated, Any, Literal, TypeVar
 
@@ -21,9 +20,8 @@ from pydantic import BaseModel, Field
 from alphadesk.agent import RunContext, Toolset, tool
 from alphadesk.analytics.sentiment import lm_sentiment
 from alphadesk.data.calendar import local_date
-from alphadesk.data.errors import DataError
 from alphadesk.data.models import AnalystRating, EarningsEvent, NewsItem
-from alphadesk.tools.common import ToolOutput, call_market, round_pct, source_of
+from alphadesk.tools.common import ToolOutput, round_pct, source_of, try_market
 from alphadesk.tools.deps import ToolDeps
 
 __all__ = [
@@ -51,21 +49,6 @@ Tone = Literal["positive", "negative", "neutral"]
 _TONE_THRESHOLD = 0.2  # net polarity beyond which the overall tone is not neutral
 _QUARTER_DAYS = 91  # cadence used only for the labelled estimate of the next release
 _MAX_TITLE = 200
-
-
-async def _attempt(
-    ctx: RunContext[ToolDeps],
-    symbol: str,
-    what: str,
-    method: Callable[..., T],
-    *args: Any,
-    **kwargs: Any,
-) -> tuple[T | None, str | None]:
-    """The provider's answer, or why there is none (a fixable symbol is a retry)."""
-    try:
-        return await call_market(ctx, symbol, method, *args, **kwargs), None
-    except DataError as exc:
-        return None, f"{what}: {exc}"
 
 
 def _absent(
@@ -171,7 +154,7 @@ async def get_news(
         limit: Most headlines to return (the tone covers all of them).
     """
     market = ctx.deps.market
-    news, reason = await _attempt(
+    news, reason = await try_market(
         ctx, symbol, "news", market.news, symbol, ctx.as_of, days=days, limit=200
     )
     if news is None:
@@ -275,7 +258,7 @@ async def get_earnings_dates(ctx: RunContext[ToolDeps], symbol: str) -> Earnings
         symbol: Ticker, e.g. "MSFT".
     """
     market = ctx.deps.market
-    earnings, reason = await _attempt(ctx, symbol, "earnings", market.earnings, symbol, ctx.as_of)
+    earnings, reason = await try_market(ctx, symbol, "earnings", market.earnings, symbol, ctx.as_of)
     if earnings is None:
         return _absent(EarningsReport, ctx, symbol, reason)
     events = [e for e in earnings.items if e.known_at <= ctx.as_of]
@@ -339,7 +322,7 @@ async def get_short_interest(ctx: RunContext[ToolDeps], symbol: str) -> ShortInt
         symbol: Ticker, e.g. "MSFT".
     """
     market = ctx.deps.market
-    si, reason = await _attempt(
+    si, reason = await try_market(
         ctx, symbol, "short interest", market.short_interest, symbol, ctx.as_of
     )
     if si is None:
@@ -461,7 +444,7 @@ async def get_analyst_ratings(
         limit: Most recent actions to list.
     """
     market = ctx.deps.market
-    ratings, reason = await _attempt(
+    ratings, reason = await try_market(
         ctx, symbol, "analyst ratings", market.analyst_ratings, symbol, ctx.as_of, days=days
     )
     if ratings is None:
@@ -534,7 +517,7 @@ async def get_sec_filings(
         limit: Most filings to list.
     """
     market = ctx.deps.market
-    filings, reason = await _attempt(
+    filings, reason = await try_market(
         ctx, symbol, "filings", market.filings, symbol, ctx.as_of, forms=forms, limit=500
     )
     if filings is None:
