@@ -77,6 +77,9 @@ async def test_full_run_through_litellm_then_replayed_with_zero_model_calls(
         reply_text(_fenced(facts.chart_answer()), usage=(900, 120)),
         reply_text(_fenced(facts.options_answer()), usage=(1100, 150)),
         reply_text(_fenced(facts.research_answer()), usage=(700, 90)),
+        reply_text(
+            "Sell the put below support; roll if the stock closes under it.", usage=(400, 30)
+        ),
     )
     models = ModelSettingsConfig(api_base=openai_server.api_base, max_retries=0, timeout_s=10)
     recording = settings.model_copy(update={"models": models, "cache": CacheMode.RECORD})
@@ -84,10 +87,17 @@ async def test_full_run_through_litellm_then_replayed_with_zero_model_calls(
 
     first = await CspRunner(recording, market, model="openai/test-model").analyze(request)
     assert first is not None and first.decision == "select", first.reason
-    assert [a.model for a in first.agents] == ["openai/test-model"] * 3
-    assert sum(a.requests for a in first.agents) == 3
-    assert sum(a.tokens for a in first.agents) == 900 + 120 + 1100 + 150 + 700 + 90
-    assert len(openai_server.requests) == 3
+    assert [a.agent for a in first.agents] == ["chart", "options", "research", "orchestrator"]
+    assert {a.model for a in first.agents} == {"openai/test-model"}
+    assert sum(a.requests for a in first.agents) == 4
+    assert sum(a.tokens for a in first.agents) == 900 + 120 + 1100 + 150 + 700 + 90 + 400 + 30
+    assert first.synthesis is not None
+    assert (
+        first.synthesis.narrative
+        == "Sell the put below support; roll if the stock closes under it."
+    )
+    assert len(openai_server.requests) == 4
+    assert '"best_strike"' in openai_server.requests[3].messages[-1]["content"]
     assert openai_server.requests[0].tool_names[:2] == [
         "get_price_history",
         "calculate_swing_points",
@@ -97,7 +107,7 @@ async def test_full_run_through_litellm_then_replayed_with_zero_model_calls(
     replaying = recording.model_copy(update={"cache": CacheMode.REPLAY})
     again = await CspRunner(replaying, market, model="openai/test-model").analyze(request)
     assert again is not None
-    assert len(openai_server.requests) == 3  # nothing reached the provider
+    assert len(openai_server.requests) == 4  # nothing reached the provider
     assert sum(a.requests for a in again.agents) == 0
     assert again.model_dump(exclude={"run_id", "agents"}) == first.model_dump(
         exclude={"run_id", "agents"}

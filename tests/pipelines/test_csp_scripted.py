@@ -54,9 +54,14 @@ async def test_a_good_run(settings: Settings, market: MarketData, facts: Facts) 
     research = scripted(
         tool_calls(("get_news", {"symbol": SYMBOL})), json_answer(facts.research_answer())
     )
-    result = await run_desk(
-        settings, market, {"chart": chart, "options": options, "research": research}
-    )
+    orchestrator = scripted("Sell the 2-week put under support; roll below it.")
+    models = {
+        "chart": chart,
+        "options": options,
+        "research": research,
+        "orchestrator": orchestrator,
+    }
+    result = await run_desk(settings, market, models)
 
     assert result.decision == "select"
     assert result.synthesis is not None
@@ -67,8 +72,10 @@ async def test_a_good_run(settings: Settings, market: MarketData, facts: Facts) 
     # The tools really ran: the chart model saw bounded, as-of facts.
     history = chart.requests[1].messages[3].content
     assert '"current_price"' in str(history) and len(str(history)) < 6000
-    assert [a.model for a in result.agents] == ["scripted/llm"] * 3
-    for model in (chart, options, research):
+    assert [a.model for a in result.agents] == ["scripted/llm"] * 4
+    assert result.synthesis.narrative == "Sell the 2-week put under support; roll below it."
+    assert str(facts.put.strike) in orchestrator.requests[0].last_text  # it saw the decision
+    for model in (chart, options, research, orchestrator):
         model.assert_consumed()
 
 

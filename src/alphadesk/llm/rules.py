@@ -15,6 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from alphadesk.config import RULES_MODEL
 from alphadesk.llm.base import ModelError
 from alphadesk.llm.messages import (
     AssistantMessage,
@@ -31,7 +32,6 @@ from alphadesk.llm.messages import (
 
 __all__ = ["PlannedCall", "RulesModel", "RulesPolicy", "Transcript"]
 
-RULES_MODEL = "rules"
 PlannedCall = tuple[str, dict[str, Any]]
 _ids = itertools.count(1)
 

@@ -29,16 +29,29 @@ class CspAgents:
     chart: AgentSpec[CspDeps, ChartAnalysis]
     options: AgentSpec[CspDeps, OptionsAnalysis]
     research: AgentSpec[CspDeps, ResearchAnalysis]
+    narrator: AgentSpec[CspDeps, str]
 
     @property
     def names(self) -> list[str]:
+        """The analysts (the narrator is optional and named ``orchestrator``)."""
         return [self.chart.name, self.options.name, self.research.name]
 
     def by_name(self, name: str) -> AgentSpec[CspDeps, Any]:
-        for spec in (self.chart, self.options, self.research):
+        for spec in (self.chart, self.options, self.research, self.narrator):
             if spec.name == name:
                 return spec
         raise KeyError(f"no csp agent {name!r}; the agents are {self.names}")
+
+    def narrative_prompt(self, symbol: str, as_of: datetime, decision: BaseModel) -> str:
+        values = {
+            "symbol": symbol,
+            "as_of": as_of.date().isoformat(),
+            # Only what was decided: ids and timings would make every request unique.
+            "decision": decision.model_dump_json(
+                indent=1, exclude_none=True, exclude={"run_id", "agents"}
+            ),
+        }
+        return load_prompt(_PROMPTS, "narrator_task").substitute(values)
 
     def prompt(self, name: str, deps: CspDeps, as_of: datetime) -> str:
         """The task message for agent ``name``, rendered from its template."""
@@ -72,7 +85,8 @@ def _context(chart: ChartAnalysis | None) -> str:
 def default_agents() -> CspAgents:
     """The desk's analysts as shipped."""
     from alphadesk.agents.csp.chart import CHART
+    from alphadesk.agents.csp.narrator import NARRATOR
     from alphadesk.agents.csp.options import OPTIONS
     from alphadesk.agents.csp.research import RESEARCH
 
-    return CspAgents(chart=CHART, options=OPTIONS, research=RESEARCH)
+    return CspAgents(chart=CHART, options=OPTIONS, research=RESEARCH, narrator=NARRATOR)

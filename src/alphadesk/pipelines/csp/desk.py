@@ -38,6 +38,7 @@ from alphadesk.config import Settings
 from alphadesk.data.errors import DataError
 from alphadesk.llm.base import Model
 from alphadesk.llm.messages import ToolMessage, text_of
+from alphadesk.llm.rules import RULES_MODEL
 from alphadesk.pipelines.csp.models import AgentReport, CspRequest, CspResult
 from alphadesk.pipelines.csp.synthesis import synthesize
 from alphadesk.pipelines.events import StepFinished, StepStarted
@@ -193,7 +194,32 @@ class _Session:
         elif chart and options and research:
             synthesis = synthesize(request.symbol, chart, options, research)
             result = result.model_copy(update={"synthesis": synthesis})
+            result = await self._narrate(request, result)
         return {"result": result.model_dump(mode="json")}
+
+    async def _narrate(self, request: CspRequest, result: CspResult) -> CspResult:
+        """Add the orchestrator model's narrative; none with `rules`. A failed narrative is
+        reported with the agents and changes nothing else."""
+        spec = self.desk.agents.narrator
+        model = self.desk.model(spec.name)
+        if model.name == RULES_MODEL or result.synthesis is None:
+            return result
+        started = time.monotonic()
+        run = await spec.at_depth(request.depth).run(
+            model,
+            self.desk.agents.narrative_prompt(request.symbol, request.as_of, result),
+            deps=None,  # type: ignore[arg-type]  # the narrator has no tools
+            as_of=request.as_of,
+            run_id=self.run_id,
+            ledger=self.ledger,
+            limits=self._limits(),
+            on_event=self.emit,
+        )
+        report = _report(spec.name, run, time.monotonic() - started)
+        update: dict[str, Any] = {"agents": [*result.agents, report]}
+        if run.ok:
+            update["synthesis"] = result.synthesis.model_copy(update={"narrative": run.output})
+        return result.model_copy(update=update)
 
     async def _step(
         self, spec: AgentSpec[CspDeps, Any], request: CspRequest, state: CspState
