@@ -35,6 +35,7 @@ from alphadesk.agents.csp import CspAgents, CspDeps, default_agents
 from alphadesk.agents.csp.models import ChartAnalysis, OptionsAnalysis, ResearchAnalysis
 from alphadesk.agents.spec import AgentSpec, model_for
 from alphadesk.config import Settings
+from alphadesk.data.base import MarketData
 from alphadesk.data.errors import DataError
 from alphadesk.llm.base import Model
 from alphadesk.llm.messages import ToolMessage, text_of
@@ -79,7 +80,7 @@ class CspDesk:
     def __init__(
         self,
         settings: Settings,
-        market: Any,
+        market: MarketData,
         *,
         model: str | None = None,
         models: Mapping[str, Model] | None = None,

@@ -6,12 +6,12 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
 
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
 from alphadesk.agent.events import BaseEvent
 from alphadesk.config import Settings
+from alphadesk.data.base import MarketData
 from alphadesk.llm.base import Model
 from alphadesk.pipelines.csp.desk import CspDesk
 from alphadesk.pipelines.csp.models import CspRequest, CspResult
@@ -30,7 +30,7 @@ class CspRunner:
     def __init__(
         self,
         settings: Settings,
-        market: Any,
+        market: MarketData,
         *,
         model: str | None = None,
         models: Mapping[str, Model] | None = None,
