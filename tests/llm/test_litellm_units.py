@@ -18,8 +18,6 @@ from alphadesk.llm.litellm_model import (
     credential_env_vars,
     detect_capability,
     load_litellm,
-    to_openai_messages,
-    to_openai_tools,
 )
 from alphadesk.llm.messages import (
     AssistantMessage,
@@ -32,6 +30,7 @@ from alphadesk.llm.messages import (
     ToolSpec,
     UserMessage,
 )
+from alphadesk.llm.openai_format import to_openai_messages, to_openai_tools
 
 # LiteLLM's provider types trip a pydantic warning on first use; alphadesk filters it once
 # per process, but pytest resets warning filters between tests.
