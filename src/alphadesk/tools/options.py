@@ -10,10 +10,9 @@ are decimals, returns and spreads percent, put delta negative.
 from __future__ import annotations
 
 import asyncio
-import logging
 import re
 from datetime import date, datetime, timedelta
-from typing import Annotated, Any, Literal, TypeVar
+from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
@@ -57,9 +56,6 @@ __all__ = [
     "get_option_greeks",
 ]
 
-logger = logging.getLogger(__name__)
-
-T = TypeVar("T")
 _MAX_EXPIRATIONS_LISTED = 24
 _MAX_GREEKS_CONTRACTS = 10
 _IV_HISTORY_WEEKS = 52

@@ -3,12 +3,10 @@ chain for the contracts worth selling. Also the chain access the options tools s
 
 from __future__ import annotations
 
-import logging
 import math
-import re
 from collections import Counter
 from collections.abc import Callable
-from typing import Annotated, Any, Literal, TypeVar
+from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
@@ -32,17 +30,6 @@ from alphadesk.tools.options_models import (
 )
 
 __all__ = ["calculate_roc", "chain_for", "filter_options"]
-
-logger = logging.getLogger(__name__)
-
-T = TypeVar("T")
-_MAX_EXPIRATIONS_LISTED = 24
-_MAX_GREEKS_CONTRACTS = 10
-_IV_HISTORY_WEEKS = 52
-_IV_HISTORY_MIN_POINTS = 20
-_RANGE_METHODS = ("parkinson", "garman_klass", "rogers_satchell", "yang_zhang")
-_RICH, _CHEAP = 1.2, 0.9  # the seed's thresholds for premium richness (IV over HV)
-_OCC = re.compile(r"^(?P<root>[A-Z][A-Z0-9.]{0,5}?)\s*(?P<ymd>\d{6})(?P<cp>[CP])(?P<k>\d{8})$")
 
 # -- data access ---------------------------------------------------------------------------
 
