@@ -58,6 +58,7 @@ class LiveView:
         if self._enabled:
             self._live.update(self._render())
             self._live.__exit__(None, None, None)
+            console.print()  # the report starts on a line of its own
 
     def on_event(self, event: Any) -> None:
         kind = event.kind

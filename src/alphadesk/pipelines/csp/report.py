@@ -18,7 +18,7 @@ def render_report(result: CspResult) -> str:
     lines.append(f"As of {when}" + (f", run `{result.run_id}`" if result.run_id else ""))
     lines.append("")
     if result.reason:
-        lines += [f"**Reason ({result.stage}):** {result.reason}", ""]
+        lines += [f"**Reason:** {result.reason}", ""]  # the reason names the step
     if result.synthesis is not None:
         position = result.synthesis.suggested_position
         lines += [
