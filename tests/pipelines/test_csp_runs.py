@@ -11,7 +11,7 @@ from alphadesk.data.base import MarketData
 from alphadesk.llm.messages import Message, ModelResponse, RequestSettings, ToolSpec
 from alphadesk.llm.rules import RulesModel
 from alphadesk.pipelines.csp.models import CspRequest
-from alphadesk.pipelines.csp.run import CspRunner
+from alphadesk.pipelines.csp.run import CspRunner, replay
 from alphadesk.store import RunStore
 from tests.pipelines.conftest import close_of, facts_for
 from tests.support.openai_server import OpenAIServer, reply_text
@@ -112,6 +112,17 @@ async def test_full_run_through_litellm_then_replayed_with_zero_model_calls(
     assert again.model_dump(exclude={"run_id", "agents"}) == first.model_dump(
         exclude={"run_id", "agents"}
     )
+
+    # The same through `replay`, by run id; a run never recorded fails loudly, offline.
+    assert first.run_id is not None
+    replayed, same = await replay(recording, market, first.run_id)
+    assert same and sum(a.requests for a in replayed.agents) == 0
+    assert len(openai_server.requests) == 4
+    unrecorded = CspRequest(symbol="NVDA", as_of=close_of("2024-11-27"))
+    missed = await CspRunner(replaying, market, model="openai/test-model").analyze(unrecorded)
+    assert missed is not None and missed.decision == "failed"
+    assert missed.reason is not None and "CacheMiss" in missed.reason
+    assert len(openai_server.requests) == 4
 
 
 def _fenced(answer: dict[str, Any]) -> str:

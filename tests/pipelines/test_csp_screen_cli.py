@@ -69,6 +69,10 @@ def test_csp_command_prints_saves_and_shows_a_run(
     listed = runner.invoke(app, ["runs", "list"])
     assert result["run_id"] in listed.output and "select" in listed.output
 
+    replayed = runner.invoke(app, ["runs", "replay", result["run_id"]])
+    assert replayed.exit_code == 0, replayed.output
+    assert "identical decision (select)" in replayed.output
+
 
 def test_csp_command_errors_are_clear(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ALPHADESK_DATA_DIR", str(tmp_path))

@@ -79,3 +79,32 @@ def show_run(
     if events:
         for event in store.events(run_id):
             console.print(f"[dim]{event['at']}[/] {event['agent']:>10} {event['kind']}")
+
+
+@runs_app.command("replay")
+def replay_run(
+    ctx: typer.Context,
+    run_id: str = typer.Argument(..., help="A finished csp run."),
+) -> None:
+    """Run a recorded run again from the response cache only (no model call) and compare."""
+    import asyncio
+
+    from alphadesk.data import build_provider
+    from alphadesk.llm.base import ModelError
+    from alphadesk.pipelines.csp.run import replay
+    from alphadesk.store import RunNotFound
+
+    settings = settings_from(ctx)
+    try:
+        result, same = asyncio.run(replay(settings, build_provider(settings), run_id))
+    except (RunNotFound, ValueError, ModelError) as exc:
+        raise fail(str(exc)) from None
+    calls = sum(agent.requests for agent in result.agents)
+    verdict = "identical decision" if same else "[bold red]a different decision[/]"
+    console.print(
+        f"replayed {run_id} as {result.run_id}: {verdict} ({result.decision}), {calls} model calls"
+    )
+    if result.decision == "failed":
+        console.print(f"[red]{result.reason}[/]")
+    if not same or result.decision == "failed":
+        raise typer.Exit(1)

@@ -10,7 +10,7 @@ from pathlib import Path
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
 from alphadesk.agent.events import BaseEvent
-from alphadesk.config import Settings
+from alphadesk.config import CacheMode, Settings
 from alphadesk.data.base import MarketData
 from alphadesk.llm.base import Model
 from alphadesk.pipelines.csp.desk import CspDesk
@@ -19,7 +19,7 @@ from alphadesk.pipelines.csp.report import render_report
 from alphadesk.pipelines.recording import RunRecorder
 from alphadesk.store import RunStore
 
-__all__ = ["CspRunner"]
+__all__ = ["CspRunner", "replay"]
 
 EventSink = Callable[[BaseEvent], None]
 
@@ -120,3 +120,34 @@ def _save(recorder: RunRecorder, run_dir: Path, result: CspResult) -> None:
     for chart in sorted(run_dir.glob("*.png")):
         recorder.save(chart.name, chart, "image/png")
     recorder.finish(status=result.decision, result=result)
+
+
+async def replay(
+    settings: Settings, market: MarketData, run_id: str, *, on_event: EventSink | None = None
+) -> tuple[CspResult, bool]:
+    """Run a recorded csp run again with the response cache in replay-only mode.
+
+    Returns the new result and whether its decision matches the recorded one. A request
+    that was never recorded fails loudly (CacheMiss) instead of calling a provider.
+
+    Raises:
+        RunNotFound: no such run.
+        ValueError: not a csp run, or a run that never finished.
+    """
+    run = RunStore(settings.store_path).get(run_id)
+    if run.kind != "csp":
+        raise ValueError(f"run {run_id} is a {run.kind} run, not csp")
+    if run.result is None:
+        raise ValueError(f"run {run_id} did not finish ({run.status}); resume it with --resume")
+    recorded = CspResult.model_validate(run.result)
+    model = run.model if run.model and "," not in run.model else None
+    replaying = settings.model_copy(update={"cache": CacheMode.REPLAY})
+    runner = CspRunner(replaying, market, model=model, on_event=on_event)
+    result = await runner.analyze(CspRequest.model_validate(run.request))
+    assert result is not None  # no interrupt was asked for
+    return result, _decided(result) == _decided(recorded)
+
+
+def _decided(result: CspResult) -> dict[str, object]:
+    """What a result decided, without ids, timings and model commentary."""
+    return result.model_dump(mode="json", exclude={"run_id", "agents"})
