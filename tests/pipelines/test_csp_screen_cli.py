@@ -86,3 +86,16 @@ def test_csp_command_errors_are_clear(tmp_path: Path, monkeypatch: pytest.Monkey
     assert evil.exit_code == 1 and "Traceback" not in evil.output
     stale = runner.invoke(app, ["csp", "NFLX", "--as-of", "2012-06-29"])
     assert stale.exit_code == 1 and "NFLX" in stale.output
+
+
+def test_as_of_dates_without_a_session_and_the_default_now(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from alphadesk.cli.csp import parse_as_of
+
+    assert parse_as_of("2024-11-30") == close_of("2024-11-29")  # a Saturday
+    assert parse_as_of("2024-11-29") == close_of("2024-11-29")
+    monkeypatch.setenv("ALPHADESK_DATA_DIR", str(tmp_path))
+    now = CliRunner().invoke(app, ["csp", "NVDA"])  # today: newer than any bundled bar
+    assert now.exit_code == 1
+    assert "use an as_of within the data's range" in " ".join(now.output.split())

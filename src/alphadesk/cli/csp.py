@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import json
-from datetime import date, datetime
+from datetime import UTC, date, datetime, timedelta
 from typing import Any
-from zoneinfo import ZoneInfo
 
 import typer
 
@@ -16,16 +15,22 @@ __all__ = ["csp"]
 
 
 def parse_as_of(value: str | None) -> datetime:
-    """A date means that day's close on the exchange (data known at the close)."""
-    from alphadesk.data.calendar import NEW_YORK, session_close
+    """A date means that day's close on the exchange (data known at the close); a day
+    without a session means the last close before it. No date means now."""
+    from alphadesk.data.calendar import session_close, sessions_between
 
     if value is None:
-        return session_close(datetime.now(ZoneInfo(NEW_YORK)).date())
+        return datetime.now(UTC)
     try:
         day = date.fromisoformat(value)
     except ValueError:
         raise fail(f"--as-of {value!r} is not a date", "use YYYY-MM-DD, e.g. 2021-06-30") from None
-    return session_close(day)
+    earlier = sessions_between(day - timedelta(days=10), day)
+    if not earlier:
+        raise fail(f"no trading session on or before {day}", "pick a date the exchange was open")
+    if earlier[-1] != day:
+        err_console.print(f"[dim]{day} has no session: using the close of {earlier[-1]}[/]")
+    return session_close(earlier[-1])
 
 
 def csp(
