@@ -26,6 +26,7 @@ def screen(
 ) -> None:
     """Screen a universe for cash-secured puts: cheap checks first, agents on the survivors."""
     from alphadesk.cli.csp import parse_as_of
+    from alphadesk.cli.live import LiveView
     from alphadesk.data import build_provider
     from alphadesk.data.symbols import normalize_symbol
     from alphadesk.pipelines.csp.run import CspRunner
@@ -41,9 +42,13 @@ def screen(
         universe = [normalize_symbol(s) for s in symbols] if symbols else market.universe()
     except ValueError as exc:
         raise fail(str(exc)) from None
-    runner = CspRunner(settings, market, model=model, concurrency=concurrency)
     instant = parse_as_of(as_of)
-    result = asyncio.run(run_screen(runner, universe, instant, depth=depth))  # type: ignore[arg-type]
+    view = LiveView(enabled=not as_json)
+    runner = CspRunner(
+        settings, market, model=model, concurrency=concurrency, on_event=view.on_event
+    )
+    with view:
+        result = asyncio.run(run_screen(runner, universe, instant, depth=depth))  # type: ignore[arg-type]
     if as_json:
         typer.echo(json.dumps(result.model_dump(mode="json"), indent=2))
         return
