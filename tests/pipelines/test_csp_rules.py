@@ -7,8 +7,11 @@ from typing import Any
 import pytest
 
 from alphadesk.agent import UsageLedger
+from alphadesk.agents.csp import default_agents
 from alphadesk.config import Settings
 from alphadesk.data.base import MarketData
+from alphadesk.llm.rules import RulesModel
+from alphadesk.llm.testing import FunctionModel
 from alphadesk.pipelines.csp.desk import CspDesk
 from alphadesk.pipelines.csp.models import CspRequest, CspResult
 from alphadesk.tools.chart import find_support_resistance
@@ -16,11 +19,16 @@ from tests.pipelines.conftest import close_of
 
 
 async def analyze(
-    settings: Settings, market: MarketData, symbol: str, day: str, **kwargs: Any
+    settings: Settings,
+    market: MarketData,
+    symbol: str,
+    day: str,
+    models: dict[str, Any] | None = None,
+    **kwargs: Any,
 ) -> tuple[CspResult, list[Any]]:
     events: list[Any] = []
     request = CspRequest(symbol=symbol, as_of=close_of(day), **kwargs)
-    result = await CspDesk(settings, market).analyze(
+    result = await CspDesk(settings, market, models=models).analyze(
         request, run_id=f"{symbol}-{day}", ledger=UsageLedger(), on_event=events.append
     )
     assert result is not None
@@ -90,10 +98,24 @@ async def test_parallel_research_reaches_the_same_decision_and_is_cancelled_on_r
     assert parallel.options == sequential.options
     assert parallel.research is not None
 
-    rejected, events = await analyze(settings, market, "AMZN", "2008-11-28", parallel_research=True)
+    # A research analyst still thinking when the chart rejects is cancelled.
+    slow = FunctionModel(_rules_reply("research"), name="rules", latency_s=30)
+    rejected, events = await analyze(
+        settings, market, "AMZN", "2008-11-28", parallel_research=True, models={"research": slow}
+    )
     assert rejected.decision == "reject" and rejected.research is None
     finished = {e.agent: e.status for e in events if e.kind == "step_finished"}
     assert finished == {"chart": "rejected", "research": "cancelled"}
+    assert len(slow.requests) == 1  # asked once, never answered
+
+
+def _rules_reply(agent: str) -> Any:
+    rules = RulesModel(default_agents().by_name(agent).policy)
+
+    async def reply(messages: Any, tools: Any, settings: Any) -> Any:
+        return (await rules.request(messages, tools, settings)).message
+
+    return reply
 
 
 async def test_the_run_is_reproducible(settings: Settings, market: MarketData) -> None:

@@ -151,16 +151,17 @@ class _Session:
         research = asyncio.create_task(self._step(agents.research, request, state))
         chart = await self._step(agents.chart, request, state)
         if chart.stopped:
-            research.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await research
-            self._emit_step(
-                StepFinished,
-                "research",
-                request.symbol,
-                status="cancelled",
-                reason="the chart step stopped the run first",
-            )
+            if not research.done():  # a research that already finished is simply unused
+                research.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await research
+                self._emit_step(
+                    StepFinished,
+                    "research",
+                    request.symbol,
+                    status="cancelled",
+                    reason="the chart step stopped the run first",
+                )
             return chart.update
         found = await research
         return _merge(chart.update, found.update)
