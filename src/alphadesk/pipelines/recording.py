@@ -2,20 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel
 
-from alphadesk.agent.events import BaseEvent
+from alphadesk.agent.events import BaseEvent, EventSink
 from alphadesk.agent.usage import LedgerEntry, UsageLedger
 from alphadesk.store import RunStore
 
 __all__ = ["RunRecorder"]
-
-EventSink = Callable[[BaseEvent], None]
 
 
 class RunRecorder:

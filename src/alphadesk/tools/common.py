@@ -51,6 +51,7 @@ __all__ = [
     "Period",
     "Source",
     "ToolOutput",
+    "absent",
     "adjusted_frame",
     "call_market",
     "load_daily_bars",
@@ -67,6 +68,7 @@ __all__ = [
 logger = logging.getLogger(__name__)
 
 T = TypeVar("T")
+OutputT = TypeVar("OutputT", bound="ToolOutput")
 
 Period = Literal["1mo", "3mo", "6mo", "1y", "2y"]
 PERIODS: tuple[str, ...] = get_args(Period)
@@ -218,6 +220,15 @@ async def call_market(
         return await asyncio.to_thread(method, *args, **kwargs)
     except DataError as exc:
         retry_or_raise(exc, symbol, ctx)
+
+
+def absent(
+    cls: type[OutputT], ctx: RunContext[ToolDeps], symbol: str, reason: str | None, **fields: Any
+) -> OutputT:
+    """The output of a tool whose data is missing: ``available=False`` and why."""
+    return cls(
+        symbol=symbol.upper(), as_of=ctx.as_of, available=False, missing=[str(reason)], **fields
+    )
 
 
 async def try_market(

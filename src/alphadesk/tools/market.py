@@ -32,6 +32,7 @@ from alphadesk.data.models import AssetType, Fact, Fundamentals
 from alphadesk.tools.common import (
     Source,
     ToolOutput,
+    absent,
     adjusted_frame,
     round_pct,
     round_price,
@@ -211,9 +212,7 @@ async def get_fundamentals(ctx: RunContext[ToolDeps], symbol: str) -> Fundamenta
         ctx, symbol, "fundamentals", market.fundamentals, symbol, ctx.as_of
     )
     if facts is None:
-        return FundamentalsReport(
-            symbol=symbol.upper(), as_of=ctx.as_of, available=False, missing=[str(reason)]
-        )
+        return absent(FundamentalsReport, ctx, symbol, reason)
     known = facts.model_copy(update={"items": [f for f in facts.items if f.known_at <= ctx.as_of]})
     figures = _figures(known)
     missing = list(facts.provenance.missing)

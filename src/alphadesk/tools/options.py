@@ -25,6 +25,7 @@ from alphadesk.data.calendar import local_date
 from alphadesk.data.errors import DataError
 from alphadesk.data.models import OptionChain
 from alphadesk.tools.common import (
+    absent,
     adjusted_frame,
     load_daily_bars,
     round_price,
@@ -130,13 +131,7 @@ async def get_option_chain(
     """
     chain, reason = await chain_for(ctx, symbol, dte_min, dte_max)
     if chain is None:
-        return OptionChainView(
-            symbol=symbol.upper(),
-            as_of=ctx.as_of,
-            missing=[str(reason)],
-            available=False,
-            option_type=option_type,
-        )
+        return absent(OptionChainView, ctx, symbol, reason, option_type=option_type)
     kinds = ("put", "call") if option_type == "both" else (option_type,)
     views = [
         _expiration_view(chain, expiration, kinds, strikes_per_side, i < max_expirations)
@@ -222,9 +217,7 @@ async def get_option_greeks(
     horizon = max((r.expiration - today).days for r in refs)
     chain, reason = await chain_for(ctx, symbol, 0, horizon)
     if chain is None:
-        return GreeksReport(
-            symbol=symbol.upper(), as_of=ctx.as_of, missing=[str(reason)], available=False
-        )
+        return absent(GreeksReport, ctx, symbol, reason)
     index = {(c.expiration, c.strike, c.option_type): c for c in chain.contracts}
     found: list[ContractGreeks] = []
     not_found: list[str] = []

@@ -16,6 +16,7 @@ from alphadesk.data.errors import DataError
 from alphadesk.data.models import OptionChain
 from alphadesk.data.rates import risk_free_rate
 from alphadesk.tools.common import (
+    absent,
     source_of,
     try_market,
 )
@@ -230,13 +231,7 @@ async def filter_options(
     }
     chain, reason = await chain_for(ctx, symbol, dte_min, dte_max)
     if chain is None:
-        return FilteredOptions(
-            symbol=symbol.upper(),
-            as_of=ctx.as_of,
-            missing=[str(reason)],
-            available=False,
-            criteria=criteria,
-        )
+        return absent(FilteredOptions, ctx, symbol, reason, criteria=criteria)
     rows = [option_row(c, chain) for c in chain.contracts if c.option_type == option_type]
     failures = Counter(f for f in (_failure(r, criteria) for r in rows) if f is not None)
     matched = sorted((r for r in rows if _failure(r, criteria) is None), key=_sort_key(sort_by))

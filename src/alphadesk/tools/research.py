@@ -21,7 +21,7 @@ from alphadesk.agent import RunContext, Toolset, tool
 from alphadesk.analytics.sentiment import lm_sentiment
 from alphadesk.data.calendar import local_date
 from alphadesk.data.models import AnalystRating, EarningsEvent, NewsItem
-from alphadesk.tools.common import ToolOutput, round_pct, source_of, try_market
+from alphadesk.tools.common import ToolOutput, absent, round_pct, source_of, try_market
 from alphadesk.tools.deps import ToolDeps
 
 __all__ = [
@@ -49,14 +49,6 @@ Tone = Literal["positive", "negative", "neutral"]
 _TONE_THRESHOLD = 0.2  # net polarity beyond which the overall tone is not neutral
 _QUARTER_DAYS = 91  # cadence used only for the labelled estimate of the next release
 _MAX_TITLE = 200
-
-
-def _absent(
-    cls: type[ToolOutput], ctx: RunContext[ToolDeps], symbol: str, reason: str | None, **fields: Any
-) -> Any:
-    return cls(
-        symbol=symbol.upper(), as_of=ctx.as_of, available=False, missing=[str(reason)], **fields
-    )
 
 
 # -- get_news ------------------------------------------------------------------------------
@@ -158,7 +150,7 @@ async def get_news(
         ctx, symbol, "news", market.news, symbol, ctx.as_of, days=days, limit=200
     )
     if news is None:
-        return _absent(NewsReport, ctx, symbol, reason, days=days)
+        return absent(NewsReport, ctx, symbol, reason, days=days)
     # Guard the point-in-time rule here too: a provider bug must not leak the future.
     items = [n for n in news.items if n.known_at <= ctx.as_of]
     rows = [_headline(n) for n in sorted(items, key=lambda n: n.known_at, reverse=True)]
@@ -260,7 +252,7 @@ async def get_earnings_dates(ctx: RunContext[ToolDeps], symbol: str) -> Earnings
     market = ctx.deps.market
     earnings, reason = await try_market(ctx, symbol, "earnings", market.earnings, symbol, ctx.as_of)
     if earnings is None:
-        return _absent(EarningsReport, ctx, symbol, reason)
+        return absent(EarningsReport, ctx, symbol, reason)
     events = [e for e in earnings.items if e.known_at <= ctx.as_of]
     fields = _earnings_fields(events, ctx.as_of)
     missing = list(earnings.provenance.missing)
@@ -326,7 +318,7 @@ async def get_short_interest(ctx: RunContext[ToolDeps], symbol: str) -> ShortInt
         ctx, symbol, "short interest", market.short_interest, symbol, ctx.as_of
     )
     if si is None:
-        return _absent(ShortInterestReport, ctx, symbol, reason)
+        return absent(ShortInterestReport, ctx, symbol, reason)
     pct = si.short_percent_of_float * 100.0 if si.short_percent_of_float is not None else None
     prior = si.shares_short_prior_month
     change = (si.shares_short / prior - 1.0) * 100.0 if si.shares_short and prior else None
@@ -448,7 +440,7 @@ async def get_analyst_ratings(
         ctx, symbol, "analyst ratings", market.analyst_ratings, symbol, ctx.as_of, days=days
     )
     if ratings is None:
-        return _absent(AnalystRatingsReport, ctx, symbol, reason, days=days)
+        return absent(AnalystRatingsReport, ctx, symbol, reason, days=days)
     items = [r for r in ratings.items if r.known_at <= ctx.as_of]
     rows = [_rating_row(r) for r in sorted(items, key=lambda r: r.known_at, reverse=True)]
     kinds = Counter(r.action for r in rows)
@@ -521,7 +513,7 @@ async def get_sec_filings(
         ctx, symbol, "filings", market.filings, symbol, ctx.as_of, forms=forms, limit=500
     )
     if filings is None:
-        return _absent(FilingsReport, ctx, symbol, reason, days=days)
+        return absent(FilingsReport, ctx, symbol, reason, days=days)
     known = [f for f in filings.items if f.known_at <= ctx.as_of]
     since = ctx.as_of - timedelta(days=days)
     window = sorted(

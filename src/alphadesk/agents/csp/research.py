@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import re
+from datetime import date
 from typing import Any
 
 from alphadesk.agent import Agent
 from alphadesk.agents.csp.deps import CspDeps
 from alphadesk.agents.csp.models import ResearchAnalysis, Risk
-from alphadesk.agents.csp.task import task_symbol
+from alphadesk.agents.csp.task import task_date, task_symbol
 from alphadesk.agents.csp.validators import research_respects_earnings
 from alphadesk.agents.spec import AgentSpec, load_prompt
 from alphadesk.llm.rules import PlannedCall, RulesPolicy, Transcript
@@ -52,10 +53,10 @@ def _news_risk(news: dict[str, Any]) -> tuple[Risk, str]:
     return "low", f"news tone {tone} over {count} headlines"
 
 
-def _earnings_risk(earnings: dict[str, Any], horizon: int) -> tuple[Risk, str]:
+def _earnings_risk(earnings: dict[str, Any], horizon: int, today: date) -> tuple[Risk, str]:
     days = earnings.get("days_until_next")
-    if days is None and earnings.get("next_estimated_date") and earnings.get("days_since_last"):
-        days = 91 - earnings["days_since_last"]  # the tool's labelled quarterly estimate
+    if days is None and earnings.get("next_estimated_date"):
+        days = (date.fromisoformat(earnings["next_estimated_date"]) - today).days
         if days <= horizon:
             return "high", f"earnings expected in about {days} days (estimated), inside {horizon}"
     if days is None:
@@ -78,7 +79,7 @@ def _decide(t: Transcript) -> ResearchAnalysis:
     horizon = _horizon(t)
     earnings = t.facts("get_earnings_dates")
     news_risk, news_note = _news_risk(t.facts("get_news"))
-    earnings_risk, earnings_note = _earnings_risk(earnings, horizon)
+    earnings_risk, earnings_note = _earnings_risk(earnings, horizon, task_date(t))
     short_risk, short_note = _short_risk(t.facts("get_short_interest"))
     reject = news_risk == "high" and earnings_risk == "high"
     return ResearchAnalysis(

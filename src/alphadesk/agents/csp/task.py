@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import json
 import re
+from datetime import date
 from typing import Any
 
 from alphadesk.llm.rules import Transcript
 
-__all__ = ["task_json", "task_symbol"]
+__all__ = ["task_date", "task_json", "task_symbol"]
 
-_SUBJECT = re.compile(r"(\S+) as of \d{4}-\d{2}-\d{2}")
+_SUBJECT = re.compile(r"(\S+) as of (\d{4}-\d{2}-\d{2})")
 _BLOCK = re.compile(r"```json\s*\n(.*?)```", re.DOTALL)
 
 
@@ -23,6 +24,14 @@ def task_symbol(t: Transcript) -> str:
     if match is None:
         raise ValueError("the task names no '<SYMBOL> as of <DATE>'")
     return match.group(1)
+
+
+def task_date(t: Transcript) -> date:
+    """The analysis date the task names."""
+    match = _SUBJECT.search(t.prompt)
+    if match is None:
+        raise ValueError("the task names no '<SYMBOL> as of <DATE>'")
+    return date.fromisoformat(match.group(2))
 
 
 def task_json(t: Transcript, index: int) -> Any:

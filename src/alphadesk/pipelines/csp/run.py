@@ -4,12 +4,12 @@ result and charts. The single entry point the CLI, the API and the tests call.""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
-from alphadesk.agent.events import BaseEvent
+from alphadesk.agent.events import EventSink
 from alphadesk.config import CacheMode, Settings
 from alphadesk.data.base import MarketData
 from alphadesk.llm.base import Model
@@ -20,8 +20,6 @@ from alphadesk.pipelines.recording import RunRecorder
 from alphadesk.store import RunStore
 
 __all__ = ["CspRunner", "replay"]
-
-EventSink = Callable[[BaseEvent], None]
 
 
 class CspRunner:
