@@ -6,7 +6,6 @@ from typing import Any
 
 import pytest
 
-from alphadesk.agent import UsageLedger
 from alphadesk.agents.csp import default_agents
 from alphadesk.config import Settings
 from alphadesk.data.base import MarketData
@@ -14,6 +13,7 @@ from alphadesk.llm.rules import RulesModel
 from alphadesk.llm.testing import FunctionModel
 from alphadesk.pipelines.csp.desk import CspDesk
 from alphadesk.pipelines.csp.models import CspRequest, CspResult
+from alphadesk.pipelines.steps import RunSession
 from alphadesk.tools.chart import find_support_resistance
 from tests.pipelines.conftest import close_of
 
@@ -28,9 +28,8 @@ async def analyze(
 ) -> tuple[CspResult, list[Any]]:
     events: list[Any] = []
     request = CspRequest(symbol=symbol, as_of=close_of(day), **kwargs)
-    result = await CspDesk(settings, market, models=models).analyze(
-        request, run_id=f"{symbol}-{day}", ledger=UsageLedger(), on_event=events.append
-    )
+    session = RunSession(run_id=f"{symbol}-{day}", emit=events.append)
+    result = await CspDesk(settings, market, models=models).analyze(request, session)
     assert result is not None
     return result, events
 

@@ -11,7 +11,8 @@ from alphadesk.data.base import MarketData
 from alphadesk.llm.messages import Message, ModelResponse, RequestSettings, ToolSpec
 from alphadesk.llm.rules import RulesModel
 from alphadesk.pipelines.csp.models import CspRequest
-from alphadesk.pipelines.csp.run import CspRunner, replay
+from alphadesk.pipelines.csp.run import CspRunner
+from alphadesk.pipelines.runner import replay
 from alphadesk.store import RunStore
 from tests.pipelines.conftest import close_of, facts_for
 from tests.support.openai_server import OpenAIServer, reply_text

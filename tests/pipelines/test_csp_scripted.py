@@ -6,12 +6,12 @@ from typing import Any
 
 import pytest
 
-from alphadesk.agent import UsageLedger
 from alphadesk.config import Settings
 from alphadesk.data.base import MarketData
 from alphadesk.llm.testing import ScriptedModel, json_answer, tool_calls
 from alphadesk.pipelines.csp.desk import CspDesk
 from alphadesk.pipelines.csp.models import CspRequest, CspResult
+from alphadesk.pipelines.steps import RunSession
 from tests.pipelines.conftest import Facts, close_of, facts_for
 
 SYMBOL, DAY = "NVDA", "2024-11-29"
@@ -30,7 +30,7 @@ async def run_desk(
 ) -> CspResult:
     desk = CspDesk(settings, market, models=models)
     request = CspRequest(symbol=SYMBOL, as_of=close_of(DAY), depth=depth)  # type: ignore[arg-type]
-    result = await desk.analyze(request, run_id="scripted", ledger=UsageLedger())
+    result = await desk.analyze(request, RunSession(run_id="scripted"))
     assert result is not None
     return result
 

@@ -91,7 +91,7 @@ def replay_run(
 
     from alphadesk.data import build_provider
     from alphadesk.llm.base import ModelError
-    from alphadesk.pipelines.csp.run import replay
+    from alphadesk.pipelines.runner import replay
     from alphadesk.store import RunNotFound
 
     settings = settings_from(ctx)

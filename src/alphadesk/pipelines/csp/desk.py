@@ -17,32 +17,27 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import operator
-import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from pathlib import Path
+from functools import partial
 from typing import Annotated, Any, TypedDict, TypeVar
 
-from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph import END, START, StateGraph
 from pydantic import BaseModel
 
-from alphadesk.agent import Completed, RunResult, UsageLedger, UsageLimits
-from alphadesk.agent.events import BaseEvent
 from alphadesk.agents.csp import CspAgents, CspDeps, default_agents
 from alphadesk.agents.csp.models import ChartAnalysis, OptionsAnalysis, ResearchAnalysis
-from alphadesk.agents.spec import AgentSpec, model_for
+from alphadesk.agents.spec import AgentSpec
 from alphadesk.config import Settings
 from alphadesk.data.base import MarketData
-from alphadesk.data.errors import DataError
 from alphadesk.llm.base import Model
-from alphadesk.llm.messages import ToolMessage, text_of
 from alphadesk.llm.rules import RULES_MODEL
 from alphadesk.pipelines.csp.models import AgentReport, CspRequest, CspResult
+from alphadesk.pipelines.csp.report import render_report
 from alphadesk.pipelines.csp.synthesis import synthesize
-from alphadesk.pipelines.events import StepFinished, StepStarted
+from alphadesk.pipelines.events import StepFinished
+from alphadesk.pipelines.steps import AgentModels, AgentSteps, RunSession, limits_from
 
 __all__ = ["CspDesk", "CspState"]
 
@@ -77,6 +72,10 @@ class CspDesk:
     """The desk's agents and models. Stateless per analysis, so one desk can analyse many
     symbols concurrently (a screen)."""
 
+    kind = "csp"
+    request_type = CspRequest
+    result_type = CspResult
+
     def __init__(
         self,
         settings: Settings,
@@ -88,47 +87,39 @@ class CspDesk:
     ) -> None:
         self.settings, self.market = settings, market
         self.agents = agents or default_agents()
-        self._model_override = model
-        self._models = dict(models or {})
+        self.model = AgentModels(
+            settings,
+            [*(self.agents.by_name(n) for n in self.agents.names), self.agents.narrator],
+            override=model,
+            models=models,
+        )
 
-    def model(self, agent: str) -> Model:
-        """The model an agent runs with (resolved once, then reused)."""
-        if agent not in self._models:
-            spec = self.agents.by_name(agent)
-            self._models[agent] = model_for(spec, self.settings, self._model_override)
-        return self._models[agent]
+    @property
+    def model_label(self) -> str:
+        return self.model.label(self.agents.names)
 
-    async def analyze(
-        self,
-        request: CspRequest,
-        *,
-        run_id: str,
-        ledger: UsageLedger,
-        on_event: Callable[[BaseEvent], None] | None = None,
-        run_dir: Path | None = None,
-        checkpointer: BaseCheckpointSaver[Any] | None = None,
-        resume: bool = False,
-        interrupt_after: list[str] | None = None,
-    ) -> CspResult | None:
-        """Analyse one symbol. Returns None when stopped at ``interrupt_after``; call again
-        with ``resume=True`` and the same ``run_id`` to continue from the checkpoint."""
-        session = _Session(self, run_id, ledger, on_event or (lambda _event: None), run_dir)
-        graph = session.graph().compile(checkpointer=checkpointer, interrupt_after=interrupt_after)
-        config: Any = {"configurable": {"thread_id": run_id}}
-        initial = None if resume else CspState(request=request.model_dump(mode="json"))
-        state = await graph.ainvoke(initial, config)
+    def title(self, request: CspRequest) -> str:
+        return f"csp {request.symbol}"
+
+    def report(self, result: CspResult) -> str:
+        return render_report(result)
+
+    async def analyze(self, request: CspRequest, session: RunSession) -> CspResult | None:
+        """Analyse one symbol. Returns None when stopped at ``session.interrupt_after``; run
+        again with ``session.resume`` and the same run id to continue from the checkpoint."""
+        steps = AgentSteps(session, self.model, limits_from(self.settings))
+        initial = CspState(request=request.model_dump(mode="json"))
+        state = await session.invoke(_Nodes(self, session, steps).graph(), initial)
         return CspResult.model_validate(state["result"]) if "result" in state else None
 
 
 @dataclass
-class _Session:
-    """One analysis: the graph's nodes, bound to its run id, ledger and event sink."""
+class _Nodes:
+    """One analysis: the graph's nodes, bound to its run."""
 
     desk: CspDesk
-    run_id: str
-    ledger: UsageLedger
-    emit: Callable[[BaseEvent], None]
-    run_dir: Path | None
+    session: RunSession
+    steps: AgentSteps
 
     def graph(self) -> StateGraph[CspState]:
         graph = StateGraph(CspState)
@@ -155,12 +146,14 @@ class _Session:
                 research.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await research
-                self._emit_step(
-                    StepFinished,
-                    "research",
-                    request.symbol,
-                    status="cancelled",
-                    reason="the chart step stopped the run first",
+                self.session.emit(
+                    StepFinished(
+                        run_id=self.session.run_id,
+                        agent="research",
+                        symbol=request.symbol,
+                        status="cancelled",
+                        reason="the chart step stopped the run first",
+                    )
                 )
             return chart.update
         found = await research
@@ -188,7 +181,7 @@ class _Session:
             research=research,
             agents=[AgentReport.model_validate(r) for r in state.get("reports", [])],
             data_missing=sorted(set(state.get("missing", []))),
-            run_id=self.run_id,
+            run_id=self.session.run_id,
         )
         verdict = state.get("verdict")
         if verdict is not None:
@@ -203,78 +196,41 @@ class _Session:
         """Add the orchestrator model's narrative; none with `rules`. A failed narrative is
         reported with the agents and changes nothing else."""
         spec = self.desk.agents.narrator
-        model = self.desk.model(spec.name)
-        if model.name == RULES_MODEL or result.synthesis is None:
+        if self.desk.model(spec.name).name == RULES_MODEL or result.synthesis is None:
             return result
-        started = time.monotonic()
-        run = await spec.at_depth(request.depth).run(
-            model,
-            self.desk.agents.narrative_prompt(request.symbol, request.as_of, result),
-            deps=None,  # type: ignore[arg-type]  # the narrator has no tools
-            as_of=request.as_of,
-            run_id=self.run_id,
-            ledger=self.ledger,
-            limits=self._limits(),
-            on_event=self.emit,
-        )
-        report = _report(spec.name, run, time.monotonic() - started)
-        update: dict[str, Any] = {"agents": [*result.agents, report]}
-        if run.ok:
-            update["synthesis"] = result.synthesis.model_copy(update={"narrative": run.output})
+        prompt = self.desk.agents.narrative_prompt(request.symbol, request.as_of, result)
+        step = await self.steps.run(spec, prompt, None, request)  # the narrator has no tools
+        update: dict[str, Any] = {"agents": [*result.agents, *filter(None, [step.report])]}
+        if step.output is not None:
+            update["synthesis"] = result.synthesis.model_copy(update={"narrative": step.output})
         return result.model_copy(update=update)
 
     async def _step(
         self, spec: AgentSpec[CspDeps, Any], request: CspRequest, state: CspState
     ) -> _Step:
         """Run one agent and turn its outcome into a state update."""
-        model = self.desk.model(spec.name)
-        symbol = request.symbol
-        self._emit_step(StepStarted, spec.name, symbol, model=model.name)
         deps = CspDeps(
             market=self.desk.market,
-            run_dir=self.run_dir,
+            run_dir=self.session.run_dir,
             symbol=request.symbol,
             constraints=request.constraints,
             chart=_load(ChartAnalysis, state.get("chart")),
             options=_load(OptionsAnalysis, state.get("options")),
         )
-        started = time.monotonic()
-        try:
-            result = await spec.at_depth(request.depth).run(
-                model,
-                self.desk.agents.prompt(spec.name, deps, request.as_of),
-                deps=deps,
-                as_of=request.as_of,
-                run_id=self.run_id,
-                ledger=self.ledger,
-                limits=self._limits(),
-                on_event=self.emit,
-            )
-        except DataError as exc:  # the data the validators check against is unavailable
-            reason = f"{spec.name}: {type(exc).__name__}: {exc}"
-            self._emit_step(StepFinished, spec.name, symbol, status="failed", reason=reason)
-            return _Step({"verdict": {"decision": "failed", "stage": spec.name, "reason": reason}})
-        report = _report(spec.name, result, time.monotonic() - started)
-        update: dict[str, Any] = {"reports": [report.model_dump()], "missing": _missing(result)}
-        if not isinstance(result.outcome, Completed):
-            reason = f"{spec.name}: {result.outcome.reason}"
-            update["verdict"] = {"decision": "failed", "stage": spec.name, "reason": reason}
-            self._emit_step(StepFinished, spec.name, symbol, status="failed", reason=reason)
+        prompt = self.desk.agents.prompt(spec.name, deps, request.as_of)
+        rejection = partial(self.desk.agents.rejection, spec.name)
+        step = await self.steps.run(spec, prompt, deps, request, rejection=rejection)
+        update: dict[str, Any] = {"missing": step.missing}
+        if step.report is not None:
+            update["reports"] = [step.report.model_dump()]
+        if step.output is None:
+            update["verdict"] = {"decision": "failed", "stage": spec.name, "reason": step.failure}
             return _Step(update)
-        update[spec.name] = result.output.model_dump(mode="json")
-        rejection = self.desk.agents.rejection(spec.name, result.output)
-        if rejection is not None:
-            reason = f"{spec.name}: {rejection}"
+        update[spec.name] = step.output.model_dump(mode="json")
+        if step.rejection is not None:
+            reason = f"{spec.name}: {step.rejection}"
             update["verdict"] = {"decision": "reject", "stage": spec.name, "reason": reason}
-        status = "rejected" if rejection else "completed"
-        self._emit_step(StepFinished, spec.name, symbol, status=status, reason=rejection)
         return _Step(update)
-
-    def _limits(self) -> UsageLimits:
-        return UsageLimits.model_validate(self.desk.settings.limits.model_dump())
-
-    def _emit_step(self, kind: type[BaseEvent], agent: str, symbol: str, **fields: Any) -> None:
-        self.emit(kind(run_id=self.run_id, agent=agent, symbol=symbol, **fields))
 
 
 def _unless_stopped(next_node: str) -> Callable[[CspState], str]:
@@ -301,32 +257,3 @@ def _merge(first: dict[str, Any], second: dict[str, Any]) -> dict[str, Any]:
 
 def _load(model: type[_M], data: dict[str, Any] | None) -> _M | None:
     return None if data is None else model.model_validate(data)
-
-
-def _report(agent: str, result: RunResult[Any], seconds: float) -> AgentReport:
-    return AgentReport(
-        agent=agent,
-        model=result.model,
-        outcome=result.outcome.kind,
-        reason=result.outcome.reason,
-        tool_calls=result.tool_calls,
-        requests=result.usage.requests,
-        tokens=result.usage.total_tokens,
-        cost_usd=result.usage.cost_usd,
-        seconds=round(seconds, 3),
-    )
-
-
-def _missing(result: RunResult[Any]) -> list[str]:
-    """What data the tools said was missing, as ``tool: item`` lines."""
-    found: list[str] = []
-    for message in result.messages:
-        if not isinstance(message, ToolMessage):
-            continue
-        try:
-            body = json.loads(text_of(message.content))
-        except json.JSONDecodeError:
-            continue
-        if isinstance(body, dict):
-            found += [f"{message.name}: {item}" for item in body.get("missing") or []]
-    return found

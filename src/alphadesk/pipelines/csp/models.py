@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from datetime import date, datetime
+from datetime import date
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, Field
 
 from alphadesk.agents.csp.models import (
     ChartAnalysis,
@@ -13,6 +13,7 @@ from alphadesk.agents.csp.models import (
     OptionsAnalysis,
     ResearchAnalysis,
 )
+from alphadesk.pipelines.models import AgentReport, Depth, PipelineRequest, PipelineResult
 
 __all__ = [
     "AgentReport",
@@ -24,43 +25,16 @@ __all__ = [
     "Synthesis",
 ]
 
-Depth = Literal["quick", "standard", "deep"]
 Stage = Literal["chart", "options", "research", "synthesis"]
 
 
-class CspRequest(BaseModel):
+class CspRequest(PipelineRequest):
     """One symbol to analyse at one instant."""
 
-    model_config = ConfigDict(frozen=True)
-
-    symbol: str
-    as_of: datetime
-    depth: Depth = "standard"
     parallel_research: bool = Field(
         False, description="Run research alongside the chart step (cancelled on a chart reject)."
     )
     constraints: CspConstraints = Field(default_factory=CspConstraints)
-
-    @field_validator("as_of")
-    @classmethod
-    def _aware(cls, value: datetime) -> datetime:
-        if value.tzinfo is None:
-            raise ValueError("as_of must be timezone-aware")
-        return value
-
-
-class AgentReport(BaseModel):
-    """How one agent's step ended and what decided it."""
-
-    agent: str
-    model: str
-    outcome: str
-    reason: str | None = None
-    tool_calls: int = 0
-    requests: int = 0
-    tokens: int = 0
-    cost_usd: float = 0.0
-    seconds: float = 0.0
 
 
 class SuggestedPosition(BaseModel):
@@ -86,18 +60,12 @@ class Synthesis(BaseModel):
     narrative: str | None = Field(None, description="Optional orchestrator-model commentary.")
 
 
-class CspResult(BaseModel):
+class CspResult(PipelineResult):
     """The whole decision for one symbol, with everything behind it."""
 
-    symbol: str
-    as_of: datetime
     decision: Literal["select", "reject", "failed"]
-    reason: str | None = Field(None, description="Why rejected or failed, and by which step.")
     stage: Stage | None = Field(None, description="The step that rejected or failed.")
     chart: ChartAnalysis | None = None
     options: OptionsAnalysis | None = None
     research: ResearchAnalysis | None = None
     synthesis: Synthesis | None = None
-    agents: list[AgentReport] = Field(default_factory=list)
-    data_missing: list[str] = Field(default_factory=list)
-    run_id: str | None = None

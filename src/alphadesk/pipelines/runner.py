@@ -1,0 +1,204 @@
+"""The one runner every pipeline shares: each run recorded (events, ledger, report, result,
+charts), resumable from its checkpoints, and replayable from the response cache.
+
+A pipeline gives the runner a ``Desk``: its kind, its request and result models, a graph
+that analyses one request within a ``RunSession``, and a Markdown report of a result. The
+CLI, the API and the tests call ``PipelineRunner.analyze`` and nothing else.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping
+from importlib import import_module
+from pathlib import Path
+from typing import Any, Generic, Protocol, TypeVar
+
+from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+
+from alphadesk.agent.events import EventSink
+from alphadesk.config import CacheMode, Settings
+from alphadesk.data.base import MarketData
+from alphadesk.llm.base import Model
+from alphadesk.pipelines.models import PipelineRequest, PipelineResult
+from alphadesk.pipelines.recording import RunRecorder
+from alphadesk.pipelines.steps import RunSession
+from alphadesk.store import RunStore
+
+__all__ = ["DESKS", "Desk", "PipelineRunner", "build_desk", "replay"]
+
+RequestT = TypeVar("RequestT", bound=PipelineRequest)
+ResultT = TypeVar("ResultT", bound=PipelineResult)
+
+# Every pipeline by the kind its runs are recorded under; imported only when used.
+DESKS: dict[str, str] = {
+    "csp": "alphadesk.pipelines.csp.desk:CspDesk",
+}
+
+
+class Desk(Protocol[RequestT, ResultT]):
+    """What a pipeline gives the runner."""
+
+    kind: str
+    request_type: type[RequestT]
+    result_type: type[ResultT]
+    market: MarketData
+
+    @property
+    def model_label(self) -> str:
+        """The models its agents run with, e.g. ``rules``."""
+        ...
+
+    def title(self, request: RequestT) -> str: ...
+
+    async def analyze(self, request: RequestT, session: RunSession) -> ResultT | None:
+        """One analysis; None when stopped at ``session.interrupt_after``."""
+        ...
+
+    def report(self, result: ResultT) -> str:
+        """The Markdown report saved with the run."""
+        ...
+
+
+def build_desk(
+    kind: str,
+    settings: Settings,
+    market: MarketData,
+    *,
+    model: str | None = None,
+    models: Mapping[str, Model] | None = None,
+) -> Desk[Any, Any]:
+    """The pipeline of ``kind`` (``csp``, ``desk``...), constructed with its models."""
+    if kind not in DESKS:
+        raise ValueError(f"unknown pipeline {kind!r}; the pipelines are {sorted(DESKS)}")
+    module, name = DESKS[kind].split(":")
+    desk: Desk[Any, Any] = getattr(import_module(module), name)(
+        settings, market, model=model, models=models
+    )
+    return desk
+
+
+class PipelineRunner(Generic[RequestT, ResultT]):
+    """Runs one pipeline's analyses, at most ``concurrency`` at a time, each one recorded."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        desk: Desk[RequestT, ResultT],
+        *,
+        on_event: EventSink | None = None,
+        concurrency: int = 4,
+    ) -> None:
+        self.settings, self.desk = settings, desk
+        self.store = RunStore(settings.store_path)
+        self._on_event = on_event
+        self._slots = asyncio.Semaphore(concurrency)
+
+    @property
+    def model_label(self) -> str:
+        return self.desk.model_label
+
+    async def preflight(self, request: RequestT) -> None:
+        """Fail fast, before any run is recorded, when the symbol has no data at as_of.
+
+        Raises:
+            DataError: e.g. NoData naming close matches for an unknown symbol.
+        """
+        await asyncio.to_thread(self.desk.market.daily_bars, request.symbol, request.as_of)
+
+    async def analyze(
+        self,
+        request: RequestT,
+        *,
+        resume_run_id: str | None = None,
+        interrupt_after: list[str] | None = None,
+    ) -> ResultT | None:
+        """Analyse one request, or resume an interrupted run. None if stopped at a checkpoint."""
+        async with self._slots:
+            recorder = self._recorder(request, resume_run_id)
+            run_dir = self.settings.runs_dir / recorder.run_id
+            run_dir.mkdir(parents=True, exist_ok=True)
+            try:
+                async with AsyncSqliteSaver.from_conn_string(
+                    str(self.settings.data_dir / "checkpoints.sqlite")
+                ) as checkpoints:
+                    session = RunSession(
+                        run_id=recorder.run_id,
+                        ledger=recorder.ledger,
+                        emit=recorder.emit,
+                        run_dir=run_dir,
+                        checkpointer=checkpoints,
+                        resume=resume_run_id is not None,
+                        interrupt_after=interrupt_after,
+                    )
+                    result = await self.desk.analyze(request, session)
+            except BaseException as exc:  # record the interruption, then let it propagate
+                recorder.finish(status="interrupted", result=None, error=repr(exc))
+                raise
+            if result is None:
+                hint = f"stopped at a checkpoint; continue with --resume {recorder.run_id}"
+                recorder.finish(status="interrupted", result=None, error=hint)
+                return None
+            self._save(recorder, run_dir, result)
+            return result
+
+    async def analyze_many(self, requests: list[RequestT]) -> list[ResultT]:
+        """Analyse several requests concurrently (within the concurrency limit)."""
+        results = await asyncio.gather(*(self.analyze(r) for r in requests))
+        return [r for r in results if r is not None]
+
+    def _recorder(self, request: RequestT, resume_run_id: str | None) -> RunRecorder:
+        if resume_run_id is not None:
+            return RunRecorder.resume(self.store, resume_run_id, self._on_event)
+        return RunRecorder.start(
+            self.store,
+            kind=self.desk.kind,
+            title=self.desk.title(request),
+            request=request,
+            as_of=request.as_of,
+            model=self.model_label,
+            on_event=self._on_event,
+        )
+
+    def _save(self, recorder: RunRecorder, run_dir: Path, result: ResultT) -> None:
+        report = run_dir / "report.md"
+        report.write_text(self.desk.report(result), encoding="utf-8")
+        recorder.save("report.md", report, "text/markdown")
+        payload = run_dir / "result.json"
+        payload.write_text(result.model_dump_json(indent=2), encoding="utf-8")
+        recorder.save("result.json", payload, "application/json")
+        for chart in sorted(run_dir.glob("*.png")):
+            recorder.save(chart.name, chart, "image/png")
+        recorder.finish(status=result.decision, result=result)
+
+
+async def replay(
+    settings: Settings, market: MarketData, run_id: str, *, on_event: EventSink | None = None
+) -> tuple[PipelineResult, bool]:
+    """Run a recorded run again with the response cache in replay-only mode.
+
+    Returns the new result and whether its decision matches the recorded one. A request
+    that was never recorded fails loudly (CacheMiss) instead of calling a provider.
+
+    Raises:
+        RunNotFound: no such run.
+        ValueError: a kind of run that cannot be replayed, or a run that never finished.
+    """
+    run = RunStore(settings.store_path).get(run_id)
+    if run.kind not in DESKS:
+        raise ValueError(f"run {run_id} is a {run.kind} run, which cannot be replayed")
+    if run.result is None:
+        raise ValueError(f"run {run_id} did not finish ({run.status}); resume it with --resume")
+    model = run.model if run.model and "," not in run.model else None
+    replaying = settings.model_copy(update={"cache": CacheMode.REPLAY})
+    desk = build_desk(run.kind, replaying, market, model=model)
+    recorded = desk.result_type.model_validate(run.result)
+    runner = PipelineRunner(replaying, desk, on_event=on_event)
+    result = await runner.analyze(desk.request_type.model_validate(run.request))
+    assert result is not None  # no interrupt was asked for
+    return result, _decided(result) == _decided(recorded)
+
+
+def _decided(result: PipelineResult) -> dict[str, object]:
+    """What a result decided, without ids, timings and model commentary."""
+    return result.model_dump(mode="json", exclude={"run_id", "agents"})

@@ -1,0 +1,192 @@
+"""Running one agent as a step of a pipeline, the same way in every pipeline.
+
+A step resolves the agent's model (per agent, per tier, or the run's override), runs it at
+the request's depth under the run's budgets and ledger, announces itself with step events,
+and turns how it ended into an ``AgentReport``, the data its tools said was missing, and a
+failure or rejection reason for the graph to route on.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Generic, TypeVar
+
+from langgraph.checkpoint.base import BaseCheckpointSaver
+from langgraph.graph import StateGraph
+
+from alphadesk.agent import Completed, RunResult, UsageLedger, UsageLimits
+from alphadesk.agent.events import BaseEvent, EventSink
+from alphadesk.agents.spec import AgentSpec, model_for
+from alphadesk.config import Settings
+from alphadesk.data.errors import DataError
+from alphadesk.llm.base import Model
+from alphadesk.llm.messages import ContentPart, ToolMessage, text_of
+from alphadesk.pipelines.events import StepFinished, StepStarted
+from alphadesk.pipelines.models import AgentReport, PipelineRequest
+
+__all__ = ["AgentModels", "AgentSteps", "RunSession", "StepOutcome", "limits_from"]
+
+OutputT = TypeVar("OutputT")
+
+
+def limits_from(settings: Settings) -> UsageLimits:
+    """The run's hard budgets, as the settings give them."""
+    return UsageLimits.model_validate(settings.limits.model_dump())
+
+
+@dataclass(frozen=True)
+class RunSession:
+    """One recorded run as the runner hands it to a pipeline: where its events, model calls
+    and files go, and where its graph checkpoints (to resume after an interruption)."""
+
+    run_id: str
+    ledger: UsageLedger = field(default_factory=UsageLedger)
+    emit: EventSink = field(default=lambda _event: None)
+    run_dir: Path | None = None
+    checkpointer: BaseCheckpointSaver[Any] | None = None
+    resume: bool = False
+    interrupt_after: list[str] | None = None
+
+    async def invoke(self, graph: StateGraph[Any], initial: Mapping[str, Any]) -> dict[str, Any]:
+        """Run ``graph`` from ``initial``, or on from its last checkpoint when resuming.
+
+        The thread is the run id, so a resumed run continues its own checkpoints; a stop at
+        ``interrupt_after`` returns the state reached so far.
+        """
+        compiled = graph.compile(
+            checkpointer=self.checkpointer, interrupt_after=self.interrupt_after
+        )
+        config: Any = {"configurable": {"thread_id": self.run_id}}
+        state = await compiled.ainvoke(None if self.resume else dict(initial), config)
+        return dict(state)
+
+
+class AgentModels:
+    """The model each agent runs with, resolved once per agent and then reused.
+
+    An explicit ``models`` entry wins (tests, benchmarks), then ``override`` for every
+    agent (``--model``), then the agent's per-agent or tier setting.
+    """
+
+    def __init__(
+        self,
+        settings: Settings,
+        specs: Iterable[AgentSpec[Any, Any]],
+        *,
+        override: str | None = None,
+        models: Mapping[str, Model] | None = None,
+    ) -> None:
+        self._settings, self._override = settings, override
+        self._specs = {spec.name: spec for spec in specs}
+        self._models = dict(models or {})
+
+    def __call__(self, agent: str) -> Model:
+        if agent not in self._models:
+            if agent not in self._specs:
+                raise KeyError(f"no agent {agent!r}; the agents are {sorted(self._specs)}")
+            self._models[agent] = model_for(self._specs[agent], self._settings, self._override)
+        return self._models[agent]
+
+    def label(self, agents: Iterable[str]) -> str:
+        """The models these agents run with, e.g. ``rules`` or ``openai/gpt-4o``."""
+        return ", ".join(sorted({self(agent).name for agent in agents}))
+
+
+@dataclass(frozen=True)
+class StepOutcome(Generic[OutputT]):
+    """How one agent step ended. ``failure`` and ``rejection`` name the agent."""
+
+    agent: str
+    output: OutputT | None
+    report: AgentReport | None
+    missing: list[str] = field(default_factory=list)
+    failure: str | None = None
+    rejection: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.failure is None
+
+
+class AgentSteps:
+    """Runs agents as steps of one run: models, budgets, ledger and events bound once."""
+
+    def __init__(self, session: RunSession, models: AgentModels, limits: UsageLimits) -> None:
+        self.session, self.models, self.limits = session, models, limits
+
+    async def run(
+        self,
+        spec: AgentSpec[Any, OutputT],
+        prompt: str | list[ContentPart],
+        deps: Any,
+        request: PipelineRequest,
+        *,
+        rejection: Callable[[OutputT], str | None] | None = None,
+    ) -> StepOutcome[OutputT]:
+        """Run ``spec`` on ``prompt``; ``rejection`` says why its output stops the pipeline."""
+        model = self.models(spec.name)
+        self._announce(StepStarted, spec.name, request.symbol, model=model.name)
+        started = time.monotonic()
+        try:
+            result = await spec.at_depth(request.depth).run(
+                model,
+                prompt,
+                deps=deps,
+                as_of=request.as_of,
+                run_id=self.session.run_id,
+                ledger=self.session.ledger,
+                limits=self.limits,
+                on_event=self.session.emit,
+            )
+        except DataError as exc:  # the data the validators check against is unavailable
+            failure = f"{spec.name}: {type(exc).__name__}: {exc}"
+            self._finished(spec.name, request.symbol, "failed", failure)
+            return StepOutcome(spec.name, None, None, failure=failure)
+        report = agent_report(spec.name, result, time.monotonic() - started)
+        missing = tools_missing(result)
+        if not isinstance(result.outcome, Completed):
+            failure = f"{spec.name}: {result.outcome.reason}"
+            self._finished(spec.name, request.symbol, "failed", failure)
+            return StepOutcome(spec.name, None, report, missing, failure=failure)
+        why = rejection(result.output) if rejection is not None else None
+        self._finished(spec.name, request.symbol, "rejected" if why else "completed", why)
+        return StepOutcome(spec.name, result.output, report, missing, rejection=why)
+
+    def _finished(self, agent: str, symbol: str, status: str, reason: str | None) -> None:
+        self._announce(StepFinished, agent, symbol, status=status, reason=reason)
+
+    def _announce(self, kind: type[BaseEvent], agent: str, symbol: str, **fields: Any) -> None:
+        self.session.emit(kind(run_id=self.session.run_id, agent=agent, symbol=symbol, **fields))
+
+
+def agent_report(agent: str, result: RunResult[Any], seconds: float) -> AgentReport:
+    return AgentReport(
+        agent=agent,
+        model=result.model,
+        outcome=result.outcome.kind,
+        reason=result.outcome.reason,
+        tool_calls=result.tool_calls,
+        requests=result.usage.requests,
+        tokens=result.usage.total_tokens,
+        cost_usd=result.usage.cost_usd,
+        seconds=round(seconds, 3),
+    )
+
+
+def tools_missing(result: RunResult[Any]) -> list[str]:
+    """What data the tools said was missing, as ``tool: item`` lines."""
+    found: list[str] = []
+    for message in result.messages:
+        if not isinstance(message, ToolMessage):
+            continue
+        try:
+            body = json.loads(text_of(message.content))
+        except json.JSONDecodeError:
+            continue
+        if isinstance(body, dict):
+            found += [f"{message.name}: {item}" for item in body.get("missing") or []]
+    return found
