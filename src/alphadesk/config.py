@@ -21,6 +21,7 @@ from pydantic_settings import (
 __all__ = [
     "CacheMode",
     "DataSettings",
+    "DeskSettings",
     "LimitSettings",
     "ModelSettingsConfig",
     "Settings",
@@ -81,6 +82,17 @@ class DataSettings(BaseModel):
     )
 
 
+class DeskSettings(BaseModel):
+    """Defaults of the trading desk's requests (each request may override them)."""
+
+    analysts: list[str] = Field(
+        default_factory=lambda: ["market", "sentiment", "news", "fundamentals"],
+        description="which analysts run: market, sentiment, news, fundamentals",
+    )
+    max_debate_rounds: int = Field(1, ge=1, le=5, description="bull/bear debate rounds")
+    max_risk_discuss_rounds: int = Field(1, ge=1, le=5, description="risk discussion rounds")
+
+
 class Settings(BaseSettings):
     """Everything configurable about alphadesk, in one immutable object."""
 
@@ -91,6 +103,7 @@ class Settings(BaseSettings):
     models: ModelSettingsConfig = Field(default_factory=ModelSettingsConfig)
     limits: LimitSettings = Field(default_factory=LimitSettings)
     data: DataSettings = Field(default_factory=DataSettings)
+    desk: DeskSettings = Field(default_factory=DeskSettings)
     cache: CacheMode = CacheMode.OFF
     data_dir: Path = Field(default_factory=lambda: Path.home() / ".alphadesk")
 

@@ -16,8 +16,11 @@ from alphadesk.tools.chart import CHART_TOOLS
 from alphadesk.tools.market import FUNDAMENTALS_TOOLS, MARKET_TOOLS
 from alphadesk.tools.options import OPTIONS_TOOLS
 from alphadesk.tools.research import RESEARCH_TOOLS
+from alphadesk.tools.social import SOCIAL_TOOLS
 
-ALL_SETS = (MARKET_TOOLS, CHART_TOOLS, OPTIONS_TOOLS, RESEARCH_TOOLS, FUNDAMENTALS_TOOLS)
+ALL_SETS = (
+    MARKET_TOOLS, CHART_TOOLS, OPTIONS_TOOLS, RESEARCH_TOOLS, FUNDAMENTALS_TOOLS, SOCIAL_TOOLS
+)
 
 
 def test_every_tool_of_every_toolset_exactly_once() -> None:
@@ -26,7 +29,7 @@ def test_every_tool_of_every_toolset_exactly_once() -> None:
     assert [(e.toolset, e.name) for e in catalog] == expected
     assert len(set(catalog.names)) == len(catalog) == sum(len(s) for s in ALL_SETS)
     assert set(catalog.toolset_names) == {"market", "chart", "options", "research",
-                                          "fundamentals"}
+                                          "fundamentals", "social"}
     assert {"get_option_chain", "get_news", "stock_screener", "get_fundamentals",
             "render_chart"} <= set(catalog.names)
 

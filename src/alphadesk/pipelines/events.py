@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Literal
+
+from pydantic import Field
 
 from alphadesk.agent.events import BaseEvent
 
-__all__ = ["StepFinished", "StepStarted"]
+__all__ = ["DebateMessage", "ReflectionWritten", "StepFinished", "StepStarted"]
 
 
 class StepStarted(BaseEvent):
@@ -24,3 +27,32 @@ class StepFinished(BaseEvent):
     symbol: str
     status: Literal["completed", "rejected", "failed", "cancelled"]
     reason: str | None = None
+
+
+class DebateMessage(BaseEvent):
+    """One turn of a debate, sent as soon as it is spoken (``agent`` is the speaker)."""
+
+    kind: Literal["debate_message"] = "debate_message"
+    symbol: str
+    debate: Literal["investment", "risk"]
+    round: int
+    text: str
+    conviction: float | None = Field(None, description="A researcher's conviction.")
+    size: float | None = Field(None, description="A risk analyst's recommended size.")
+
+
+class ReflectionWritten(BaseEvent):
+    """A past decision looked back on after its horizon, and the lesson stored in memory.
+
+    Emitted in the run that reflected, and recorded on the decision's own run (``run_id``)
+    as the mark that it was reflected on."""
+
+    kind: Literal["reflection_written"] = "reflection_written"
+    symbol: str
+    decision_run: str
+    decided_at: datetime
+    written_at: datetime
+    action: str
+    return_pct: float | None
+    lesson: str
+    memory_id: str

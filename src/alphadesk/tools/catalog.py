@@ -123,8 +123,16 @@ def toolsets() -> tuple[Toolset, ...]:
     from alphadesk.tools.market import FUNDAMENTALS_TOOLS, MARKET_TOOLS
     from alphadesk.tools.options import OPTIONS_TOOLS
     from alphadesk.tools.research import RESEARCH_TOOLS
+    from alphadesk.tools.social import SOCIAL_TOOLS
 
-    return (MARKET_TOOLS, CHART_TOOLS, OPTIONS_TOOLS, RESEARCH_TOOLS, FUNDAMENTALS_TOOLS)
+    return (
+        MARKET_TOOLS,
+        CHART_TOOLS,
+        OPTIONS_TOOLS,
+        RESEARCH_TOOLS,
+        FUNDAMENTALS_TOOLS,
+        SOCIAL_TOOLS,
+    )
 
 
 @functools.cache

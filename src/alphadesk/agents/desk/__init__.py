@@ -1,0 +1,100 @@
+"""The trading desk's agents (seed 004): four analysts, bull and bear researchers, a
+research manager, a trader, risky/safe/neutral risk analysts and a risk judge.
+
+Each is an AgentSpec: prompt templates in ``prompts/``, a toolset where it gathers data, a
+typed output with validators tying it to the facts, and a deterministic ``rules`` policy
+for offline runs. Agents that differ only by stance or persona come from one factory.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, get_args
+
+from alphadesk.agents.desk.deps import DeskDeps
+from alphadesk.agents.desk.models import AnalystName, AnalystReport
+from alphadesk.agents.spec import AgentSpec, load_prompt
+
+__all__ = ["ANALYSTS", "DeskAgents", "DeskDeps", "default_agents"]
+
+ANALYSTS: tuple[str, ...] = get_args(AnalystName)
+_PKG = "alphadesk.agents.desk"
+# Agents sharing a factory share their task template.
+_TASKS = {
+    "bull": "researcher",
+    "bear": "researcher",
+    "risky": "risk",
+    "safe": "risk",
+    "neutral": "risk",
+}
+
+
+@dataclass(frozen=True)
+class DeskAgents:
+    """Every agent of the desk, by role."""
+
+    analysts: dict[str, AgentSpec[DeskDeps, AnalystReport]]
+    researchers: dict[str, AgentSpec[DeskDeps, Any]]  # bull, bear
+    manager: AgentSpec[DeskDeps, Any]
+    trader: AgentSpec[DeskDeps, Any]
+    risk: dict[str, AgentSpec[DeskDeps, Any]]  # risky, safe, neutral
+    judge: AgentSpec[DeskDeps, Any]
+
+    @property
+    def all(self) -> list[AgentSpec[DeskDeps, Any]]:
+        return [
+            *self.analysts.values(),
+            *self.researchers.values(),
+            self.manager,
+            self.trader,
+            *self.risk.values(),
+            self.judge,
+        ]
+
+    @property
+    def names(self) -> list[str]:
+        return [spec.name for spec in self.all]
+
+    def by_name(self, name: str) -> AgentSpec[DeskDeps, Any]:
+        for spec in self.all:
+            if spec.name == name:
+                return spec
+        raise KeyError(f"no desk agent {name!r}; the agents are {self.names}")
+
+    @staticmethod
+    def prompt(name: str, symbol: str, as_of: datetime, **context: Any) -> str:
+        """The task of agent ``name``: its template filled with the symbol, the date and
+        ``context`` (objects are written as JSON blocks; text is written as is)."""
+        values = {"symbol": symbol, "as_of": as_of.date().isoformat()}
+        for key, value in context.items():
+            plain = isinstance(value, str | int | float) and not isinstance(value, bool)
+            values[key] = str(value) if plain else json.dumps(value, indent=1, default=str)
+        return load_prompt(_PKG, f"{_TASKS.get(name, name)}_task").substitute(values)
+
+
+def default_agents() -> DeskAgents:
+    """The desk's agents as shipped."""
+    from alphadesk.agents.desk.fundamentals import FUNDAMENTALS
+    from alphadesk.agents.desk.market import MARKET
+    from alphadesk.agents.desk.news import NEWS
+    from alphadesk.agents.desk.researchers import BEAR, BULL, MANAGER
+    from alphadesk.agents.desk.risk import JUDGE, NEUTRAL, RISKY, SAFE
+    from alphadesk.agents.desk.sentiment import SENTIMENT
+    from alphadesk.agents.desk.trader import TRADER
+
+    analysts: dict[str, AgentSpec[DeskDeps, Any]] = {
+        "market": MARKET,
+        "sentiment": SENTIMENT,
+        "news": NEWS,
+        "fundamentals": FUNDAMENTALS,
+    }
+    return DeskAgents(
+        analysts=analysts,
+        researchers={"bull": BULL, "bear": BEAR},
+        manager=MANAGER,
+        trader=TRADER,
+        risk={"risky": RISKY, "safe": SAFE, "neutral": NEUTRAL},
+        judge=JUDGE,
+    )

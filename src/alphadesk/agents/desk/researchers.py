@@ -1,0 +1,159 @@
+"""The bull and bear researchers (one factory, two stances) and the research manager.
+
+A researcher argues its side from the analysts' evidence, answers the other side's last
+turn and weighs lessons of similar past situations. The manager (deep tier) reads the
+debate and writes the investment plan.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import partial
+from typing import Any, Literal
+
+from alphadesk.agent import Agent
+from alphadesk.agents.csp.task import task_json
+from alphadesk.agents.desk.deps import DeskDeps
+from alphadesk.agents.desk.lessons import lesson_line, past_move
+from alphadesk.agents.desk.models import Action, DebateTurn, Evidence, InvestmentPlan, Signal
+from alphadesk.agents.desk.scoring import clamp, net_score
+from alphadesk.agents.desk.validators import cites_the_facts
+from alphadesk.agents.spec import AgentSpec, load_prompt
+from alphadesk.llm.rules import RulesPolicy, Transcript
+
+__all__ = ["BEAR", "BULL", "MANAGER", "Stance", "researcher"]
+
+Stance = Literal["bull", "bear"]
+_PKG = "alphadesk.agents.desk"
+_POINTS = 4
+_CONCESSION = 0.05  # conviction given up to a more convinced opponent, per round
+_LESSON_WEIGHT = 0.05
+_NET_WEIGHT = 0.8  # how far the analysts' net view moves a researcher from 0.5
+_DECISIVE = 0.12  # net view beyond which the manager takes a side
+
+
+@dataclass(frozen=True)
+class _Side:
+    sign: int
+    lean: Signal
+    opponent: Stance
+    goal: str
+
+
+_SIDES: dict[Stance, _Side] = {
+    "bull": _Side(1, "bullish", "bear", "build the strongest case for buying the stock"),
+    "bear": _Side(-1, "bearish", "bull", "build the strongest case against owning the stock"),
+}
+# Task blocks: analysts' briefing, fact sheet, opponent's last turn, recalled situations.
+_BRIEFING, _FACTS, _OPPONENT, _MEMORIES = range(4)
+
+
+def _evidence(briefing: dict[str, Any], lean: Signal) -> list[Evidence]:
+    return [
+        Evidence.model_validate(item)
+        for report in briefing.values()
+        for item in report["evidence"]
+        if item["lean"] == lean
+    ]
+
+
+def _rebuttal(side: _Side, opponent: dict[str, Any] | None, own: list[Evidence]) -> str | None:
+    if not opponent:
+        return None
+    theirs = opponent.get("evidence") or []
+    if not theirs:
+        return f"The {side.opponent} case cites no fact."
+    top = theirs[0]
+    answer = f"but {own[0].reading} ({own[0].fact} {own[0].value:g})" if own else "and I concede it"
+    return (
+        f"The {side.opponent} leans on {top['reading']} ({top['fact']} {top['value']:g}), {answer}."
+    )
+
+
+def _argue(stance: Stance, t: Transcript) -> DebateTurn:
+    side = _SIDES[stance]
+    briefing = task_json(t, _BRIEFING)
+    opponent = task_json(t, _OPPONENT)
+    memories = task_json(t, _MEMORIES) or []
+    own = _evidence(briefing, side.lean)[:_POINTS]
+    conviction = 0.5 + _NET_WEIGHT * side.sign * net_score(briefing)
+    lessons = [m for m in memories if past_move(m) == side.sign]
+    conviction += _LESSON_WEIGHT * len(lessons[:2])
+    if opponent and float(opponent.get("conviction", 0)) > conviction:
+        conviction -= _CONCESSION
+    points = "; ".join(f"{e.reading} ({e.fact} {e.value:g})" for e in own)
+    argument = (
+        f"The {stance} case: {points}." if own else f"No analyst's evidence favours the {stance}."
+    )
+    if lessons:
+        argument += " Memory: " + "; ".join(lesson_line(m) for m in lessons[:2]) + "."
+    return DebateTurn(
+        argument=argument,
+        evidence=own,
+        rebuttal=_rebuttal(side, opponent, own),
+        conviction=round(clamp(conviction, 0.05, 0.95), 2),
+    )
+
+
+def researcher(stance: Stance) -> AgentSpec[DeskDeps, DebateTurn]:
+    """The researcher arguing ``stance``: the same agent, prompt and policy for both sides."""
+    side = _SIDES[stance]
+    instructions = load_prompt(_PKG, "researcher_system").substitute(
+        stance=stance, opponent=side.opponent, goal=side.goal, lean=side.lean
+    )
+    return AgentSpec(
+        agent=Agent(
+            name=stance,
+            instructions=instructions,
+            output_type=DebateTurn,
+            output_validators=(cites_the_facts,),
+        ),
+        policy=RulesPolicy(plan=[], decide=partial(_argue, stance), name=stance),
+        turns={"quick": 1, "standard": 2, "deep": 3},
+    )
+
+
+def _plan(t: Transcript) -> InvestmentPlan:
+    briefing, debate = task_json(t, 0), task_json(t, 2) or []
+    last = {turn["speaker"]: turn for turn in debate}
+    bull = float(last.get("bull", {}).get("conviction", 0.5))
+    bear = float(last.get("bear", {}).get("conviction", 0.5))
+    view = 0.6 * net_score(briefing) + 0.2 * (bull - bear)
+    action: Action = "BUY" if view >= _DECISIVE else "SELL" if view <= -_DECISIVE else "HOLD"
+    winner = "bull" if bull - bear > 0.05 else "bear" if bear - bull > 0.05 else "balanced"
+    cited = (last.get(winner) or {}).get("evidence", [])[:3]
+    return InvestmentPlan(
+        recommendation=action,
+        confidence=round(min(0.95, 0.35 + abs(view)), 2),
+        winning_side=winner,
+        rationale=f"Net analyst view {net_score(briefing):+.2f}; bull conviction {bull:.2f} "
+        f"against bear {bear:.2f}, "
+        + ("the debate is balanced" if winner == "balanced" else f"the {winner} side wins")
+        + f": {action}.",
+        evidence=[Evidence.model_validate(e) for e in cited],
+        strategic_actions=_actions(action),
+    )
+
+
+def _actions(action: Action) -> list[str]:
+    if action == "BUY":
+        return ["enter near the last close", "place the stop under the nearest support"]
+    if action == "SELL":
+        return ["exit or go short near the last close", "stop above the nearest resistance"]
+    return ["stay out until the evidence agrees"]
+
+
+MANAGER: AgentSpec[DeskDeps, InvestmentPlan] = AgentSpec(
+    agent=Agent(
+        name="manager",
+        instructions=load_prompt(_PKG, "manager_system").template,
+        output_type=InvestmentPlan,
+        output_validators=(cites_the_facts,),
+    ),
+    policy=RulesPolicy(plan=[], decide=_plan, name="manager"),
+    tier="deep",
+    turns={"quick": 1, "standard": 2, "deep": 3},
+)
+
+BULL = researcher("bull")
+BEAR = researcher("bear")

@@ -1,0 +1,1 @@
+"""The trading desk: analysts, bull/bear debate, trader, risk discussion, judge, memory."""

@@ -1,0 +1,125 @@
+"""The trading desk as a LangGraph graph, critical path only, with checkpoints.
+
+    START -> market | sentiment | news | fundamentals | reflect      (concurrently)
+          -> brief (fact sheet, situation, recall)
+          -> debate (bull and bear concurrently, each answering the other's last turn)
+             x max_debate_rounds
+          -> manager -> trader
+          -> risk (risky, safe and neutral concurrently) x max_risk_discuss_rounds
+          -> judge -> finish -> END
+
+A failed step routes straight to ``finish`` with a typed failure naming the agent: no
+decision is made for it, least of all a silent HOLD. Every node's update is plain JSON so
+each checkpoint can be stored and an interrupted run resumed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from langgraph.graph import END, START, StateGraph
+
+from alphadesk.agents.desk import DeskAgents, default_agents
+from alphadesk.config import Settings
+from alphadesk.data.base import MarketData
+from alphadesk.llm.base import Model
+from alphadesk.pipelines.desk.memory import DeskMemory, open_memory
+from alphadesk.pipelines.desk.models import DeskRequest, DeskResult
+from alphadesk.pipelines.desk.nodes import DeskNodes, DeskState
+from alphadesk.pipelines.desk.report import render_report
+from alphadesk.pipelines.steps import AgentModels, AgentSteps, RunSession, limits_from
+from alphadesk.store import RunStore
+
+__all__ = ["TradingDesk"]
+
+
+class TradingDesk:
+    """The desk's agents, models and memory. Stateless per analysis."""
+
+    kind = "desk"
+    request_type = DeskRequest
+    result_type = DeskResult
+
+    def __init__(
+        self,
+        settings: Settings,
+        market: MarketData,
+        *,
+        model: str | None = None,
+        models: Mapping[str, Model] | None = None,
+        agents: DeskAgents | None = None,
+        memory: DeskMemory | None = None,
+    ) -> None:
+        self.settings, self.market = settings, market
+        self.agents = agents or default_agents()
+        self.models = AgentModels(settings, self.agents.all, override=model, models=models)
+        self.memory = memory if memory is not None else open_memory(settings)
+        self.store = RunStore(settings.store_path)
+
+    @property
+    def model_label(self) -> str:
+        return self.models.label(self.agents.names)
+
+    def title(self, request: DeskRequest) -> str:
+        return f"desk {request.symbol}"
+
+    def report(self, result: DeskResult) -> str:
+        return render_report(result)
+
+    async def analyze(self, request: DeskRequest, session: RunSession) -> DeskResult | None:
+        """Decide on one symbol. None when stopped at ``session.interrupt_after``; run again
+        with ``session.resume`` and the same run id to continue from the checkpoint."""
+        steps = AgentSteps(session, self.models, limits_from(self.settings))
+        nodes = DeskNodes(self, session, steps)
+        initial = DeskState(request=request.model_dump(mode="json"))
+        state = await session.invoke(_graph(nodes, request), initial)
+        return DeskResult.model_validate(state["result"]) if "result" in state else None
+
+
+def _graph(nodes: DeskNodes, request: DeskRequest) -> StateGraph[DeskState]:
+    graph = StateGraph(DeskState)
+    first: list[str] = list(request.analysts)
+    for analyst in first:
+        graph.add_node(analyst, nodes.analyst(analyst))
+    if nodes.remembering(request):
+        graph.add_node("reflect", nodes.reflect)
+        first.append("reflect")
+    for name in ("brief", "debate", "manager", "trader", "risk", "judge", "finish"):
+        graph.add_node(name, getattr(nodes, name))
+    for node in first:
+        graph.add_edge(START, node)
+    graph.add_edge(first, "brief")  # the fan-in waits for every analyst
+    rounds, risk_rounds = request.max_debate_rounds, request.max_risk_discuss_rounds
+    graph.add_conditional_edges("brief", _next("debate"), ["debate", "finish"])
+    graph.add_conditional_edges(
+        "debate", _loop("debate", "manager", rounds, "debate"), ["debate", "manager", "finish"]
+    )
+    graph.add_conditional_edges("manager", _next("trader"), ["trader", "finish"])
+    graph.add_conditional_edges("trader", _next("risk"), ["risk", "finish"])
+    graph.add_conditional_edges(
+        "risk", _loop("risk", "judge", risk_rounds, "risk_debate"), ["risk", "judge", "finish"]
+    )
+    graph.add_edge("judge", "finish")
+    graph.add_edge("finish", END)
+    return graph
+
+
+def _next(node: str) -> Callable[[DeskState], str]:
+    def route(state: DeskState) -> str:
+        return "finish" if state.get("verdict") else node
+
+    return route
+
+
+def _loop(node: str, then: str, rounds: int, turns: str) -> Callable[[DeskState], str]:
+    """Repeat ``node`` until ``rounds`` rounds are spoken, then go on to ``then``."""
+
+    def route(state: DeskState) -> str:
+        if state.get("verdict"):
+            return "finish"
+        entries: list[dict[str, Any]] = state.get(turns, [])  # type: ignore[assignment]
+        spoken = {entry["round"] for entry in entries}
+        return node if len(spoken) < rounds else then
+
+    return route

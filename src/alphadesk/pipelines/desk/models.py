@@ -1,0 +1,89 @@
+"""The trading desk's request and result."""
+
+from __future__ import annotations
+
+from typing import Any, Literal, get_args
+
+from pydantic import BaseModel, Field, field_validator
+
+from alphadesk.agents.desk.models import (
+    AnalystName,
+    DebateTurn,
+    FinalDecision,
+    FundamentalsReport,
+    InvestmentPlan,
+    MarketReport,
+    NewsReport,
+    PastSituation,
+    RiskView,
+    SentimentReport,
+    TradeProposal,
+)
+from alphadesk.config import Settings
+from alphadesk.pipelines.models import PipelineRequest, PipelineResult
+
+__all__ = ["DebateEntry", "DeskRequest", "DeskResult", "RiskEntry"]
+
+
+def _all_analysts() -> list[AnalystName]:
+    return list(get_args(AnalystName))
+
+
+class DeskRequest(PipelineRequest):
+    """One symbol to decide on at one instant, and how the desk argues about it."""
+
+    analysts: list[AnalystName] = Field(default_factory=_all_analysts, min_length=1)
+    max_debate_rounds: int = Field(1, ge=1, le=5)
+    max_risk_discuss_rounds: int = Field(1, ge=1, le=5)
+    memory: bool = Field(True, description="Recall and reflect when the desk has a memory.")
+
+    @field_validator("analysts")
+    @classmethod
+    def _unique(cls, value: list[str]) -> list[str]:
+        return list(dict.fromkeys(value))
+
+    @classmethod
+    def from_settings(cls, settings: Settings, **fields: Any) -> DeskRequest:
+        """A request whose unset (None) fields take the settings' desk defaults."""
+        defaults: dict[str, Any] = settings.desk.model_dump()
+        memory = getattr(settings, "memory", None)
+        if memory is not None:
+            defaults["memory"] = bool(getattr(memory, "enabled", True))
+        given = {key: value for key, value in fields.items() if value is not None}
+        return cls.model_validate(defaults | given)
+
+
+class DebateEntry(BaseModel):
+    """One researcher's turn, in its round."""
+
+    speaker: Literal["bull", "bear"]
+    round: int
+    turn: DebateTurn
+
+
+class RiskEntry(BaseModel):
+    """One risk analyst's view, in its round."""
+
+    speaker: Literal["risky", "safe", "neutral"]
+    round: int
+    view: RiskView
+
+
+class DeskResult(PipelineResult):
+    """The decision and every stage behind it."""
+
+    decision: Literal["BUY", "HOLD", "SELL", "failed"]
+    stage: str | None = Field(None, description="The agent that failed, when one did.")
+    market: MarketReport | None = None
+    sentiment: SentimentReport | None = None
+    news: NewsReport | None = None
+    fundamentals: FundamentalsReport | None = None
+    facts: dict[str, float] = Field(default_factory=dict, description="The fact sheet.")
+    situation: str | None = Field(None, description="The situation as memory stores it.")
+    memories: list[PastSituation] = Field(default_factory=list, description="Recalled.")
+    debate: list[DebateEntry] = Field(default_factory=list)
+    plan: InvestmentPlan | None = None
+    proposal: TradeProposal | None = None
+    risk_debate: list[RiskEntry] = Field(default_factory=list)
+    final: FinalDecision | None = None
+    chart: str | None = Field(None, description="The chart image saved with the run.")

@@ -1,0 +1,375 @@
+"""The trading desk's graph nodes: each runs its agents as steps and returns a state update.
+
+Speakers of one round run concurrently; each sees the others' turns of the round before,
+so nobody waits for an answer it does not need.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import operator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Annotated, Any, TypedDict
+
+from pydantic import BaseModel
+
+from alphadesk.agent import ModelRetry, RunContext
+from alphadesk.agents.desk import DeskAgents, DeskDeps
+from alphadesk.agents.desk.facts import briefing, fact_sheet, situation_text
+from alphadesk.agents.desk.models import (
+    AnalystReport,
+    FundamentalsReport,
+    MarketReport,
+    NewsReport,
+    SentimentReport,
+)
+from alphadesk.agents.spec import AgentSpec
+from alphadesk.data.errors import DataError
+from alphadesk.pipelines.desk.memory import past_situation
+from alphadesk.pipelines.desk.models import DeskRequest, DeskResult
+from alphadesk.pipelines.desk.reflection import reflect
+from alphadesk.pipelines.events import DebateMessage
+from alphadesk.pipelines.steps import AgentSteps, RunSession, StepOutcome
+from alphadesk.tools.chart import render_chart
+from alphadesk.tools.deps import ToolDeps
+
+if TYPE_CHECKING:
+    from alphadesk.pipelines.desk.desk import TradingDesk
+
+__all__ = ["DeskNodes", "DeskState"]
+
+_RECALL = 2  # past situations shown to each speaker
+_REPORTS: dict[str, type[AnalystReport]] = {
+    "market": MarketReport,
+    "sentiment": SentimentReport,
+    "news": NewsReport,
+    "fundamentals": FundamentalsReport,
+}
+
+
+def _merge(first: dict[str, Any], second: dict[str, Any]) -> dict[str, Any]:
+    return {**first, **second}
+
+
+def _first(first: dict[str, Any], second: dict[str, Any]) -> dict[str, Any]:
+    return first or second  # the first failure is the one that stopped the run
+
+
+class DeskState(TypedDict, total=False):
+    """Graph state; plain JSON so every checkpoint can be stored and resumed."""
+
+    request: dict[str, Any]
+    analysts: Annotated[dict[str, dict[str, Any]], _merge]
+    facts: dict[str, float]
+    briefing: dict[str, Any]
+    situation: str
+    memories: list[dict[str, Any]]
+    debate: Annotated[list[dict[str, Any]], operator.add]
+    plan: dict[str, Any]
+    proposal: dict[str, Any]
+    risk_debate: Annotated[list[dict[str, Any]], operator.add]
+    final: dict[str, Any]
+    verdict: Annotated[dict[str, Any], _first]  # {"stage": ..., "reason": ...} on a failure
+    reports: Annotated[list[dict[str, Any]], operator.add]
+    missing: Annotated[list[str], operator.add]
+    result: dict[str, Any]
+
+
+def _request(state: DeskState) -> DeskRequest:
+    return DeskRequest.model_validate(state["request"])
+
+
+def _flat(entry: dict[str, Any], key: str) -> dict[str, Any]:
+    """A spoken turn as the next speakers read it: who, which round, what was said."""
+    return {"speaker": entry["speaker"], "round": entry["round"], **entry[key]}
+
+
+def _round(entries: list[dict[str, Any]]) -> int:
+    return len({entry["round"] for entry in entries}) + 1
+
+
+def _bookkeeping(step: StepOutcome[Any]) -> dict[str, Any]:
+    update: dict[str, Any] = {"missing": step.missing}
+    if step.report is not None:
+        update["reports"] = [step.report.model_dump()]
+    if step.failure is not None:
+        update["verdict"] = {"stage": step.agent, "reason": step.failure}
+    return update
+
+
+def _combine(
+    updates: list[dict[str, Any]], key: str, entries: list[dict[str, Any]]
+) -> dict[str, Any]:
+    """The update of one round of concurrent speakers."""
+    combined: dict[str, Any] = {"missing": [], "reports": [], key: entries}
+    for update in updates:
+        combined["missing"] += update["missing"]
+        combined["reports"] += update.get("reports", [])
+        if "verdict" in update and "verdict" not in combined:
+            combined["verdict"] = update["verdict"]
+    return combined
+
+
+@dataclass
+class DeskNodes:
+    """One analysis: the graph's nodes, bound to its run."""
+
+    desk: TradingDesk
+    session: RunSession
+    steps: AgentSteps
+
+    def remembering(self, request: DeskRequest) -> bool:
+        return request.memory and self.desk.memory is not None
+
+    async def _run(
+        self,
+        spec: AgentSpec[DeskDeps, Any],
+        request: DeskRequest,
+        facts: dict[str, float],
+        **context: Any,
+    ) -> StepOutcome[Any]:
+        """Run ``spec`` on its task filled with ``context`` and the fact sheet."""
+        prompt = DeskAgents.prompt(spec.name, request.symbol, request.as_of, facts=facts, **context)
+        deps = DeskDeps(
+            market=self.desk.market,
+            run_dir=self.session.run_dir,
+            symbol=request.symbol,
+            facts=facts,
+        )
+        return await self.steps.run(spec, prompt, deps, request)
+
+    def _say(
+        self,
+        request: DeskRequest,
+        debate: str,
+        speaker: str,
+        round_: int,
+        text: str,
+        **numbers: float | None,
+    ) -> None:
+        self.session.emit(
+            DebateMessage(
+                run_id=self.session.run_id,
+                agent=speaker,
+                symbol=request.symbol,
+                debate=debate,
+                round=round_,
+                text=text,
+                **numbers,
+            )
+        )
+
+    # -- analysts, reflection, briefing ---------------------------------------------------
+
+    def analyst(self, name: str) -> _AnalystNode:
+        return _AnalystNode(self, name)
+
+    async def run_analyst(self, name: str, state: DeskState) -> dict[str, Any]:
+        request = _request(state)
+        step = await self._run(self.desk.agents.analysts[name], request, {})
+        update = _bookkeeping(step)
+        if step.output is not None:
+            update["analysts"] = {name: step.output.model_dump(mode="json")}
+        return update
+
+    async def reflect(self, state: DeskState) -> dict[str, Any]:
+        request = _request(state)
+        assert self.desk.memory is not None  # the node exists only with a memory
+        written = await reflect(
+            self.desk.memory,
+            self.desk.store,
+            self.desk.market,
+            request.as_of,
+            self.session.run_id,
+        )
+        for event in written:
+            self.session.emit(event)
+        return {"missing": []}
+
+    async def brief(self, state: DeskState) -> dict[str, Any]:
+        if state.get("verdict"):
+            return {"missing": []}
+        request, found = _request(state), state.get("analysts", {})
+        reports: dict[str, AnalystReport] = {
+            name: _REPORTS[name].model_validate(found[name])
+            for name in request.analysts
+            if name in found
+        }
+        situation = situation_text(reports)
+        memories: list[dict[str, Any]] = []
+        if self.remembering(request):
+            assert self.desk.memory is not None
+            recalled = await asyncio.to_thread(
+                self.desk.memory.recall, request.symbol, situation, as_of=request.as_of, k=_RECALL
+            )
+            memories = [past_situation(item).model_dump(mode="json") for item in recalled]
+        return {
+            "facts": fact_sheet(reports),
+            "briefing": briefing(reports),
+            "situation": situation,
+            "memories": memories,
+        }
+
+    # -- the investment debate, plan and proposal -----------------------------------------
+
+    async def debate(self, state: DeskState) -> dict[str, Any]:
+        request, spoken = _request(state), state.get("debate", [])
+        round_ = _round(spoken)
+        last = {e["speaker"]: _flat(e, "turn") for e in spoken if e["round"] == round_ - 1}
+
+        async def speak(stance: str) -> tuple[dict[str, Any], dict[str, Any] | None]:
+            opponent = "bear" if stance == "bull" else "bull"
+            step = await self._run(
+                self.desk.agents.researchers[stance],
+                request,
+                state["facts"],
+                round=round_,
+                rounds=request.max_debate_rounds,
+                stance=stance,
+                opponent=opponent,
+                briefing=state["briefing"],
+                opponent_turn=last.get(opponent),
+                memories=state.get("memories", []),
+            )
+            if step.output is None:
+                return _bookkeeping(step), None
+            turn = step.output
+            text = turn.argument + (f" Rebuttal: {turn.rebuttal}" if turn.rebuttal else "")
+            self._say(request, "investment", stance, round_, text, conviction=turn.conviction)
+            entry = {"speaker": stance, "round": round_, "turn": turn.model_dump(mode="json")}
+            return _bookkeeping(step), entry
+
+        said = await asyncio.gather(speak("bull"), speak("bear"))
+        return _combine([u for u, _ in said], "debate", [e for _, e in said if e is not None])
+
+    async def manager(self, state: DeskState) -> dict[str, Any]:
+        request = _request(state)
+        debate = [_flat(entry, "turn") for entry in state.get("debate", [])]
+        step = await self._run(
+            self.desk.agents.manager,
+            request,
+            state["facts"],
+            briefing=state["briefing"],
+            debate=debate,
+        )
+        return _bookkeeping(step) | _output("plan", step.output)
+
+    async def trader(self, state: DeskState) -> dict[str, Any]:
+        request = _request(state)
+        step = await self._run(
+            self.desk.agents.trader,
+            request,
+            state["facts"],
+            plan=state["plan"],
+            memories=state.get("memories", []),
+        )
+        return _bookkeeping(step) | _output("proposal", step.output)
+
+    # -- the risk discussion and the final decision ---------------------------------------
+
+    async def risk(self, state: DeskState) -> dict[str, Any]:
+        request, spoken = _request(state), state.get("risk_debate", [])
+        round_ = _round(spoken)
+        last = {e["speaker"]: _flat(e, "view") for e in spoken if e["round"] == round_ - 1}
+
+        async def speak(persona: str) -> tuple[dict[str, Any], dict[str, Any] | None]:
+            others = {name: view for name, view in last.items() if name != persona} or None
+            step = await self._run(
+                self.desk.agents.risk[persona],
+                request,
+                state["facts"],
+                round=round_,
+                rounds=request.max_risk_discuss_rounds,
+                persona=persona,
+                proposal=state["proposal"],
+                briefing=state["briefing"],
+                others=others,
+            )
+            if step.output is None:
+                return _bookkeeping(step), None
+            view = step.output
+            text = f"{view.stance} at size {view.recommended_size:.2f}: {view.argument}"
+            self._say(request, "risk", persona, round_, text, size=view.recommended_size)
+            entry = {"speaker": persona, "round": round_, "view": view.model_dump(mode="json")}
+            return _bookkeeping(step), entry
+
+        said = await asyncio.gather(*(speak(p) for p in self.desk.agents.risk))
+        return _combine([u for u, _ in said], "risk_debate", [e for _, e in said if e is not None])
+
+    async def judge(self, state: DeskState) -> dict[str, Any]:
+        request = _request(state)
+        step = await self._run(
+            self.desk.agents.judge,
+            request,
+            state["facts"],
+            proposal=state["proposal"],
+            plan=state["plan"],
+            risk_debate=[_flat(e, "view") for e in state.get("risk_debate", [])],
+            memories=state.get("memories", []),
+        )
+        return _bookkeeping(step) | _output("final", step.output)
+
+    async def finish(self, state: DeskState) -> dict[str, Any]:
+        request = _request(state)
+        chart, missing = await self._chart(request)
+        fields: dict[str, Any] = dict(state.get("analysts", {}))
+        for key in ("facts", "situation", "memories", "plan", "proposal", "final"):
+            if key in state:
+                fields[key] = state[key]  # type: ignore[literal-required,unused-ignore]
+        result = DeskResult.model_validate(
+            fields
+            | {
+                "symbol": request.symbol,
+                "as_of": request.as_of,
+                "decision": "failed",
+                "agents": state.get("reports", []),
+                "data_missing": sorted(set(state.get("missing", []) + missing)),
+                "run_id": self.session.run_id,
+                "chart": chart,
+                "debate": state.get("debate", []),
+                "risk_debate": state.get("risk_debate", []),
+            }
+        )
+        verdict = state.get("verdict")
+        if verdict:
+            result = result.model_copy(update=verdict | {"final": None})
+        elif result.final is not None:
+            result = result.model_copy(update={"decision": result.final.action})
+        else:
+            result = result.model_copy(update={"stage": "judge", "reason": "no decision reached"})
+        return {"result": result.model_dump(mode="json")}
+
+    async def _chart(self, request: DeskRequest) -> tuple[str | None, list[str]]:
+        """The chart saved with the run: the market analyst's, else drawn now."""
+        run_dir = self.session.run_dir
+        if run_dir is None:
+            return None, []
+        drawn = sorted(run_dir.glob("chart_*.png"))
+        if drawn:
+            return drawn[0].name, []
+        ctx = RunContext(
+            deps=ToolDeps(market=self.desk.market, run_dir=run_dir),
+            as_of=request.as_of,
+            run_id=self.session.run_id,
+            agent="desk",
+        )
+        try:
+            image = await render_chart.function(ctx, request.symbol, "6mo")
+        except (DataError, ModelRetry) as exc:
+            return None, [f"chart: {exc}"]
+        return image.value.file, []
+
+
+@dataclass(frozen=True)
+class _AnalystNode:
+    """The node of one analyst (a graph node is called with the state alone)."""
+
+    nodes: DeskNodes
+    name: str
+
+    async def __call__(self, state: DeskState) -> dict[str, Any]:
+        return await self.nodes.run_analyst(self.name, state)
+
+
+def _output(key: str, output: BaseModel | None) -> dict[str, Any]:
+    return {} if output is None else {key: output.model_dump(mode="json")}

@@ -1,0 +1,153 @@
+"""A Markdown report of a trading-desk decision: every stage, the full debate, the chart."""
+
+from __future__ import annotations
+
+from itertools import groupby
+from zoneinfo import ZoneInfo
+
+from alphadesk.agents.desk.models import AnalystReport, Position
+from alphadesk.pipelines.desk.models import DeskResult
+
+__all__ = ["render_report"]
+
+_NEW_YORK = ZoneInfo("America/New_York")
+
+
+def render_report(result: DeskResult) -> str:
+    """The report saved with the run and printed by ``alphadesk runs show``."""
+    when = result.as_of.astimezone(_NEW_YORK).strftime("%Y-%m-%d %H:%M New York time")
+    lines = [f"# {result.symbol}: {result.decision.upper()}", ""]
+    lines += [f"As of {when}" + (f", run `{result.run_id}`" if result.run_id else ""), ""]
+    if result.decision == "failed":
+        lines += [f"**Failed at {result.stage}:** {result.reason}", "", "No decision was made.", ""]
+    if result.final is not None:
+        lines += ["## Final decision (risk judge)", "", *_position(result.final)]
+        lines += [f"- {note}" for note in result.final.risk_notes]
+        lines.append("")
+    if result.chart:
+        lines += ["## Chart", "", f"![{result.symbol} daily chart]({result.chart})", ""]
+    lines += _analysts(result) + _memories(result) + _debate(result)
+    if result.plan is not None:
+        plan = result.plan
+        lines += [
+            "## Investment plan (research manager)",
+            "",
+            f"**{plan.recommendation}**, confidence {plan.confidence:.2f}, "
+            f"winning side: {plan.winning_side}. {plan.rationale}",
+            "",
+            *[f"- {action}" for action in plan.strategic_actions],
+            "",
+        ]
+    if result.proposal is not None:
+        lines += ["## Trader's proposal", "", *_position(result.proposal)]
+    lines += _risk(result) + _who(result)
+    if result.data_missing:
+        lines += ["", "## Data missing", ""] + [f"- {item}" for item in result.data_missing]
+    return "\n".join(lines) + "\n"
+
+
+def _position(position: Position) -> list[str]:
+    def price(value: float | None) -> str:
+        return "-" if value is None else f"${value:,.2f}"
+
+    return [
+        "| action | size | entry | stop | target | horizon | conviction |",
+        "|---|---|---|---|---|---|---|",
+        f"| **{position.action}** | {position.size_fraction:.0%} | {price(position.entry)} "
+        f"| {price(position.stop)} | {price(position.target)} | {position.horizon_days} days "
+        f"| {position.conviction:.2f} |",
+        "",
+        position.rationale,
+        "",
+    ]
+
+
+def _analyst(name: str, report: AnalystReport) -> list[str]:
+    lines = [
+        f"### {name.capitalize()}: {report.signal} (score {report.score:+.2f}, "
+        f"confidence {report.confidence:.2f})",
+        "",
+        report.summary,
+        "",
+    ]
+    lines += [f"- {e.fact} = {e.value:g}: {e.reading} ({e.lean})" for e in report.evidence]
+    if report.missing:
+        lines += [f"- missing: {item}" for item in report.missing]
+    return [*lines, ""]
+
+
+def _analysts(result: DeskResult) -> list[str]:
+    found = [
+        (name, report)
+        for name in ("market", "sentiment", "news", "fundamentals")
+        if (report := getattr(result, name)) is not None
+    ]
+    if not found:
+        return []
+    lines = ["## Analysts", ""]
+    for name, report in found:
+        lines += _analyst(name, report)
+    return lines
+
+
+def _memories(result: DeskResult) -> list[str]:
+    if not result.memories:
+        return []
+    lines = ["## Similar past situations", ""]
+    for memory in result.memories:
+        lines.append(
+            f"- {memory.symbol} on {memory.decided_at.date()} (distance {memory.distance:.3f}, "
+            f"written {memory.written_at.date()}): {memory.lesson}"
+        )
+    return [*lines, ""]
+
+
+def _debate(result: DeskResult) -> list[str]:
+    if not result.debate:
+        return []
+    lines = ["## Investment debate", ""]
+    for round_, entries in groupby(result.debate, key=lambda e: e.round):
+        lines += [f"### Round {round_}", ""]
+        for entry in entries:
+            turn = entry.turn
+            lines += [
+                f"**{entry.speaker.capitalize()}** (conviction {turn.conviction:.2f}): "
+                f"{turn.argument}",
+                "",
+            ]
+            if turn.rebuttal:
+                lines += [f"> {turn.rebuttal}", ""]
+    return lines
+
+
+def _risk(result: DeskResult) -> list[str]:
+    if not result.risk_debate:
+        return []
+    lines = ["## Risk discussion", ""]
+    for round_, entries in groupby(result.risk_debate, key=lambda e: e.round):
+        lines += [f"### Round {round_}", ""]
+        for entry in entries:
+            view = entry.view
+            lines += [
+                f"**{entry.speaker.capitalize()}** ({view.stance}, size "
+                f"{view.recommended_size:.2f}): {view.argument}",
+                "",
+            ]
+            if view.rebuttal:
+                lines += [f"> {view.rebuttal}", ""]
+    return lines
+
+
+def _who(result: DeskResult) -> list[str]:
+    lines = [
+        "## Who decided",
+        "",
+        "| agent | model | outcome | tool calls | model calls | tokens | cost | seconds |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for agent in result.agents:
+        lines.append(
+            f"| {agent.agent} | {agent.model} | {agent.outcome} | {agent.tool_calls} "
+            f"| {agent.requests} | {agent.tokens} | ${agent.cost_usd:.4f} | {agent.seconds:.2f} |"
+        )
+    return lines
