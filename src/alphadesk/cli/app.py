@@ -9,6 +9,7 @@ import typer
 from alphadesk import __version__
 from alphadesk.cli.csp import csp
 from alphadesk.cli.data import data_app
+from alphadesk.cli.desk import desk
 from alphadesk.cli.runs import runs_app
 from alphadesk.cli.screen import screen
 from alphadesk.cli.tools import tools_app
@@ -25,6 +26,7 @@ app.add_typer(tools_app, name="tools")
 app.add_typer(data_app, name="data")
 app.command("csp")(csp)
 app.command("screen")(screen)
+app.command("desk")(desk)
 
 
 @app.callback()

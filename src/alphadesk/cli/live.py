@@ -1,8 +1,10 @@
-"""A live Rich view of a pipeline run: each agent's state, tool calls, tokens, cost, time."""
+"""A live Rich view of a pipeline run: each agent's state, tool calls, tokens, cost, time,
+and the latest lines of a debate as they are spoken."""
 
 from __future__ import annotations
 
 import time
+from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,6 +25,8 @@ _STYLE = {
     "failed": "bold red",
     "cancelled": "dim",
 }
+_DEBATE_LINES = 8  # the latest turns shown under the table
+_SPEAKER_STYLE = {"bull": "green", "bear": "red", "risky": "magenta", "safe": "cyan"}
 
 
 @dataclass
@@ -46,6 +50,7 @@ class LiveView:
     def __init__(self, *, enabled: bool = True) -> None:
         self._rows: dict[tuple[str, str], _Row] = {}
         self._by_run: dict[str, str] = {}  # run id -> symbol
+        self._lines: deque[Text] = deque(maxlen=_DEBATE_LINES)
         self._live = Live(self._render(), console=console, refresh_per_second=8, transient=False)
         self._enabled = enabled
 
@@ -73,6 +78,8 @@ class LiveView:
             row = self._row(self._symbol(event.run_id), event.agent)
             row.tools += 1
             row.last_tool = event.tool
+        elif kind in ("debate_message", "reflection_written"):
+            self._lines.append(_line(event))
         elif kind == "usage":
             row = self._row(self._symbol(event.run_id), event.agent)
             row.tokens = event.agent_usage.total_tokens
@@ -105,4 +112,17 @@ class LiveView:
                 f"{elapsed:.1f}s",
                 Text(detail[:60], style="dim"),
             )
-        return Group(table)
+        return Group(table, *self._lines)
+
+
+def _line(event: Any) -> Text:
+    """A debate turn (or a reflection) as one line: who, which round, what was said."""
+    if event.kind == "reflection_written":
+        text = Text(f"{event.symbol} memory: ", style="bold blue")
+        text.append(f"{event.action} of {event.decided_at.date()}: {event.lesson}")
+        return text
+    number = f"{event.conviction:.2f}" if event.conviction is not None else f"{event.size:.2f}"
+    text = Text(f"{event.symbol} {event.debate} r{event.round} ", style="dim")
+    text.append(f"{event.agent} ({number}): ", style=_SPEAKER_STYLE.get(event.agent, "yellow"))
+    text.append(event.text[:160])
+    return text

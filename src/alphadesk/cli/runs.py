@@ -84,7 +84,7 @@ def show_run(
 @runs_app.command("replay")
 def replay_run(
     ctx: typer.Context,
-    run_id: str = typer.Argument(..., help="A finished csp run."),
+    run_id: str = typer.Argument(..., help="A finished run (csp or desk)."),
 ) -> None:
     """Run a recorded run again from the response cache only (no model call) and compare."""
     import asyncio

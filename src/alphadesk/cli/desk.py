@@ -1,0 +1,103 @@
+"""``alphadesk desk``: the trading desk's BUY, HOLD or SELL on one symbol, argued out."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import typer
+
+from alphadesk.cli.common import console, err_console, fail, settings_from
+from alphadesk.cli.csp import parse_as_of
+
+__all__ = ["desk"]
+
+
+def desk(
+    ctx: typer.Context,
+    symbol: str = typer.Argument(..., help="The symbol to decide on, e.g. NVDA."),
+    as_of: str | None = typer.Option(
+        None, "--as-of", help="Decide as of this date's close (YYYY-MM-DD). Default: now."
+    ),
+    analysts: str | None = typer.Option(
+        None, "--analysts", help="Comma-separated: market,sentiment,news,fundamentals."
+    ),
+    rounds: int | None = typer.Option(None, "--rounds", help="Bull/bear debate rounds."),
+    risk_rounds: int | None = typer.Option(None, "--risk-rounds", help="Risk discussion rounds."),
+    model: str | None = typer.Option(
+        None, "--model", "-m", help="LiteLLM model string for every agent, or 'rules' (offline)."
+    ),
+    depth: str = typer.Option("standard", help="quick, standard or deep: each agent's turns."),
+    as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
+    resume: str | None = typer.Option(None, "--resume", help="Resume an interrupted run by id."),
+) -> None:
+    """BUY, HOLD or SELL: analysts, a bull/bear debate, a trader, a risk discussion and a judge."""
+    from pydantic import ValidationError
+
+    from alphadesk.data.errors import DataError
+    from alphadesk.data.symbols import normalize_symbol
+    from alphadesk.llm.base import ModelError
+    from alphadesk.pipelines.desk.models import DeskRequest
+
+    settings = settings_from(ctx)
+    instant = parse_as_of(as_of)
+    try:
+        request = DeskRequest.from_settings(
+            settings,
+            symbol=normalize_symbol(symbol),
+            as_of=instant,
+            depth=depth,
+            analysts=[a.strip() for a in analysts.split(",") if a.strip()] if analysts else None,
+            max_debate_rounds=rounds,
+            max_risk_discuss_rounds=risk_rounds,
+        )
+    except ValidationError as exc:
+        raise fail(_first_error(exc), "see `alphadesk desk --help`") from None
+    except ValueError as exc:
+        raise fail(str(exc)) from None
+    try:
+        result = asyncio.run(_run(settings, request, model, resume, live=not as_json))
+    except (DataError, ModelError, KeyError) as exc:
+        raise fail(str(exc)) from None
+    if result is None:
+        raise fail("the run stopped before a decision", f"continue it with --resume {resume}")
+    if as_json:
+        typer.echo(result.model_dump_json(indent=2))
+    else:
+        _print(result)
+    if result.decision == "failed":
+        raise typer.Exit(1)
+
+
+async def _run(
+    settings: Any, request: Any, model: str | None, resume: str | None, *, live: bool
+) -> Any:
+    from alphadesk.cli.live import LiveView
+    from alphadesk.data import build_provider
+    from alphadesk.pipelines.desk.desk import TradingDesk
+    from alphadesk.pipelines.runner import PipelineRunner
+
+    view = LiveView(enabled=live)
+    runner = PipelineRunner(
+        settings,
+        TradingDesk(settings, build_provider(settings), model=model),
+        on_event=view.on_event,
+    )
+    await runner.preflight(request)  # before the live view: errors print cleanly
+    with view:
+        return await runner.analyze(request, resume_run_id=resume)
+
+
+def _print(result: Any) -> None:
+    from rich.markdown import Markdown
+
+    from alphadesk.pipelines.desk.report import render_report
+
+    console.print(Markdown(render_report(result)))
+    err_console.print(f"[dim]saved as run {result.run_id}: alphadesk runs show {result.run_id}[/]")
+
+
+def _first_error(exc: Any) -> str:
+    error = exc.errors()[0]
+    where = ".".join(str(part) for part in error["loc"])
+    return f"{where}: {error['msg']}"
