@@ -41,8 +41,7 @@ def _gather(t: Transcript) -> list[PlannedCall]:
         ("get_technical_indicators", {"symbol": symbol}),
         ("find_support_resistance", {"symbol": symbol, "period": "1y"}),
         ("detect_chart_patterns", {"symbol": symbol, "period": "6mo"}),
-        ("render_chart", {"symbol": symbol, "period": "6mo"}),  # for the report
-    ]
+    ]  # the policy reads numbers; the desk draws the report's chart alongside
 
 
 def _weigh(tally: Tally, ind: dict[str, Any], direction: str, quality: str) -> None:

@@ -1,6 +1,6 @@
 """The trading desk as a LangGraph graph, critical path only, with checkpoints.
 
-    START -> market | sentiment | news | fundamentals | reflect      (concurrently)
+    START -> market | sentiment | news | fundamentals | reflect | chart   (concurrently)
           -> brief (fact sheet, situation, recall)
           -> debate (bull and bear concurrently, each answering the other's last turn)
              x max_debate_rounds
@@ -85,6 +85,8 @@ def _graph(nodes: DeskNodes, request: DeskRequest) -> StateGraph[DeskState]:
     if nodes.remembering(request):
         graph.add_node("reflect", nodes.reflect)
         first.append("reflect")
+    graph.add_node("chart", nodes.chart)
+    first.append("chart")
     for name in ("brief", "debate", "manager", "trader", "risk", "judge", "finish"):
         graph.add_node(name, getattr(nodes, name))
     for node in first:

@@ -64,6 +64,7 @@ class DeskState(TypedDict, total=False):
     briefing: dict[str, Any]
     situation: str
     memories: list[dict[str, Any]]
+    chart: str
     debate: Annotated[list[dict[str, Any]], operator.add]
     plan: dict[str, Any]
     proposal: dict[str, Any]
@@ -185,6 +186,23 @@ class DeskNodes:
         for event in written:
             self.session.emit(event)
         return {"missing": []}
+
+    async def chart(self, state: DeskState) -> dict[str, Any]:
+        """Draw the report's chart alongside the analysts (off the critical path)."""
+        run_dir, request = self.session.run_dir, _request(state)
+        if run_dir is None:
+            return {"missing": []}
+        ctx = RunContext(
+            deps=ToolDeps(market=self.desk.market, run_dir=run_dir),
+            as_of=request.as_of,
+            run_id=self.session.run_id,
+            agent="desk",
+        )
+        try:
+            image = await render_chart.function(ctx, request.symbol, "6mo")
+        except (DataError, ModelRetry) as exc:
+            return {"missing": [f"chart: {exc}"]}
+        return {"chart": image.value.file, "missing": []}
 
     async def brief(self, state: DeskState) -> dict[str, Any]:
         if state.get("verdict"):
@@ -311,7 +329,6 @@ class DeskNodes:
 
     async def finish(self, state: DeskState) -> dict[str, Any]:
         request = _request(state)
-        chart, missing = await self._chart(request)
         fields: dict[str, Any] = dict(state.get("analysts", {}))
         for key in ("facts", "situation", "memories", "plan", "proposal", "final"):
             if key in state:
@@ -323,9 +340,9 @@ class DeskNodes:
                 "as_of": request.as_of,
                 "decision": "failed",
                 "agents": state.get("reports", []),
-                "data_missing": sorted(set(state.get("missing", []) + missing)),
+                "data_missing": sorted(set(state.get("missing", []))),
                 "run_id": self.session.run_id,
-                "chart": chart,
+                "chart": state.get("chart"),
                 "debate": state.get("debate", []),
                 "risk_debate": state.get("risk_debate", []),
             }
@@ -338,27 +355,6 @@ class DeskNodes:
         else:
             result = result.model_copy(update={"stage": "judge", "reason": "no decision reached"})
         return {"result": result.model_dump(mode="json")}
-
-    async def _chart(self, request: DeskRequest) -> tuple[str | None, list[str]]:
-        """The chart saved with the run: the market analyst's, else drawn now."""
-        run_dir = self.session.run_dir
-        if run_dir is None:
-            return None, []
-        drawn = sorted(run_dir.glob("chart_*.png"))
-        if drawn:
-            return drawn[0].name, []
-        ctx = RunContext(
-            deps=ToolDeps(market=self.desk.market, run_dir=run_dir),
-            as_of=request.as_of,
-            run_id=self.session.run_id,
-            agent="desk",
-        )
-        try:
-            image = await render_chart.function(ctx, request.symbol, "6mo")
-        except (DataError, ModelRetry) as exc:
-            return None, [f"chart: {exc}"]
-        return image.value.file, []
-
 
 @dataclass(frozen=True)
 class _AnalystNode:

@@ -1,0 +1,125 @@
+"""Trading desk benchmarks: how much of the run is spent waiting on model calls.
+
+    python bench/desk.py
+
+Every agent answers with its rules policy after sleeping 1 s per call, like a remote
+model, at 1 debate round and 1 risk round. Prints the model calls, the desk's wall time,
+and that wall time divided by the calls on its critical path (analysts in parallel, bull
+and bear together, the three risk analysts together), beside a strictly sequential run of
+the same calls (every call holding one shared lock). Goals: desk wall <= 0.6x the
+sequential run and <= 1.15x its own critical path.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Sequence
+from datetime import date
+from pathlib import Path
+
+from alphadesk.agents.desk import ANALYSTS, default_agents
+from alphadesk.config import Settings
+from alphadesk.data import build_provider
+from alphadesk.data.calendar import session_close
+from alphadesk.llm.messages import Message, ModelResponse, RequestSettings, ToolSpec
+from alphadesk.llm.rules import RulesModel
+from alphadesk.pipelines.desk.desk import TradingDesk
+from alphadesk.pipelines.desk.models import DeskRequest, DeskResult
+from alphadesk.pipelines.models import AgentReport
+from alphadesk.pipelines.runner import PipelineRunner
+
+SYMBOL, DAY = "AAPL", "2012-03-30"
+LATENCY = 1.0
+_TOGETHER = (frozenset({"bull", "bear"}), frozenset({"risky", "safe", "neutral"}))
+
+
+class SlowModel:
+    """The rules policy, taking ``latency`` seconds per call; with a shared ``lock`` no
+    two calls of any agent overlap (a strictly sequential run)."""
+
+    def __init__(self, inner: RulesModel, latency: float, lock: asyncio.Lock | None) -> None:
+        self.inner, self.latency, self.lock, self.calls = inner, latency, lock, 0
+
+    @property
+    def name(self) -> str:
+        return "slow-rules"
+
+    def supports(self, capability: str) -> bool:
+        return self.inner.supports(capability)
+
+    async def request(
+        self, messages: Sequence[Message], tools: Sequence[ToolSpec], settings: RequestSettings
+    ) -> ModelResponse:
+        if self.lock is None:
+            return await self._answer(messages, tools, settings)
+        async with self.lock:
+            return await self._answer(messages, tools, settings)
+
+    async def _answer(
+        self, messages: Sequence[Message], tools: Sequence[ToolSpec], settings: RequestSettings
+    ) -> ModelResponse:
+        self.calls += 1
+        await asyncio.sleep(self.latency)
+        return await self.inner.request(messages, tools, settings)
+
+
+def critical_calls(agents: list[AgentReport]) -> int:
+    """Model calls on the critical path: the slowest analyst; per debate or risk round its
+    slowest speaker; the manager, trader and judge one after another."""
+    total = max(a.requests for a in agents if a.agent in ANALYSTS)
+    rounds: dict[tuple[frozenset[str], int], int] = {}
+    turns: Counter[str] = Counter()
+    for report in agents:
+        if report.agent in ANALYSTS:
+            continue
+        together = next((g for g in _TOGETHER if report.agent in g), None)
+        if together is None:
+            total += report.requests
+            continue
+        turns[report.agent] += 1  # a speaker's n-th turn is in round n
+        key = (together, turns[report.agent])
+        rounds[key] = max(rounds.get(key, 0), report.requests)
+    return total + sum(rounds.values())
+
+
+async def run(latency: float, *, sequential: bool) -> tuple[float, int, DeskResult]:
+    settings = Settings(data_dir=Path(tempfile.mkdtemp(prefix="alphadesk-bench-")))
+    lock = asyncio.Lock() if sequential else None
+    models = {s.name: SlowModel(RulesModel(s.policy), latency, lock) for s in default_agents().all}
+    desk = TradingDesk(settings, build_provider(settings), models=models)
+    request = DeskRequest(
+        symbol=SYMBOL,
+        as_of=session_close(date.fromisoformat(DAY)),
+        max_debate_rounds=1,
+        max_risk_discuss_rounds=1,
+    )
+    started = time.perf_counter()
+    result = await PipelineRunner(settings, desk).analyze(request)
+    wall = time.perf_counter() - started
+    assert result is not None and result.decision != "failed", result
+    return wall, sum(m.calls for m in models.values()), result
+
+
+async def main() -> None:
+    await run(0.0, sequential=False)  # warm: imports, calendars, bundled files
+    offline, calls, result = await run(0.0, sequential=False)
+    print(
+        f"offline (rules, no latency): {offline:.2f} s wall, {calls} model calls, "
+        f"decision {result.decision}"
+    )
+    wall, calls, result = await run(LATENCY, sequential=False)
+    serial, serial_calls, _ = await run(LATENCY, sequential=True)
+    critical = critical_calls(result.agents)
+    print(f"{SYMBOL} {DAY}, 1 debate round, 1 risk round, {LATENCY:g} s per model call:")
+    print(f"  model calls            {calls} ({critical} on the critical path)")
+    print(f"  desk wall              {wall:6.2f} s")
+    print(f"  strictly sequential    {serial:6.2f} s ({serial_calls} calls one after another)")
+    print(f"  desk / sequential      {wall / serial:6.2f}x   (goal <= 0.60x)")
+    print(f"  desk / critical path   {wall / (critical * LATENCY):6.2f}x   (goal <= 1.15x)")
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
