@@ -24,6 +24,9 @@ def desk(
     ),
     rounds: int | None = typer.Option(None, "--rounds", help="Bull/bear debate rounds."),
     risk_rounds: int | None = typer.Option(None, "--risk-rounds", help="Risk discussion rounds."),
+    memory: bool | None = typer.Option(
+        None, "--memory/--no-memory", help="Recall and reflect (default: the settings)."
+    ),
     model: str | None = typer.Option(
         None, "--model", "-m", help="LiteLLM model string for every agent, or 'rules' (offline)."
     ),
@@ -50,6 +53,7 @@ def desk(
             analysts=[a.strip() for a in analysts.split(",") if a.strip()] if analysts else None,
             max_debate_rounds=rounds,
             max_risk_discuss_rounds=risk_rounds,
+            memory=memory,
         )
     except ValidationError as exc:
         raise fail(_first_error(exc), "see `alphadesk desk --help`") from None

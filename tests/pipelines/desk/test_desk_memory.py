@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from alphadesk.config import Settings
+from alphadesk.config import CacheMode, Settings
 from alphadesk.data.base import MarketData
 from alphadesk.pipelines.desk.desk import TradingDesk
 from alphadesk.pipelines.desk.memory import open_memory
@@ -128,3 +128,15 @@ async def test_memory_off_recalls_and_writes_nothing(
     assert result.memories == [] and len(memory.items) == 1
     assert not any(e.kind == "reflection_written" for e in events)
     assert open_memory(settings) is None  # no memory unless the settings switch it on
+
+
+async def test_a_replay_writes_no_lesson(settings: Settings, market: MarketData) -> None:
+    memory = FakeMemory()
+    runner = PipelineRunner(settings, TradingDesk(settings, market, memory=memory))
+    await run_at(runner, "2012-03-30", [])
+    replaying = settings.model_copy(update={"cache": CacheMode.REPLAY})
+    again = PipelineRunner(replaying, TradingDesk(replaying, market, memory=memory))
+    await run_at(again, "2012-04-20", [])
+    assert memory.items == []  # a replay repeats a run; it writes nothing new
+    await run_at(runner, "2012-04-20", [])
+    assert len(memory.items) == 1

@@ -82,7 +82,7 @@ def _graph(nodes: DeskNodes, request: DeskRequest) -> StateGraph[DeskState]:
     first: list[str] = list(request.analysts)
     for analyst in first:
         graph.add_node(analyst, nodes.analyst(analyst))
-    if nodes.remembering(request):
+    if nodes.reflecting(request):
         graph.add_node("reflect", nodes.reflect)
         first.append("reflect")
     graph.add_node("chart", nodes.chart)

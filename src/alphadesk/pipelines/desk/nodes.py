@@ -24,6 +24,7 @@ from alphadesk.agents.desk.models import (
     SentimentReport,
 )
 from alphadesk.agents.spec import AgentSpec
+from alphadesk.config import CacheMode
 from alphadesk.data.errors import DataError
 from alphadesk.pipelines.desk.memory import past_situation
 from alphadesk.pipelines.desk.models import DeskRequest, DeskResult
@@ -121,6 +122,10 @@ class DeskNodes:
 
     def remembering(self, request: DeskRequest) -> bool:
         return request.memory and self.desk.memory is not None
+
+    def reflecting(self, request: DeskRequest) -> bool:
+        """Reflect unless replaying: a replay repeats a run, it writes nothing new."""
+        return self.remembering(request) and self.desk.settings.cache is not CacheMode.REPLAY
 
     async def _run(
         self,
