@@ -1,0 +1,94 @@
+"""Critical path only: speakers that need nothing of each other speak at the same time,
+and a stage starts only when what it needs is there. Checked by overlap, not a stopwatch."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from alphadesk.agents.desk import default_agents
+from alphadesk.config import Settings
+from alphadesk.data.base import MarketData
+from alphadesk.llm.messages import Message, ModelResponse, RequestSettings, ToolSpec
+from alphadesk.llm.rules import RulesModel
+from alphadesk.llm.testing import ScriptedModel
+from tests.pipelines.desk.conftest import decide
+
+Span = tuple[float, float]
+
+
+class Timed:
+    """A rules model whose calls take a little while, recording when each ran."""
+
+    def __init__(self, inner: RulesModel, spans: list[Span]) -> None:
+        self.inner, self.spans = inner, spans
+
+    @property
+    def name(self) -> str:
+        return "timed-rules"
+
+    def supports(self, capability: str) -> bool:
+        return self.inner.supports(capability)
+
+    async def request(
+        self, messages: Sequence[Message], tools: Sequence[ToolSpec], settings: RequestSettings
+    ) -> ModelResponse:
+        started = time.monotonic()
+        await asyncio.sleep(0.15)
+        response = await self.inner.request(messages, tools, settings)
+        self.spans.append((started, time.monotonic()))
+        return response
+
+
+def overlap(*spans: Span) -> bool:
+    return max(s for s, _ in spans) < min(e for _, e in spans)
+
+
+async def test_speakers_of_a_stage_overlap_and_stages_follow_each_other(
+    settings: Settings, market: MarketData
+) -> None:
+    spans: dict[str, list[Span]] = {}
+    models: dict[str, Any] = {}
+    for spec in default_agents().all:
+        spans[spec.name] = []
+        models[spec.name] = Timed(RulesModel(spec.policy), spans[spec.name])
+    result = await decide(
+        settings, market, "AAPL", "2012-03-30", models=models, max_debate_rounds=2
+    )
+    assert result.decision == "BUY"
+    first = {name: calls[0] for name, calls in spans.items()}
+    assert overlap(*(first[a] for a in ("market", "sentiment", "news", "fundamentals")))
+    assert overlap(spans["bull"][0], spans["bear"][0]) and overlap(
+        spans["bull"][1], spans["bear"][1]
+    )
+    assert overlap(first["risky"], first["safe"], first["neutral"])
+    # Each stage waits for the one it needs, and only for it.
+    analysts_done = max(
+        calls[-1][1]
+        for n, calls in spans.items()
+        if n in ("market", "sentiment", "news", "fundamentals")
+    )
+    assert analysts_done <= min(spans["bull"][0][0], spans["bear"][0][0])
+    assert max(spans["bull"][0][1], spans["bear"][0][1]) <= spans["bull"][1][0]
+    assert max(spans["bull"][1][1], spans["bear"][1][1]) <= first["manager"][0]
+    assert first["manager"][1] <= first["trader"][0]
+    assert first["trader"][1] <= min(first[p][0] for p in ("risky", "safe", "neutral"))
+    assert max(first[p][1] for p in ("risky", "safe", "neutral")) <= first["judge"][0]
+
+
+async def test_a_failed_analyst_stops_the_desk_but_not_the_other_analysts(
+    settings: Settings, market: MarketData
+) -> None:
+    events: list[Any] = []
+    broken = ScriptedModel([], name="scripted/llm")  # answers nothing: ScriptExhausted
+    result = await decide(
+        settings, market, "AAPL", "2012-03-30", models={"news": broken}, events=events
+    )
+    assert result.decision == "failed" and result.stage == "news"
+    assert result.reason is not None and "ScriptExhausted" in result.reason
+    assert result.market is not None and result.sentiment is not None  # they finished
+    assert result.debate == [] and result.final is None
+    started = [e.agent for e in events if e.kind == "step_started"]
+    assert sorted(started) == ["fundamentals", "market", "news", "sentiment"]
