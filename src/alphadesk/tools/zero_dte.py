@@ -106,7 +106,7 @@ async def spy_price(
         index = await asyncio.to_thread(market.quote, _INDEX, ctx.as_of)
         basis = f"modeled: S&P 500 index {index.price:,.2f} / 10 (no SPY data)"
         source = Source(provider=index.provenance.provider, origin="modeled")
-        missing = [f"SPY: {exc}"]
+        missing = [str(exc)]
         return index.price * SPY_PER_INDEX, index.observed_at, basis, source, missing
     source = Source(provider=quote.provenance.provider, origin=quote.provenance.origin)
     return quote.price, quote.observed_at, f"observed SPY {quote.basis}", source, []
