@@ -145,8 +145,8 @@ def _check_arguments(catalog: ToolCatalog, call: PlannedToolCall) -> None:
 def decision_fits(ctx: RunContext[RouteDeps], output: RouterDecision) -> RouterDecision:
     """Hold the decision to the catalogue, the classification and the call budget."""
     catalog, c = ctx.deps.catalog, ctx.deps.classification
-    unknown = [n for n in output.selected_tools + [k.tool for k in output.calls]
-               if catalog.get(n) is None]  # fmt: skip
+    named = dict.fromkeys([*output.selected_tools, *(k.tool for k in output.calls)])
+    unknown = [n for n in named if catalog.get(n) is None]
     if unknown:
         raise ModelRetry(f"unknown tools {unknown}; choose from: {', '.join(catalog.names)}")
     if output.strategy == "PARALLEL" and len(c.symbols) < 2:
@@ -162,8 +162,7 @@ def decision_fits(ctx: RunContext[RouteDeps], output: RouterDecision) -> RouterD
         if output.strategy == "PARALLEL":
             call = call.model_copy(update={"arguments": call.arguments | {"symbol": c.symbols[0]}})
         _check_arguments(catalog, call)
-    tools = list(dict.fromkeys([*output.selected_tools, *(k.tool for k in output.calls)]))
-    return output.model_copy(update={"selected_tools": tools})
+    return output.model_copy(update={"selected_tools": list(named)})
 
 
 router_policy = RulesPolicy(plan=[], decide=_decide, name="router")

@@ -1,0 +1,120 @@
+"""The assistant offline, on the rules model and the bundled real data."""
+
+from __future__ import annotations
+
+import json
+
+from alphadesk.agent.events import ToolFinished, ToolStarted
+from alphadesk.store import Contract, OrderRequest, RunStore
+from alphadesk.store.conversations import ConversationStore
+from tests.assistant.conftest import Make, ask, states
+
+CHART = {"get_technical_indicators", "find_support_resistance", "detect_chart_patterns",
+         "get_price_history"}  # fmt: skip
+
+
+def _answer_tools(result: object) -> list[str]:
+    return [c.tool for c in result.tool_calls if c.tool != "lookup_symbols"]  # type: ignore[attr-defined]
+
+
+async def test_hello_calls_no_tool(make: Make) -> None:
+    result, events = await ask(make(), "hello")
+    assert result.status == "completed" and result.answer.startswith("Hello!")
+    assert result.route is not None and result.route.selected_tools == []
+    assert _answer_tools(result) == []
+    assert states(events) == ["PLANNING", "RESPONDING", "IDLE"]
+
+
+async def test_a_technical_question_routes_direct_to_the_chart_tools(make: Make) -> None:
+    result, events = await ask(make(), "how does NVDA look technically")
+    assert result.classification is not None
+    assert result.classification.question_type == "stock_specific"
+    assert result.classification.symbols == ["NVDA"]
+    assert result.route is not None and result.route.strategy == "DIRECT"
+    assert set(result.route.selected_tools) == CHART == set(_answer_tools(result))
+    assert all(json.loads(c.arguments)["symbol"] == "NVDA" for c in result.tool_calls
+               if c.tool in CHART)
+    # Concurrent: every chart call started before the first one finished.
+    chart = [e for e in events if getattr(e, "tool", None) in CHART]
+    first_finish = next(i for i, e in enumerate(chart) if isinstance(e, ToolFinished))
+    assert sum(isinstance(e, ToolStarted) for e in chart[:first_finish]) == 4
+    assert states(events) == ["PLANNING", "EXECUTING", "RESPONDING", "IDLE"]
+    assert "NVDA: last close" in result.answer and result.numbers.ok
+    assert result.numbers.checked > 10
+    # Offline with no --as-of: the last date the bundled data covers, said so.
+    assert result.as_of.date().isoformat() == "2025-02-14"
+    assert "last date the bundled data covers for NVDA" in (result.as_of_note or "")
+
+
+async def test_a_comparison_runs_per_symbol_in_parallel(make: Make) -> None:
+    result, events = await ask(make(), "compare AAPL and MSFT")
+    assert result.route is not None and result.route.strategy == "PARALLEL"
+    calls = [(c.tool, json.loads(c.arguments)["symbol"]) for c in result.tool_calls
+             if c.tool != "lookup_symbols"]  # fmt: skip
+    tools = set(result.route.selected_tools)
+    assert sorted(calls) == sorted((t, s) for t in tools for s in ("AAPL", "MSFT"))
+    started = [e for e in events if isinstance(e, ToolStarted) and e.agent == "assistant"]
+    first_finish = next(i for i, e in enumerate(events) if isinstance(e, ToolFinished)
+                        and e.agent == "assistant")  # fmt: skip
+    assert all(events.index(e) < first_finish for e in started)
+    assert "AAPL" in result.answer and "MSFT" in result.answer and result.numbers.ok
+
+
+async def test_what_are_my_positions_reads_the_portfolio(make: Make) -> None:
+    pipeline = make()
+    pipeline.portfolio.place(
+        OrderRequest(contract=Contract(symbol="KO"), side="buy", quantity=100, price=40.0)
+    )
+    result, _ = await ask(pipeline, "what are my positions")
+    assert result.classification is not None
+    assert result.classification.question_type == "portfolio"
+    assert _answer_tools(result) == ["get_positions"]
+    assert "KO x 100.0 at 40.0" in result.answer and result.numbers.ok
+    assert result.as_of.date().isoformat() == "2022-12-28"  # KO's last bundled close
+    assert "Cash $96,000" in result.answer
+    mark = pipeline.market.quote("KO", result.as_of).price
+    assert f"mark {mark}, P&L {round((mark - 40) * 100, 2)}" in result.answer
+
+
+async def test_a_0dte_strangle_runs_the_engine_on_the_index_and_vix(make: Make) -> None:
+    result, _ = await ask(make(), "sell a 0DTE SPY strangle")
+    assert "run_zero_dte_engine" in _answer_tools(result)
+    assert result.as_of.date().isoformat() == "2018-12-31"
+    assert "^GSPC, ^VIX" in (result.as_of_note or "")
+    assert "S&P 500 index 2,506.85 / 10" in result.answer and "modeled" in result.answer
+    assert "sell the 244.0 put" in result.answer and result.numbers.ok
+
+
+async def test_a_screen_iterates_and_deep_questions_reach_the_thinker(make: Make) -> None:
+    result, events = await ask(make(), "find stocks in an uptrend")
+    assert result.route is not None and result.route.strategy == "ITERATIVE"
+    assert _answer_tools(result)[0] == "stock_screener"
+    assert _answer_tools(result).count("get_technical_indicators") == 3
+    assert states(events) == ["PLANNING", "EXECUTING", "RESPONDING", "IDLE"]
+    result, _ = await ask(make(), "should I trade today given current conditions?")
+    assert _answer_tools(result) == ["get_market_overview", "think_deeply"]
+    assert "No deep model is configured (rules)" in result.answer
+
+
+async def test_sessions_remember_and_every_call_is_audited(make: Make) -> None:
+    pipeline = make()
+    first, _ = await ask(pipeline, "how does NVDA look technically")
+    second, _ = await ask(pipeline, "hello", session_id=first.session_id)
+    assert second.session_id == first.session_id
+    history = pipeline.conversations.history(first.session_id)
+    assert [m.role for m in history] == ["user", "assistant", "user", "assistant"]
+    store = ConversationStore(pipeline.settings.store_path)
+    audit = store.audit_log(session_id=first.session_id)
+    assert {e.tool for e in audit if e.kind == "tool_call"} >= CHART
+    assert [e.kind for e in audit].count("answer") == 2
+    run = RunStore(pipeline.settings.store_path).get(first.run_id)
+    assert run.kind == "assistant" and run.status == "completed"
+    assert run.result is not None and run.result["answer"] == first.answer
+
+
+async def test_an_unknown_symbol_is_named_with_close_matches(make: Make) -> None:
+    result, _ = await ask(make(), "how does NVDX look")
+    assert result.classification is not None
+    (unknown,) = result.classification.unresolved
+    assert unknown.text == "NVDX" and "NVDA" in unknown.close_matches
+    assert "I could not find the symbol NVDX." in result.answer
