@@ -69,11 +69,11 @@ async def test_what_are_my_positions_reads_the_portfolio(make: Make) -> None:
     assert result.classification is not None
     assert result.classification.question_type == "portfolio"
     assert _answer_tools(result) == ["get_positions"]
-    assert "KO x 100.0 at 40.0" in result.answer and result.numbers.ok
+    assert "KO x 100 at 40, mark" in result.answer and result.numbers.ok
     assert result.as_of.date().isoformat() == "2022-12-28"  # KO's last bundled close
-    assert "Cash $96,000" in result.answer
+    assert "Cash $96,000.00" in result.answer
     mark = pipeline.market.quote("KO", result.as_of).price
-    assert f"mark {mark}, P&L {round((mark - 40) * 100, 2)}" in result.answer
+    assert f"mark {mark}, P&L ${(mark - 40) * 100:,.2f}" in result.answer
 
 
 async def test_a_0dte_strangle_runs_the_engine_on_the_index_and_vix(make: Make) -> None:
@@ -82,7 +82,7 @@ async def test_a_0dte_strangle_runs_the_engine_on_the_index_and_vix(make: Make) 
     assert result.as_of.date().isoformat() == "2018-12-31"
     assert "^GSPC, ^VIX" in (result.as_of_note or "")
     assert "S&P 500 index 2,506.85 / 10" in result.answer and "modeled" in result.answer
-    assert "sell the 244.0 put" in result.answer and result.numbers.ok
+    assert "sell the 244 put at $0.30" in result.answer and result.numbers.ok
 
 
 async def test_a_screen_iterates_and_deep_questions_reach_the_thinker(make: Make) -> None:

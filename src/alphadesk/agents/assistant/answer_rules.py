@@ -24,10 +24,15 @@ Result = dict[str, Any]
 def _g(value: Any) -> str:
     """A figure exactly as the tool gave it (no re-rounding, so it traces back)."""
     if isinstance(value, float) and value.is_integer() and abs(value) < 1e15:
-        return f"{value:.1f}" if abs(value) < 1e4 else f"{value:,.0f}"
+        return f"{int(value):,}"
     if isinstance(value, float):
         return f"{value:,}" if abs(value) >= 1e4 else repr(value)
     return str(value)
+
+
+def _usd(value: Any) -> str:
+    """A dollar amount to the cent (the tools round money to cents already)."""
+    return f"${value:,.2f}" if isinstance(value, int | float) else str(value)
 
 
 def _indicators(r: Result) -> str:
@@ -95,14 +100,14 @@ def _overview(r: Result) -> str:
 
 def _zero_dte(r: Result) -> str:
     legs = ", ".join(
-        f"{leg['action']} the {_g(leg['strike'])} {leg['right']} at {_g(leg['premium'])} "
+        f"{leg['action']} the {_g(leg['strike'])} {leg['right']} at {_usd(leg['premium'])} "
         f"(delta {_g(leg['delta'])})"
         for leg in r["legs"]
     )
     worst = (
         "unlimited (a naked call)"
         if r.get("max_loss_total") is None
-        else f"${_g(r['max_loss_total'])}"
+        else _usd(r["max_loss_total"])
     )
     breakevens = " and ".join(
         _g(r[k]) for k in ("breakeven_low", "breakeven_high") if r.get(k) is not None
@@ -110,7 +115,7 @@ def _zero_dte(r: Result) -> str:
     return (
         f"0DTE SPY {r['strategy'].replace('_', ' ')} for the {r['session']} session "
         f"(SPY {_g(r['underlying_price'])}, {r['underlying_basis']}; VIX {_g(r.get('vix'))}): "
-        f"{legs}. Credit ${_g(r['credit_total'])} for {r['contracts']} contract(s); max loss "
+        f"{legs}. Credit {_usd(r['credit_total'])} for {r['contracts']} contract(s); max loss "
         f"{worst}; break-evens {breakevens}; probability of profit "
         f"{_g(r['probability_of_profit_pct'])}%; expected move ±{_g(r['expected_move'])}. "
         "Prices are modeled (Black-Scholes at the VIX), not quotes."
@@ -120,17 +125,17 @@ def _zero_dte(r: Result) -> str:
 def _positions(r: Result) -> str:
     if not r["positions"]:
         return (
-            f"Your paper account {r['account']} holds no positions: cash ${_g(r['cash'])}, "
-            f"account value ${_g(r['account_value'])}."
+            f"Your paper account {r['account']} holds no positions: cash {_usd(r['cash'])}, "
+            f"account value {_usd(r['account_value'])}."
         )
     rows = "; ".join(
         f"{p['position']} x {_g(p['quantity'])} at {_g(p['average_cost'])}, mark "
-        f"{_g(p['mark']) if p['mark'] is not None else 'none'}, P&L {_g(p['unrealized_pnl'])}"
+        f"{_g(p['mark']) if p['mark'] is not None else 'none'}, P&L {_usd(p['unrealized_pnl'])}"
         for p in r["positions"]
     )
     return (
-        f"Paper account {r['account']}: {rows}. Cash ${_g(r['cash'])}; account value "
-        f"${_g(r['account_value'])}; total P&L ${_g(r['total_pnl'])} "
+        f"Paper account {r['account']}: {rows}. Cash {_usd(r['cash'])}; account value "
+        f"{_usd(r['account_value'])}; total P&L {_usd(r['total_pnl'])} "
         f"({_g(r['total_pnl_pct'])}%)."
     )
 

@@ -75,6 +75,7 @@ class AssistantPipeline:
         web: The web search provider (default: Tavily when its key is set).
         clock: Now (tests fix it).
         account: The paper account ``get_positions`` reads.
+        catalog: The tools the router may choose from (default: every tool).
     """
 
     def __init__(
@@ -87,6 +88,7 @@ class AssistantPipeline:
         web: WebSearch | None = None,
         clock: Clock = utc_now,
         account: str = DEFAULT_ACCOUNT,
+        catalog: ToolCatalog | None = None,
     ) -> None:
         self.settings, self.market, self.clock, self.account = settings, market, clock, account
         given = dict(models or {})
@@ -97,7 +99,7 @@ class AssistantPipeline:
         self.store = RunStore(settings.store_path)
         self.conversations = ConversationStore(settings.store_path)
         self.portfolio = PaperPortfolio(settings.store_path)
-        self.catalog: ToolCatalog = tool_catalog()
+        self.catalog: ToolCatalog = catalog or tool_catalog()
         self.desks = desk_runners(settings, market, model)
         self.web = web if web is not None else web_search()
 
