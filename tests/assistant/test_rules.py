@@ -5,6 +5,9 @@ from __future__ import annotations
 import json
 
 from alphadesk.agent.events import ToolFinished, ToolStarted
+from alphadesk.pipelines.assistant import ChatRequest
+from alphadesk.pipelines.assistant.events import sse_frame
+from alphadesk.pipelines.assistant.orders import order_from_run
 from alphadesk.store import Contract, OrderRequest, RunStore
 from alphadesk.store.conversations import ConversationStore
 from tests.assistant.conftest import Make, ask, states
@@ -118,3 +121,29 @@ async def test_an_unknown_symbol_is_named_with_close_matches(make: Make) -> None
     (unknown,) = result.classification.unresolved
     assert unknown.text == "NVDX" and "NVDA" in unknown.close_matches
     assert "I could not find the symbol NVDX." in result.answer
+
+
+async def test_the_csp_desk_is_a_tool_and_its_decision_becomes_an_order(make: Make) -> None:
+    pipeline = make()
+    result, _ = await ask(pipeline, "should I sell a cash-secured put on NVDA?")
+    assert _answer_tools(result) == ["run_csp_desk"] and result.numbers.ok
+    (desk_run,) = RunStore(pipeline.settings.store_path).recent(kind="csp")
+    assert desk_run.status == "select" and desk_run.as_of == result.as_of
+    order = order_from_run(RunStore(pipeline.settings.store_path), desk_run.id)
+    assert order.side == "sell" and order.contract.right == "put"
+    assert f"The csp desk on NVDA: select. Sell 1 NVDA {order.contract.expiration} " in (
+        result.answer
+    )
+    placed = pipeline.portfolio.place(order)
+    assert placed.source == f"csp run {desk_run.id}"
+
+
+async def test_the_event_stream_is_ready_for_server_sent_events(make: Make) -> None:
+    pipeline = make()
+    frames = [sse_frame(e) async for e in pipeline.run(ChatRequest(question="hello"))]
+    assert all(f.startswith("event: ") and f.endswith("\n\n") for f in frames)
+    last = frames[-1].split("\n")
+    assert last[0] == "event: chat_finished"
+    assert json.loads(last[1].removeprefix("data: "))["result"]["answer"].startswith("Hello!")
+    deltas = [f for f in frames if f.startswith("event: text_delta")]
+    assert len(deltas) > 3  # the rules answer arrives in pieces

@@ -131,3 +131,31 @@ async def test_the_answer_streams_from_litellm_token_by_token(
     sent = openai_server.requests[0].messages[-1]["content"]
     assert '"tool": "get_market_overview"' in sent and "2506.85" in sent
     assert result.models["answer"] == "openai/test-model"
+
+
+async def test_the_classifier_is_held_to_symbols_the_providers_know(make: Make) -> None:
+    classifier = ScriptedModel([
+        tool_calls(("lookup_symbols", {"queries": ["nvidia", "NVDX"]})),
+        json_answer({"question_type": "comparison", "symbols": ["nvidia", "NVDX"]}),
+        json_answer({"question_type": "stock_specific", "symbols": ["nvidia"],
+                     "unresolved": [{"text": "NVDX", "close_matches": ["NVDA"]}],
+                     "categories": ["technical"], "asset_class": "stock"}),
+    ])  # fmt: skip
+    result, events = await ask(make({"classifier": classifier}), "nvidia vs NVDX?")
+    assert result.classification is not None and result.classification.symbols == ["NVDA"]
+    retry = next(e for e in events if isinstance(e, OutputRetry) and e.agent == "classifier")
+    assert "NVDX (close matches: NVDA" in retry.error
+    lookup = classifier.requests[1].messages[-1].content
+    assert '"query":"nvidia","symbol":"NVDA"' in str(lookup)
+
+
+async def test_the_skill_follows_the_asset_class_and_history_is_context(make: Make) -> None:
+    answer = ScriptedModel(["Bitcoin is in the data."] * 2)
+    pipeline = make({"answer": answer})
+    first, _ = await ask(pipeline, "how does bitcoin look?")
+    await ask(pipeline, "and NVDA?", session_id=first.session_id)
+    system = answer.requests[0].messages[0].content
+    assert "Crypto analysis framework" in str(system)
+    assert "Stock analysis framework" in str(answer.requests[1].messages[0].content)
+    second_task = str(answer.requests[1].messages[1].content)
+    assert "user: how does bitcoin look?\nassistant: Bitcoin is in the data." in second_task

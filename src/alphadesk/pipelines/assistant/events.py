@@ -21,6 +21,7 @@ __all__ = [
     "Routed",
     "State",
     "StateChanged",
+    "sse_frame",
 ]
 
 State = Literal["IDLE", "PLANNING", "EXECUTING", "RESPONDING", "ERROR"]
@@ -63,3 +64,12 @@ class NumbersChecked(BaseEvent):
 class ChatFinished(BaseEvent):
     kind: Literal["chat_finished"] = "chat_finished"
     result: ChatResult
+
+
+def sse_frame(event: BaseEvent) -> str:
+    """One event as a server-sent-events frame: its kind as the event name, JSON as data.
+
+    An SSE endpoint is ``async for event in pipeline.run(request): yield sse_frame(event)``.
+    """
+    kind = getattr(event, "kind", type(event).__name__)
+    return f"event: {kind}\ndata: {event.model_dump_json()}\n\n"
