@@ -147,3 +147,11 @@ async def test_the_event_stream_is_ready_for_server_sent_events(make: Make) -> N
     assert json.loads(last[1].removeprefix("data: "))["result"]["answer"].startswith("Hello!")
     deltas = [f for f in frames if f.startswith("event: text_delta")]
     assert len(deltas) > 3  # the rules answer arrives in pieces
+
+
+async def test_web_search_says_it_is_unavailable_offline(make: Make) -> None:
+    result, _ = await ask(make(), "search the web for news about the Fed")
+    assert _answer_tools(result) == ["web_search"]
+    # Offline the question falls back to the data's last date: the web of today would
+    # see its future, so the search is refused, and the answer says why.
+    assert "web_search: not available (web search shows today's web" in result.answer

@@ -156,8 +156,9 @@ def _desk(r: Result) -> str:
     return f"The {r['desk']} desk on {r['symbol']}: {r['decision']}. {r['summary']}"
 
 
-def _unavailable(r: Result) -> str:
-    return f"{r.get('symbol', '')}: not available ({'; '.join(r.get('missing') or [])})."
+def _unavailable(tool: str, r: Result) -> str:
+    subject = r.get("symbol") if r.get("symbol") not in (None, "-") else tool
+    return f"{subject}: not available ({'; '.join(r.get('missing') or [])})."
 
 
 _FORMATS: dict[str, Callable[[Result], str]] = {
@@ -178,7 +179,7 @@ def _line(tool: str, result: Any) -> str:
     if not isinstance(result, dict):
         return f"Could not get {tool}: {str(result).removeprefix('Error: ')[:300]}"
     if result.get("available") is False:
-        return _unavailable(result)
+        return _unavailable(tool, result)
     formatter = _FORMATS.get(tool)
     if formatter is None:
         return f"{tool}: see the tool result (no offline summary for it)."

@@ -99,6 +99,9 @@ def _single(c: Classification) -> RouterDecision:
 
 def route_by_rules(question: str, c: Classification) -> RouterDecision:
     """The offline route of a classified question."""
+    if "web" in c.categories:
+        return _decision(["web_search"], "SIMPLE", "DIRECT",
+                         [("web_search", {"query": question})], "pages from the web")  # fmt: skip
     if c.question_type in ("greeting", "general") and not c.symbols:
         return _decision([], "SIMPLE", "DIRECT", [], "no market data needed")
     if c.question_type == "portfolio":
