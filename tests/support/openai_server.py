@@ -1,8 +1,10 @@
 """A scriptable OpenAI-compatible chat server on 127.0.0.1, for tests.
 
 It speaks ``POST /v1/chat/completions`` (plain JSON, or SSE when the client asks for
-``stream: true``) and answers each request with the next scripted reply, so a real client
-(LiteLLM, the openai SDK, a whole pipeline) runs against real HTTP without a provider::
+``stream: true``: the text word by word, each tool call's arguments in two pieces, then
+the usage; ``reply_text(..., chunk_delay_s=...)`` paces the chunks) and answers each
+request with the next scripted reply, so a real client (LiteLLM, the openai SDK, a whole
+pipeline) runs against real HTTP without a provider::
 
     with OpenAIServer() as server:
         server.script(
@@ -25,6 +27,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 import json
+import re
 import threading
 import time
 from collections import deque
@@ -63,6 +66,7 @@ class Reply:
     finish_reason: str = "stop"
     usage: tuple[int, int] = (0, 0)
     then: Reply | None = None  # what a hung reply finally sends
+    chunk_delay_s: float = 0.0  # pause between streamed chunks
 
     def completion(self, model: str) -> dict[str, Any]:
         """The chat.completion object this reply stands for."""
@@ -82,11 +86,18 @@ class Reply:
 
 
 def reply_text(
-    text: str, *, usage: tuple[int, int] = (12, 7), finish_reason: str = "stop"
+    text: str,
+    *,
+    usage: tuple[int, int] = (12, 7),
+    finish_reason: str = "stop",
+    chunk_delay_s: float = 0.0,
 ) -> Reply:
-    """A plain assistant answer. ``usage`` is (prompt_tokens, completion_tokens)."""
+    """A plain assistant answer. ``usage`` is (prompt_tokens, completion_tokens);
+    ``chunk_delay_s`` paces the chunks when it is streamed."""
     message = {"role": "assistant", "content": text}
-    return Reply(message=message, usage=usage, finish_reason=finish_reason)
+    return Reply(
+        message=message, usage=usage, finish_reason=finish_reason, chunk_delay_s=chunk_delay_s
+    )
 
 
 def reply_tool_calls(
@@ -371,6 +382,8 @@ def _make_handler(server: OpenAIServer) -> type[BaseHTTPRequestHandler]:
             self.send_header("cache-control", "no-cache")
             self.end_headers()
             for chunk in _chunks(reply.completion(model)):
+                if reply.chunk_delay_s and server._wait(reply.chunk_delay_s):
+                    return
                 self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
                 self.wfile.flush()
             self.wfile.write(b"data: [DONE]\n\n")
@@ -391,9 +404,13 @@ def _chunks(completion: dict[str, Any]) -> Iterator[dict[str, Any]]:
         return {**base, "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
 
     yield chunk({"role": "assistant", "content": ""})
-    if message.get("content"):
-        yield chunk({"content": message["content"]})
+    for word in re.findall(r"\S+\s*|\s+", message.get("content") or ""):
+        yield chunk({"content": word})
     for index, call in enumerate(message.get("tool_calls") or []):
-        yield chunk({"tool_calls": [{"index": index, **call}]})
+        arguments = call["function"]["arguments"]
+        half = len(arguments) // 2
+        head = {**call, "function": {**call["function"], "arguments": arguments[:half]}}
+        yield chunk({"tool_calls": [{"index": index, **head}]})
+        yield chunk({"tool_calls": [{"index": index, "function": {"arguments": arguments[half:]}}]})
     yield chunk({}, choice["finish_reason"])
     yield {**base, "choices": [], "usage": completion["usage"]}

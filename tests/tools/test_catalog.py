@@ -11,16 +11,18 @@ from typer.testing import CliRunner
 
 from alphadesk.agent import Toolset
 from alphadesk.cli.app import app
+from alphadesk.tools.assistant import ASSISTANT_TOOLS
 from alphadesk.tools.catalog import ToolCatalog, one_line, tool_catalog, toolsets
 from alphadesk.tools.chart import CHART_TOOLS
+from alphadesk.tools.desks import DESK_TOOLS
 from alphadesk.tools.market import FUNDAMENTALS_TOOLS, MARKET_TOOLS
 from alphadesk.tools.options import OPTIONS_TOOLS
 from alphadesk.tools.research import RESEARCH_TOOLS
 from alphadesk.tools.social import SOCIAL_TOOLS
+from alphadesk.tools.zero_dte import ZERO_DTE_TOOLS
 
-ALL_SETS = (
-    MARKET_TOOLS, CHART_TOOLS, OPTIONS_TOOLS, RESEARCH_TOOLS, FUNDAMENTALS_TOOLS, SOCIAL_TOOLS
-)
+ALL_SETS = (MARKET_TOOLS, CHART_TOOLS, OPTIONS_TOOLS, RESEARCH_TOOLS, FUNDAMENTALS_TOOLS,
+            SOCIAL_TOOLS, ASSISTANT_TOOLS, ZERO_DTE_TOOLS, DESK_TOOLS)
 
 
 def test_every_tool_of_every_toolset_exactly_once() -> None:
@@ -29,9 +31,17 @@ def test_every_tool_of_every_toolset_exactly_once() -> None:
     assert [(e.toolset, e.name) for e in catalog] == expected
     assert len(set(catalog.names)) == len(catalog) == sum(len(s) for s in ALL_SETS)
     assert set(catalog.toolset_names) == {"market", "chart", "options", "research",
-                                          "fundamentals", "social"}
+                                          "fundamentals", "social", "assistant", "zero_dte",
+                                          "desks"}
     assert {"get_option_chain", "get_news", "stock_screener", "get_fundamentals",
             "render_chart"} <= set(catalog.names)
+
+
+def test_every_tool_says_what_it_can_and_cannot_do() -> None:
+    for entry in tool_catalog():
+        assert entry.capabilities and entry.limitations, entry.name
+    text = tool_catalog().as_text(notes=True)
+    assert "    can: a same-day SPY strangle" in text and "cannot: paper account only" in text
 
 
 def test_entries_carry_the_tools_own_one_line_summary() -> None:

@@ -35,14 +35,16 @@ from alphadesk.agent.result import (
 from alphadesk.agent.tools import Tool, render_result
 from alphadesk.agent.toolsets import Toolset
 from alphadesk.agent.usage import LimitExceeded, UsageLedger, UsageLimits
-from alphadesk.llm.base import Model, ModelError
+from alphadesk.llm.base import Model, ModelError, stream_response
 from alphadesk.llm.messages import (
     ContentPart,
     Message,
+    ModelResponse,
     RequestSettings,
     SystemMessage,
     ToolCall,
     ToolMessage,
+    ToolSpec,
     Usage,
     UserMessage,
     text_of,
@@ -75,6 +77,7 @@ class Agent(Generic[DepsT, OutputT]):
     max_turns: int = 10
     output_retries: int = 2
     settings: RequestSettings = field(default_factory=RequestSettings)
+    stream: bool = False  # emit the answer's text as TextDelta events while it arrives
 
     def iter(
         self,
@@ -250,7 +253,7 @@ class AgentRun(Generic[DepsT, OutputT]):
         await self._beat()
         try:
             async with asyncio.timeout(self.limits.remaining_time(self.ctx.ledger)):
-                response = await self.model.request(self.messages, tools, self._settings())
+                response = await self._respond(tools, turn)
         except TimeoutError:
             return _Stop(self._out_of_time())
         except ModelError as exc:
@@ -276,6 +279,20 @@ class AgentRun(Generic[DepsT, OutputT]):
             ev.UsageUpdated(**self._ids(), agent_usage=self.usage, run_usage=self.ctx.ledger.totals)
         )
         return _RunTools(message.tool_calls) if message.tool_calls else _Final(message.content)
+
+    async def _respond(self, tools: list[ToolSpec], turn: int) -> ModelResponse:
+        """The model's response; streamed as TextDelta events when the agent streams."""
+        if not self.agent.stream:
+            return await self.model.request(self.messages, tools, self._settings())
+        response: ModelResponse | None = None
+        async for item in stream_response(self.model, self.messages, tools, self._settings()):
+            if isinstance(item, ModelResponse):
+                response = item
+            elif item:
+                self._emit(ev.TextDelta(**self._ids(), turn=turn, text=item))
+        if response is None:
+            raise ModelError(f"{self.model.name} ended its stream without a response")
+        return response
 
     async def _run_tools(self, calls: Sequence[ToolCall]) -> Outcome | None:
         """Run one turn's tool calls concurrently; answer each, in the model's order."""

@@ -20,6 +20,7 @@ __all__ = [
     "OutputRetry",
     "RunFinished",
     "RunStarted",
+    "TextDelta",
     "ToolFailed",
     "ToolFinished",
     "ToolStarted",
@@ -64,6 +65,14 @@ class ModelResponded(BaseEvent):
     usage: Usage
     latency_s: float
     cached: bool
+
+
+class TextDelta(BaseEvent):
+    """A piece of the model's answer as it streams in (agents that stream only)."""
+
+    kind: Literal["text_delta"] = "text_delta"
+    turn: int
+    text: str
 
 
 class ToolStarted(BaseEvent):
@@ -117,6 +126,7 @@ Event = Annotated[
     RunStarted
     | ModelRequested
     | ModelResponded
+    | TextDelta
     | ToolStarted
     | ToolFinished
     | ToolFailed

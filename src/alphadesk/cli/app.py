@@ -7,9 +7,11 @@ from pathlib import Path
 import typer
 
 from alphadesk import __version__
+from alphadesk.cli.chat import ask, chat_app
 from alphadesk.cli.csp import csp
 from alphadesk.cli.data import data_app
 from alphadesk.cli.desk import desk
+from alphadesk.cli.portfolio import portfolio_app
 from alphadesk.cli.runs import runs_app
 from alphadesk.cli.screen import screen
 from alphadesk.cli.tools import tools_app
@@ -27,6 +29,9 @@ app.add_typer(data_app, name="data")
 app.command("csp")(csp)
 app.command("screen")(screen)
 app.command("desk")(desk)
+app.add_typer(chat_app, name="chat")
+app.command("ask")(ask)
+app.add_typer(portfolio_app, name="portfolio")
 
 
 @app.callback()

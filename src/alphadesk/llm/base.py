@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
 from typing import Protocol, runtime_checkable
 
 from alphadesk.llm.messages import Message, ModelResponse, RequestSettings, ToolSpec
@@ -13,7 +13,14 @@ __all__ = [
     "Model",
     "ModelError",
     "ModelUnavailable",
+    "StreamItem",
+    "StreamingModel",
+    "chunk_text",
+    "stream_response",
 ]
+
+StreamItem = str | ModelResponse
+"""What a stream yields: text deltas as they arrive, then the whole response once."""
 
 
 @runtime_checkable
@@ -37,6 +44,48 @@ class Model(Protocol):
     ) -> ModelResponse:
         """Send the conversation and return the next assistant message."""
         ...
+
+
+@runtime_checkable
+class StreamingModel(Model, Protocol):
+    """A model that can also answer token by token."""
+
+    def stream(
+        self,
+        messages: Sequence[Message],
+        tools: Sequence[ToolSpec],
+        settings: RequestSettings,
+    ) -> AsyncIterator[StreamItem]:
+        """Yield the answer's text deltas as they arrive, then the full ModelResponse."""
+        ...
+
+
+async def stream_response(
+    model: Model,
+    messages: Sequence[Message],
+    tools: Sequence[ToolSpec],
+    settings: RequestSettings,
+) -> AsyncIterator[StreamItem]:
+    """Text deltas, then the response: streamed when ``model`` can, else in one piece."""
+    if isinstance(model, StreamingModel):
+        async for item in model.stream(messages, tools, settings):
+            yield item
+        return
+    response = await model.request(messages, tools, settings)
+    if response.message.content:
+        yield response.message.content
+    yield response
+
+
+def chunk_text(text: str | None, words: int = 3) -> list[str]:
+    """``text`` in pieces of a few words (spaces kept), for models that simulate a stream."""
+    if not text:
+        return []
+    pieces = text.split(" ")
+    return [
+        " ".join(pieces[i : i + words]) + (" " if i + words < len(pieces) else "")
+        for i in range(0, len(pieces), words)
+    ]
 
 
 class ModelError(Exception):

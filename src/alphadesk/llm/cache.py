@@ -18,7 +18,7 @@ import json
 import logging
 import sqlite3
 import time
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -27,7 +27,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from alphadesk.config import CacheMode
-from alphadesk.llm.base import CacheMiss, Model, ModelError
+from alphadesk.llm.base import CacheMiss, Model, ModelError, StreamItem, stream_response
 from alphadesk.llm.messages import Message, ModelResponse, RequestSettings, ToolSpec, Usage
 from alphadesk.store import sqlite
 
@@ -191,6 +191,38 @@ class CachedModel:
             entry.users -= 1
             if not entry.users:
                 del self._locks[key]
+
+    async def stream(
+        self,
+        messages: Sequence[Message],
+        tools: Sequence[ToolSpec],
+        settings: RequestSettings,
+    ) -> AsyncIterator[StreamItem]:
+        """A hit in one piece; a miss streamed from ``inner`` (and stored in record mode).
+        Concurrent identical streams are not merged: each streams its own answer."""
+        if self.mode is CacheMode.OFF:
+            async for item in stream_response(self.inner, messages, tools, settings):
+                yield item
+            return
+        key = cache_key(self.name, messages, tools, settings)
+        if self.mode is CacheMode.REPLAY:
+            hit: ModelResponse | None = await self._replay(key)
+        else:
+            try:
+                hit = await asyncio.to_thread(self.cache.get, key)
+            except CacheEntryCorrupted as exc:
+                logger.warning("%s; asking %s again and overwriting it", exc, self.name)
+                hit = None
+        if hit is not None:
+            hit = _as_hit(hit, hit.latency_s if hit.cached else 0.0)
+            if hit.message.content:
+                yield hit.message.content
+            yield hit
+            return
+        async for item in stream_response(self.inner, messages, tools, settings):
+            if isinstance(item, ModelResponse):
+                await asyncio.to_thread(self.cache.put, key, self.name, item)
+            yield item
 
     async def _replay(self, key: str) -> ModelResponse:
         started = time.monotonic()

@@ -27,11 +27,11 @@ import random
 import re
 import time
 import warnings
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
-from alphadesk.llm.base import AuthenticationFailed, ModelError, ModelUnavailable
+from alphadesk.llm.base import AuthenticationFailed, ModelError, ModelUnavailable, StreamItem
 from alphadesk.llm.messages import (
     AssistantMessage,
     Message,
@@ -54,6 +54,7 @@ __all__ = [
 ]
 
 logger = logging.getLogger(__name__)
+T = TypeVar("T")
 
 CAPABILITIES = ("tools", "vision", "json_schema")
 
@@ -408,6 +409,45 @@ class LiteLLMModel:
         tools: Sequence[ToolSpec],
         settings: RequestSettings,
     ) -> ModelResponse:
+        return await self._first_answer(messages, tools, settings, self._call)
+
+    async def stream(
+        self,
+        messages: Sequence[Message],
+        tools: Sequence[ToolSpec],
+        settings: RequestSettings,
+    ) -> AsyncIterator[StreamItem]:
+        """The answer token by token (``stream=True``), then the whole response.
+
+        Retries and fallbacks apply until the first chunk arrives; a stream that breaks
+        after it started raises ``ModelUnavailable`` (the text already shown cannot be
+        taken back, so it is not retried).
+        """
+        from alphadesk.llm.litellm_stream import open_stream, relay
+
+        timeout_s = settings.timeout_s or self.timeout_s
+
+        async def call(model: str, kwargs: dict[str, Any], limit_s: float) -> Any:
+            self.stats.attempts += 1
+            streaming = kwargs | {"stream": True, "stream_options": {"include_usage": True}}
+            return await open_stream(load_litellm(), model, streaming, limit_s)
+
+        opened = await self._first_answer(messages, tools, settings, call)
+        try:
+            async for item in relay(load_litellm(), opened, timeout_s):
+                yield item
+        except ModelError:
+            self.stats.failures += 1
+            raise
+
+    async def _first_answer(
+        self,
+        messages: Sequence[Message],
+        tools: Sequence[ToolSpec],
+        settings: RequestSettings,
+        call: Callable[[str, dict[str, Any], float], Awaitable[T]],
+    ) -> T:
+        """``call`` on the model, then on each fallback, each with its retries."""
         timeout_s = settings.timeout_s or self.timeout_s
         tried: list[str] = []
         try:
@@ -415,11 +455,11 @@ class LiteLLMModel:
                 if index:
                     self.stats.fallbacks += 1
                     logger.warning("%s unavailable; falling back to %s", self._model, model)
-                response = await self._request_one(
-                    model, messages, tools, settings, timeout_s, tried
+                found = await self._request_one(
+                    model, messages, tools, settings, timeout_s, tried, call
                 )
-                if response is not None:
-                    return response
+                if found is not None:
+                    return found
         except ModelError:
             self.stats.failures += 1
             raise
@@ -438,13 +478,14 @@ class LiteLLMModel:
         settings: RequestSettings,
         timeout_s: float,
         tried: list[str],
-    ) -> ModelResponse | None:
+        call: Callable[[str, dict[str, Any], float], Awaitable[T]],
+    ) -> T | None:
         """Ask one model, retrying transient failures; None when its retries run out."""
         self._check_credentials(model)
         kwargs = self._kwargs(model, messages, tools, settings, timeout_s)
         for attempt in range(self.max_retries + 1):
             try:
-                return await self._call(model, kwargs, timeout_s)
+                return await call(model, kwargs, timeout_s)
             except Exception as exc:
                 kind = _classify(exc)
                 if kind == _AUTH:

@@ -9,14 +9,14 @@ from __future__ import annotations
 
 import itertools
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic import BaseModel
 
 from alphadesk.config import RULES_MODEL
-from alphadesk.llm.base import ModelError
+from alphadesk.llm.base import ModelError, StreamItem, chunk_text
 from alphadesk.llm.messages import (
     AssistantMessage,
     Message,
@@ -121,6 +121,15 @@ class RulesModel:
             usage=Usage(requests=1),
             finish_reason="tool_calls" if calls else "stop",
         )
+
+    async def stream(
+        self, messages: Sequence[Message], tools: Sequence[ToolSpec], settings: RequestSettings
+    ) -> AsyncIterator[StreamItem]:
+        """The decided answer a few words at a time, then the response (as a model would)."""
+        response = await self.request(messages, tools, settings)
+        for piece in chunk_text(response.message.content):
+            yield piece
+        yield response
 
     def _planned(self, transcript: Transcript, offered: set[str]) -> list[PlannedCall]:
         if transcript.turn >= len(self.policy.plan) or not offered:

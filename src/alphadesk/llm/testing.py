@@ -10,13 +10,13 @@ import asyncio
 import inspect
 import itertools
 import json
-from collections.abc import Awaitable, Callable, Iterable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel
 
-from alphadesk.llm.base import ModelError
+from alphadesk.llm.base import ModelError, StreamItem, chunk_text
 from alphadesk.llm.messages import (
     AssistantMessage,
     Message,
@@ -127,6 +127,20 @@ class _Recording:
         if self.latency_s:
             await asyncio.sleep(self.latency_s)
         return request
+
+    async def request(
+        self, messages: Sequence[Message], tools: Sequence[ToolSpec], settings: RequestSettings
+    ) -> ModelResponse:
+        raise NotImplementedError
+
+    async def stream(
+        self, messages: Sequence[Message], tools: Sequence[ToolSpec], settings: RequestSettings
+    ) -> AsyncIterator[StreamItem]:
+        """The answer's text a few words at a time, then the response (when ``streaming``)."""
+        response = await self.request(messages, tools, settings)
+        for piece in chunk_text(response.message.content):
+            yield piece
+        yield response
 
     def _response(self, message: AssistantMessage) -> ModelResponse:
         finish = "tool_calls" if message.tool_calls else "stop"

@@ -1,5 +1,27 @@
-"""Persistence: the run store (SQLite)."""
+"""Persistence in SQLite: runs, the paper portfolio, chat sessions and their audit log."""
 
+from alphadesk.store.conversations import AuditEntry, ChatMessage, ConversationStore
+from alphadesk.store.portfolio import (
+    Contract,
+    OrderRejected,
+    OrderRequest,
+    PaperPortfolio,
+    Valuation,
+)
 from alphadesk.store.runs import Artifact, RunNotFound, RunRecord, RunStore, new_run_id
 
-__all__ = ["Artifact", "RunNotFound", "RunRecord", "RunStore", "new_run_id"]
+__all__ = [
+    "Artifact",
+    "AuditEntry",
+    "ChatMessage",
+    "Contract",
+    "ConversationStore",
+    "OrderRejected",
+    "OrderRequest",
+    "PaperPortfolio",
+    "RunNotFound",
+    "RunRecord",
+    "RunStore",
+    "Valuation",
+    "new_run_id",
+]

@@ -20,11 +20,27 @@ def create(path: Path, schema: str) -> None:
 
 
 @contextmanager
-def transaction(path: Path) -> Iterator[sqlite3.Connection]:
-    """One short transaction: committed on success, rolled back on error, then closed."""
+def transaction(path: Path, *, immediate: bool = False) -> Iterator[sqlite3.Connection]:
+    """One short transaction: committed on success, rolled back on error, then closed.
+
+    ``immediate`` takes the write lock at the start (``BEGIN IMMEDIATE``): use it when the
+    transaction reads, then writes what it read (a balance check before an order), so two
+    writers cannot both read the old state and one of them lose its update.
+    """
     db = sqlite3.connect(path, timeout=30)
+    if immediate:
+        db.isolation_level = None  # we issue BEGIN and COMMIT ourselves
     try:
-        with db:
-            yield db
+        if immediate:
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                yield db
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
+            db.execute("COMMIT")
+        else:
+            with db:
+                yield db
     finally:
         db.close()

@@ -1,8 +1,9 @@
 """Every tool an agent can be given, with its one-line description and toolset.
 
 Built from the toolsets themselves (never a hand-kept copy), so a new tool appears here
-the moment it joins a toolset. The assistant's router reads :meth:`ToolCatalog.as_text`
-to choose tools for a question; ``alphadesk tools`` prints the same list.
+the moment it joins a toolset; what each tool can and cannot do comes from
+:mod:`.catalog_notes`. The assistant's router reads :meth:`ToolCatalog.as_text` (with
+``notes=True``) to choose tools for a question; ``alphadesk tools`` prints the same list.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from alphadesk.agent import Tool, Toolset
+from alphadesk.tools.catalog_notes import TOOL_NOTES
 
 __all__ = ["CatalogEntry", "ToolCatalog", "one_line", "tool_catalog", "toolsets"]
 
@@ -36,6 +38,8 @@ class CatalogEntry:
         description: Its one-line summary.
         parameters: Its argument names, required ones first.
         tool: The tool itself.
+        capabilities: What it can do, in a line ("" when not described).
+        limitations: What it cannot do, in a line.
     """
 
     name: str
@@ -43,6 +47,8 @@ class CatalogEntry:
     description: str
     parameters: tuple[str, ...]
     tool: Tool
+    capabilities: str = ""
+    limitations: str = ""
 
 
 def _parameters(item: Tool) -> tuple[str, ...]:
@@ -67,6 +73,7 @@ class ToolCatalog:
                         f"{toolset.name!r} toolsets; a tool name must be unique"
                     )
                 owner[item.name] = toolset.name
+                can, cannot = TOOL_NOTES.get(item.name, ("", ""))
                 entries.append(
                     CatalogEntry(
                         item.name,
@@ -74,6 +81,8 @@ class ToolCatalog:
                         one_line(item.spec.description),
                         _parameters(item),
                         item,
+                        can,
+                        cannot,
                     )
                 )
         self._entries = tuple(entries)
@@ -109,21 +118,28 @@ class ToolCatalog:
             raise KeyError(f"unknown tools {unknown}; the catalogue has {self.names}")
         return Toolset("selected", tuple(e.tool for e in self._entries if e.name in names))
 
-    def as_text(self) -> str:
-        """One line per tool, ``toolset/name(arguments): description``, for a prompt."""
-        return "\n".join(
-            f"{e.toolset}/{e.name}({', '.join(e.parameters)}): {e.description}"
-            for e in self._entries
-        )
+    def as_text(self, *, notes: bool = False) -> str:
+        """One line per tool, ``toolset/name(arguments): description``, for a prompt;
+        with ``notes``, each followed by its capabilities and limitations."""
+        lines = []
+        for e in self._entries:
+            lines.append(f"{e.toolset}/{e.name}({', '.join(e.parameters)}): {e.description}")
+            if notes and (e.capabilities or e.limitations):
+                lines.append(f"    can: {e.capabilities}; cannot: {e.limitations}")
+        return "\n".join(lines)
 
 
 def toolsets() -> tuple[Toolset, ...]:
-    """Every toolset of the market tools, in catalogue order."""
+    """Every toolset, in catalogue order: the market tools, then the assistant's own, the
+    0DTE engine and the desks."""
+    from alphadesk.tools.assistant import ASSISTANT_TOOLS
     from alphadesk.tools.chart import CHART_TOOLS
+    from alphadesk.tools.desks import DESK_TOOLS
     from alphadesk.tools.market import FUNDAMENTALS_TOOLS, MARKET_TOOLS
     from alphadesk.tools.options import OPTIONS_TOOLS
     from alphadesk.tools.research import RESEARCH_TOOLS
     from alphadesk.tools.social import SOCIAL_TOOLS
+    from alphadesk.tools.zero_dte import ZERO_DTE_TOOLS
 
     return (
         MARKET_TOOLS,
@@ -132,6 +148,9 @@ def toolsets() -> tuple[Toolset, ...]:
         RESEARCH_TOOLS,
         FUNDAMENTALS_TOOLS,
         SOCIAL_TOOLS,
+        ASSISTANT_TOOLS,
+        ZERO_DTE_TOOLS,
+        DESK_TOOLS,
     )
 
 

@@ -1,0 +1,193 @@
+"""The router: from the catalogue of every tool, the tools, complexity and strategy.
+
+The validator holds a decision to the catalogue and to the question: known tools only,
+arguments that validate against each tool's schema, calls for DIRECT, two or more symbols
+for PARALLEL, no more calls than the session allows. A violation goes back to the model
+as a retry. The ``rules`` policy routes by question type and categories.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import ValidationError
+
+from alphadesk.agent import Agent, ModelRetry, RunContext
+from alphadesk.agent.errors import describe_invalid
+from alphadesk.agents.assistant.models import (
+    Classification,
+    Complexity,
+    PlannedToolCall,
+    RouterDecision,
+    Strategy,
+)
+from alphadesk.agents.spec import AgentSpec, load_prompt
+from alphadesk.llm.rules import RulesPolicy, Transcript
+from alphadesk.tools.catalog import ToolCatalog, tool_catalog
+
+__all__ = ["ROUTER", "RouteDeps", "route_by_rules", "router_agent"]
+
+_PROMPTS = "alphadesk.agents.assistant"
+_TASK = re.compile(r"Question:\n(.*?)\n\nClassification:\n```json\n(.*?)```", re.DOTALL)
+_CHART = ("get_technical_indicators", "find_support_resistance", "detect_chart_patterns",
+          "get_price_history")  # fmt: skip
+
+
+@dataclass(frozen=True)
+class RouteDeps:
+    """What the router's validator checks a decision against."""
+
+    catalog: ToolCatalog
+    classification: Classification
+    max_tool_calls: int
+
+
+def _decision(
+    tools: list[str],
+    complexity: Complexity,
+    strategy: Strategy,
+    calls: list[tuple[str, dict[str, Any]]],
+    reason: str,
+) -> RouterDecision:
+    return RouterDecision(
+        selected_tools=list(dict.fromkeys(tools)),
+        complexity=complexity,
+        strategy=strategy,
+        calls=[PlannedToolCall(tool=name, arguments=args) for name, args in calls],
+        reason=reason,
+    )
+
+
+def _zero_dte(question: str) -> RouterDecision:
+    text = question.lower()
+    args: dict[str, Any] = {"strategy": "strangle"}
+    if re.search(r"\bputs?\b", text) and "strangle" not in text:
+        args["strategy"] = "put_only"
+    elif re.search(r"\bcalls?\b", text) and "strangle" not in text:
+        args["strategy"] = "call_only"
+    if re.search(r"iron condor|defined risk|wings?", text):
+        args["wing_width"] = 5.0
+    if "expected move" in text:
+        args["selection"] = "expected_move"
+    calls = [("get_market_overview", {}), ("run_zero_dte_engine", args)]
+    return _decision([c for c, _ in calls], "SIMPLE", "DIRECT", calls, "a 0DTE SPY trade")
+
+
+def _single(c: Classification) -> RouterDecision:
+    symbol = c.symbols[0]
+    wanted: list[str] = []
+    if "csp" in c.categories:
+        wanted.append("run_csp_desk")
+    if "trade" in c.categories and "csp" not in c.categories:  # "should I sell a put" is csp
+        wanted.append("run_trading_desk")
+    if "technical" in c.categories:
+        wanted += _CHART
+    if "fundamentals" in c.categories:
+        wanted.append("get_fundamentals")
+    if "news" in c.categories:
+        wanted.append("get_news")
+    if "options" in c.categories and "csp" not in c.categories:
+        wanted += ["calculate_iv_hv", "get_option_chain"]
+    if not wanted or ("price" in c.categories and "get_price_history" not in wanted):
+        wanted = ["get_price_history", "get_technical_indicators", *wanted]
+    tools = list(dict.fromkeys(wanted))
+    calls = [(name, {"symbol": symbol}) for name in tools]
+    complexity: Complexity = "SIMPLE" if len(tools) <= 2 else "MEDIUM"
+    return _decision(tools, complexity, "DIRECT", calls, f"facts about {symbol}, known now")
+
+
+def route_by_rules(question: str, c: Classification) -> RouterDecision:
+    """The offline route of a classified question."""
+    if "web" in c.categories:
+        return _decision(["web_search"], "SIMPLE", "DIRECT",
+                         [("web_search", {"query": question})], "pages from the web")  # fmt: skip
+    if c.question_type in ("greeting", "general") and not c.symbols:
+        return _decision([], "SIMPLE", "DIRECT", [], "no market data needed")
+    if c.question_type == "portfolio":
+        return _decision(["get_positions"], "SIMPLE", "DIRECT", [("get_positions", {})],
+                         "the user's positions")  # fmt: skip
+    if "zero_dte" in c.categories:
+        return _zero_dte(question)
+    if c.question_type == "screener":
+        return _decision(["stock_screener", "get_technical_indicators"], "MEDIUM", "ITERATIVE",
+                         [], "screen, then look closer at what it finds")  # fmt: skip
+    if c.question_type == "comparison":
+        tools = list(_CHART[:2]) if "technical" in c.categories else [
+            "get_price_history", "get_technical_indicators"]  # fmt: skip
+        return _decision(tools, "MEDIUM", "PARALLEL", [(t, {}) for t in tools],
+                         f"the same facts for {', '.join(c.symbols)}")  # fmt: skip
+    if c.question_type == "stock_specific":
+        return _single(c)
+    if "deep_analysis" in c.categories:
+        return _decision(["get_market_overview", "think_deeply"], "MEDIUM", "ITERATIVE", [],
+                         "the market's state, then deep reasoning on it")  # fmt: skip
+    return _decision(["get_market_overview"], "SIMPLE", "DIRECT",
+                     [("get_market_overview", {})], "the market's state")  # fmt: skip
+
+
+def _decide(t: Transcript) -> RouterDecision:
+    match = _TASK.search(t.prompt)
+    if match is None:
+        raise ValueError("the router task has no question and classification")
+    question, classification = match.group(1), json.loads(match.group(2))
+    return route_by_rules(question, Classification.model_validate(classification))
+
+
+def _check_arguments(catalog: ToolCatalog, call: PlannedToolCall) -> None:
+    entry = catalog.get(call.tool)
+    assert entry is not None
+    try:
+        entry.tool.arguments.model_validate(call.arguments)
+    except ValidationError as exc:
+        raise ModelRetry(
+            f"arguments of {call.tool} are invalid:\n{describe_invalid(exc)}"
+        ) from exc
+
+
+def decision_fits(ctx: RunContext[RouteDeps], output: RouterDecision) -> RouterDecision:
+    """Hold the decision to the catalogue, the classification and the call budget."""
+    catalog, c = ctx.deps.catalog, ctx.deps.classification
+    named = dict.fromkeys([*output.selected_tools, *(k.tool for k in output.calls)])
+    unknown = [n for n in named if catalog.get(n) is None]
+    if unknown:
+        raise ModelRetry(f"unknown tools {unknown}; choose from: {', '.join(catalog.names)}")
+    if output.strategy == "PARALLEL" and len(c.symbols) < 2:
+        raise ModelRetry("PARALLEL needs two or more symbols; use DIRECT or ITERATIVE")
+    if output.strategy == "DIRECT" and output.selected_tools and not output.calls:
+        raise ModelRetry("DIRECT runs the listed calls: list each call with its arguments")
+    planned = len(output.calls) * (len(c.symbols) if output.strategy == "PARALLEL" else 1)
+    if planned > ctx.deps.max_tool_calls:
+        raise ModelRetry(
+            f"{planned} calls is more than the {ctx.deps.max_tool_calls} allowed; select fewer"
+        )
+    for call in output.calls:
+        if output.strategy == "PARALLEL":
+            call = call.model_copy(update={"arguments": call.arguments | {"symbol": c.symbols[0]}})
+        _check_arguments(catalog, call)
+    return output.model_copy(update={"selected_tools": list(named)})
+
+
+router_policy = RulesPolicy(plan=[], decide=_decide, name="router")
+
+
+def router_agent(catalog: ToolCatalog) -> Agent[RouteDeps, RouterDecision]:
+    """The router with ``catalog`` (tools, capabilities, limitations) in its instructions."""
+    system = load_prompt(_PROMPTS, "router_system").substitute(catalog=catalog.as_text(notes=True))
+    return Agent(
+        name="router",
+        instructions=system,
+        output_type=RouterDecision,
+        output_validators=(decision_fits,),
+        max_turns=1,
+        output_retries=2,
+    )
+
+
+ROUTER: AgentSpec[RouteDeps, RouterDecision] = AgentSpec(
+    agent=router_agent(tool_catalog()),  # the catalogue's text is built once per process
+    policy=router_policy,
+    turns={"quick": 1, "standard": 1, "deep": 1},
+)

@@ -1,0 +1,80 @@
+"""The assistant pipeline's request, limits and result."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Literal
+
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
+
+from alphadesk.agents.assistant.models import Classification, RouterDecision
+from alphadesk.llm.messages import Usage
+
+__all__ = ["ChatLimits", "ChatRequest", "ChatResult", "NumberCheck", "ToolCallRecord"]
+
+
+class ChatLimits(BaseModel):
+    """The seed's safety limits, per question."""
+
+    model_config = ConfigDict(frozen=True)
+
+    max_iterations: int = Field(6, ge=1, le=20, description="Model turns of a tool loop.")
+    max_tool_calls: int = Field(16, ge=1, le=100, description="Tool calls per question.")
+    tool_timeout_s: float = Field(60.0, gt=0, description="One tool call.")
+    request_timeout_s: float = Field(300.0, gt=0, description="The whole question.")
+
+
+class ChatRequest(BaseModel):
+    """One question in a session."""
+
+    model_config = ConfigDict(frozen=True)
+
+    question: str = Field(min_length=1, max_length=4_000)
+    session_id: str | None = Field(None, description="None starts a new session.")
+    as_of: AwareDatetime | None = Field(
+        None, description="None: now, or the last date the data covers when it is offline."
+    )
+    limits: ChatLimits = Field(default_factory=ChatLimits)
+
+
+class ToolCallRecord(BaseModel):
+    """One tool call as the answer used it."""
+
+    tool: str
+    arguments: str
+    ok: bool
+    seconds: float | None = None
+    error: str | None = None
+
+
+class NumberCheck(BaseModel):
+    """Every figure of the answer, traced to a tool result or flagged."""
+
+    checked: int = Field(description="Figures found in the answer.")
+    traced: int = Field(description="... of which a tool result (or the question) holds.")
+    unverified: list[str] = Field(default_factory=list, description="The others, as written.")
+
+    @property
+    def ok(self) -> bool:
+        return not self.unverified
+
+
+class ChatResult(BaseModel):
+    """The answer to one question, and everything behind it."""
+
+    session_id: str
+    run_id: str
+    question: str
+    answer: str
+    status: Literal["completed", "error"]
+    error: str | None = None
+    as_of: datetime
+    as_of_note: str | None = None
+    classification: Classification | None = None
+    route: RouterDecision | None = None
+    tool_calls: list[ToolCallRecord] = Field(default_factory=list)
+    failures: list[str] = Field(default_factory=list, description="What it could not get.")
+    numbers: NumberCheck = Field(default_factory=lambda: NumberCheck(checked=0, traced=0))
+    models: dict[str, str] = Field(default_factory=dict, description="agent -> model.")
+    usage: Usage = Field(default_factory=Usage)
+    seconds: float = 0.0
