@@ -93,6 +93,13 @@ class DeskSettings(BaseModel):
     max_risk_discuss_rounds: int = Field(1, ge=1, le=5, description="risk discussion rounds")
 
 
+class MemorySettings(BaseModel):
+    """The trading desk's memory of past situations (a vector store on disk)."""
+
+    enabled: bool = Field(True, description="recall past lessons and write new ones")
+    path: Path | None = Field(None, description="the store's folder; default data_dir/memory")
+
+
 class Settings(BaseSettings):
     """Everything configurable about alphadesk, in one immutable object."""
 
@@ -104,6 +111,7 @@ class Settings(BaseSettings):
     limits: LimitSettings = Field(default_factory=LimitSettings)
     data: DataSettings = Field(default_factory=DataSettings)
     desk: DeskSettings = Field(default_factory=DeskSettings)
+    memory: MemorySettings = Field(default_factory=MemorySettings)
     cache: CacheMode = CacheMode.OFF
     data_dir: Path = Field(default_factory=lambda: Path.home() / ".alphadesk")
 
@@ -116,6 +124,11 @@ class Settings(BaseSettings):
     def store_path(self) -> Path:
         """SQLite file holding runs, events, ledgers and the response cache."""
         return self.data_dir / "alphadesk.sqlite"
+
+    @property
+    def memory_path(self) -> Path:
+        """Folder of the vector memory of past situations."""
+        return (self.memory.path or self.data_dir / "memory").expanduser()
 
     @property
     def runs_dir(self) -> Path:

@@ -9,8 +9,9 @@ from typing import Any
 
 import pytest
 
-from alphadesk.config import CacheMode, Settings
+from alphadesk.config import CacheMode, MemorySettings, Settings
 from alphadesk.data.base import MarketData
+from alphadesk.memory import SituationMemory
 from alphadesk.pipelines.desk.desk import TradingDesk
 from alphadesk.pipelines.desk.memory import open_memory
 from alphadesk.pipelines.desk.models import DeskRequest, DeskResult
@@ -127,7 +128,8 @@ async def test_memory_off_recalls_and_writes_nothing(
     result = await run_at(runner, "2012-03-30", events, memory=False)
     assert result.memories == [] and len(memory.items) == 1
     assert not any(e.kind == "reflection_written" for e in events)
-    assert open_memory(settings) is None  # no memory unless the settings switch it on
+    off = settings.model_copy(update={"memory": MemorySettings(enabled=False)})
+    assert open_memory(off) is None and isinstance(open_memory(settings), SituationMemory)
 
 
 async def test_a_replay_writes_no_lesson(settings: Settings, market: MarketData) -> None:
@@ -140,3 +142,19 @@ async def test_a_replay_writes_no_lesson(settings: Settings, market: MarketData)
     assert memory.items == []  # a replay repeats a run; it writes nothing new
     await run_at(runner, "2012-04-20", [])
     assert len(memory.items) == 1
+
+
+async def test_the_real_vector_memory_recalls_a_lesson_only_after_it_was_written(
+    settings: Settings, market: MarketData
+) -> None:
+    """The same point-in-time rule on the persistent ChromaDB store the settings open."""
+    runner = PipelineRunner(settings, TradingDesk(settings, market))
+    decided = await run_at(runner, "2012-03-30", [])
+    later = await run_at(runner, "2012-04-20", [])  # past the horizon: reflects, then recalls
+    (recalled,) = later.memories
+    assert recalled.decided_at == close_of("2012-03-30")
+    assert recalled.written_at == close_of("2012-04-20") and recalled.symbol == SYMBOL
+    assert recalled.situation == decided.situation and recalled.distance < 0.2
+    between = await run_at(runner, "2012-04-16", [])  # before the lesson was written
+    assert between.memories == []
+    assert SituationMemory(settings.memory_path).count(SYMBOL) == 1  # on disk, written once

@@ -51,13 +51,11 @@ class DeskMemory(Protocol):
 
 def open_memory(settings: Settings) -> DeskMemory | None:
     """The memory the settings switch on (``memory.enabled``), else None."""
-    config = getattr(settings, "memory", None)
-    if config is None or not getattr(config, "enabled", False):
+    if not settings.memory.enabled:
         return None
-    from alphadesk.memory import SituationMemory  # type: ignore[import-not-found,unused-ignore]
+    from alphadesk.memory import SituationMemory
 
-    memory: DeskMemory = SituationMemory(config.path)
-    return memory
+    return SituationMemory(settings.memory_path)
 
 
 def past_situation(item: Recalled) -> PastSituation:

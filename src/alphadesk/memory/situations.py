@@ -1,0 +1,186 @@
+"""A memory of past situations and their lessons, in a persistent ChromaDB store.
+
+A lesson is stored with the instant it was written; recall at ``as_of`` sees only lessons
+written by then (point in time: a backtest never learns from its own future), and only
+about the same symbol family.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from pydantic import AwareDatetime, BaseModel
+
+__all__ = ["MemoryUnavailable", "Recollection", "SituationMemory", "symbol_family"]
+
+log = logging.getLogger(__name__)
+
+_COLLECTION = "situations"
+# Share classes and renamed tickers of one company: their lessons are shared.
+_ALIASES = {
+    "GOOGL": "GOOG",
+    "BRK-B": "BRK-A",
+    "BRK.B": "BRK-A",
+    "BRK.A": "BRK-A",
+    "META": "FB",
+    "BTC": "BTC-USD",
+    "XBT-USD": "BTC-USD",
+}
+
+
+def symbol_family(symbol: str) -> str:
+    """The family whose lessons a symbol shares: its share classes and aliases, else itself."""
+    upper = symbol.strip().upper()
+    return _ALIASES.get(upper, upper)
+
+
+class MemoryUnavailable(RuntimeError):
+    """The store cannot be opened or read; the message says how to recover."""
+
+
+class Recollection(BaseModel):
+    """One past situation recalled, with what happened and the lesson drawn."""
+
+    id: str
+    family: str
+    symbol: str
+    situation: str
+    lesson: str
+    outcome: dict[str, Any]
+    decided_at: AwareDatetime
+    written_at: AwareDatetime
+    distance: float
+
+
+class SituationMemory:
+    """Lessons by situation, embedded offline, persisted at ``path``."""
+
+    def __init__(self, path: Path, *, embedder: Any | None = None) -> None:
+        self.path = Path(path)
+        self._embedder = embedder
+        self._collection: Any | None = None
+
+    def remember(
+        self,
+        *,
+        symbol: str,
+        situation: str,
+        lesson: str,
+        outcome: dict[str, Any],
+        decided_at: datetime,
+        written_at: datetime,
+        run_id: str | None = None,
+    ) -> str:
+        """Store a lesson; the same decision (symbol, instant, run) is stored once."""
+        for name, value in (("decided_at", decided_at), ("written_at", written_at)):
+            if value.tzinfo is None:
+                raise ValueError(f"{name} must be timezone-aware")
+        if written_at < decided_at:
+            raise ValueError("a lesson cannot be written before the decision it is about")
+        key = f"{symbol.upper()}|{decided_at.isoformat()}|{run_id or situation}"
+        memory_id = hashlib.sha256(key.encode()).hexdigest()[:20]
+        metadata = {
+            "family": symbol_family(symbol),
+            "symbol": symbol.upper(),
+            "lesson": lesson,
+            "outcome": json.dumps(outcome, sort_keys=True, default=str),
+            "decided_at": decided_at.isoformat(),
+            "written_at": written_at.isoformat(),
+            "written_ts": written_at.timestamp(),
+            "run_id": run_id or "",
+        }
+        self._open().upsert(ids=[memory_id], documents=[situation], metadatas=[metadata])
+        return memory_id
+
+    def recall(
+        self, symbol: str, situation: str, *, as_of: datetime, k: int = 2
+    ) -> list[Recollection]:
+        """The ``k`` closest lessons of the symbol's family written by ``as_of``."""
+        if as_of.tzinfo is None:
+            raise ValueError("as_of must be timezone-aware")
+        where = {
+            "$and": [
+                {"family": symbol_family(symbol)},
+                {"written_ts": {"$lte": as_of.timestamp()}},
+            ]
+        }
+        collection = self._open()
+        known = collection.get(where=where, include=[])["ids"]
+        if not known or k < 1:
+            return []
+        found = collection.query(
+            query_texts=[situation],
+            n_results=min(k, len(known)),
+            where=where,
+            include=["documents", "metadatas", "distances"],
+        )
+        return [
+            _recollection(memory_id, document, metadata, distance)
+            for memory_id, document, metadata, distance in zip(
+                found["ids"][0],
+                found["documents"][0],
+                found["metadatas"][0],
+                found["distances"][0],
+                strict=True,
+            )
+        ]
+
+    def count(self, symbol: str | None = None) -> int:
+        """How many lessons are stored (about one symbol's family, when given)."""
+        collection = self._open()
+        if symbol is None:
+            return int(collection.count())
+        return len(collection.get(where={"family": symbol_family(symbol)}, include=[])["ids"])
+
+    def _open(self) -> Any:
+        if self._collection is not None:
+            return self._collection
+        import chromadb
+        from chromadb.config import Settings as ChromaSettings
+
+        if self.path.exists() and not self.path.is_dir():
+            raise MemoryUnavailable(
+                f"the memory path {self.path} is a file, not a folder; point memory.path at a "
+                "folder or move the file aside"
+            )
+        embedder = self._embedder or _default_embedder()
+        try:
+            client = chromadb.PersistentClient(
+                path=str(self.path), settings=ChromaSettings(anonymized_telemetry=False)
+            )
+            self._collection = client.get_or_create_collection(
+                _COLLECTION, embedding_function=embedder, metadata={"hnsw:space": "cosine"}
+            )
+        except Exception as exc:  # Chroma raises many kinds on a damaged store
+            raise MemoryUnavailable(
+                f"the memory at {self.path} cannot be opened ({type(exc).__name__}: {exc}); "
+                "move the folder aside to start a new one, or set memory.enabled = false"
+            ) from exc
+        return self._collection
+
+
+def _default_embedder() -> Any:
+    from alphadesk.memory.embedder import OfflineMiniLM
+
+    return OfflineMiniLM()
+
+
+def _recollection(
+    memory_id: str, document: str | None, metadata: Any, distance: float
+) -> Recollection:
+    return Recollection(
+        id=memory_id,
+        family=metadata["family"],
+        symbol=metadata["symbol"],
+        situation=document or "",
+        lesson=metadata["lesson"],
+        outcome=json.loads(metadata["outcome"]),
+        decided_at=datetime.fromisoformat(metadata["decided_at"]),
+        written_at=datetime.fromisoformat(metadata["written_at"]),
+        distance=float(distance),
+    )
