@@ -7,9 +7,9 @@ from typing import Any
 from alphadesk.agent import Agent
 from alphadesk.agents.csp.deps import CspDeps
 from alphadesk.agents.csp.models import AlternativeStrike, CspConstraints, OptionsAnalysis
-from alphadesk.agents.csp.task import task_json, task_symbol
 from alphadesk.agents.csp.validators import options_exist_in_chain
 from alphadesk.agents.spec import AgentSpec, load_prompt
+from alphadesk.agents.task import task_json, task_symbol
 from alphadesk.llm.rules import PlannedCall, RulesPolicy, Transcript
 from alphadesk.tools.options import OPTIONS_TOOLS
 

@@ -9,9 +9,9 @@ from typing import Any
 from alphadesk.agent import Agent
 from alphadesk.agents.csp.deps import CspDeps
 from alphadesk.agents.csp.models import ResearchAnalysis, Risk
-from alphadesk.agents.csp.task import task_date, task_symbol
 from alphadesk.agents.csp.validators import research_respects_earnings
 from alphadesk.agents.spec import AgentSpec, load_prompt
+from alphadesk.agents.task import task_date, task_symbol
 from alphadesk.llm.rules import PlannedCall, RulesPolicy, Transcript
 from alphadesk.tools.research import RESEARCH_TOOLS
 

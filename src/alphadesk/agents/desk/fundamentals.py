@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from alphadesk.agent import Agent
-from alphadesk.agents.csp.task import task_symbol
 from alphadesk.agents.desk.deps import DeskDeps
 from alphadesk.agents.desk.figures import fundamentals_figures
 from alphadesk.agents.desk.models import FundamentalsReport
 from alphadesk.agents.desk.scoring import Tally, collect_missing, signal_of
 from alphadesk.agents.desk.validators import fundamentals_match_filings
 from alphadesk.agents.spec import AgentSpec, load_prompt
+from alphadesk.agents.task import task_symbol
 from alphadesk.llm.rules import PlannedCall, RulesPolicy, Transcript
 from alphadesk.tools.market import FUNDAMENTALS_TOOLS
 

@@ -6,13 +6,13 @@ from datetime import date, timedelta
 from typing import Any
 
 from alphadesk.agent import Agent, Toolset
-from alphadesk.agents.csp.task import task_date, task_symbol
 from alphadesk.agents.desk.deps import DeskDeps
 from alphadesk.agents.desk.figures import market_figures
 from alphadesk.agents.desk.models import MarketReport
 from alphadesk.agents.desk.scoring import Tally, collect_missing, signal_of
 from alphadesk.agents.desk.validators import market_matches_data
 from alphadesk.agents.spec import AgentSpec, load_prompt
+from alphadesk.agents.task import task_date, task_symbol
 from alphadesk.llm.rules import PlannedCall, RulesPolicy, Transcript
 from alphadesk.tools.chart import CHART_TOOLS
 

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from alphadesk.agent import Agent, Toolset
-from alphadesk.agents.csp.task import task_symbol
 from alphadesk.agents.desk.deps import DeskDeps
 from alphadesk.agents.desk.figures import news_figures
 from alphadesk.agents.desk.models import NewsReport
 from alphadesk.agents.desk.scoring import Tally, collect_missing, signal_of
 from alphadesk.agents.desk.validators import news_matches_headlines
 from alphadesk.agents.spec import AgentSpec, load_prompt
+from alphadesk.agents.task import task_symbol
 from alphadesk.llm.rules import PlannedCall, RulesPolicy, Transcript
 from alphadesk.tools.research import get_earnings_dates, get_news, get_sec_filings
 

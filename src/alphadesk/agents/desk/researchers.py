@@ -12,13 +12,13 @@ from functools import partial
 from typing import Any, Literal
 
 from alphadesk.agent import Agent
-from alphadesk.agents.csp.task import task_json
 from alphadesk.agents.desk.deps import DeskDeps
 from alphadesk.agents.desk.lessons import lesson_line, past_move
 from alphadesk.agents.desk.models import Action, DebateTurn, Evidence, InvestmentPlan, Signal
 from alphadesk.agents.desk.scoring import clamp, net_score
 from alphadesk.agents.desk.validators import cites_the_facts
 from alphadesk.agents.spec import AgentSpec, load_prompt
+from alphadesk.agents.task import task_json
 from alphadesk.llm.rules import RulesPolicy, Transcript
 
 __all__ = ["BEAR", "BULL", "MANAGER", "Stance", "researcher"]

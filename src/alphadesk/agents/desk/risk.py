@@ -14,12 +14,12 @@ from functools import partial
 from typing import Any, Literal
 
 from alphadesk.agent import Agent
-from alphadesk.agents.csp.task import task_json
 from alphadesk.agents.desk.deps import DeskDeps
 from alphadesk.agents.desk.lessons import contrary_lessons
 from alphadesk.agents.desk.models import Evidence, FinalDecision, RiskView
 from alphadesk.agents.desk.validators import cites_the_facts, position_lies_in_range
 from alphadesk.agents.spec import AgentSpec, load_prompt
+from alphadesk.agents.task import task_json
 from alphadesk.llm.rules import RulesPolicy, Transcript
 
 __all__ = ["JUDGE", "NEUTRAL", "RISKY", "SAFE", "Persona", "risk_analyst"]

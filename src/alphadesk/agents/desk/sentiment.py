@@ -5,13 +5,13 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from alphadesk.agent import Agent, Toolset
-from alphadesk.agents.csp.task import task_symbol
 from alphadesk.agents.desk.deps import DeskDeps
 from alphadesk.agents.desk.figures import sentiment_figures
 from alphadesk.agents.desk.models import SentimentReport
 from alphadesk.agents.desk.scoring import Tally, collect_missing, signal_of
 from alphadesk.agents.desk.validators import sentiment_matches_data
 from alphadesk.agents.spec import AgentSpec, load_prompt
+from alphadesk.agents.task import task_symbol
 from alphadesk.llm.rules import PlannedCall, RulesPolicy, Transcript
 from alphadesk.tools.market import get_market_data
 from alphadesk.tools.research import get_analyst_ratings, get_short_interest

@@ -11,12 +11,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from alphadesk.agent import Agent, Toolset
-from alphadesk.agents.csp.task import task_json, task_symbol
 from alphadesk.agents.desk.deps import DeskDeps
 from alphadesk.agents.desk.lessons import contrary_lessons
 from alphadesk.agents.desk.models import Evidence, TradeProposal
 from alphadesk.agents.desk.validators import position_lies_in_range
 from alphadesk.agents.spec import AgentSpec, load_prompt
+from alphadesk.agents.task import task_json, task_symbol
 from alphadesk.llm.rules import PlannedCall, RulesPolicy, Transcript
 from alphadesk.tools.chart import CHART_TOOLS
 
