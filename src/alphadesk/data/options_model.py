@@ -30,7 +30,7 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 import numpy as np
 
@@ -48,9 +48,10 @@ if TYPE_CHECKING:
 
 __all__ = ["ChainModel", "ModeledOptions", "strike_step"]
 
+_K = TypeVar("_K")
+_V = TypeVar("_V")
 _YEAR_SECONDS = 365.0 * 86400.0
 _TRADING_DAYS = 252.0  # annualisation of daily variance, as in analytics.volatility
-_HISTORY_CACHE = 256  # IV histories kept per provider
 _STALE_NS = int(DAILY_STALE_AFTER.total_seconds() * 1e9)
 _STEPS = ((5.0, 0.5), (25.0, 1.0), (100.0, 2.5), (500.0, 5.0), (1500.0, 10.0))
 
@@ -126,8 +127,9 @@ class ModeledOptions(Provider):
         super().__init__(clock=clock)
         self._underlying = underlying
         self._model = model or ChainModel()
-        self._histories: OrderedDict[tuple[Any, ...], list[float]] = OrderedDict()
-        self._lock = threading.Lock()
+        # The tools of one run ask for the same instant several times: read the inputs once.
+        self._inputs_seen: _Lru[tuple[str, datetime], _Inputs] = _Lru(64)
+        self._histories: _Lru[tuple[Any, ...], list[float]] = _Lru(256)
 
     def __repr__(self) -> str:
         return f"ModeledOptions(underlying={self._underlying!r})"
@@ -179,15 +181,10 @@ class ModeledOptions(Provider):
         walk through the chains does. Answers are cached per question.
         """
         key = (normalize_symbol(symbol), tuple(instants), min_dte, max_dte, target_dte)
-        with self._lock:
-            if key in self._histories:
-                self._histories.move_to_end(key)
-                return list(self._histories[key])
-        values = self._iv_history(key[0], list(instants), min_dte, max_dte, target_dte)
-        with self._lock:
-            self._histories[key] = values
-            while len(self._histories) > _HISTORY_CACHE:
-                self._histories.popitem(last=False)
+        values = self._histories.get(key)
+        if values is None:
+            values = self._iv_history(key[0], list(instants), min_dte, max_dte, target_dte)
+            self._histories.put(key, values)
         return list(values)
 
     def _iv_history(
@@ -225,6 +222,13 @@ class ModeledOptions(Provider):
             )
 
     def _inputs(self, symbol: str, as_of: datetime) -> _Inputs:
+        inputs = self._inputs_seen.get((symbol, as_of))
+        if inputs is None:
+            inputs = self._read_inputs(symbol, as_of)
+            self._inputs_seen.put((symbol, as_of), inputs)
+        return inputs
+
+    def _read_inputs(self, symbol: str, as_of: datetime) -> _Inputs:
         from alphadesk.analytics.errors import AnalyticsError
         from alphadesk.analytics.volatility import hv_close_to_close
 
@@ -289,6 +293,27 @@ class ModeledOptions(Provider):
             notes=notes,
             missing=["observed quotes", "last_trade_at"],
         )
+
+
+class _Lru(Generic[_K, _V]):
+    """A small least-recently-used cache, safe across the threads tools run in."""
+
+    def __init__(self, size: int) -> None:
+        self._size, self._items = size, OrderedDict[_K, _V]()
+        self._lock = threading.Lock()
+
+    def get(self, key: _K) -> _V | None:
+        with self._lock:
+            if key not in self._items:
+                return None
+            self._items.move_to_end(key)
+            return self._items[key]
+
+    def put(self, key: _K, value: _V) -> None:
+        with self._lock:
+            self._items[key] = value
+            while len(self._items) > self._size:
+                self._items.popitem(last=False)
 
 
 @dataclass(frozen=True, slots=True)
