@@ -127,14 +127,26 @@ class ModeledOptions(Provider):
         super().__init__(clock=clock)
         self._underlying = underlying
         self._model = model or ChainModel()
-        # The tools of one run ask for the same instant several times: read the inputs once.
+        # The tools of one run (and a screen's pre-filter before them) ask for the same
+        # instant several times: read the inputs, and model each chain, once.
         self._inputs_seen: _Lru[tuple[str, datetime], _Inputs] = _Lru(64)
+        self._chains: _Lru[tuple[str, datetime, int, int], OptionChain] = _Lru(32)
         self._histories: _Lru[tuple[Any, ...], list[float]] = _Lru(256)
 
     def __repr__(self) -> str:
         return f"ModeledOptions(underlying={self._underlying!r})"
 
     def _option_chain(
+        self, symbol: str, as_of: datetime, min_dte: int, max_dte: int
+    ) -> OptionChain:
+        key = (symbol, as_of, min_dte, max_dte)
+        chain = self._chains.get(key)
+        if chain is None:
+            chain = self._model_chain(symbol, as_of, min_dte, max_dte)
+            self._chains.put(key, chain)
+        return chain
+
+    def _model_chain(
         self, symbol: str, as_of: datetime, min_dte: int, max_dte: int
     ) -> OptionChain:
         self._refuse_unmodelable(symbol, as_of)
