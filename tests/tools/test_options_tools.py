@@ -378,3 +378,78 @@ async def test_missing_iv_and_greeks_are_computed_from_the_quote(market: MarketD
         assert row["iv"] == pytest.approx(raw.iv, abs=0.01)
         assert row["delta"] == pytest.approx(analytical.delta(*args), rel=2e-3)
         assert row["vega"] == pytest.approx(analytical.vega(*args), rel=2e-3)
+
+
+# -- IV history: one pass over the bars equals a walk through the chains -------------------
+
+
+class CountingBars(Provider):
+    """Bundled bars that count how often they are asked for."""
+
+    name = "counting"
+    kinds = frozenset({DataKind.DAILY_BARS})
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.inner, self.calls = BundledProvider(), 0
+
+    def _daily_bars(self, symbol: str, as_of: datetime) -> Any:
+        self.calls += 1
+        return self.inner.daily_bars(symbol, as_of)
+
+
+@pytest.mark.parametrize(
+    ("symbol", "day", "window", "target"),
+    [
+        ("NVDA", "2024-11-29", (16, 51), 30),  # weeklies, a 10:1 split in June 2024
+        ("AAPL", "2005-03-15", (16, 51), 30),  # no weeklies yet, a 2:1 split two weeks before
+        ("AMZN", "2008-11-28", (1, 28), 7),  # a crash: short vol far above long
+        ("IBM", "2012-06-29", (16, 51), 30),
+        ("NFLX", "2018-09-14", (16, 51), 30),  # bundled from 2018: the history stops early
+        ("JNJ", "1990-12-31", (46, 81), 60),  # the first year of its data: stops early
+    ],
+)
+def test_iv_history_in_one_pass_equals_the_chain_by_chain_reference(
+    market: MarketData, symbol: str, day: str, window: tuple[int, int], target: int
+) -> None:
+    from alphadesk.data.calendar import session_close
+    from alphadesk.data.chain import ProviderChain
+    from alphadesk.data.options_model import ModeledOptions
+    from alphadesk.tools.options import iv_history_by_chains
+
+    as_of = session_close(date.fromisoformat(day))
+    instants = [as_of - timedelta(weeks=w) for w in range(1, 53)]
+    assert isinstance(market, ProviderChain)
+    (modeled,) = [p for p in market.providers if isinstance(p, ModeledOptions)]
+    reference = iv_history_by_chains(market, symbol, instants, window, target, "modeled")
+    fast = modeled.atm_iv_history(
+        symbol, instants, min_dte=window[0], max_dte=window[1], target_dte=target
+    )
+    assert len(reference) > 0
+    assert fast == pytest.approx(reference, rel=1e-12, abs=1e-14)
+
+
+def test_iv_history_is_cached_per_question() -> None:
+    from alphadesk.data.options_model import ModeledOptions
+
+    bars = CountingBars()
+    modeled = ModeledOptions(bars)
+    instants = [AS_OF - timedelta(weeks=w) for w in range(1, 53)]
+    first = modeled.atm_iv_history("MSFT", instants, min_dte=16, max_dte=51, target_dte=30)
+    asked = bars.calls
+    again = modeled.atm_iv_history("msft", instants, min_dte=16, max_dte=51, target_dte=30)
+    assert again == first and len(first) == 52 and bars.calls == asked
+    modeled.atm_iv_history("MSFT", instants, min_dte=16, max_dte=51, target_dte=45)
+    assert bars.calls > asked  # another question is computed, not answered from the cache
+
+
+async def test_iv_rank_reads_the_same_history_as_the_chains(market: MarketData) -> None:
+    from alphadesk.analytics.volatility import iv_rank
+    from alphadesk.tools.options import iv_history_by_chains
+
+    out = await call(market, "calculate_iv_hv", {"symbol": "MSFT"})
+    instants = [AS_OF - timedelta(weeks=w) for w in range(1, 53)]
+    history = iv_history_by_chains(market, "MSFT", instants, (16, 51), 30, "modeled")
+    expected = iv_rank([*history, out["iv"]], out["iv"])
+    assert out["iv_history_points"] == expected.observations == 53
+    assert out["iv_rank"] == pytest.approx(expected.rank, abs=0.1)

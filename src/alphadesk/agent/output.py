@@ -14,6 +14,7 @@ __all__ = ["OutputInvalid", "format_instructions", "output_schema", "parse_outpu
 
 OutputT = TypeVar("OutputT")
 
+_SCHEMAS: dict[type[Any], dict[str, Any] | None] = {}
 _FENCE = re.compile(r"```(?:json|JSON)?\s*\n?(.*?)```", re.DOTALL)
 
 
@@ -22,10 +23,14 @@ class OutputInvalid(ValueError):
 
 
 def output_schema(output_type: type[Any]) -> dict[str, Any] | None:
-    """The JSON schema of a structured output type, or None for plain text."""
-    if isinstance(output_type, type) and issubclass(output_type, BaseModel):
-        return output_type.model_json_schema()
-    return None
+    """The JSON schema of a structured output type, or None for plain text.
+
+    Built once per type (every turn of every run asks for it): treat it as read-only.
+    """
+    if output_type not in _SCHEMAS:
+        is_model = isinstance(output_type, type) and issubclass(output_type, BaseModel)
+        _SCHEMAS[output_type] = output_type.model_json_schema() if is_model else None
+    return _SCHEMAS[output_type]
 
 
 def format_instructions(output_type: type[Any]) -> str | None:

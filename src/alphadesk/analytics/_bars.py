@@ -34,7 +34,14 @@ def _check_index(index: pd.Index, what: str) -> None:
 
 def _absent(bars: pd.DataFrame, column: str) -> bool:
     """A column is absent when it does not exist or, in a non-empty frame, is all NaN."""
-    return column not in bars.columns or (len(bars) > 0 and not bars[column].notna().any())
+    if column not in bars.columns:
+        return True
+    if len(bars) == 0:
+        return False
+    values = bars[column].to_numpy()
+    if values.dtype.kind == "f":
+        return bool(np.isnan(values).all())
+    return not bars[column].notna().any()
 
 
 def has_columns(bars: pd.DataFrame, columns: Sequence[str]) -> bool:
@@ -42,22 +49,24 @@ def has_columns(bars: pd.DataFrame, columns: Sequence[str]) -> bool:
     return not any(_absent(bars, c) for c in columns)
 
 
-def _check_values(frame: pd.DataFrame, what: str) -> None:
-    values = frame.to_numpy(dtype=np.float64)
+def _check_values(values: np.ndarray, columns: Sequence[str], what: str) -> None:
+    """Finite, positive prices, non-negative volume, high at or above low (on one array:
+    validation runs on every analytics call, so it must cost microseconds)."""
     bad = ~np.isfinite(values)
     if bad.any():
         rows = int(bad.any(axis=1).sum())
         raise InvalidInput(
             f"{what}: {rows} bar(s) have missing or non-finite values in "
-            f"{', '.join(frame.columns)}; drop or fill them first (e.g. bars.dropna())"
+            f"{', '.join(columns)}; drop or fill them first (e.g. bars.dropna())"
         )
-    prices = [c for c in frame.columns if c in PRICE_COLUMNS]
-    if prices and (frame[prices].to_numpy(dtype=np.float64) <= 0).any():
+    at = {c: i for i, c in enumerate(columns)}
+    prices = [at[c] for c in PRICE_COLUMNS if c in at]
+    if prices and (values[:, prices] <= 0).any():
         raise InvalidInput(f"{what}: prices must be positive; found zero or negative values")
-    if "volume" in frame.columns and (frame["volume"].to_numpy() < 0).any():
+    if "volume" in at and (values[:, at["volume"]] < 0).any():
         raise InvalidInput(f"{what}: volume must not be negative")
-    if "high" in frame.columns and "low" in frame.columns:
-        inverted = int((frame["high"].to_numpy() < frame["low"].to_numpy()).sum())
+    if "high" in at and "low" in at:
+        inverted = int((values[:, at["high"]] < values[:, at["low"]]).sum())
         if inverted:
             raise InvalidInput(f"{what}: {inverted} bar(s) have high below low; fix the data")
 
@@ -87,6 +96,14 @@ def require_bars(
         MissingColumns: A needed column is absent or entirely missing.
         InsufficientData: Fewer than ``min_bars`` bars.
     """
+    values = _validated(bars, columns, min_bars=min_bars, what=what, hint=hint)
+    return pd.DataFrame(values, index=bars.index, columns=list(columns))
+
+
+def _validated(
+    bars: pd.DataFrame, columns: Sequence[str], *, min_bars: int, what: str, hint: str = ""
+) -> np.ndarray:
+    """``require_bars``'s checks; the columns as a float64 array (a copy)."""
     if not isinstance(bars, pd.DataFrame):
         raise InvalidInput(f"{what}: expected a DataFrame of bars, got {type(bars).__name__}")
     missing = [c for c in columns if _absent(bars, c)]
@@ -98,21 +115,22 @@ def require_bars(
     if missing:
         raise MissingColumns(what, missing, hint)
     _check_index(bars.index, what)
-    frame = bars[list(columns)].astype(np.float64)
-    _check_values(frame, what)
-    if len(frame) < min_bars:
-        raise InsufficientData(what, min_bars, len(frame))
-    return frame
+    values = np.column_stack([bars[c].to_numpy(dtype=np.float64) for c in columns])
+    _check_values(values, columns, what)
+    if len(values) < min_bars:
+        raise InsufficientData(what, min_bars, len(values))
+    return values
 
 
 def as_close(data: pd.DataFrame | pd.Series, *, min_bars: int, what: str) -> pd.Series:
     """Validate a close series (or a frame with a ``close`` column) and return it as float64."""
     if isinstance(data, pd.Series):
-        frame = data.rename("close").to_frame()
+        frame = pd.DataFrame({"close": data})
     elif isinstance(data, pd.DataFrame):
         frame = data
     else:
         raise InvalidInput(
             f"{what}: expected a DataFrame of bars or a Series of closes, got {type(data).__name__}"
         )
-    return require_bars(frame, ["close"], min_bars=min_bars, what=what)["close"]
+    values = _validated(frame, ["close"], min_bars=min_bars, what=what)
+    return pd.Series(values[:, 0], index=frame.index, name="close")

@@ -12,7 +12,7 @@ missing, which providers were tried first). Failures are typed :class:`DataError
 """
 
 from .bars import BAR_FIELDS, Bars
-from .base import DataKind, MarketData, Provider
+from .base import DataKind, IvHistorySource, MarketData, Provider
 from .calendar import MarketStatus, market_status
 from .chain import ProviderChain
 from .errors import (
@@ -69,6 +69,7 @@ __all__ = [
     "Instrument",
     "InvalidData",
     "InvalidSymbol",
+    "IvHistorySource",
     "MalformedResponse",
     "MarketData",
     "MarketStatus",

@@ -34,7 +34,15 @@ from .models import (
 from .pit import point_in_time, require_aware
 from .symbols import close_matches, normalize_symbol
 
-__all__ = ["INTRADAY_INTERVALS", "Clock", "DataKind", "MarketData", "Provider", "utc_now"]
+__all__ = [
+    "INTRADAY_INTERVALS",
+    "Clock",
+    "DataKind",
+    "IvHistorySource",
+    "MarketData",
+    "Provider",
+    "utc_now",
+]
 
 Clock = Callable[[], datetime]
 
@@ -112,6 +120,25 @@ class MarketData(Protocol):
         forms: Sequence[str] | None = None,
         limit: int = 20,
     ) -> Filings: ...
+
+
+@runtime_checkable
+class IvHistorySource(Protocol):
+    """A provider that computes an at-the-money IV history without building past chains
+    (the modeled chains do; a walk through ``option_chain`` gives the same numbers)."""
+
+    @property
+    def name(self) -> str: ...
+
+    def atm_iv_history(
+        self,
+        symbol: str,
+        instants: Sequence[datetime],
+        *,
+        min_dte: int,
+        max_dte: int,
+        target_dte: int,
+    ) -> list[float]: ...
 
 
 class Provider:

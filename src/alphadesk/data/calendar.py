@@ -9,9 +9,11 @@ midnight, which is never too early.
 from __future__ import annotations
 
 import functools
+from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from typing import TYPE_CHECKING
 
+import numpy as np
 from pydantic import BaseModel
 
 from .pit import require_aware
@@ -19,6 +21,7 @@ from .pit import require_aware
 if TYPE_CHECKING:
     import exchange_calendars as xcals
     import pandas as pd
+    from numpy.typing import NDArray
 
 __all__ = [
     "NEW_YORK",
@@ -37,6 +40,7 @@ __all__ = [
 NEW_YORK = "America/New_York"
 _CALENDAR_START = "1970-01-02"
 _CALENDAR_YEARS_AHEAD = 2
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 @functools.cache
@@ -53,6 +57,35 @@ def xnys() -> xcals.ExchangeCalendar:
 
 def _closes_by_date() -> pd.Series:
     return xnys().schedule["close"]
+
+
+@dataclass(frozen=True, slots=True)
+class _Sessions:
+    """The XNYS sessions as sorted arrays: the lookups below are a binary search each,
+    without pandas' per-call overhead (a modeled chain asks hundreds of them)."""
+
+    days: NDArray[np.int64]  # proleptic ordinals of the session dates
+    closes: NDArray[np.int64]  # their close instants, ns since the epoch (UTC)
+
+    def index_of(self, day: date) -> int | None:
+        i = int(np.searchsorted(self.days, day.toordinal()))
+        return i if i < len(self.days) and self.days[i] == day.toordinal() else None
+
+    def close(self, i: int) -> datetime:
+        return datetime.fromtimestamp(int(self.closes[i]) // 1_000_000_000, UTC)
+
+
+@functools.cache
+def _sessions() -> _Sessions:
+    closes = _closes_by_date()
+    days = np.array([d.toordinal() for d in closes.index.date], dtype=np.int64)
+    return _Sessions(days, np.asarray(closes.array.asi8, dtype=np.int64))
+
+
+def _nanos(instant: datetime) -> int:
+    """``instant`` in ns since the epoch (exact for whole microseconds)."""
+    delta = require_aware(instant) - _EPOCH
+    return (delta.days * 86_400 + delta.seconds) * 1_000_000_000 + delta.microseconds * 1_000
 
 
 def bar_close_instants(dates: pd.DatetimeIndex, tz: str = NEW_YORK) -> pd.DatetimeIndex:
@@ -84,32 +117,26 @@ def session_close(day: date) -> datetime:
     Raises:
         ValueError: ``day`` is not a trading day.
     """
-    import pandas as pd
-
-    closes = _closes_by_date()
-    key = pd.Timestamp(day)
-    if key not in closes.index:
+    sessions = _sessions()
+    i = sessions.index_of(day)
+    if i is None:
         raise ValueError(f"{day} is not an XNYS trading day; pick a session date")
-    return closes.loc[key].to_pydatetime()
+    return sessions.close(i)
 
 
 def sessions_between(start: date, end: date) -> list[date]:
     """XNYS trading days from ``start`` to ``end``, both included."""
-    import pandas as pd
-
-    index = _closes_by_date().index
-    window = index[(index >= pd.Timestamp(start)) & (index <= pd.Timestamp(end))]
-    return [ts.date() for ts in window]
+    days = _sessions().days
+    first = int(np.searchsorted(days, start.toordinal(), side="left"))
+    last = int(np.searchsorted(days, end.toordinal(), side="right"))
+    return [date.fromordinal(int(d)) for d in days[first:last]]
 
 
 def trading_days_between(as_of: datetime, expiration: date) -> int:
     """Trading sessions whose close lies after ``as_of``, up to and including ``expiration``."""
-    import pandas as pd
-
-    as_of = require_aware(as_of)
-    closes = _closes_by_date()  # sorted by date, and so by close time
-    through = int(closes.index.searchsorted(pd.Timestamp(expiration), side="right"))
-    closed = int(closes.searchsorted(pd.Timestamp(as_of), side="right"))
+    sessions = _sessions()  # sorted by date, and so by close time
+    through = int(np.searchsorted(sessions.days, expiration.toordinal(), side="right"))
+    closed = int(np.searchsorted(sessions.closes, _nanos(as_of), side="right"))
     return max(0, through - closed)
 
 
@@ -143,13 +170,11 @@ def expiration_dates(
     Returns:
         ``(expiration, is_monthly)`` pairs in date order.
     """
-    import pandas as pd
-
     as_of = require_aware(as_of)
     today = local_date(as_of)
     last = today + timedelta(days=max_days)
     sessions = set(sessions_between(today - timedelta(days=7), last + timedelta(days=7)))
-    closes = _closes_by_date()
+    calendar, now = _sessions(), _nanos(as_of)
     found: list[tuple[date, bool]] = []
     friday = today + timedelta(days=(4 - today.weekday()) % 7)
     while friday <= last + timedelta(days=3):
@@ -159,7 +184,7 @@ def expiration_dates(
             (weeklies or monthly)
             and expiry is not None
             and expiry <= last
-            and closes.loc[pd.Timestamp(expiry)] > as_of
+            and calendar.closes[calendar.index_of(expiry)] > now
         ):
             found.append((expiry, monthly))
         friday += timedelta(days=7)

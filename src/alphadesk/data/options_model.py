@@ -24,18 +24,22 @@ The chain is a model, always labelled ``modeled``, built only from what was know
 from __future__ import annotations
 
 import math
+import threading
 import zlib
+from collections import OrderedDict
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 import numpy as np
 
-from .base import Clock, DataKind, MarketData, Provider, utc_now
+from .base import DAILY_STALE_AFTER, Clock, DataKind, MarketData, Provider, utc_now
 from .calendar import expiration_dates, local_date, session_close, trading_days_between
 from .errors import DataError, NoData
 from .models import OptionChain, OptionContract, Provenance
 from .rates import risk_free_rate
+from .symbols import normalize_symbol
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
@@ -44,7 +48,11 @@ if TYPE_CHECKING:
 
 __all__ = ["ChainModel", "ModeledOptions", "strike_step"]
 
+_K = TypeVar("_K")
+_V = TypeVar("_V")
 _YEAR_SECONDS = 365.0 * 86400.0
+_TRADING_DAYS = 252.0  # annualisation of daily variance, as in analytics.volatility
+_STALE_NS = int(DAILY_STALE_AFTER.total_seconds() * 1e9)
 _STEPS = ((5.0, 0.5), (25.0, 1.0), (100.0, 2.5), (500.0, 5.0), (1500.0, 10.0))
 
 
@@ -73,6 +81,16 @@ class ChainModel:
 
 
 @dataclass(frozen=True, slots=True)
+class _Point:
+    """What the volatility surface at one instant depends on."""
+
+    spot: float
+    rate: float
+    hv_short: float
+    hv_long: float
+
+
+@dataclass(frozen=True, slots=True)
 class _Inputs:
     symbol: str
     as_of: datetime
@@ -85,6 +103,10 @@ class _Inputs:
     rate: float
     adv: float | None  # average daily share volume, for the open-interest scale
     notes: tuple[str, ...]
+
+    @property
+    def point(self) -> _Point:
+        return _Point(self.spot, self.rate, self.hv_short, self.hv_long)
 
 
 class ModeledOptions(Provider):
@@ -105,6 +127,11 @@ class ModeledOptions(Provider):
         super().__init__(clock=clock)
         self._underlying = underlying
         self._model = model or ChainModel()
+        # The tools of one run (and a screen's pre-filter before them) ask for the same
+        # instant several times: read the inputs, and model each chain, once.
+        self._inputs_seen: _Lru[tuple[str, datetime], _Inputs] = _Lru(64)
+        self._chains: _Lru[tuple[str, datetime, int, int], OptionChain] = _Lru(32)
+        self._histories: _Lru[tuple[Any, ...], list[float]] = _Lru(256)
 
     def __repr__(self) -> str:
         return f"ModeledOptions(underlying={self._underlying!r})"
@@ -112,16 +139,20 @@ class ModeledOptions(Provider):
     def _option_chain(
         self, symbol: str, as_of: datetime, min_dte: int, max_dte: int
     ) -> OptionChain:
+        key = (symbol, as_of, min_dte, max_dte)
+        chain = self._chains.get(key)
+        if chain is None:
+            chain = self._model_chain(symbol, as_of, min_dte, max_dte)
+            self._chains.put(key, chain)
+        return chain
+
+    def _model_chain(
+        self, symbol: str, as_of: datetime, min_dte: int, max_dte: int
+    ) -> OptionChain:
         self._refuse_unmodelable(symbol, as_of)
         inputs = self._inputs(symbol, as_of)
         m = self._model
-        today = local_date(as_of)
-        expiries = [
-            (day, monthly)
-            for day, monthly in expiration_dates(as_of, max_dte, weeklies=today >= m.weeklies_from)
-            if (day - today).days >= min_dte
-            and (monthly or (day - today).days <= m.weekly_max_days)
-        ]
+        expiries = _listed_expiries(as_of, min_dte, max_dte, m)
         if not expiries:
             raise NoData(
                 f"{symbol}: no listed expiration {min_dte}-{max_dte} days after "
@@ -141,6 +172,53 @@ class ModeledOptions(Provider):
             contracts=contracts,
         )
 
+    def atm_iv_history(
+        self,
+        symbol: str,
+        instants: Sequence[datetime],
+        *,
+        min_dte: int,
+        max_dte: int,
+        target_dte: int,
+    ) -> list[float]:
+        """At each instant in turn, the IV at the underlying price of the modeled
+        expiration nearest ``target_dte`` days out, among those ``min_dte``..``max_dte``
+        days out.
+
+        The same numbers as reading each instant's modeled chain the way the options tools
+        do (the IV per strike, linear between the two listed strikes that bracket the
+        price), without building the chains: one load of the bars, then a few array
+        operations per instant. Stops at the first instant where no chain could be modeled
+        (no bars yet, stale bars, too little history, a price under ``min_price``), as a
+        walk through the chains does. Answers are cached per question.
+        """
+        key = (normalize_symbol(symbol), tuple(instants), min_dte, max_dte, target_dte)
+        values = self._histories.get(key)
+        if values is None:
+            values = self._iv_history(key[0], list(instants), min_dte, max_dte, target_dte)
+            self._histories.put(key, values)
+        return list(values)
+
+    def _iv_history(
+        self, symbol: str, instants: list[datetime], min_dte: int, max_dte: int, target: int
+    ) -> list[float]:
+        if not instants:
+            return []
+        try:
+            self._refuse_unmodelable(symbol, instants[0])
+            series = _VolSeries.of(self._underlying.daily_bars(symbol, max(instants)))
+        except DataError:
+            return []
+        m = self._model
+        values: list[float] = []
+        for when in instants:
+            point = series.point_at(when, m)
+            iv = None if point is None else _atm_iv_at(point, when, min_dte, max_dte, target, m)
+            if iv is None:
+                break
+            values.append(iv)
+        return values
+
     def _refuse_unmodelable(self, symbol: str, as_of: datetime) -> None:
         if not self._underlying.supports(DataKind.INSTRUMENT):
             return
@@ -156,6 +234,13 @@ class ModeledOptions(Provider):
             )
 
     def _inputs(self, symbol: str, as_of: datetime) -> _Inputs:
+        inputs = self._inputs_seen.get((symbol, as_of))
+        if inputs is None:
+            inputs = self._read_inputs(symbol, as_of)
+            self._inputs_seen.put((symbol, as_of), inputs)
+        return inputs
+
+    def _read_inputs(self, symbol: str, as_of: datetime) -> _Inputs:
         from alphadesk.analytics.errors import AnalyticsError
         from alphadesk.analytics.volatility import hv_close_to_close
 
@@ -222,6 +307,108 @@ class ModeledOptions(Provider):
         )
 
 
+class _Lru(Generic[_K, _V]):
+    """A small least-recently-used cache, safe across the threads tools run in."""
+
+    def __init__(self, size: int) -> None:
+        self._size, self._items = size, OrderedDict[_K, _V]()
+        self._lock = threading.Lock()
+
+    def get(self, key: _K) -> _V | None:
+        with self._lock:
+            if key not in self._items:
+                return None
+            self._items.move_to_end(key)
+            return self._items[key]
+
+    def put(self, key: _K, value: _V) -> None:
+        with self._lock:
+            self._items[key] = value
+            while len(self._items) > self._size:
+                self._items.popitem(last=False)
+
+
+@dataclass(frozen=True, slots=True)
+class _VolSeries:
+    """A symbol's bars as arrays, to read the model's inputs at any earlier instant."""
+
+    bar_times: NDArray[np.int64]  # close times (ns) of every bar: what was known when
+    price_times: NDArray[np.int64]
+    prices: NDArray[np.float64]  # levels as traded
+    return_times: NDArray[np.int64]
+    log_returns_basis: NDArray[np.float64]  # log of the split-free series
+
+    @classmethod
+    def of(cls, bars: Bars) -> _VolSeries:
+        prices, basis = bars.prices(), bars.return_prices()
+        return cls(
+            _nanos(bars.frame.index),
+            _nanos(prices.index),
+            prices.to_numpy(np.float64),
+            _nanos(basis.index),
+            np.log(basis.to_numpy(np.float64)),
+        )
+
+    def point_at(self, when: datetime, m: ChainModel) -> _Point | None:
+        """Spot, rate and realised vols as ``ModeledOptions`` reads them at ``when``; None
+        where it would model no chain."""
+        import pandas as pd
+
+        stamp = pd.Timestamp(when).value
+        known = int(np.searchsorted(self.bar_times, stamp, side="right"))
+        if known == 0 or stamp - self.bar_times[known - 1] > _STALE_NS:
+            return None  # no bar yet, or stale: the provider would raise NoData
+        priced = int(np.searchsorted(self.price_times, stamp, side="right"))
+        if priced == 0 or self.prices[priced - 1] < m.min_price:
+            return None
+        end = int(np.searchsorted(self.return_times, stamp, side="right"))
+        returns = np.diff(self.log_returns_basis[max(0, end - (m.hv_long + 1)) : end])
+        if len(returns) < m.hv_short:
+            return None
+        try:
+            rate = risk_free_rate(when).rate
+        except DataError:
+            return None
+        return _Point(
+            spot=float(self.prices[priced - 1]),
+            rate=rate,
+            hv_short=_annualised(returns[-m.hv_short :]),
+            hv_long=_annualised(returns),
+        )
+
+
+def _nanos(index: Any) -> NDArray[np.int64]:
+    return np.asarray(index.asi8, dtype=np.int64)
+
+
+def _annualised(returns: NDArray[np.float64]) -> float:
+    return math.sqrt(max(float(np.var(returns, ddof=1)), 0.0) * _TRADING_DAYS)
+
+
+def _atm_iv_at(
+    point: _Point, when: datetime, min_dte: int, max_dte: int, target: int, m: ChainModel
+) -> float | None:
+    """The IV at the spot of the listed expiration nearest ``target`` days out."""
+    today = local_date(when)
+    listed = [day for day, _ in _listed_expiries(when, min_dte, max_dte, m)]
+    if not listed:
+        return None
+    expiry = min(listed, key=lambda d: (abs((d - today).days - target), d))
+    t = (session_close(expiry) - when).total_seconds() / _YEAR_SECONDS
+    strikes = _strikes(point.spot, _atm_vol(point, m, t) * math.sqrt(t), m.width_sd)
+    below, above = strikes[strikes <= point.spot], strikes[strikes >= point.spot]
+    bracket = ([float(below.max())] if below.size else []) + (
+        [float(above.min())] if above.size else []
+    )
+    if not bracket:
+        return None
+    sigma, _ = _surface(point, m, np.asarray(bracket), np.full(len(bracket), t))
+    if len(bracket) == 1 or bracket[0] == bracket[1]:
+        return float(sigma[0])
+    weight = (point.spot - bracket[0]) / (bracket[1] - bracket[0])
+    return float(sigma[0] + weight * (sigma[1] - sigma[0]))
+
+
 def _average_volume(bars: Bars) -> float | None:
     if "volume" not in bars.fields:
         return None
@@ -246,7 +433,7 @@ def _grid(inputs: _Inputs, expiries: list[tuple[date, bool]], m: ChainModel) -> 
     today = local_date(inputs.as_of)
     for day, monthly in expiries:
         t = (session_close(day) - inputs.as_of).total_seconds() / _YEAR_SECONDS
-        atm = _atm_vol(inputs, m, t)
+        atm = _atm_vol(inputs.point, m, t)
         strikes = _strikes(inputs.spot, atm * math.sqrt(t), m.width_sd)
         n = len(strikes)
         rows["exp"] += [day] * n
@@ -258,17 +445,30 @@ def _grid(inputs: _Inputs, expiries: list[tuple[date, bool]], m: ChainModel) -> 
     return rows
 
 
-def _atm_vol(inputs: _Inputs, m: ChainModel, t: float) -> float:
-    blend = inputs.hv_long + (inputs.hv_short - inputs.hv_long) * math.exp(-t / m.tau_years)
+def _listed_expiries(
+    as_of: datetime, min_dte: int, max_dte: int, m: ChainModel
+) -> list[tuple[date, bool]]:
+    """The modeled listing: monthlies, and weeklies (from ``m.weeklies_from``) up to
+    ``m.weekly_max_days`` out, ``min_dte``..``max_dte`` days after ``as_of``."""
+    today = local_date(as_of)
+    return [
+        (day, monthly)
+        for day, monthly in expiration_dates(as_of, max_dte, weeklies=today >= m.weeklies_from)
+        if (day - today).days >= min_dte and (monthly or (day - today).days <= m.weekly_max_days)
+    ]
+
+
+def _atm_vol(point: _Point, m: ChainModel, t: float) -> float:
+    blend = point.hv_long + (point.hv_short - point.hv_long) * math.exp(-t / m.tau_years)
     return m.vol_premium * max(blend, 0.05)
 
 
 def _surface(
-    inputs: _Inputs, m: ChainModel, k: NDArray[np.float64], t: NDArray[np.float64]
+    point: _Point, m: ChainModel, k: NDArray[np.float64], t: NDArray[np.float64]
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """Implied vol per (strike, expiry) and the standardised moneyness z."""
-    atm = np.array([_atm_vol(inputs, m, float(x)) for x in t])
-    forward = inputs.spot * np.exp(inputs.rate * t)
+    atm = np.array([_atm_vol(point, m, float(x)) for x in t])
+    forward = point.spot * np.exp(point.rate * t)
     z = np.log(k / forward) / (atm * np.sqrt(t))
     sigma = atm * np.clip(1.0 - m.skew * z + m.smile * z * z, 0.5, 3.0)
     return sigma, z
@@ -328,7 +528,7 @@ def _build_contracts(
     is_call = np.tile(np.array([True, False]), len(g["K"]))
     monthly = np.repeat(np.asarray(g["monthly"], dtype=bool), 2)
     group = np.repeat(np.asarray([d.toordinal() for d in g["exp"]], dtype=np.int64), 2)
-    sigma, z = _surface(inputs, m, k, t)
+    sigma, z = _surface(inputs.point, m, k, t)
     theo = np.asarray(bs_price(inputs.spot, k, t, inputs.rate, sigma, is_call), np.float64)
     greeks = bs_greeks(inputs.spot, k, t, inputs.rate, sigma, is_call)
     oi, volume = _liquidity(

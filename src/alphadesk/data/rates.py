@@ -60,12 +60,17 @@ def risk_free_rate(as_of: datetime, root: Path | None = None) -> RiskFreeRate:
     Raises:
         NoData: ``as_of`` is before the series starts.
     """
+    as_of = require_aware(as_of)
+    return _monthly_rate(root or BUNDLED_DIR, as_of.year, as_of.month)
+
+
+@functools.lru_cache(maxsize=1024)
+def _monthly_rate(root: Path, year: int, month: int) -> RiskFreeRate:
+    """The rate in force in a month (the same all month: cached)."""
     import pandas as pd
 
-    as_of = require_aware(as_of)
-    series = _series((root or BUNDLED_DIR).resolve())
-    month = pd.Timestamp(as_of.year, as_of.month, 1)
-    known = series[series.index <= month]
+    series = _series(root.resolve())
+    known = series[series.index <= pd.Timestamp(year, month, 1)]
     if known.empty:
         raise NoData(
             f"no risk-free rate before {series.index[0].date()}; pass a later as_of",
@@ -74,7 +79,7 @@ def risk_free_rate(as_of: datetime, root: Path | None = None) -> RiskFreeRate:
     rate = 12.0 * math.log1p(float(known.iloc[-1]) / 100.0)
     last = known.index[-1]
     note = None
-    if (last.year, last.month) != (as_of.year, as_of.month):
+    if (last.year, last.month) != (year, month):
         note = (
             f"risk-free rate held at its last bundled value ({last.strftime('%Y-%m')}, "
             f"{rate:.2%}); the series ends there"

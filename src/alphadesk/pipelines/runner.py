@@ -80,7 +80,11 @@ def build_desk(
 
 
 class PipelineRunner(Generic[RequestT, ResultT]):
-    """Runs one pipeline's analyses, at most ``concurrency`` at a time, each one recorded."""
+    """Runs one pipeline's analyses, at most ``concurrency`` at a time, each one recorded.
+
+    With ``charts`` each run's report gets its charts (drawn once, at the end of the run);
+    a screen leaves them out unless asked.
+    """
 
     def __init__(
         self,
@@ -89,9 +93,11 @@ class PipelineRunner(Generic[RequestT, ResultT]):
         *,
         on_event: EventSink | None = None,
         concurrency: int = 4,
+        charts: bool = True,
     ) -> None:
         self.settings, self.desk = settings, desk
         self.store = RunStore(settings.store_path)
+        self.charts = charts
         self._on_event = on_event
         self._slots = asyncio.Semaphore(concurrency)
 
@@ -131,6 +137,7 @@ class PipelineRunner(Generic[RequestT, ResultT]):
                         checkpointer=checkpoints,
                         resume=resume_run_id is not None,
                         interrupt_after=interrupt_after,
+                        charts=self.charts,
                     )
                     result = await self.desk.analyze(request, session)
             except BaseException as exc:  # record the interruption, then let it propagate

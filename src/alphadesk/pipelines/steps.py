@@ -41,7 +41,8 @@ def limits_from(settings: Settings) -> UsageLimits:
 @dataclass(frozen=True)
 class RunSession:
     """One recorded run as the runner hands it to a pipeline: where its events, model calls
-    and files go, and where its graph checkpoints (to resume after an interruption)."""
+    and files go, where its graph checkpoints (to resume after an interruption), and
+    whether its report wants charts (drawn once, at the end, into ``run_dir``)."""
 
     run_id: str
     ledger: UsageLedger = field(default_factory=UsageLedger)
@@ -50,6 +51,7 @@ class RunSession:
     checkpointer: BaseCheckpointSaver[Any] | None = None
     resume: bool = False
     interrupt_after: list[str] | None = None
+    charts: bool = False
 
     async def invoke(self, graph: StateGraph[Any], initial: Mapping[str, Any]) -> dict[str, Any]:
         """Run ``graph`` from ``initial``, or on from its last checkpoint when resuming.

@@ -20,8 +20,9 @@ from alphadesk.agent import ModelRetry, RunContext, Toolset, tool
 from alphadesk.analytics.errors import AnalyticsError
 from alphadesk.analytics.options import expected_move
 from alphadesk.analytics.volatility import historical_volatility, iv_rank
-from alphadesk.data.base import MarketData
+from alphadesk.data.base import IvHistorySource, MarketData
 from alphadesk.data.calendar import local_date
+from alphadesk.data.chain import ProviderChain
 from alphadesk.data.errors import DataError
 from alphadesk.data.models import OptionChain
 from alphadesk.tools.common import (
@@ -272,12 +273,34 @@ def _iv_history(
 ) -> list[float]:
     """Weekly ATM IV samples over the past year from the same provider as today's chain.
 
-    Stops at the first week the provider cannot serve (a live source has no past chains),
-    so a history never mixes observed and modeled values.
+    A provider that computes the history in one pass (the modeled chains) is asked
+    directly; any other is walked chain by chain.
+    """
+    instants = [as_of - timedelta(weeks=week) for week in range(1, _IV_HISTORY_WEEKS + 1)]
+    members = market.providers if isinstance(market, ProviderChain) else [market]
+    source = next((p for p in members if p.name == provider), None)
+    if isinstance(source, IvHistorySource):
+        return source.atm_iv_history(
+            symbol, instants, min_dte=window[0], max_dte=window[1], target_dte=target
+        )
+    return iv_history_by_chains(market, symbol, instants, window, target, provider)
+
+
+def iv_history_by_chains(
+    market: MarketData,
+    symbol: str,
+    instants: list[datetime],
+    window: tuple[int, int],
+    target: int,
+    provider: str,
+) -> list[float]:
+    """The ATM IV of each instant's chain, read chain by chain (any provider).
+
+    Stops at the first instant the provider cannot serve (a live source has no past
+    chains), so a history never mixes observed and modeled values.
     """
     samples: list[float] = []
-    for week in range(1, _IV_HISTORY_WEEKS + 1):
-        when = as_of - timedelta(weeks=week)
+    for when in instants:
         try:
             chain = market.option_chain(symbol, when, min_dte=window[0], max_dte=window[1])
         except DataError:

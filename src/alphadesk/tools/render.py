@@ -15,10 +15,13 @@ import logging
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
 from alphadesk.agent import ModelRetry, RunContext, ToolReturn, tool
+from alphadesk.data.errors import DataError
+from alphadesk.data.symbols import normalize_symbol
 from alphadesk.llm.messages import ImagePart
 from alphadesk.tools.chart_levels import fib_output, sr_output, trendline_output
 from alphadesk.tools.chart_models import ChartImage, FibLevelsOut, TrendlineOut
@@ -29,7 +32,7 @@ from alphadesk.tools.deps import ToolDeps
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["PNG_SIGNATURE", "Annotations", "render_chart", "render_png"]
+__all__ = ["PNG_SIGNATURE", "Annotations", "chart_path", "render_chart", "render_png", "save_chart"]
 
 logger = logging.getLogger(__name__)
 
@@ -211,9 +214,48 @@ async def render_chart(
         show_fib: Draw Fibonacci retracement levels.
         show_trendline: Draw the support trendline.
     """
+    summary, png = await _chart(ctx, symbol, period, (show_levels, show_fib, show_trendline))
+    return ToolReturn(summary, images=[ImagePart(data=png, media_type="image/png")])
+
+
+def chart_path(run_dir: Path, symbol: str) -> Path:
+    """Where a run keeps the chart of ``symbol`` (``render_chart`` saves it there too)."""
+    return run_dir / f"chart_{symbol}.png"
+
+
+async def save_chart(
+    deps: ToolDeps, symbol: str, as_of: datetime, *, period: Period = "6mo"
+) -> Path | None:
+    """The chart ``render_chart`` draws, saved in ``deps.run_dir`` for a run's report.
+
+    For a chart nobody asked a model to look at: drawn once, at the end of a run. A chart
+    already saved by the tool during the run is kept as it is.
+
+    Returns:
+        The PNG's path; None when there is no run folder or no bars to draw.
+    """
+    if deps.run_dir is None:
+        return None
+    path = chart_path(deps.run_dir, normalize_symbol(symbol))
+    if path.is_file():
+        return path
+    ctx = RunContext(deps=deps, as_of=as_of, run_id="report", agent="report")
+    try:
+        await _chart(ctx, symbol, period, (True, True, True))
+    except (DataError, ModelRetry) as exc:
+        logger.info("no chart for %s at %s: %s", symbol, as_of.date(), exc)
+        return None
+    return path
+
+
+async def _chart(
+    ctx: RunContext[ToolDeps], symbol: str, period: Period, show: tuple[bool, bool, bool]
+) -> tuple[ChartImage, bytes]:
+    """Draw (and save in the run folder) the chart; its summary and the PNG's bytes."""
     s = await load_series(ctx, symbol, period)
     if len(s.frame) < 2:
         raise ModelRetry(f"{s.symbol} has a single bar in {period}; ask for a longer period")
+    show_levels, show_fib, show_trendline = show
     skipped: list[str] = []
     sr = _optional(lambda: sr_output(ctx, s, _CHART_LEVELS), show_levels, "levels", skipped)
     fib = _optional(lambda: fib_output(ctx, s), show_fib, "fib", skipped)
@@ -224,7 +266,7 @@ async def render_chart(
     resists = [(z.price, f"R {z.price} ({z.strength})") for z in (sr.resistance if sr else [])]
     notes = _annotations(s, supports, resists, fib, line)
     run_dir = ctx.deps.run_dir
-    path = run_dir / f"chart_{s.symbol}.png" if run_dir is not None else None
+    path = chart_path(run_dir, s.symbol) if run_dir is not None else None
     png = await asyncio.to_thread(_draw_and_save, s, notes, path)
     missing = [m for part in (sr, line) if part is not None for m in s.own_notes(part)]
     summary = ChartImage(
@@ -244,4 +286,4 @@ async def render_chart(
         else None,
     )
     summary.missing.extend([*missing, *skipped])
-    return ToolReturn(summary, images=[ImagePart(data=png, media_type="image/png")])
+    return summary, png

@@ -30,11 +30,6 @@ def _gather(t: Transcript) -> list[PlannedCall]:
     ]
 
 
-def _draw(t: Transcript) -> list[PlannedCall]:
-    """Render the chart for the run's record (the policy itself reads numbers, not pixels)."""
-    return [("render_chart", {"symbol": task_symbol(t), "period": _PERIOD})]
-
-
 def _decide(t: Transcript) -> ChartAnalysis:
     levels: dict[str, Any] = t.facts("find_support_resistance")
     price = float(levels["current_price"])
@@ -105,7 +100,9 @@ def _verdict(
     return "bearish", "Weak downtrend: only deep out-of-the-money strikes."
 
 
-chart_policy = RulesPolicy(plan=[_gather, _draw], decide=_decide, name="chart")
+# The policy reads numbers, not pixels: it never asks for render_chart (the run's report
+# gets its chart drawn once at the end when one is wanted).
+chart_policy = RulesPolicy(plan=[_gather], decide=_decide, name="chart")
 
 CHART: AgentSpec[CspDeps, ChartAnalysis] = AgentSpec(
     agent=Agent(

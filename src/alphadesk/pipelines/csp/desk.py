@@ -38,6 +38,8 @@ from alphadesk.pipelines.csp.report import render_report
 from alphadesk.pipelines.csp.synthesis import synthesize
 from alphadesk.pipelines.events import StepFinished
 from alphadesk.pipelines.steps import AgentModels, AgentSteps, RunSession, limits_from
+from alphadesk.tools.deps import ToolDeps
+from alphadesk.tools.render import save_chart
 
 __all__ = ["CspDesk", "CspState"]
 
@@ -190,6 +192,9 @@ class _Nodes:
             synthesis = synthesize(request.symbol, chart, options, research)
             result = result.model_copy(update={"synthesis": synthesis})
             result = await self._narrate(request, result)
+        if self.session.charts:  # the report's chart: once, whatever the decision
+            deps = ToolDeps(market=self.desk.market, run_dir=self.session.run_dir)
+            await save_chart(deps, request.symbol, request.as_of)
         return {"result": result.model_dump(mode="json")}
 
     async def _narrate(self, request: CspRequest, result: CspResult) -> CspResult:

@@ -30,6 +30,9 @@ class CspRunner(PipelineRunner[CspRequest, CspResult]):
         models: Mapping[str, Model] | None = None,
         on_event: EventSink | None = None,
         concurrency: int = 4,
+        charts: bool = True,
     ) -> None:
         desk = CspDesk(settings, market, model=model, models=models)
-        super().__init__(settings, desk, on_event=on_event, concurrency=concurrency)
+        super().__init__(
+            settings, desk, on_event=on_event, concurrency=concurrency, charts=charts
+        )
