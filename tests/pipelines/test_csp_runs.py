@@ -2,40 +2,19 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 from alphadesk.agents.csp import default_agents
 from alphadesk.config import CacheMode, ModelSettingsConfig, Settings
 from alphadesk.data.base import MarketData
-from alphadesk.llm.messages import Message, ModelResponse, RequestSettings, ToolSpec
 from alphadesk.llm.rules import RulesModel
 from alphadesk.pipelines.csp.models import CspRequest
 from alphadesk.pipelines.csp.run import CspRunner
 from alphadesk.pipelines.runner import replay
 from alphadesk.store import RunStore
 from tests.pipelines.conftest import close_of, facts_for
+from tests.support.counting import Counted
 from tests.support.openai_server import OpenAIServer, reply_text
-
-
-class Counted:
-    """A model that counts the requests it answers."""
-
-    def __init__(self, inner: RulesModel) -> None:
-        self.inner, self.calls = inner, 0
-
-    @property
-    def name(self) -> str:
-        return self.inner.name
-
-    def supports(self, capability: str) -> bool:
-        return self.inner.supports(capability)
-
-    async def request(
-        self, messages: Sequence[Message], tools: Sequence[ToolSpec], settings: RequestSettings
-    ) -> ModelResponse:
-        self.calls += 1
-        return await self.inner.request(messages, tools, settings)
 
 
 async def test_a_run_stopped_after_options_resumes_without_redoing_the_chart(
@@ -82,7 +61,7 @@ async def test_full_run_through_litellm_then_replayed_with_zero_model_calls(
             "Sell the put below support; roll if the stock closes under it.", usage=(400, 30)
         ),
     )
-    models = ModelSettingsConfig(api_base=openai_server.api_base, max_retries=0, timeout_s=10)
+    models = ModelSettingsConfig(api_base=openai_server.api_base, max_retries=0, timeout_s=60)
     recording = settings.model_copy(update={"models": models, "cache": CacheMode.RECORD})
     request = CspRequest(symbol="NVDA", as_of=as_of)
 

@@ -4,7 +4,6 @@ HTTP server and replayed from the cache, and driven from the command line."""
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
 from pathlib import Path
 
 from typer.testing import CliRunner
@@ -13,7 +12,6 @@ from alphadesk.agents.desk import default_agents
 from alphadesk.cli.app import app
 from alphadesk.config import CacheMode, ModelSettingsConfig, Settings
 from alphadesk.data.base import MarketData
-from alphadesk.llm.messages import Message, ModelResponse, RequestSettings, ToolSpec
 from alphadesk.llm.rules import RulesModel
 from alphadesk.pipelines.desk.desk import TradingDesk
 from alphadesk.pipelines.desk.models import DeskRequest
@@ -21,27 +19,8 @@ from alphadesk.pipelines.runner import PipelineRunner, replay
 from alphadesk.store import RunStore
 from tests.pipelines.conftest import close_of
 from tests.pipelines.desk.answers import absent, indicators_of, market_answer, position, turn, view
+from tests.support.counting import Counted
 from tests.support.openai_server import OpenAIServer, reply_text, reply_tool_calls
-
-
-class Counted:
-    """A rules model that counts the requests it answers."""
-
-    def __init__(self, inner: RulesModel) -> None:
-        self.inner, self.calls = inner, 0
-
-    @property
-    def name(self) -> str:
-        return self.inner.name
-
-    def supports(self, capability: str) -> bool:
-        return self.inner.supports(capability)
-
-    async def request(
-        self, messages: Sequence[Message], tools: Sequence[ToolSpec], settings: RequestSettings
-    ) -> ModelResponse:
-        self.calls += 1
-        return await self.inner.request(messages, tools, settings)
 
 
 async def test_an_interrupted_run_resumes_without_redoing_the_analysts(
@@ -111,7 +90,7 @@ async def test_full_run_through_litellm_then_replayed_with_zero_model_calls(
         openai_server.script(reply_text(text, usage=(500, 60)), model=name)
     per_agent = {name: f"openai/{name}" for name in fenced}
     models = ModelSettingsConfig(
-        api_base=openai_server.api_base, max_retries=0, timeout_s=10, per_agent=per_agent
+        api_base=openai_server.api_base, max_retries=0, timeout_s=60, per_agent=per_agent
     )
     recording = settings.model_copy(update={"models": models, "cache": CacheMode.RECORD})
     request = DeskRequest(symbol=symbol, as_of=close_of(day))
