@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -68,13 +67,13 @@ def test_news_without_a_news_provider_says_how_to_fix_it() -> None:
     assert "ALPHADESK_DATA__PROVIDERS" in result.output
 
 
-def test_help_starts_fast_without_heavy_imports() -> None:
-    code = ("import sys; import alphadesk.cli.data; "
-            "print(any(m in sys.modules for m in ('pandas', 'yfinance', 'alphadesk.data')))")
+def test_help_starts_without_heavy_imports() -> None:
+    """Fast help is a matter of what is imported (bench/engine.py times the cold start)."""
+    heavy = ("pandas", "yfinance", "alphadesk.data", "litellm", "chromadb", "langgraph")
+    code = ("import sys, runpy; sys.argv = ['alphadesk', 'data', '--help']\n"
+            "try:\n    runpy.run_module('alphadesk', run_name='__main__')\n"
+            "except SystemExit:\n    pass\n"
+            f"print(sorted(m for m in {heavy!r} if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True).stdout.strip()
-    assert out == "False"
-    start = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "alphadesk", "data", "--help"], check=True,
-                   capture_output=True)
-    assert time.perf_counter() - start < 1.5
+                         check=True).stdout.strip().splitlines()[-1]
+    assert out == "[]"
