@@ -48,7 +48,7 @@ async def test_a_technical_question_routes_direct_to_the_chart_tools(make: Make)
     assert result.numbers.checked > 10
     # Offline with no --as-of: the last date the bundled data covers, said so.
     assert result.as_of.date().isoformat() == "2025-02-14"
-    assert "last date the bundled data covers for NVDA" in (result.as_of_note or "")
+    assert "last date the data covers for NVDA" in (result.as_of_note or "")
 
 
 async def test_a_comparison_runs_per_symbol_in_parallel(make: Make) -> None:

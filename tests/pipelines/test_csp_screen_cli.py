@@ -91,11 +91,17 @@ def test_csp_command_errors_are_clear(tmp_path: Path, monkeypatch: pytest.Monkey
 def test_as_of_dates_without_a_session_and_the_default_now(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from alphadesk.cli.csp import parse_as_of
+    from alphadesk.cli.common import parse_as_of
 
     assert parse_as_of("2024-11-30") == close_of("2024-11-29")  # a Saturday
     assert parse_as_of("2024-11-29") == close_of("2024-11-29")
     monkeypatch.setenv("ALPHADESK_DATA_DIR", str(tmp_path))
-    now = CliRunner().invoke(app, ["csp", "NVDA"])  # today: newer than any bundled bar
-    assert now.exit_code == 1
-    assert "use an as_of within the data's range" in " ".join(now.output.split())
+    monkeypatch.setenv("COLUMNS", "200")
+    # No date and no current data (only bundled history): the last close the data covers
+    # for that symbol, said so, instead of failing on today's date.
+    now = CliRunner().invoke(app, ["csp", "NVDA", "--json"])
+    assert now.exit_code == 0, now.output
+    said = " ".join(now.stderr.split())
+    assert "No provider has current data, so this is as of 2025-02-14" in said
+    (result,) = json.loads(now.stdout)
+    assert result["as_of"].startswith("2025-02-14T")

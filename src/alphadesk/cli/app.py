@@ -11,6 +11,7 @@ from alphadesk.cli.chat import ask, chat_app
 from alphadesk.cli.csp import csp
 from alphadesk.cli.data import data_app
 from alphadesk.cli.desk import desk
+from alphadesk.cli.help import ReadableHelpGroup
 from alphadesk.cli.portfolio import portfolio_app
 from alphadesk.cli.runs import runs_app
 from alphadesk.cli.screen import screen
@@ -18,6 +19,7 @@ from alphadesk.cli.tools import tools_app
 
 app = typer.Typer(
     name="alphadesk",
+    cls=ReadableHelpGroup,
     help="Teams of LLM agents that analyse markets. Runs offline with no key by default.",
     no_args_is_help=True,
     add_completion=False,

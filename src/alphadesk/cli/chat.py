@@ -9,7 +9,7 @@ from typing import Any
 
 import typer
 
-from alphadesk.cli.common import console, err_console, fail, settings_from
+from alphadesk.cli.common import MODEL_HELP, console, err_console, fail, parse_as_of, settings_from
 
 __all__ = ["ask", "chat_app"]
 
@@ -21,18 +21,19 @@ chat_app = typer.Typer(
 _HELP = "/new starts a new session, /history shows this one, /quit leaves."
 
 _AS_OF = typer.Option(
-    None, "--as-of", help="Answer as of this date's close (YYYY-MM-DD). Default: now, or "
-    "the last date the data covers when no provider is online."
-)  # fmt: skip
-_MODEL = typer.Option(
-    None, "--model", "-m", help="LiteLLM model string for every agent, or 'rules' (offline)."
+    None,
+    "--as-of",
+    metavar="DATE",
+    help="Answer as of this date's close. Default: now, or the last date the data covers "
+    "when no provider has current data.",
 )
-_SESSION = typer.Option(None, "--session", "-s", help="Continue this session.")
+_MODEL = typer.Option(None, "--model", "-m", metavar="MODEL", help=MODEL_HELP)
+_SESSION = typer.Option(
+    None, "--session", "-s", metavar="SESSION_ID", help="Continue this session."
+)
 
 
 def _as_of(value: str | None) -> datetime | None:
-    from alphadesk.cli.csp import parse_as_of
-
     return None if value is None else parse_as_of(value)
 
 
@@ -58,7 +59,9 @@ def _request(question: str, session: str | None, as_of: datetime | None) -> Any:
 
 def ask(
     ctx: typer.Context,
-    question: str = typer.Argument(..., help='The question, e.g. "how does NVDA look?"'),
+    question: str = typer.Argument(
+        ..., metavar="QUESTION", help='The question, e.g. "how does NVDA look?"'
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print the result as JSON only."),
     as_of: str | None = _AS_OF,
     model: str | None = _MODEL,

@@ -1,18 +1,44 @@
-"""What every command shares: settings from the root options, and a console."""
+"""What every command shares: settings from the root options, a console, dates and options."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 from rich.console import Console
 
 from alphadesk.config import Settings
+from alphadesk.pipelines.models import Depth  # the choices of every --depth option
 
-__all__ = ["console", "err_console", "fail", "settings_from"]
+if TYPE_CHECKING:
+    from alphadesk.data.base import MarketData
+
+__all__ = [
+    "AS_OF_HELP",
+    "MODEL_HELP",
+    "RESUME_HELP",
+    "Depth",
+    "console",
+    "err_console",
+    "fail",
+    "parse_as_of",
+    "parse_day",
+    "settings_from",
+]
 
 console = Console()
 err_console = Console(stderr=True)
+
+
+AS_OF_HELP = (
+    "Analyse as of this date's close. Default: now, or the last date the data covers when "
+    "no provider has current data."
+)
+MODEL_HELP = "LiteLLM model string for every agent, or 'rules' (offline)."
+RESUME_HELP = "Resume an interrupted run by its id."
 
 
 def settings_from(ctx: typer.Context) -> Settings:
@@ -30,3 +56,42 @@ def fail(message: str, hint: str | None = None, code: int = 1) -> typer.Exit:
     if hint:
         err_console.print(f"[dim]hint:[/] {hint}")
     return typer.Exit(code)
+
+
+def parse_day(value: str, option: str = "--as-of") -> date:
+    """A YYYY-MM-DD date, or a clear error naming the option."""
+    try:
+        return date.fromisoformat(value)
+    except ValueError:
+        raise fail(f"{option} {value!r} is not a date", "use YYYY-MM-DD, e.g. 2021-06-30") from None
+
+
+def parse_as_of(
+    value: str | None, *, market: MarketData | None = None, symbols: Sequence[str] = ()
+) -> datetime:
+    """The instant a run analyses at.
+
+    A date means that day's close on the exchange (data known at the close); a day without
+    a session means the last close before it. No date means now, unless ``market`` has no
+    current data for ``symbols`` (every provider offline, or only bundled history): then
+    the last close the data covers for them, and the user is told.
+    """
+    from alphadesk.data.calendar import session_close, sessions_between
+
+    if value is None:
+        now = datetime.now(UTC)
+        if market is None:
+            return now
+        from alphadesk.data.current import resolve_as_of
+
+        instant, note = resolve_as_of(market, None, list(symbols), now)
+        if note:
+            err_console.print(f"[yellow]{note}[/] [dim]Pass --as-of to choose the date.[/]")
+        return instant
+    day = parse_day(value)
+    earlier = sessions_between(day - timedelta(days=10), day)
+    if not earlier:
+        raise fail(f"no trading session on or before {day}", "pick a date the exchange was open")
+    if earlier[-1] != day:
+        err_console.print(f"[dim]{day} has no session: using the close of {earlier[-1]}[/]")
+    return session_close(earlier[-1])

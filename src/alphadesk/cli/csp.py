@@ -4,77 +4,59 @@ from __future__ import annotations
 
 import asyncio
 import json
-from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 import typer
 
-from alphadesk.cli.common import console, err_console, fail, settings_from
+from alphadesk.cli.common import (
+    AS_OF_HELP,
+    MODEL_HELP,
+    RESUME_HELP,
+    Depth,
+    console,
+    err_console,
+    fail,
+    parse_as_of,
+    settings_from,
+)
 
 __all__ = ["csp"]
 
 
-def parse_as_of(value: str | None) -> datetime:
-    """A date means that day's close on the exchange (data known at the close); a day
-    without a session means the last close before it. No date means now."""
-    from alphadesk.data.calendar import session_close, sessions_between
-
-    if value is None:
-        return datetime.now(UTC)
-    try:
-        day = date.fromisoformat(value)
-    except ValueError:
-        raise fail(f"--as-of {value!r} is not a date", "use YYYY-MM-DD, e.g. 2021-06-30") from None
-    earlier = sessions_between(day - timedelta(days=10), day)
-    if not earlier:
-        raise fail(f"no trading session on or before {day}", "pick a date the exchange was open")
-    if earlier[-1] != day:
-        err_console.print(f"[dim]{day} has no session: using the close of {earlier[-1]}[/]")
-    return session_close(earlier[-1])
-
-
 def csp(
     ctx: typer.Context,
-    symbols: list[str] = typer.Argument(..., help="One or more symbols, e.g. NVDA AMZN."),
-    as_of: str | None = typer.Option(
-        None, "--as-of", help="Analyse as of this date's close (YYYY-MM-DD). Default: today."
+    symbols: list[str] = typer.Argument(
+        ..., metavar="SYMBOL", help="One or more symbols, e.g. NVDA AMZN."
     ),
-    model: str | None = typer.Option(
-        None, "--model", "-m", help="LiteLLM model string for every agent, or 'rules' (offline)."
-    ),
-    depth: str = typer.Option(
-        "standard", help="quick, standard or deep: each agent's turn budget."
-    ),
+    as_of: str | None = typer.Option(None, "--as-of", metavar="DATE", help=AS_OF_HELP),
+    model: str | None = typer.Option(None, "--model", "-m", metavar="MODEL", help=MODEL_HELP),
+    depth: Depth = typer.Option("standard", help="Each agent's turn budget."),
     parallel_research: bool = typer.Option(
         False, "--parallel-research", help="Run research alongside the chart step."
     ),
     as_json: bool = typer.Option(False, "--json", help="Print the results as JSON."),
-    resume: str | None = typer.Option(None, "--resume", help="Resume an interrupted run by id."),
+    resume: str | None = typer.Option(None, "--resume", metavar="RUN_ID", help=RESUME_HELP),
 ) -> None:
     """Find a cash-secured put to sell: chart, options and research analysts, then synthesis."""
+    from alphadesk.data import build_provider
     from alphadesk.data.errors import DataError
     from alphadesk.data.symbols import normalize_symbol
     from alphadesk.llm.base import ModelError
     from alphadesk.pipelines.csp.models import CspRequest
 
     settings = settings_from(ctx)
-    if depth not in ("quick", "standard", "deep"):
-        raise fail(f"unknown depth {depth!r}", "use quick, standard or deep")
-    instant = parse_as_of(as_of)
+    market = build_provider(settings)
     try:
-        requests = [
-            CspRequest(
-                symbol=normalize_symbol(s),
-                as_of=instant,
-                depth=depth,
-                parallel_research=parallel_research,
-            )
-            for s in symbols
-        ]
+        wanted = [normalize_symbol(s) for s in symbols]
     except ValueError as exc:
         raise fail(str(exc)) from None
+    instant = parse_as_of(as_of, market=market, symbols=wanted)
+    requests = [
+        CspRequest(symbol=s, as_of=instant, depth=depth, parallel_research=parallel_research)
+        for s in wanted
+    ]
     try:
-        results = asyncio.run(_run(settings, requests, model, resume, live=not as_json))
+        results = asyncio.run(_run(settings, market, requests, model, resume, live=not as_json))
     except (DataError, ModelError, KeyError) as exc:
         raise fail(str(exc)) from None
     if as_json:
@@ -86,14 +68,19 @@ def csp(
 
 
 async def _run(
-    settings: Any, requests: list[Any], model: str | None, resume: str | None, *, live: bool
+    settings: Any,
+    market: Any,
+    requests: list[Any],
+    model: str | None,
+    resume: str | None,
+    *,
+    live: bool,
 ) -> list[Any]:
     from alphadesk.cli.live import LiveView
-    from alphadesk.data import build_provider
     from alphadesk.pipelines.csp.run import CspRunner
 
     view = LiveView(enabled=live)
-    runner = CspRunner(settings, build_provider(settings), model=model, on_event=view.on_event)
+    runner = CspRunner(settings, market, model=model, on_event=view.on_event)
     for request in requests:
         await runner.preflight(request)  # before the live view: errors print cleanly
     with view:

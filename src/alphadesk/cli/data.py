@@ -6,8 +6,9 @@ Heavy modules (pandas, the providers) are imported inside the commands so that
 
 from __future__ import annotations
 
+import json
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 import typer
 from rich.table import Table
@@ -83,21 +84,29 @@ def _provenance_line(provenance: object) -> str:
 @data_app.command("list")
 def list_data(
     ctx: typer.Context,
-    provider: str | None = typer.Option(None, help="Only this provider (e.g. bundled)."),
+    provider: str | None = typer.Option(
+        None, metavar="NAME", help="Only this provider (e.g. bundled)."
+    ),
+    as_json: bool = typer.Option(False, "--json", help="Print the list as JSON."),
 ) -> None:
     """List the symbols the configured providers hold, with fields and date ranges."""
     market = _market(ctx)
-    table = Table("symbol", "name", "provider", "fields", "from", "to", "rows", "source")
     rows = [c for c in market.coverage() if provider is None or c.provider == provider]
+    if as_json:
+        typer.echo(json.dumps([c.model_dump(mode="json") for c in rows], indent=2))
+        return
+    table = Table("symbol", "name", "provider", "from", "to", "rows", "fields", "source")
+    for column in table.columns[:1] + table.columns[2:6]:
+        column.no_wrap = True  # dates and counts stay whole; names and sources may wrap
     for c in rows:
         table.add_row(
             c.symbol,
             c.name or "",
             c.provider,
-            ",".join(c.fields),
             str(c.start or ""),
             str(c.end or ""),
             str(c.rows or ""),
+            ",".join(c.fields),
             c.source,
         )
     console.print(table)
@@ -111,8 +120,8 @@ def list_data(
 @data_app.command("bars")
 def bars(
     ctx: typer.Context,
-    symbol: str = typer.Argument(..., help="Ticker, e.g. AAPL or ^GSPC."),
-    as_of: str | None = typer.Option(None, "--as-of", help=_AS_OF_HELP),
+    symbol: str = typer.Argument(..., metavar="SYMBOL", help="Ticker, e.g. AAPL or ^GSPC."),
+    as_of: str | None = typer.Option(None, "--as-of", metavar="DATE", help=_AS_OF_HELP),
     last: int = typer.Option(10, "--last", "-n", min=1, help="How many of the latest bars."),
     interval: str = typer.Option("1d", help="1d, or an intraday interval such as 5m."),
 ) -> None:
@@ -151,18 +160,16 @@ def bars(
 @data_app.command("chain")
 def chain(
     ctx: typer.Context,
-    symbol: str = typer.Argument(..., help="Underlying ticker."),
-    as_of: str | None = typer.Option(None, "--as-of", help=_AS_OF_HELP),
+    symbol: str = typer.Argument(..., metavar="SYMBOL", help="Underlying ticker."),
+    as_of: str | None = typer.Option(None, "--as-of", metavar="DATE", help=_AS_OF_HELP),
     min_dte: int = typer.Option(0, "--min-dte", min=0, help="Fewest days to expiry."),
     max_dte: int = typer.Option(45, "--max-dte", min=0, help="Most days to expiry."),
-    option_type: str = typer.Option("put", "--type", help="put or call."),
+    option_type: Literal["put", "call"] = typer.Option("put", "--type", help="Puts or calls."),
     expirations: int = typer.Option(1, "--expirations", min=1, help="How many to show."),
 ) -> None:
     """Show the option chain known at --as-of (observed when a source has it, else modeled)."""
     from alphadesk.data import DataError
 
-    if option_type not in ("put", "call"):
-        raise fail(f"--type {option_type!r} is not put or call")
     market = _market(ctx)
     when = _as_of(as_of)
     try:
@@ -175,7 +182,7 @@ def chain(
         f"rate {result.rate:.2%}, {result.provenance.origin}"
     )
     for expiration in result.expirations[:expirations]:
-        rows = result.select(option_type, expiration)  # type: ignore[arg-type]
+        rows = result.select(option_type, expiration)
         table = Table(
             "strike",
             "bid",
@@ -207,8 +214,8 @@ def chain(
 @data_app.command("news")
 def news(
     ctx: typer.Context,
-    symbol: str = typer.Argument(..., help="Ticker."),
-    as_of: str | None = typer.Option(None, "--as-of", help=_AS_OF_HELP),
+    symbol: str = typer.Argument(..., metavar="SYMBOL", help="Ticker."),
+    as_of: str | None = typer.Option(None, "--as-of", metavar="DATE", help=_AS_OF_HELP),
     days: int = typer.Option(7, min=1, help="How many days back."),
 ) -> None:
     """Show the news published in the days before --as-of."""

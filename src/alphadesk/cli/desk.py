@@ -7,47 +7,65 @@ from typing import Any
 
 import typer
 
-from alphadesk.cli.common import console, err_console, fail, settings_from
-from alphadesk.cli.csp import parse_as_of
+from alphadesk.cli.common import (
+    AS_OF_HELP,
+    MODEL_HELP,
+    RESUME_HELP,
+    Depth,
+    console,
+    err_console,
+    fail,
+    parse_as_of,
+    settings_from,
+)
 
 __all__ = ["desk"]
 
 
 def desk(
     ctx: typer.Context,
-    symbol: str = typer.Argument(..., help="The symbol to decide on, e.g. NVDA."),
-    as_of: str | None = typer.Option(
-        None, "--as-of", help="Decide as of this date's close (YYYY-MM-DD). Default: now."
-    ),
+    symbol: str = typer.Argument(..., metavar="SYMBOL", help="The symbol to decide on, e.g. NVDA."),
+    as_of: str | None = typer.Option(None, "--as-of", metavar="DATE", help=AS_OF_HELP),
     analysts: str | None = typer.Option(
-        None, "--analysts", help="Comma-separated: market,sentiment,news,fundamentals."
+        None,
+        "--analysts",
+        metavar="NAMES",
+        help="Comma-separated: market,sentiment,news,fundamentals.",
     ),
-    rounds: int | None = typer.Option(None, "--rounds", help="Bull/bear debate rounds."),
-    risk_rounds: int | None = typer.Option(None, "--risk-rounds", help="Risk discussion rounds."),
+    rounds: int | None = typer.Option(
+        None, "--rounds", min=1, max=5, help="Bull/bear debate rounds."
+    ),
+    risk_rounds: int | None = typer.Option(
+        None, "--risk-rounds", min=1, max=5, help="Risk discussion rounds."
+    ),
     memory: bool | None = typer.Option(
         None, "--memory/--no-memory", help="Recall and reflect (default: the settings)."
     ),
-    model: str | None = typer.Option(
-        None, "--model", "-m", help="LiteLLM model string for every agent, or 'rules' (offline)."
-    ),
-    depth: str = typer.Option("standard", help="quick, standard or deep: each agent's turns."),
+    model: str | None = typer.Option(None, "--model", "-m", metavar="MODEL", help=MODEL_HELP),
+    depth: Depth = typer.Option("standard", help="Each agent's turn budget."),
     as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
-    resume: str | None = typer.Option(None, "--resume", help="Resume an interrupted run by id."),
+    resume: str | None = typer.Option(None, "--resume", metavar="RUN_ID", help=RESUME_HELP),
 ) -> None:
     """BUY, HOLD or SELL: analysts, a bull/bear debate, a trader, a risk discussion and a judge."""
     from pydantic import ValidationError
 
+    from alphadesk.data import build_provider
     from alphadesk.data.errors import DataError
     from alphadesk.data.symbols import normalize_symbol
     from alphadesk.llm.base import ModelError
     from alphadesk.pipelines.desk.models import DeskRequest
 
     settings = settings_from(ctx)
-    instant = parse_as_of(as_of)
+    market = build_provider(settings)
+    try:
+        wanted = normalize_symbol(symbol)
+    except ValueError as exc:
+        raise fail(str(exc)) from None
+    instant = parse_as_of(as_of, market=market, symbols=[wanted])
     try:
         request = DeskRequest.from_settings(
             settings,
-            symbol=normalize_symbol(symbol),
+            symbol=wanted,
             as_of=instant,
             depth=depth,
             analysts=[a.strip() for a in analysts.split(",") if a.strip()] if analysts else None,
@@ -60,7 +78,7 @@ def desk(
     except ValueError as exc:
         raise fail(str(exc)) from None
     try:
-        result = asyncio.run(_run(settings, request, model, resume, live=not as_json))
+        result = asyncio.run(_run(settings, market, request, model, resume, live=not as_json))
     except (DataError, ModelError, KeyError) as exc:
         raise fail(str(exc)) from None
     if result is None:
@@ -74,17 +92,16 @@ def desk(
 
 
 async def _run(
-    settings: Any, request: Any, model: str | None, resume: str | None, *, live: bool
+    settings: Any, market: Any, request: Any, model: str | None, resume: str | None, *, live: bool
 ) -> Any:
     from alphadesk.cli.live import LiveView
-    from alphadesk.data import build_provider
     from alphadesk.pipelines.desk.desk import TradingDesk
     from alphadesk.pipelines.runner import PipelineRunner
 
     view = LiveView(enabled=live)
     runner = PipelineRunner(
         settings,
-        TradingDesk(settings, build_provider(settings), model=model),
+        TradingDesk(settings, market, model=model),
         on_event=view.on_event,
     )
     await runner.preflight(request)  # before the live view: errors print cleanly

@@ -8,7 +8,7 @@ from typing import Any
 
 import typer
 
-from alphadesk.cli.common import console, err_console, fail, settings_from
+from alphadesk.cli.common import console, err_console, fail, parse_as_of, settings_from
 
 __all__ = ["portfolio_app"]
 
@@ -19,13 +19,14 @@ portfolio_app = typer.Typer(
 
 _ACCOUNT = typer.Option("paper", "--account", help="The paper account.")
 _AS_OF = typer.Option(
-    None, "--as-of", help="Value (or fill) at this date's close (YYYY-MM-DD). Default: now."
+    None,
+    "--as-of",
+    metavar="DATE",
+    help="Value (or fill) at this date's close (YYYY-MM-DD). Default: now.",
 )
 
 
 def _instant(value: str | None) -> datetime:
-    from alphadesk.cli.csp import parse_as_of
-
     return parse_as_of(value)
 
 
@@ -127,13 +128,17 @@ def _order(
 def _trade(side: str) -> Any:
     def command(
         ctx: typer.Context,
-        symbol: str = typer.Argument(..., help="Ticker, e.g. AAPL."),
-        quantity: float = typer.Argument(..., help="Shares, or option contracts."),
+        symbol: str = typer.Argument(..., metavar="SYMBOL", help="Ticker, e.g. AAPL."),
+        quantity: float = typer.Argument(
+            ..., metavar="QUANTITY", help="Shares, or option contracts."
+        ),
         price: float | None = typer.Option(None, help="Per share. Default: the close at --as-of."),
         put: bool = typer.Option(False, "--put", help="A put option."),
         call: bool = typer.Option(False, "--call", help="A call option."),
         strike: float | None = typer.Option(None, help="Option strike."),
-        expiration: str | None = typer.Option(None, help="Option expiration (YYYY-MM-DD)."),
+        expiration: str | None = typer.Option(
+            None, metavar="DATE", help="Option expiration (YYYY-MM-DD)."
+        ),
         as_of: str | None = _AS_OF,
         account: str = _ACCOUNT,
     ) -> None:
@@ -152,9 +157,12 @@ portfolio_app.command("sell")(_trade("sell"))
 @portfolio_app.command("follow")
 def follow(
     ctx: typer.Context,
-    run_id: str = typer.Argument(..., help="A desk run (alphadesk runs list)."),
+    run_id: str = typer.Argument(..., metavar="RUN_ID", help="A desk run (alphadesk runs list)."),
     contracts: int = typer.Option(
-        1, "--quantity", "--contracts", min=1,
+        1,
+        "--quantity",
+        "--contracts",
+        min=1,
         help="Contracts for a CSP run, shares for a trading-desk run.",
     ),
     account: str = _ACCOUNT,

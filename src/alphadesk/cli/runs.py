@@ -46,7 +46,9 @@ def list_runs(
 @runs_app.command("show")
 def show_run(
     ctx: typer.Context,
-    run_id: str = typer.Argument(..., help="The run id from `alphadesk runs list`."),
+    run_id: str = typer.Argument(
+        ..., metavar="RUN_ID", help="The run id from `alphadesk runs list`."
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print the stored result as JSON."),
     events: bool = typer.Option(False, "--events", help="Also list every recorded event."),
 ) -> None:
@@ -84,7 +86,7 @@ def show_run(
 @runs_app.command("replay")
 def replay_run(
     ctx: typer.Context,
-    run_id: str = typer.Argument(..., help="A finished run (csp or desk)."),
+    run_id: str = typer.Argument(..., metavar="RUN_ID", help="A finished run (csp or desk)."),
 ) -> None:
     """Run a recorded run again from the response cache only (no model call) and compare."""
     import asyncio

@@ -39,7 +39,9 @@ def list_tools(
 
 
 @tools_app.command("show")
-def show_tool(name: str = typer.Argument(..., help="A tool name from `alphadesk tools`.")) -> None:
+def show_tool(
+    name: str = typer.Argument(..., metavar="TOOL", help="A tool name from `alphadesk tools`."),
+) -> None:
     """Show one tool: its full description and the JSON schema of its arguments."""
     from alphadesk.tools.catalog import tool_catalog
 

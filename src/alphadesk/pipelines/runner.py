@@ -9,11 +9,14 @@ CLI, the API and the tests call ``PipelineRunner.analyze`` and nothing else.
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 from collections.abc import Mapping
+from contextlib import closing
 from importlib import import_module
 from pathlib import Path
 from typing import Any, Generic, Protocol, TypeVar
 
+from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
 from alphadesk.agent.events import EventSink
@@ -100,6 +103,8 @@ class PipelineRunner(Generic[RequestT, ResultT]):
         self.charts = charts
         self._on_event = on_event
         self._slots = asyncio.Semaphore(concurrency)
+        self._checkpoints = settings.data_dir / "checkpoints.sqlite"
+        _prepare_checkpoints(self._checkpoints)
 
     @property
     def model_label(self) -> str:
@@ -126,9 +131,7 @@ class PipelineRunner(Generic[RequestT, ResultT]):
             run_dir = self.settings.runs_dir / recorder.run_id
             run_dir.mkdir(parents=True, exist_ok=True)
             try:
-                async with AsyncSqliteSaver.from_conn_string(
-                    str(self.settings.data_dir / "checkpoints.sqlite")
-                ) as checkpoints:
+                async with AsyncSqliteSaver.from_conn_string(str(self._checkpoints)) as checkpoints:
                     session = RunSession(
                         run_id=recorder.run_id,
                         ledger=recorder.ledger,
@@ -178,6 +181,14 @@ class PipelineRunner(Generic[RequestT, ResultT]):
         for chart in sorted(run_dir.glob("*.png")):
             recorder.save(chart.name, chart, "image/png")
         recorder.finish(status=result.decision, result=result)
+
+
+def _prepare_checkpoints(path: Path) -> None:
+    """Create the checkpoint tables once, before any run: concurrent runs that each created
+    them on first use raced for the write lock and one failed with "database is locked"."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with closing(sqlite3.connect(path, timeout=30)) as db:
+        SqliteSaver(db).setup()
 
 
 async def replay(

@@ -7,6 +7,7 @@ earnings window), so a symbol it rejects costs no model call.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
 
 from pydantic import BaseModel, Field
@@ -21,7 +22,7 @@ from alphadesk.pipelines.csp.models import CspRequest, CspResult, Depth
 from alphadesk.pipelines.csp.run import CspRunner
 from alphadesk.tools.common import adjusted_frame
 
-__all__ = ["ScreenCheck", "ScreenResult", "prefilter", "screen"]
+__all__ = ["ScreenCheck", "ScreenResult", "prefilter", "ranked", "screen", "screen_symbol"]
 
 _HISTORY = timedelta(days=400)
 _MIN_IV_HV = 0.8  # premiums much cheaper than realised movement are not worth selling
@@ -114,6 +115,23 @@ def _earnings_window(
     ), []
 
 
+async def screen_symbol(
+    runner: CspRunner,
+    symbol: str,
+    as_of: datetime,
+    *,
+    depth: Depth = "quick",
+    constraints: CspConstraints | None = None,
+) -> tuple[ScreenCheck, CspResult | None]:
+    """One symbol: the pre-filter, then the desk if it passed."""
+    rules = constraints or CspConstraints()
+    check = await asyncio.to_thread(prefilter, runner.desk.market, symbol, as_of, rules)
+    if not check.passed:
+        return check, None
+    request = CspRequest(symbol=symbol, as_of=as_of, depth=depth, constraints=rules)
+    return check, await runner.analyze(request)
+
+
 async def screen(
     runner: CspRunner,
     symbols: list[str],
@@ -121,20 +139,34 @@ async def screen(
     *,
     depth: Depth = "quick",
     constraints: CspConstraints | None = None,
+    on_symbol: Callable[[ScreenCheck, CspResult | None], None] | None = None,
 ) -> ScreenResult:
-    """Pre-filter every symbol, run the desk on the survivors concurrently, rank them."""
-    rules = constraints or CspConstraints()
-    market = runner.desk.market
-    checks = await asyncio.gather(
-        *(asyncio.to_thread(prefilter, market, s, as_of, rules) for s in symbols)
+    """Every symbol through the pre-filter and, if it passes, the desk; ranked best first.
+
+    Each symbol goes on to the desk as soon as its own checks pass; ``on_symbol`` hears of
+    each one as it finishes.
+    """
+
+    async def one(symbol: str) -> tuple[ScreenCheck, CspResult | None]:
+        done = await screen_symbol(runner, symbol, as_of, depth=depth, constraints=constraints)
+        if on_symbol is not None:
+            on_symbol(*done)
+        return done
+
+    outcomes = await asyncio.gather(*(one(s) for s in symbols))
+    return ranked(as_of, outcomes)
+
+
+def ranked(
+    as_of: datetime, outcomes: Sequence[tuple[ScreenCheck, CspResult | None]]
+) -> ScreenResult:
+    """One date's screen from its symbols' outcomes, the desk's results best first."""
+    results = [result for _, result in outcomes if result is not None]
+    return ScreenResult(
+        as_of=as_of,
+        checks=[check for check, _ in outcomes],
+        results=sorted(results, key=_rank),
     )
-    survivors = [
-        CspRequest(symbol=c.symbol, as_of=as_of, depth=depth, constraints=rules)
-        for c in checks
-        if c.passed
-    ]
-    results = await runner.analyze_many(survivors)
-    return ScreenResult(as_of=as_of, checks=list(checks), results=sorted(results, key=_rank))
 
 
 def _rank(result: CspResult) -> tuple[int, float]:
