@@ -1,61 +1,134 @@
-"""``alphadesk screen``: pre-filter a universe, run the desk on the survivors, rank them."""
+"""``alphadesk screen``: pre-filter a universe, run the desk on the survivors, rank them;
+on one date or on every N-th session of a range."""
 
 from __future__ import annotations
 
 import asyncio
-import json
-from typing import Any
+from typing import Any, Literal
 
 import typer
 from rich.table import Table
 
-from alphadesk.cli.common import console, fail, settings_from
+from alphadesk.cli.common import (
+    AS_OF_HELP,
+    MODEL_HELP,
+    Depth,
+    console,
+    err_console,
+    fail,
+    parse_as_of,
+    parse_day,
+    settings_from,
+)
 
 __all__ = ["screen"]
 
 
 def screen(
     ctx: typer.Context,
-    symbols: list[str] | None = typer.Argument(None, help="Symbols; default: the whole universe."),
-    strategy: str = typer.Option("csp", help="The strategy to screen for (csp)."),
-    as_of: str | None = typer.Option(None, "--as-of", help="Screen as of this date's close."),
-    model: str | None = typer.Option(None, "--model", "-m", help="Model for every agent."),
-    depth: str = typer.Option("quick", help="quick, standard or deep."),
-    concurrency: int = typer.Option(4, min=1, help="Symbols analysed at the same time."),
+    symbols: list[str] | None = typer.Argument(
+        None, metavar="SYMBOL", help="Symbols; default: the whole universe."
+    ),
+    strategy: Literal["csp"] = typer.Option("csp", help="The strategy to screen for."),
+    as_of: str | None = typer.Option(None, "--as-of", metavar="DATE", help=AS_OF_HELP),
+    start: str | None = typer.Option(
+        None, "--from", metavar="DATE", help="First date of a screen over many dates."
+    ),
+    end: str | None = typer.Option(
+        None, "--to", metavar="DATE", help="Last date of a screen over many dates."
+    ),
+    every: int = typer.Option(
+        5, "--every", min=1, help="With --from/--to: screen every N-th trading session."
+    ),
+    model: str | None = typer.Option(None, "--model", "-m", metavar="MODEL", help=MODEL_HELP),
+    depth: Depth = typer.Option("quick", help="Each agent's turn budget."),
+    workers: int | None = typer.Option(
+        None, "--workers", min=1, help="Processes to spread the screen over. Default: cores."
+    ),
+    concurrency: int = typer.Option(4, min=1, help="Desk runs in flight at once, in all."),
     as_json: bool = typer.Option(False, "--json", help="Print the screen as JSON."),
 ) -> None:
     """Screen a universe for cash-secured puts: cheap checks first, agents on the survivors."""
-    from alphadesk.cli.csp import parse_as_of
-    from alphadesk.cli.live import LiveView
     from alphadesk.data import build_provider
     from alphadesk.data.symbols import normalize_symbol
-    from alphadesk.pipelines.csp.run import CspRunner
-    from alphadesk.pipelines.csp.screen import screen as run_screen
+    from alphadesk.pipelines.csp.screening import ScreenRequest, rebalancing_dates, run_screens
 
-    if strategy != "csp":
-        raise fail(f"unknown strategy {strategy!r}", "the strategies are: csp")
-    if depth not in ("quick", "standard", "deep"):
-        raise fail(f"unknown depth {depth!r}", "use quick, standard or deep")
+    del strategy  # csp is the only one today; the option names what is screened for
     settings = settings_from(ctx)
     market = build_provider(settings)
     try:
         universe = [normalize_symbol(s) for s in symbols] if symbols else market.universe()
     except ValueError as exc:
         raise fail(str(exc)) from None
-    instant = parse_as_of(as_of)
-    view = LiveView(enabled=not as_json)
-    runner = CspRunner(
-        settings, market, model=model, concurrency=concurrency, on_event=view.on_event
-    )
-    with view:
-        result = asyncio.run(run_screen(runner, universe, instant, depth=depth))  # type: ignore[arg-type]
+    if (start is None) != (end is None):
+        raise fail("--from and --to go together", "give both, or --as-of for one date")
+    if start is not None and end is not None:
+        if as_of is not None:
+            raise fail("--as-of and --from/--to exclude each other", "give one or the other")
+        try:
+            dates = rebalancing_dates(parse_day(start, "--from"), parse_day(end, "--to"), every)
+        except ValueError as exc:
+            raise fail(str(exc), "pick dates the exchange was open, --from before --to") from None
+    else:
+        dates = [parse_as_of(as_of, market=market, symbols=universe)]
+    request = ScreenRequest(symbols=universe, dates=dates, depth=depth, model=model)
+    with _Progress(len(universe) * len(dates), enabled=not as_json) as progress:
+        history = asyncio.run(
+            run_screens(
+                settings,
+                request,
+                workers=workers,
+                concurrency=concurrency,
+                on_outcome=progress.advance,
+            )
+        )
     if as_json:
-        typer.echo(json.dumps(result.model_dump(mode="json"), indent=2))
+        typer.echo(history.model_dump_json(indent=2))
         return
-    _print(result)
+    if len(history.screens) == 1:
+        _print_one(history.screens[0])
+    else:
+        _print_history(history)
+    err_console.print(
+        f"[dim]saved as run {history.run_id}; every outcome in "
+        f"{', '.join(str(p) for p in history.table)}[/]"
+    )
 
 
-def _print(result: Any) -> None:
+class _Progress:
+    """A bar of symbol-dates screened, with how many were filtered out and selected."""
+
+    def __init__(self, total: int, *, enabled: bool) -> None:
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+        self.filtered = self.selected = 0
+        self._bar = Progress(
+            TextColumn("screening"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("{task.description}"),
+            console=err_console,
+            disable=not enabled,
+            transient=True,
+        )
+        self._task = self._bar.add_task("", total=total)
+
+    def __enter__(self) -> _Progress:
+        self._bar.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._bar.stop()
+
+    def advance(self, outcome: Any) -> None:
+        _, check, result = outcome
+        self.filtered += not check.passed
+        self.selected += result is not None and result.decision == "select"
+        described = f"filtered {self.filtered} · selected {self.selected}"
+        self._bar.update(self._task, advance=1, description=described)
+
+
+def _print_one(result: Any) -> None:
     ranked = Table(
         "#",
         "symbol",
@@ -68,6 +141,8 @@ def _print(result: Any) -> None:
         "why",
         title=f"CSP screen as of {result.as_of.date()}",
     )
+    ranked.columns[-1].overflow = "fold"  # a reason is read whole, never cut
+    ranked.columns[-1].ratio = 1
     for rank, r in enumerate(result.results, 1):
         o = r.options if r.decision == "select" else None
         ranked.add_row(
@@ -79,16 +154,37 @@ def _print(result: Any) -> None:
             f"{o.premium:.2f}" if o else "-",
             f"{o.delta:.2f}" if o and o.delta is not None else "-",
             f"{o.weekly_roc:.2f}" if o and o.weekly_roc is not None else "-",
-            (r.reason or "")[:70],
+            r.reason or "",
         )
     console.print(ranked)
     filtered = [c for c in result.checks if not c.passed]
     table = Table("symbol", "trend", "IV/HV", "reason", title="Filtered out before any model call")
+    table.columns[-1].overflow = "fold"
+    table.columns[-1].ratio = 1
     for check in filtered:
         iv_hv = f"{check.iv_hv:.2f}" if check.iv_hv is not None else "-"
-        table.add_row(check.symbol, check.trend or "-", iv_hv, "; ".join(check.reasons)[:90])
+        table.add_row(check.symbol, check.trend or "-", iv_hv, "; ".join(check.reasons))
     console.print(table)
     console.print(
         f"{len(result.checks)} screened, {len(filtered)} filtered out "
         f"({result.rejected_share:.0%}), {len(result.results)} analysed by the desk."
     )
+
+
+def _print_history(history: Any) -> None:
+    table = Table(
+        "date", "screened", "filtered", "analysed", "selected", "best", title="CSP screens"
+    )
+    for day in history.screens:
+        best = next((r for r in day.results if r.decision == "select"), None)
+        o = best.options if best else None
+        table.add_row(
+            str(day.as_of.date()),
+            str(len(day.checks)),
+            str(sum(not c.passed for c in day.checks)),
+            str(len(day.results)),
+            str(sum(r.decision == "select" for r in day.results)),
+            f"{best.symbol} {o.best_expiration} {o.best_strike:g} put" if best and o else "-",
+        )
+    console.print(table)
+    console.print(f"{history.outcomes} symbol-dates screened on {len(history.screens)} dates.")

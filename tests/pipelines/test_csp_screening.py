@@ -1,0 +1,121 @@
+"""Screens over many dates and over processes: the same outcomes as one process, recorded
+as a run with its table of candidates."""
+
+from __future__ import annotations
+
+import json
+from datetime import date
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from typer.testing import CliRunner
+
+from alphadesk.cli.app import app
+from alphadesk.config import Settings
+from alphadesk.data.calendar import sessions_between
+from alphadesk.pipelines.csp.screening import (
+    ScreenHistory,
+    ScreenRequest,
+    rebalancing_dates,
+    run_screens,
+)
+from alphadesk.store import RunStore
+from tests.pipelines.conftest import close_of
+
+SYMBOLS = ["AAPL", "AMZN", "IBM", "GOOG", "^GSPC"]
+
+
+def test_rebalancing_dates_take_every_nth_session() -> None:
+    sessions = sessions_between(date(2012, 6, 1), date(2012, 6, 29))
+    dates = rebalancing_dates(date(2012, 6, 1), date(2012, 6, 29), 5)
+    assert [d.date() for d in dates] == sessions[::5]
+    assert dates[0] == close_of("2012-06-01")
+    assert len(rebalancing_dates(date(2012, 6, 1), date(2012, 6, 29), 1)) == len(sessions)
+    with pytest.raises(ValueError, match="no trading session"):
+        rebalancing_dates(date(2012, 6, 30), date(2012, 7, 1), 5)  # a weekend
+    with pytest.raises(ValueError, match="at least 1"):
+        rebalancing_dates(date(2012, 6, 1), date(2012, 6, 29), 0)
+
+
+def _table(history: ScreenHistory) -> pd.DataFrame:
+    csv, parquet = history.table
+    from_csv = pd.read_csv(csv)
+    from_parquet = pd.read_parquet(parquet)
+    pd.testing.assert_frame_equal(
+        from_csv.drop(columns="run_id"),
+        from_parquet.drop(columns="run_id"),
+        check_dtype=False,
+    )
+    return from_parquet
+
+
+def _decided(history: ScreenHistory) -> list[tuple[str, str, str, object]]:
+    table = _table(history)
+    return list(
+        zip(table.as_of, table.symbol, table.decision, table.strike.fillna(-1), strict=True)
+    )
+
+
+async def test_a_screen_in_processes_decides_as_one_process_does(tmp_path: Path) -> None:
+    request = ScreenRequest(
+        symbols=SYMBOLS, dates=rebalancing_dates(date(2012, 6, 1), date(2012, 6, 28), 10)
+    )
+    seen: list[tuple[str, str]] = []
+    alone = await run_screens(Settings(data_dir=tmp_path / "one"), request, workers=1)
+    spread = await run_screens(
+        Settings(data_dir=tmp_path / "two"),
+        request,
+        workers=2,
+        on_outcome=lambda o: seen.append((o[1].symbol, o[0].date().isoformat())),
+    )
+    assert len(request.dates) == 2 and alone.outcomes == spread.outcomes == 10
+    assert sorted(seen) == sorted((s, d.date().isoformat()) for d in request.dates for s in SYMBOLS)
+    assert _decided(alone) == _decided(spread)
+    decisions = set(_table(spread).decision)
+    assert "filtered" in decisions and decisions & {"select", "reject"}
+
+    # The screen is a run of its own, with its table; each desk run is recorded too.
+    store = RunStore(Settings(data_dir=tmp_path / "two").store_path)
+    run = store.get(spread.run_id)
+    assert run.kind == "screen" and run.status == "completed"
+    assert run.result is not None and run.result["symbol_dates"] == 10
+    assert {a.name for a in store.artifacts(spread.run_id)} == {
+        "candidates.csv",
+        "candidates.parquet",
+    }
+    desk_runs = {r.id for r in store.recent(kind="csp", limit=50)}
+    assert set(_table(spread).run_id.dropna()) == desk_runs
+
+
+def test_screen_command_over_dates_saves_the_table(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ALPHADESK_DATA_DIR", str(tmp_path))
+    args = ["screen", "AAPL", "IBM", "--from", "2012-06-01", "--to", "2012-06-28"]
+    done = CliRunner().invoke(app, [*args, "--every", "10", "--workers", "1", "--json"])
+    assert done.exit_code == 0, done.output
+    history = json.loads(done.stdout)
+    assert [s["as_of"][:10] for s in history["screens"]] == ["2012-06-01", "2012-06-15"]
+    table = pd.read_csv(history["table"][0])
+    assert len(table) == 4 and set(table.symbol) == {"AAPL", "IBM"}
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["--from", "2012-06-01"], "--from and --to go together"),
+        (["--from", "2012-06-01", "--to", "2012-06-29", "--as-of", "2012-06-01"], "exclude"),
+        (["--from", "2012-06-30", "--to", "2012-07-01"], "no trading session"),
+        (["--from", "June", "--to", "2012-07-01"], "YYYY-MM-DD"),
+    ],
+)
+def test_screen_command_refuses_bad_dates(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, args: list[str], said: str
+) -> None:
+    monkeypatch.setenv("ALPHADESK_DATA_DIR", str(tmp_path))
+    refused = CliRunner().invoke(app, ["screen", "AAPL", *args])
+    assert refused.exit_code == 1 and said in refused.output
+    assert not (tmp_path / "runs.sqlite").exists() or not RunStore(
+        tmp_path / "runs.sqlite"
+    ).recent()
