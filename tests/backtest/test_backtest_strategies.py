@@ -62,7 +62,7 @@ def test_parameters_are_checked() -> None:
     assert spec.params({"fast": "10"}) == {"fast": 10, "slow": 50}
     with pytest.raises(ValueError, match=r"no parameter .period.*fast, slow"):
         spec.params({"period": 3})
-    with pytest.raises(ValueError, match="must be a int"):
+    with pytest.raises(ValueError, match="fast must be an integer"):
         spec.params({"fast": "ten"})
 
 

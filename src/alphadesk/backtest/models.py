@@ -4,7 +4,7 @@ the equity curve), shared by both engines so their answers compare field by fiel
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
 import pandas as pd
@@ -21,6 +21,10 @@ __all__ = [
 ]
 
 EngineName = Literal["fast", "backtrader"]
+
+
+def _iso(value: Any) -> Any:
+    return value.isoformat() if isinstance(value, pd.Timestamp) else value
 
 
 @dataclass(frozen=True, slots=True)
@@ -198,6 +202,31 @@ class BacktestResult:
     @property
     def closed_trades(self) -> list[Trade]:
         return [t for t in self.trades if t.closed]
+
+    def to_dict(self, *, curve: bool = False) -> dict[str, Any]:
+        """A JSON-ready summary: settings, metrics, round trips, notes (and the curve)."""
+        out: dict[str, Any] = {
+            "engine": self.engine,
+            "symbol": self.symbol,
+            "strategy": self.strategy,
+            "config": asdict(self.config),
+            "start": _iso(self.equity.index[0]),
+            "end": _iso(self.equity.index[-1]),
+            "metrics": {
+                k: _iso(v) if isinstance(v, pd.Timestamp) else v
+                for k, v in asdict(self.metrics()).items()
+            },
+            "fills": len(self.fills),
+            "rejected_orders": self.rejected,
+            "trades": [
+                {k: _iso(v) if isinstance(v, pd.Timestamp) else v for k, v in asdict(t).items()}
+                for t in self.trades
+            ],
+            "notes": self.notes,
+        }
+        if curve:
+            out["equity"] = {_iso(k): float(v) for k, v in self.equity.items()}
+        return out
 
     def metrics(self) -> BacktestMetrics:
         """Performance of the run (see :func:`alphadesk.analytics.performance.backtest_metrics`)."""

@@ -144,9 +144,8 @@ class StrategySpec:
             try:
                 params[key] = kind(value) if kind is not int else int(str(value))
             except ValueError:
-                raise ValueError(
-                    f"{self.name}: {key} must be a {kind.__name__}, got {value!r}"
-                ) from None
+                what = "an integer" if kind is int else "a number"
+                raise ValueError(f"{self.name}: {key} must be {what}, got {value!r}") from None
         return params
 
     def targets(self, bars: pd.DataFrame, params: Params | None = None) -> pd.Series:
