@@ -2,8 +2,8 @@
 
 Adjustment. Raw prices carry splits (a 2:1 split looks like a 50 % crash) and leave out
 dividends. With ``adjust=True`` (the default) open, high, low and close are multiplied by
-``adj_close / close`` *relative to the window's last bar*: the last bar keeps the prices
-it traded at and earlier bars are scaled for the splits and dividends between them and
+``adj_close / close`` *relative to the window's last bar*: the last bar keeps the
+source's prices and earlier bars are scaled for the splits and dividends between them and
 that bar. Returns are then total returns and nothing from after the window is used.
 
 Close-only series (only a close or an adjusted close) get ``open = high = low = close``:
@@ -84,7 +84,7 @@ def _adjust(frame: pd.DataFrame, adj_close: pd.Series) -> tuple[pd.DataFrame, st
     for column in ("open", "high", "low", "close"):
         out[column] = frame[column] * factor
     out["volume"] = frame["volume"] / factor
-    return out, "prices adjusted for splits and dividends within the window (last bar as traded)"
+    return out, "prices adjusted for splits and dividends within the window (to the last close)"
 
 
 def validate_frame(frame: pd.DataFrame) -> pd.DataFrame:
