@@ -124,3 +124,12 @@ def test_target_outside_minus_one_to_one_is_refused(bars) -> None:
     frame = bars("AAPL", "2004-01-01", "2004-03-31")
     with pytest.raises(ValueError, match="-1, 0 or 1"):
         run_positions(frame, np.full(len(frame), 2.0))
+
+
+def test_decisions_between_bars_apply_from_the_next_close(bars) -> None:
+    frame = bars("AAPL", "2005-01-01", "2005-06-30")
+    noon = frame.index[10] - pd.Timedelta(hours=4)  # during bar 10's session
+    fast = run_positions(frame, pd.Series([1], index=[noon]))
+    assert fast.fills[0].time == frame.index[11]  # decided by bar 10's close, filled next open
+    with pytest.raises(ValueError, match="time zone"):
+        run_positions(frame, pd.Series([1], index=[noon.tz_localize(None)]))

@@ -26,14 +26,21 @@ __all__ = ["run_positions", "simulate", "target_array"]
 def target_array(target: pd.Series | np.ndarray, index: pd.Index, long_short: bool) -> np.ndarray:
     """The target as an int8 array aligned to ``index``: −1 short, 0 flat, 1 long.
 
-    A Series is aligned by label: a label the target lacks holds the previous target (a
-    decision stands until the next one) and bars before the first decision are flat.
+    A Series is aligned by time: a decision applies from the first bar closing at or after
+    it and stands until the next one; bars before the first decision are flat.
     Long/flat runs read −1 as 0.
 
     Raises:
         ValueError: A value outside {−1, 0, 1}, or an array of another length.
     """
     if isinstance(target, pd.Series):
+        dated = isinstance(target.index, pd.DatetimeIndex) and isinstance(index, pd.DatetimeIndex)
+        if dated and (target.index.tz is None) != (index.tz is None):
+            raise ValueError(
+                "the decisions' dates and the bars' must both carry a time zone or both "
+                "not; e.g. decisions.tz_localize('America/New_York')"
+            )
+        target = target.sort_index()
         values = target.reindex(index, method="ffill").fillna(0.0).to_numpy(dtype=np.float64)
     else:
         values = np.asarray(target, dtype=np.float64)
