@@ -53,9 +53,11 @@ from .patterns import (
     triangles_channels,
 )
 from .performance import (
+    BacktestMetrics,
     Drawdown,
     PerformanceStats,
     annualized_volatility,
+    backtest_metrics,
     cagr,
     max_drawdown,
     performance_stats,
@@ -93,6 +95,7 @@ from .volatility import (
 __all__ = [
     "CANDLE_PATTERNS",
     "AnalyticsError",
+    "BacktestMetrics",
     "CandleSignal",
     "ChartPattern",
     "ConfluenceZone",
@@ -120,6 +123,7 @@ __all__ = [
     "adx",
     "annualized_volatility",
     "atr",
+    "backtest_metrics",
     "bollinger",
     "breakeven",
     "bs_greeks",

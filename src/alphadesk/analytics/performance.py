@@ -19,9 +19,11 @@ from numpy.typing import ArrayLike
 from .errors import InsufficientData, InvalidInput
 
 __all__ = [
+    "BacktestMetrics",
     "Drawdown",
     "PerformanceStats",
     "annualized_volatility",
+    "backtest_metrics",
     "cagr",
     "max_drawdown",
     "performance_stats",
@@ -303,4 +305,120 @@ def performance_stats(
         profit_factor=profit_factor(r),
         best=float(r.max()),
         worst=float(r.min()),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class BacktestMetrics:
+    """The figures of a backtest: its equity curve, its round trips and what it traded.
+
+    Attributes:
+        start: First label of the equity curve.
+        end: Last label.
+        periods: Number of periodic returns (bars − 1).
+        initial: First equity value.
+        final: Last equity value.
+        cumulative_return: ``final / initial − 1``.
+        annualized_return: ``(final / initial)^(periods_per_year / periods) − 1``
+            (−1 when the account ended at or below zero).
+        volatility: Annualised volatility of the periodic returns (``None`` when the
+            account went to zero or below, where a return has no meaning).
+        sharpe: Annualised Sharpe ratio, risk-free 0 (``None`` without variation).
+        max_drawdown: Deepest peak-to-trough decline, a negative fraction (0 if none).
+        win_rate: Winning round trips (net profit > 0) / all closed round trips
+            (``None`` without a closed trade).
+        trades: Closed round trips.
+        turnover: Traded value per year over the average equity (a whole-account round
+            trip once a year is 2.0).
+        exposure: Share of bars that ended with a position.
+        commission: Commissions paid.
+        slippage: What slippage cost.
+        costs: ``commission + slippage``.
+    """
+
+    start: pd.Timestamp | int
+    end: pd.Timestamp | int
+    periods: int
+    initial: float
+    final: float
+    cumulative_return: float
+    annualized_return: float
+    volatility: float | None
+    sharpe: float | None
+    max_drawdown: float
+    win_rate: float | None
+    trades: int
+    turnover: float
+    exposure: float
+    commission: float
+    slippage: float
+    costs: float
+
+
+def backtest_metrics(
+    equity: pd.Series | ArrayLike,
+    *,
+    trade_pnls: ArrayLike = (),
+    traded_value: float = 0.0,
+    commission: float = 0.0,
+    slippage: float = 0.0,
+    exposure: ArrayLike | None = None,
+    periods_per_year: float = 252,
+) -> BacktestMetrics:
+    """Every figure of a backtest, in one pure call.
+
+    Args:
+        equity: Account value at each bar's close, the first being the starting capital.
+        trade_pnls: Net profit and loss of each closed round trip.
+        traded_value: Sum of ``|shares| × price`` over every fill.
+        commission: Commissions paid.
+        slippage: What slippage cost.
+        exposure: Per bar, whether a position was held (same length as ``equity``);
+            ``None`` counts no exposure.
+        periods_per_year: Bars in a year (252 for daily bars).
+
+    Returns:
+        The metrics.
+
+    Raises:
+        InsufficientData: Fewer than 2 equity values.
+        InvalidInput: NaN values, a non-positive starting value, an exposure of another
+            length.
+    """
+    eq = _series(equity, "equity")
+    if len(eq) < 2:
+        raise InsufficientData("backtest metrics", 2, len(eq), unit="equity values")
+    values = eq.to_numpy()
+    initial, final = float(values[0]), float(values[-1])
+    if initial <= 0:
+        raise InvalidInput(f"the starting equity must be positive, got {initial}")
+    periods = len(values) - 1
+    ratio = final / initial
+    solvent = bool((values > 0).all())
+    returns = values[1:] / values[:-1] - 1.0 if solvent else None
+    running_peak = np.maximum.accumulate(values)
+    depth = float(min(np.min(values / running_peak - 1.0), 0.0))
+    pnls = np.asarray(trade_pnls, dtype=np.float64)
+    held = np.zeros(len(values), bool) if exposure is None else np.asarray(exposure, bool)
+    if held.shape != values.shape:
+        raise InvalidInput(f"exposure has {held.size} values for {values.size} equity values")
+    years = periods / periods_per_year
+    return BacktestMetrics(
+        start=eq.index[0],
+        end=eq.index[-1],
+        periods=periods,
+        initial=initial,
+        final=final,
+        cumulative_return=ratio - 1.0,
+        annualized_return=ratio ** (1.0 / years) - 1.0 if ratio > 0 else -1.0,
+        volatility=None if returns is None else annualized_volatility(returns, periods_per_year),
+        sharpe=None if returns is None else sharpe_ratio(returns, 0.0, periods_per_year),
+        max_drawdown=depth,
+        win_rate=float(np.mean(pnls > 0)) if pnls.size else None,
+        trades=int(pnls.size),
+        turnover=float(traded_value / float(np.mean(values)) / years),
+        exposure=float(np.mean(held)),
+        commission=float(commission),
+        slippage=float(slippage),
+        costs=float(commission + slippage),
     )

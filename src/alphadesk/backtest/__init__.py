@@ -1,0 +1,70 @@
+"""Backtests: built-in strategies and arbitrary target positions, on two engines that agree.
+
+A backtest runs on bars it is given (no provider call happens inside). A strategy is a
+pure, causal signal (:mod:`.strategies`): OHLCV bars to the position wanted after each
+bar's close, −1 short, 0 flat, 1 long. Any other source of decisions (a desk's calls by
+date) trades through the same door: :func:`run_positions`.
+
+Two engines trade a target series:
+
+* ``backtrader`` (:mod:`.reference`): Backtrader itself, the reference a quant knows.
+* ``fast`` (:mod:`.fast`): the same rules replayed only at the bars where the target
+  disagrees with the position, the equity curve filled in with numpy. It gives the same
+  fills, the same round trips and the same final value to the cent, many times faster.
+
+Execution semantics (Backtrader's ``BackBroker`` defaults unless stated):
+
+* **Orders**: at the close of bar ``t``, if the sign of the position differs from the
+  target, a market order for ``target size − position`` is placed (``order_target_size``;
+  a reversal is one order). It fills at the **open of bar ``t + 1``**. An order placed
+  on the last bar never fills.
+* **Sizing** (:class:`Sizing`, whole shares): ``fraction`` buys or shorts
+  ``floor(fraction × account value / close)`` shares at bar ``t``'s close and value
+  (``fraction = 1`` is all-in); ``shares`` a fixed number. A target that stays on the same
+  side never resizes the position.
+* **Cash check**: before filling, Backtrader pseudo-executes the order at bar ``t``'s
+  close with commission; if cash would go negative the order is refused (``Margin``). At
+  the fill, the part that opens a long position is refused if the real price leaves cash
+  negative (a reversal then only closes). A refused order is counted in
+  ``BacktestResult.rejected`` and the target retries at the next close.
+* **Slippage** (:class:`Costs`): buys fill at ``open × (1 + slippage)``, sells at
+  ``open × (1 − slippage)``, capped to the bar's high and low (``slip_open``,
+  ``slip_match``).
+* **Commission**: a percentage of the traded value (``|size| × price × rate``) or a
+  fixed amount per share (``|size| × rate``), on every fill.
+* **Shorts** (``long_short=True``): sale proceeds are credited to cash, the short is
+  valued at ``size × close`` (negative); no borrow fee, no margin call. Long/flat runs
+  read a −1 target as flat.
+* **Value**: cash plus positions at each bar's close; that curve feeds the metrics
+  (:func:`alphadesk.analytics.performance.backtest_metrics`).
+
+Bars: :func:`frame_from_bars` turns the data layer's point-in-time
+:class:`~alphadesk.data.bars.Bars` into OHLCV, adjusted for splits and dividends within
+the window; signals may read bars before the traded window (``trade_from``) so
+indicators are warm, never bars after it.
+"""
+
+from .fast import run_positions
+from .frame import BacktestDataError, frame_from_bars
+from .models import BacktestConfig, BacktestResult, Costs, Fill, Sizing, Trade
+from .run import ENGINES, run_strategy, sweep
+from .strategies import STRATEGIES, StrategySpec, UnknownStrategy, get_strategy
+
+__all__ = [
+    "ENGINES",
+    "STRATEGIES",
+    "BacktestConfig",
+    "BacktestDataError",
+    "BacktestResult",
+    "Costs",
+    "Fill",
+    "Sizing",
+    "StrategySpec",
+    "Trade",
+    "UnknownStrategy",
+    "frame_from_bars",
+    "get_strategy",
+    "run_positions",
+    "run_strategy",
+    "sweep",
+]

@@ -1,0 +1,289 @@
+"""``alphadesk backtest``: a built-in strategy on one symbol's daily bars, with its metrics."""
+
+from __future__ import annotations
+
+import json
+from datetime import date, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import typer
+from rich import box
+from rich.table import Table
+
+from alphadesk.cli.common import console, err_console, fail, settings_from
+
+__all__ = ["backtest"]
+
+BAD_INPUT = 2  # exit code of a request that cannot run as given
+
+
+def _day(value: str | None, option: str) -> date | None:
+    if value is None:
+        return None
+    try:
+        return date.fromisoformat(value)
+    except ValueError:
+        raise fail(
+            f"{option} {value!r} is not a date", "use YYYY-MM-DD, e.g. 2005-01-01", BAD_INPUT
+        ) from None
+
+
+def _end_of(day: date | None) -> datetime:
+    """The close of ``day`` (or of the last session before it); now without a day."""
+    from datetime import UTC
+
+    from alphadesk.data.calendar import session_close, sessions_between
+
+    if day is None:
+        return datetime.now(UTC)
+    earlier = sessions_between(day - timedelta(days=10), day)
+    if not earlier:
+        raise fail(f"no trading session on or before {day}", "pick a later --to", BAD_INPUT)
+    return session_close(earlier[-1])
+
+
+def _params(pairs: list[str]) -> dict[str, str]:
+    params: dict[str, str] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise fail(f"--param {pair!r} is not NAME=VALUE", "e.g. --param fast=10", BAD_INPUT)
+        params[key.strip()] = value.strip()
+    return params
+
+
+def backtest(
+    ctx: typer.Context,
+    strategy: str = typer.Argument(
+        ..., help="A built-in strategy: buy_hold, sma_cross, macd, kdj_rsi, zmr."
+    ),
+    symbol: str = typer.Argument(..., help="The symbol to trade, e.g. AAPL."),
+    start: str | None = typer.Option(
+        None, "--from", help="First day to trade (YYYY-MM-DD). Default: the first bar."
+    ),
+    end: str | None = typer.Option(
+        None, "--to", help="Last day (YYYY-MM-DD), bars closed by then. Default: now."
+    ),
+    engine: str = typer.Option("fast", help="fast (vectorised) or backtrader (the reference)."),
+    cash: float = typer.Option(100_000.0, help="Starting cash."),
+    commission: float = typer.Option(
+        0.001, help="Commission per fill: a fraction of value (0.001 = 0.1%), see --per-share."
+    ),
+    per_share: bool = typer.Option(
+        False, "--per-share", help="Read --commission as currency per share."
+    ),
+    slippage: float = typer.Option(0.0005, help="Slippage per fill, a fraction of the price."),
+    fraction: float = typer.Option(0.95, help="Share of equity per position (1 = all-in)."),
+    long_short: bool = typer.Option(
+        False, "--long-short", help="Go short on a sell signal (default: flat)."
+    ),
+    param: list[str] = typer.Option(
+        [], "--param", "-p", help="Strategy parameter NAME=VALUE (repeatable)."
+    ),
+    trades: int = typer.Option(10, "--trades", min=0, help="How many of the last trades to list."),
+    chart: Path | None = typer.Option(
+        None, "--chart", file_okay=False, help="Folder for equity and drawdown PNGs."
+    ),
+    as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
+) -> None:
+    """Backtest a built-in strategy on daily bars: next-open fills, costs, whole shares.
+
+    Indicators warm up on the bars before --from; orders fill at the next bar's open.
+    """
+    from alphadesk.backtest import ENGINES, get_strategy
+    from alphadesk.backtest.strategies import UnknownStrategy
+
+    try:
+        get_strategy(strategy)
+    except UnknownStrategy as exc:
+        raise fail(str(exc), "see `alphadesk backtest --help`", BAD_INPUT) from None
+    if engine not in ENGINES:
+        raise fail(f"unknown engine {engine!r}", f"use one of: {', '.join(ENGINES)}", BAD_INPUT)
+    try:
+        params = get_strategy(strategy).params(_params(param))
+    except ValueError as exc:
+        raise fail(str(exc), "see the strategy's parameters in the error", BAD_INPUT) from None
+    first, last = _day(start, "--from"), _day(end, "--to")
+    if first and last and first > last:
+        raise fail(f"--from {first} is after --to {last}", "swap the dates", BAD_INPUT)
+    config = _config(cash, commission, per_share, slippage, fraction, long_short)
+    frame, notes, name = _load(ctx, symbol, first, last)
+    result = _run(strategy, frame, params, config, engine, first, name, notes)
+    if chart is not None:
+        from alphadesk.backtest.charts import save_charts
+
+        for path in save_charts(result, chart):
+            err_console.print(f"[dim]chart: {path}[/]")
+    if as_json:
+        typer.echo(json.dumps(result.to_dict(), indent=2, default=str))
+        return
+    benchmark = None
+    if strategy != "buy_hold":
+        benchmark = _run("buy_hold", frame, {}, config, "fast", first, name, notes)
+    _print(result, benchmark, trades)
+
+
+def _config(
+    cash: float,
+    commission: float,
+    per_share: bool,
+    slippage: float,
+    fraction: float,
+    long_short: bool,
+) -> Any:
+    from alphadesk.backtest import BacktestConfig, Costs, Sizing
+
+    try:
+        return BacktestConfig(
+            cash=cash,
+            costs=Costs(commission, "per_share" if per_share else "percent", slippage),
+            sizing=Sizing("fraction", fraction=fraction),
+            long_short=long_short,
+        )
+    except ValueError as exc:
+        raise fail(str(exc), "see `alphadesk backtest --help`", BAD_INPUT) from None
+
+
+def _load(
+    ctx: typer.Context, symbol: str, first: date | None, last: date | None
+) -> tuple[Any, list[str], str]:
+    """Every bar known at --to's close (the history before --from warms the indicators)."""
+    from alphadesk.backtest import BacktestDataError, frame_from_bars
+    from alphadesk.data import DataError, build_provider
+    from alphadesk.data.symbols import normalize_symbol
+
+    try:
+        name = normalize_symbol(symbol)
+        market = build_provider(settings_from(ctx))
+        try:
+            bars = market.daily_bars(name, _end_of(last))
+        except DataError:
+            # No --to: "now" is too recent for a historical source; use its last bar.
+            ends = [c.end for c in market.coverage() if c.symbol == name and c.end]
+            if last is not None or not ends:
+                raise
+            bars = market.daily_bars(name, _end_of(max(ends)))
+        frame, notes = frame_from_bars(bars)
+    except (DataError, BacktestDataError, ValueError) as exc:
+        raise fail(
+            str(exc), "`alphadesk data list` shows the symbols and ranges", BAD_INPUT
+        ) from None
+    if first is not None and frame.index[-1].date() < first:
+        raise fail(
+            f"{name} has no bars from {first} to {last or 'now'} "
+            f"(its data ends {frame.index[-1].date()})",
+            "`alphadesk data list` shows each symbol's range",
+            BAD_INPUT,
+        )
+    if first is not None and frame.index[0].date() > first:
+        notes.append(f"{name}'s data starts {frame.index[0].date()}, after --from {first}")
+    return frame, notes, name
+
+
+def _run(
+    strategy: str,
+    frame: Any,
+    params: dict[str, Any],
+    config: Any,
+    engine: str,
+    first: date | None,
+    symbol: str,
+    notes: list[str],
+) -> Any:
+    from alphadesk.backtest import run_strategy
+
+    try:
+        return run_strategy(
+            strategy,
+            frame,
+            params,
+            config,
+            engine=engine,  # type: ignore[arg-type]
+            trade_from=first,
+            symbol=symbol,
+            notes=notes,
+        )
+    except ValueError as exc:
+        raise fail(str(exc), "widen the date range or change --param", BAD_INPUT) from None
+
+
+def _pct(value: float | None) -> str:
+    return "-" if value is None else f"{value:.2%}"
+
+
+def _num(value: float | None, digits: int = 2) -> str:
+    return "-" if value is None else f"{value:,.{digits}f}"
+
+
+def _rows(result: Any) -> dict[str, str]:
+    m = result.metrics()
+    return {
+        "final value": _num(m.final),
+        "cumulative return": _pct(m.cumulative_return),
+        "annualised return": _pct(m.annualized_return),
+        "volatility": _pct(m.volatility),
+        "Sharpe": _num(m.sharpe),
+        "max drawdown": _pct(m.max_drawdown),
+        "trades (closed)": str(m.trades),
+        "win rate": _pct(m.win_rate),
+        "exposure": _pct(m.exposure),
+        "turnover / year": _num(m.turnover),
+        "commission": _num(m.commission),
+        "slippage": _num(m.slippage),
+        "orders refused (cash)": str(result.rejected),
+    }
+
+
+def _print(result: Any, benchmark: Any | None, last_trades: int) -> None:
+    spec = result.strategy or {}
+    params = ", ".join(f"{k}={v}" for k, v in spec.get("params", {}).items())
+    start, end = result.equity.index[0].date(), result.equity.index[-1].date()
+    console.print(
+        f"[bold]{result.symbol} {spec.get('name')}({params})[/] {start} to {end}, "
+        f"{len(result.equity)} bars, {result.engine} engine"
+    )
+    table = Table(
+        "metric",
+        spec.get("name", "strategy"),
+        *(["buy & hold"] if benchmark is not None else []),
+    )
+    ours = _rows(result)
+    theirs = _rows(benchmark) if benchmark is not None else {}
+    for key, value in ours.items():
+        table.add_row(key, value, *([theirs[key]] if benchmark is not None else []))
+    console.print(table)
+    shown = result.trades[-last_trades:] if last_trades else []
+    if shown:
+        listing = Table(
+            "entry",
+            "exit",
+            "shares",
+            "in",
+            "out",
+            "net P&L",
+            "bars",
+            title=f"last {len(shown)} of {len(result.trades)} trades (shares < 0: short)",
+            box=box.SIMPLE_HEAD,
+        )
+        for t in shown:
+            listing.add_row(
+                str(t.entry_time.date()),
+                str(t.exit_time.date()) if t.exit_time is not None else "open",
+                str(t.size),
+                f"{t.entry_price:.2f}",
+                f"{t.exit_price:.2f}" if t.exit_price is not None else "-",
+                f"{t.pnl_net:,.2f}",
+                str(t.bars),
+            )
+        console.print(listing)
+    config = result.config
+    costs = config.costs
+    unit = "/share" if costs.commission_type == "per_share" else " of value"
+    console.print(
+        f"[dim]cash {config.cash:,.0f}; commission {costs.commission:g}{unit}; slippage "
+        f"{costs.slippage:.2%}; {config.sizing.fraction:.0%} of equity per position; "
+        f"{'long/short' if config.long_short else 'long/flat'}; fills at the next open[/]"
+    )
+    for note in result.notes:
+        console.print(f"[dim]note: {note}[/]")

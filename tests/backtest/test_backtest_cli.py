@@ -1,0 +1,78 @@
+"""`alphadesk backtest` through typer's CliRunner, offline (bundled data)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from alphadesk.backtest import BacktestConfig, Costs, run_strategy
+from alphadesk.cli.app import app
+
+runner = CliRunner()
+
+
+@pytest.fixture(autouse=True)
+def _private_data_dir(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("ALPHADESK_DATA_DIR", str(tmp_path))
+    monkeypatch.setenv("COLUMNS", "200")
+
+
+def test_sma_cross_on_aapl_prints_a_table(bars) -> None:
+    result = runner.invoke(
+        app, ["backtest", "sma_cross", "AAPL", "--from", "2005-01-01", "--to", "2010-12-31"]
+    )
+    assert result.exit_code == 0, result.output
+    for text in ("sma_cross(fast=20, slow=50)", "Sharpe", "max drawdown", "buy & hold"):
+        assert text in result.output
+    assert "2005-01-03 to 2010-12-31" in result.output
+    # The table's final value is the engine's (indicators warm up on bars before --from).
+    frame = bars("AAPL", "2000-01-01", "2010-12-31")
+    config = BacktestConfig(costs=Costs(0.001, slippage=0.0005))
+    expected = run_strategy("sma_cross", frame, config=config, trade_from="2005-01-01")
+    assert f"{expected.final_value:,.2f}" in result.output
+
+
+def test_json_from_the_backtrader_engine_agrees_with_the_fast_one() -> None:
+    args = ["backtest", "macd", "MSFT", "--from", "2008-01-01", "--to", "2009-12-31", "--json"]
+    fast = json.loads(runner.invoke(app, args).output)
+    reference = json.loads(runner.invoke(app, [*args, "--engine", "backtrader"]).output)
+    assert (fast["engine"], reference["engine"]) == ("fast", "backtrader")
+    assert fast["metrics"] == reference["metrics"]
+    assert fast["trades"] == reference["trades"]
+    assert fast["metrics"]["trades"] > 5
+
+
+def test_charts_are_written(tmp_path: Path) -> None:
+    folder = tmp_path / "charts"
+    args = ["backtest", "zmr", "NVDA", "--from", "2016-01-01", "--to", "2017-12-31"]
+    result = runner.invoke(app, [*args, "--chart", str(folder), "--trades", "0"])
+    assert result.exit_code == 0, result.output
+    for name in ("NVDA_zmr_equity.png", "NVDA_zmr_drawdown.png"):
+        data = (folder / name).read_bytes()
+        assert data.startswith(b"\x89PNG") and 5_000 < len(data) < 200_000
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["turtle", "AAPL"], "unknown strategy 'turtle'"),
+        (["./mine.py", "AAPL"], "strategy files are not supported yet"),
+        (["sma_cross", "NOSUCH"], "no provider had daily bars"),
+        (["sma_cross", "AAPL", "--from", "2014-01-01", "--to", "2014-06-30"], "bars end 2013"),
+        (["sma_cross", "AAPL", "--from", "2013-03-01", "--to", "2013-03-05"], "fewer than 2"),
+        (["sma_cross", "AAPL", "--from", "2010-02-01", "--to", "2010-01-01"], "after --to"),
+        (["sma_cross", "AAPL", "--from", "2010-02-30"], "is not a date"),
+        (["sma_cross", "AAPL", "--engine", "zipline"], "unknown engine"),
+        (["sma_cross", "AAPL", "-p", "period=3"], "no parameter 'period'"),
+        (["sma_cross", "AAPL", "-p", "fast=60"], "must be shorter than slow"),
+        (["sma_cross", "AAPL", "--slippage", "1.5"], "slippage must be"),
+    ],
+)
+def test_bad_input_exits_2_with_a_message(args: list[str], message: str) -> None:
+    result = runner.invoke(app, ["backtest", *args])
+    assert result.exit_code == 2, result.output
+    assert message in result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit)
