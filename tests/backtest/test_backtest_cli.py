@@ -65,7 +65,7 @@ def test_charts_are_written(tmp_path: Path) -> None:
         (["sma_cross", "AAPL", "--from", "2013-03-01", "--to", "2013-03-05"], "fewer than 2"),
         (["sma_cross", "AAPL", "--from", "2010-02-01", "--to", "2010-01-01"], "after --to"),
         (["sma_cross", "AAPL", "--from", "2010-02-30"], "is not a date"),
-        (["sma_cross", "AAPL", "--engine", "zipline"], "unknown engine"),
+        (["sma_cross", "AAPL", "--engine", "zipline"], "'zipline' is not one of"),
         (["sma_cross", "AAPL", "-p", "period=3"], "no parameter 'period'"),
         (["sma_cross", "AAPL", "-p", "fast=60"], "must be shorter than slow"),
         (["sma_cross", "AAPL", "--slippage", "1.5"], "slippage must be"),
