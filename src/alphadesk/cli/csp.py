@@ -56,6 +56,7 @@ def csp(
     from alphadesk.data.symbols import normalize_symbol
     from alphadesk.llm.base import ModelError
     from alphadesk.pipelines.csp.models import CspRequest
+    from alphadesk.store import RunConflict
 
     settings = settings_from(ctx)
     if depth not in ("quick", "standard", "deep"):
@@ -75,7 +76,7 @@ def csp(
         raise fail(str(exc)) from None
     try:
         results = asyncio.run(_run(settings, requests, model, resume, live=not as_json))
-    except (DataError, ModelError, KeyError) as exc:
+    except (DataError, ModelError, KeyError, RunConflict) as exc:
         raise fail(str(exc)) from None
     if as_json:
         typer.echo(json.dumps([r.model_dump(mode="json") for r in results], indent=2))

@@ -138,6 +138,7 @@ class PipelineRunner(Generic[RequestT, ResultT]):
                         resume=resume_run_id is not None,
                         interrupt_after=interrupt_after,
                         charts=self.charts,
+                        journal=recorder.journal,
                     )
                     result = await self.desk.analyze(request, session)
             except BaseException as exc:  # record the interruption, then let it propagate
