@@ -21,6 +21,7 @@ from typing import TypeVar
 
 __all__ = [
     "BUSY_TIMEOUT_S",
+    "CorruptDatabase",
     "connect",
     "create",
     "is_locked",
@@ -36,6 +37,10 @@ T = TypeVar("T")
 BUSY_TIMEOUT_S = 30.0  # how long one statement waits for another process's write lock
 _RETRIES = 8  # then retried with backoff: 0.05 s, 0.1 s ... about 13 s more in all
 _BASE_DELAY_S = 0.05
+
+
+class CorruptDatabase(sqlite3.DatabaseError):
+    """A file that is not a readable SQLite database (garbage bytes, a truncated copy)."""
 
 
 def is_locked(exc: BaseException) -> bool:
@@ -97,7 +102,15 @@ def create(path: Path, schema: str, *, rebuild_if_corrupt: bool = False) -> None
                 db.execute("PRAGMA journal_mode=WAL")
             db.executescript(schema)
 
-    retry_locked(setup)
+    try:
+        retry_locked(setup)
+    except sqlite3.DatabaseError as exc:
+        if is_locked(exc):
+            raise
+        raise CorruptDatabase(
+            f"{path} is not a readable SQLite database ({exc}); move it aside (e.g. rename it "
+            "to *.bak) and alphadesk starts a new one there"
+        ) from exc
 
 
 def _corruption(path: Path) -> str | None:
