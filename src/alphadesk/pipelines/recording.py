@@ -13,6 +13,7 @@ from alphadesk.agent.usage import LedgerEntry, UsageLedger
 from alphadesk.llm.journal import Journal
 from alphadesk.llm.messages import ModelResponse
 from alphadesk.store import RunStore
+from alphadesk.store.redact import redact_json
 
 __all__ = ["RunRecorder"]
 
@@ -74,6 +75,7 @@ class RunRecorder:
         )
 
     def emit(self, event: BaseEvent) -> None:
+        event = _redacted(event)  # what is stored and what is shown hold no API key
         self._writer.event(event)
         if getattr(event, "kind", None) == "model_response":  # a call completed: its entry
             self._writer.ledger(self.ledger.entries)
@@ -92,3 +94,9 @@ class RunRecorder:
         self._writer.ledger(self.ledger.entries)
         self._writer.close()
         self.store.finish(self.run_id, status=status, result=result, error=error)
+
+
+def _redacted(event: BaseEvent) -> BaseEvent:
+    dumped = event.model_dump(mode="json")
+    cleaned = redact_json(dumped)
+    return event if cleaned == dumped else type(event).model_validate(cleaned)
