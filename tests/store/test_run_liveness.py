@@ -128,3 +128,12 @@ def test_a_run_in_progress_writes_through_one_connection_in_batches(
     assert len(opened) == 2  # one to read where the run stands, one to write all of it
     assert writer.flushes == 20
     assert [e["agent"] for e in store.events(run_id)] == [f"a{i}" for i in range(60)]
+
+
+def test_an_event_sent_after_the_run_finished_is_still_stored(data_dir: Path) -> None:
+    store = RunStore(data_dir / "alphadesk.sqlite")
+    run_id = _csp(store)
+    writer = store.writer(run_id)
+    writer.close()
+    writer.event(RunStarted(run_id=run_id, agent="late", model="m", as_of=AS_OF, tools=[]))
+    assert [e["agent"] for e in store.events(run_id)] == ["late"]

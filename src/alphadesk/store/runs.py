@@ -374,7 +374,8 @@ class RunWriter:
     ending) and on ``close``; ledger entries and model responses written as each call
     completes. A crash loses at most the events after the last boundary.
 
-    Thread-safe (a lock around the connection); reopens itself if used after ``close``.
+    Thread-safe (a lock around the connection). Used after ``close`` (an event announcing
+    the end, sent after the run was finished), it writes each event at once.
     """
 
     def __init__(self, store: RunStore, run_id: str) -> None:
@@ -382,6 +383,7 @@ class RunWriter:
         self._lock = threading.Lock()
         self._db: sqlite3.Connection | None = None
         self._events: list[tuple[str, str]] = []
+        self._closed = False  # after close, each event is written as it comes
         with store._connect() as db:
             self._next_event = _count(db, "SELECT MAX(seq) FROM run_events", run_id) + 1
             self._ledger_written = _count(db, "SELECT COUNT(*) FROM run_ledger", run_id)
@@ -399,7 +401,7 @@ class RunWriter:
         kind = str(body.get("kind", type(event).__name__))
         with self._lock:
             self._events.append((kind, json.dumps(body)))
-            if kind in _BOUNDARIES or len(self._events) >= _MAX_BUFFER:
+            if self._closed or kind in _BOUNDARIES or len(self._events) >= _MAX_BUFFER:
                 self._flush_locked(ledger=())
 
     def ledger(self, entries: Sequence[BaseModel]) -> None:
@@ -428,6 +430,7 @@ class RunWriter:
         """Write what is buffered and close the connection."""
         with self._lock:
             self._flush_locked(ledger=())
+            self._closed = True
             if self._db is not None:
                 self._db.close()
                 self._db = None
