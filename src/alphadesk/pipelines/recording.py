@@ -75,7 +75,7 @@ class RunRecorder:
         )
 
     def emit(self, event: BaseEvent) -> None:
-        event = _redacted(event)  # what is stored and what is shown hold no API key
+        event = _redacted(event, self._writer.secrets)  # stored and shown without API keys
         self._writer.event(event)
         if getattr(event, "kind", None) == "model_response":  # a call completed: its entry
             self._writer.ledger(self.ledger.entries)
@@ -96,7 +96,7 @@ class RunRecorder:
         self.store.finish(self.run_id, status=status, result=result, error=error)
 
 
-def _redacted(event: BaseEvent) -> BaseEvent:
+def _redacted(event: BaseEvent, secrets: list[str]) -> BaseEvent:
     dumped = event.model_dump(mode="json")
-    cleaned = redact_json(dumped)
+    cleaned = redact_json(dumped, secrets)
     return event if cleaned == dumped else type(event).model_validate(cleaned)

@@ -14,7 +14,14 @@ import os
 import re
 from typing import Any
 
-__all__ = ["REDACTED", "RedactingFilter", "install_log_redaction", "redact", "redact_json"]
+__all__ = [
+    "REDACTED",
+    "RedactingFilter",
+    "env_secrets",
+    "install_log_redaction",
+    "redact",
+    "redact_json",
+]
 
 REDACTED = "[REDACTED]"
 
@@ -31,7 +38,8 @@ _SHAPES = re.compile(
 )
 
 
-def _env_secrets() -> list[str]:
+def env_secrets() -> list[str]:
+    """The values of the environment's credential variables, longest first."""
     values = {
         value
         for name, value in os.environ.items()
@@ -40,24 +48,29 @@ def _env_secrets() -> list[str]:
     return sorted(values, key=len, reverse=True)  # a longer key first if one contains another
 
 
-def redact(text: str) -> str:
-    """``text`` with every API key in it replaced by ``[REDACTED]``."""
+def redact(text: str, secrets: list[str] | None = None) -> str:
+    """``text`` with every API key in it replaced by ``[REDACTED]``.
+
+    ``secrets``: the environment's credential values, when the caller already read them
+    (reading the environment costs more than searching a short text).
+    """
     if not text:
         return text
-    for secret in _env_secrets():
+    for secret in env_secrets() if secrets is None else secrets:
         if secret in text:
             text = text.replace(secret, REDACTED)
     return _SHAPES.sub(REDACTED, text)
 
 
-def redact_json(value: Any) -> Any:
+def redact_json(value: Any, secrets: list[str] | None = None) -> Any:
     """``value`` (decoded JSON: dicts, lists, strings...) with every string redacted."""
+    secrets = env_secrets() if secrets is None else secrets  # read once for the whole value
     if isinstance(value, str):
-        return redact(value)
+        return redact(value, secrets)
     if isinstance(value, dict):
-        return {key: redact_json(item) for key, item in value.items()}
+        return {key: redact_json(item, secrets) for key, item in value.items()}
     if isinstance(value, list):
-        return [redact_json(item) for item in value]
+        return [redact_json(item, secrets) for item in value]
     return value
 
 

@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict
 
 from alphadesk.store import sqlite
 from alphadesk.store.owner import Owner, current_owner, owner_alive
-from alphadesk.store.redact import redact, redact_json
+from alphadesk.store.redact import env_secrets, redact, redact_json
 
 __all__ = [
     "Artifact",
@@ -384,6 +384,7 @@ class RunWriter:
         self._db: sqlite3.Connection | None = None
         self._events: list[tuple[str, str]] = []
         self._closed = False  # after close, each event is written as it comes
+        self.secrets = env_secrets()  # read once per run: the environment is slow to scan
         with store._connect() as db:
             self._next_event = _count(db, "SELECT MAX(seq) FROM run_events", run_id) + 1
             self._ledger_written = _count(db, "SELECT COUNT(*) FROM run_ledger", run_id)
@@ -397,7 +398,7 @@ class RunWriter:
 
     def event(self, event: BaseModel) -> None:
         """Buffer ``event``; write the buffer when it ends a step."""
-        body = redact_json(event.model_dump(mode="json"))
+        body = redact_json(event.model_dump(mode="json"), self.secrets)
         kind = str(body.get("kind", type(event).__name__))
         with self._lock:
             self._events.append((kind, json.dumps(body)))
@@ -411,7 +412,7 @@ class RunWriter:
 
     def call(self, key: str, response: BaseModel) -> None:
         """Record one completed model call's response under its request key, at once."""
-        body = redact(response.model_dump_json())
+        body = redact(response.model_dump_json(), self.secrets)
         with self._lock:
             seq = self._next_call
             self._write(
