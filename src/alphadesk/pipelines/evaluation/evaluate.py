@@ -164,8 +164,9 @@ def _frames(
             frame, _notes = frame_from_bars(bars)
             raw, _ = frame_from_bars(bars, adjust=False)
         except (DataError, ValueError) as exc:
+            said = str(exc) if symbol in str(exc) else f"{symbol}: {exc}"
             raise EvaluationError(
-                f"{symbol}: {exc} (`alphadesk data list` shows each symbol's range)"
+                f"{said} (`alphadesk data list` shows each symbol's range)"
             ) from None
         first = pd.Timestamp(dates[0]).tz_convert(frame.index.tz)
         if frame.index[0] > first:

@@ -17,7 +17,7 @@ import pandas as pd
 from .models import DecisionRecord, EvalSpec
 from .scoring import POOLED, Scored
 
-__all__ = ["TABLE_FILES", "markdown_table", "write_files"]
+__all__ = ["TABLE_FILES", "decision_counts", "markdown_table", "write_files"]
 
 TABLE_FILES = ("table.md", "table.csv", "table.json", "decisions.csv")
 _COUNTS = {
@@ -42,7 +42,8 @@ def _num(value: Any, digits: int = 2) -> str:
     return "-" if value is None else f"{value:,.{digits}f}"
 
 
-def _counts(row: dict[str, Any]) -> str:
+def decision_counts(row: dict[str, Any]) -> str:
+    """The decisions (and puts) of a row in a few characters, e.g. ``B 3 / H 5 / S 2``."""
     parts = [f"{short} {row[key]}" for key, short in _COUNTS.items() if row.get(key) is not None]
     return " / ".join(parts) or "-"
 
@@ -77,7 +78,7 @@ def markdown_table(rows: Sequence[dict[str, Any]]) -> str:
             str(row["trades"]),
             _num(row["turnover"]),
             _num(row["costs"]),
-            _counts(row),
+            decision_counts(row),
             str(row["model_calls"]) if row["strategy"] in ("desk", "csp_desk") else "-",
             _num(row["model_cost_usd"], 4) if row["strategy"] in ("desk", "csp_desk") else "-",
         ]
