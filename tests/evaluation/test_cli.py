@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 
 from alphadesk.cli.app import app
 
-TINY = ["eval", "--symbols", "ibm", "--from", "2011-01-03", "--to", "2011-01-31", "--every", "10"]
+TINY = ["eval", "--symbols", "ibm", "--from", "2011-01-03", "--to", "2011-01-31", "--every", "20"]
 
 
 def test_eval_prints_the_table_writes_the_files_and_replays(tmp_path: Path) -> None:
@@ -18,7 +18,7 @@ def test_eval_prints_the_table_writes_the_files_and_replays(tmp_path: Path) -> N
     out = tmp_path / "tiny"
     shown = CliRunner().invoke(app, [*TINY, "--out", str(out)], env=env)
     assert shown.exit_code == 0, shown.output
-    assert "desk (rules) on IBM, 2011-01-03 to 2011-01-31, every 10 sessions" in shown.output
+    assert "desk (rules) on IBM, 2011-01-03 to 2011-01-31, every 20 sessions" in shown.output
     for name in ("desk", "buy_hold", "sma_cross", "macd", "kdj_rsi", "zmr", "pooled"):
         assert name in shown.output
     for name in ("table.md", "table.csv", "table.json", "equity.png", "drawdown.png"):
@@ -29,7 +29,7 @@ def test_eval_prints_the_table_writes_the_files_and_replays(tmp_path: Path) -> N
     assert payload["manifest"]["cache_mode"] == "replay"
     assert payload["manifest"]["live_model_calls"] == 0
     assert payload["rows"] == json.loads((out / "table.json").read_text())["rows"]
-    assert payload["rows"][0]["decisions"] == 2
+    assert payload["rows"][0]["decisions"] == 1
 
 
 @pytest.mark.parametrize(

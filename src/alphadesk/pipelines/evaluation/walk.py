@@ -53,14 +53,15 @@ class Metered:
         scope = current_decision()
         if scope is None:
             return response
-        cost = response.usage.cost_usd
-        if response.cached:
+        cost, usage = response.usage.cost_usd, response.usage
+        if not response.cached:
+            scope.live_calls += 1
+            scope.live_cost_usd += cost
+        elif usage.input_tokens or usage.output_tokens:
+            # A hit's cost is zeroed: look up what it first cost (no tokens, no cost).
             key = cache_key(self.name, messages, tools, settings)
             stored = await asyncio.to_thread(self.inner.cache.get, key)
             cost = stored.usage.cost_usd if stored is not None else 0.0
-        else:
-            scope.live_calls += 1
-            scope.live_cost_usd += cost
         scope.model_calls += 1
         scope.model_cost_usd += cost
         return response
