@@ -42,6 +42,7 @@ def test_eval_prints_the_table_writes_the_files_and_replays(tmp_path: Path) -> N
         (["--desk", "fund"], "fund"),
         (["--symbols", "IBM", "--from", "1990-01-02", "--to", "1990-02-01"], "no 1d bar"),
         (["--every", "0"], "--every"),
+        (["--symbols", "IBM", "--model", "nonsense"], "unknown model 'nonsense'"),
     ],
 )
 def test_bad_input_is_a_clear_error(tmp_path: Path, args: list[str], said: str) -> None:

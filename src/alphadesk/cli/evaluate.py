@@ -209,6 +209,14 @@ def _print(result: Any) -> None:
             end_section=i + 1 < len(rows) and rows[i + 1]["symbol"] != row["symbol"],
         )
     console.print(table)
+    failed = [d for d in result.decisions if d.decision == "failed"]
+    if failed:
+        err_console.print(
+            f"[yellow]{len(failed)} of {len(result.decisions)} decisions failed "
+            f"(positions held); the first: {failed[0].symbol} {failed[0].as_of.date()}: "
+            f"{failed[0].reason}[/]\n[dim]every reason is in decisions.csv; a rerun asks the "
+            "model again for these (the recorded answers replay)[/]"
+        )
     manifest = result.manifest
     err_console.print(
         f"[dim]cache {manifest['cache_mode']}: {manifest['live_model_calls']} live model calls "

@@ -12,7 +12,8 @@ How an evaluation runs (``alphadesk eval``, :func:`evaluate`):
    stands alone and a rerun asks the same questions.
 3. **Models.** Every agent's model (``rules`` included) sits behind the response cache
    in the evaluation's own store (``<folder>/store``). The first evaluation records; a
-   second one of the same spec in the same folder replays and calls no model. The table
+   second one of the same spec in the same folder replays and calls no model (after
+   failed decisions it records again, so only those reach the model). The table
    counts each decision's model calls at their first-answered cost, so it is the same
    either way; the manifest says how many calls were live.
 4. **Positions.** Trading desk: BUY → long, SELL → flat (short with ``long_short``),

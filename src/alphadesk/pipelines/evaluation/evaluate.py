@@ -78,7 +78,9 @@ async def evaluate(
 
     The desk's runs, ledgers and the response cache live in ``<folder>/store``: the first
     evaluation records every model answer, and an evaluation whose folder holds a finished
-    one of the same spec replays them (a request never recorded fails with ``CacheMiss``).
+    one of the same spec with no failed decision replays them (a request never recorded
+    fails with ``CacheMiss``). After failures it records again: the answers already
+    recorded are reused, only the failed decisions reach the model.
 
     Raises:
         EvaluationError: No data or no session in the range, an unknown symbol.
@@ -101,7 +103,10 @@ async def evaluate(
         market = build_provider(settings)
     dates = _dates(spec)
     frames, closes = _frames(market, spec, dates)
-    desk = _desk(spec, local, guard(market), desk_factory, wrap_model, mode)
+    try:
+        desk = _desk(spec, local, guard(market), desk_factory, wrap_model, mode)
+    except ValueError as exc:  # e.g. a model string LiteLLM cannot read
+        raise EvaluationError(str(exc)) from None
     if on_start is not None:
         on_start(len(dates) * len(spec.symbols))
     records = await walk(spec, local, desk, dates, on_decision=on_decision)
@@ -129,7 +134,9 @@ def _cache_mode(settings: Settings, folder: Path, spec: EvalSpec) -> CacheMode:
     except (OSError, ValueError):
         return CacheMode.RECORD
     same = before.get("fingerprint") == spec.fingerprint()
-    return CacheMode.REPLAY if same and before.get("status") == "complete" else CacheMode.RECORD
+    # Failed decisions are asked again (in record mode the recorded answers still replay).
+    whole = before.get("status") == "complete" and before.get("failed") == 0
+    return CacheMode.REPLAY if same and whole else CacheMode.RECORD
 
 
 def _dates(spec: EvalSpec) -> list[datetime]:
@@ -265,6 +272,7 @@ def _manifest(
         "started_at": started.isoformat(),
         "wall_seconds": round(seconds, 3),
         "decisions": len(records),
+        "failed": sum(r.decision == "failed" for r in records),
         "model_calls": sum(r.model_calls for r in records),
         "live_model_calls": sum(r.live_calls for r in records),
         "live_cost_usd": sum(r.model_cost_usd for r in records if r.live_calls),
