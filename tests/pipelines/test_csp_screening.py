@@ -86,6 +86,9 @@ async def test_a_screen_in_processes_decides_as_one_process_does(tmp_path: Path)
     }
     desk_runs = {r.id for r in store.recent(kind="csp", limit=50)}
     assert set(_table(spread).run_id.dropna()) == desk_runs
+    # Nobody looks at a chart during a screen, so none is drawn (`alphadesk csp` draws one).
+    runs_dir = tmp_path / "two" / "runs"
+    assert desk_runs and not [png for run in desk_runs for png in (runs_dir / run).glob("*.png")]
 
 
 def test_screen_command_over_dates_saves_the_table(

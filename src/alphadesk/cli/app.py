@@ -56,4 +56,7 @@ def version() -> None:
 
 
 def main() -> None:
+    from alphadesk.store.redact import install_log_redaction
+
+    install_log_redaction()  # no API key in any log line the CLI prints
     app()
