@@ -14,6 +14,7 @@ from alphadesk.cli.desk import desk
 from alphadesk.cli.portfolio import portfolio_app
 from alphadesk.cli.runs import runs_app
 from alphadesk.cli.screen import screen
+from alphadesk.cli.serve import serve
 from alphadesk.cli.tools import tools_app
 
 app = typer.Typer(
@@ -32,6 +33,7 @@ app.command("desk")(desk)
 app.add_typer(chat_app, name="chat")
 app.command("ask")(ask)
 app.add_typer(portfolio_app, name="portfolio")
+app.command("serve")(serve)
 
 
 @app.callback()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from datetime import UTC, date, datetime, timedelta
+from datetime import UTC, date, datetime
 from typing import Any
 
 import typer
@@ -17,7 +17,7 @@ __all__ = ["csp"]
 def parse_as_of(value: str | None) -> datetime:
     """A date means that day's close on the exchange (data known at the close); a day
     without a session means the last close before it. No date means now."""
-    from alphadesk.data.calendar import session_close, sessions_between
+    from alphadesk.data.calendar import close_on_or_before, local_date
 
     if value is None:
         return datetime.now(UTC)
@@ -25,12 +25,13 @@ def parse_as_of(value: str | None) -> datetime:
         day = date.fromisoformat(value)
     except ValueError:
         raise fail(f"--as-of {value!r} is not a date", "use YYYY-MM-DD, e.g. 2021-06-30") from None
-    earlier = sessions_between(day - timedelta(days=10), day)
-    if not earlier:
-        raise fail(f"no trading session on or before {day}", "pick a date the exchange was open")
-    if earlier[-1] != day:
-        err_console.print(f"[dim]{day} has no session: using the close of {earlier[-1]}[/]")
-    return session_close(earlier[-1])
+    try:
+        close = close_on_or_before(day)
+    except ValueError as exc:
+        raise fail(str(exc)) from None
+    if local_date(close) != day:
+        err_console.print(f"[dim]{day} has no session: using the close of {local_date(close)}[/]")
+    return close
 
 
 def csp(
