@@ -1,0 +1,62 @@
+"""A client that goes away cancels its run: the pipeline task is cancelled, the run is
+recorded as interrupted (never left running), and its slot is free again."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from tests.api.conftest import DAY, api_settings, slow_market, wait_finished
+from tests.support.live_api import LiveApi, parse_sse
+
+
+@pytest.fixture(scope="module")
+def slow_api(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveApi]:
+    settings = api_settings(tmp_path_factory.mktemp("slow"))
+    with LiveApi(settings, market=slow_market(settings, 0.3)) as live:
+        yield live
+
+
+def _wait_idle(client: httpx.Client) -> None:
+    deadline = time.monotonic() + 10
+    while client.get("/health").json()["runs_active"]:
+        assert time.monotonic() < deadline, "the run slot was not released"
+        time.sleep(0.05)
+
+
+@pytest.mark.parametrize(
+    ("path", "body"),
+    [
+        ("/analyze/stream", {"symbol": "NVDA", "as_of": DAY}),
+        ("/csp/stream", {"symbol": "NVDA", "as_of": DAY}),
+        ("/chat/v3", {"question": "how does NVDA look?", "as_of": DAY}),
+    ],
+)
+def test_closing_the_stream_cancels_the_run(
+    slow_api: LiveApi, path: str, body: dict[str, object]
+) -> None:
+    with slow_api.client() as client:
+        with client.stream("POST", path, json=body) as response:
+            first = next(parse_sse(response.iter_lines()))
+        # the connection is closed here, long before the slowed run could finish
+        run_id = first.json()["run_id"]
+        run = wait_finished(slow_api.settings, run_id)
+        assert run.status == "interrupted"
+        assert "cancel" in (run.error or "").lower()
+        assert run.result is None
+        _wait_idle(client)
+        kinds = [e["kind"] for e in client.get(f"/runs/{run_id}/events").json()]
+        assert kinds and "step_finished" not in kinds[-1:]  # stopped mid-way, not at the end
+
+
+def test_a_finished_stream_leaves_nothing_running(tmp_path: Path) -> None:
+    settings = api_settings(tmp_path)
+    with LiveApi(settings) as live, live.client() as client:
+        events = live.stream(client, "/csp/stream", {"symbol": "NVDA", "as_of": DAY})
+        run = wait_finished(settings, events[-1].json()["run_id"], timeout=1)
+        assert run.status == events[-1].json()["decision"]
+        assert client.get("/health").json()["runs_active"] == 0
