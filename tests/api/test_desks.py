@@ -54,14 +54,17 @@ def test_analyze_stream_sends_every_event_then_the_decision(
 ) -> None:
     events = api.stream(client, "/analyze/stream", {"symbol": "JPM", "as_of": DAY})
     names = [e.event for e in events]
-    assert names[-1] == "result"
+    assert names[0] == "accepted" and names[-1] == "result"
+    accepted = events[0].json()
+    assert accepted["pipeline"] == "desk" and accepted["request"]["symbol"] == "JPM"
     for kind in ("step_started", "run_started", "tool_started", "tool_finished",
                  "debate_message", "model_response", "step_finished"):  # fmt: skip
         assert kind in names, kind
     result = events[-1].json()
     assert result["decision"] in ("BUY", "HOLD", "SELL")
-    bodies = [e.json() for e in events[:-1]]
-    assert all(b["kind"] == e.event for b, e in zip(bodies, events, strict=False))
+    assert result["run_id"] == accepted["run_id"]
+    bodies = [e.json() for e in events[1:-1]]
+    assert all(b["kind"] == e.event for b, e in zip(bodies, events[1:], strict=False))
     # event by event, what the stream sent is what the run recorded
     recorded = client.get(f"/runs/{result['run_id']}/events").json()
     assert bodies == recorded

@@ -41,7 +41,8 @@ def test_closing_the_stream_cancels_the_run(
 ) -> None:
     with slow_api.client() as client:
         with client.stream("POST", path, json=body) as response:
-            first = next(parse_sse(response.iter_lines()))
+            events = parse_sse(response.iter_lines())
+            first = next(e for e in events if e.event != "accepted")  # the run has started
         # the connection is closed here, long before the slowed run could finish
         run_id = first.json()["run_id"]
         run = wait_finished(slow_api.settings, run_id)
@@ -60,3 +61,14 @@ def test_a_finished_stream_leaves_nothing_running(tmp_path: Path) -> None:
         run = wait_finished(settings, events[-1].json()["run_id"], timeout=1)
         assert run.status == events[-1].json()["decision"]
         assert client.get("/health").json()["runs_active"] == 0
+
+
+def test_closing_right_after_acceptance_leaves_nothing_running(slow_api: LiveApi) -> None:
+    with slow_api.client() as client:
+        with client.stream("POST", "/analyze/stream", json={"symbol": "KO", "as_of": DAY}) as r:
+            accepted = next(parse_sse(r.iter_lines()))
+        assert accepted.event == "accepted"
+        _wait_idle(client)  # the slot comes back once the cancelled task has ended
+        run = client.get(f"/runs/{accepted.json()['run_id']}")
+        # cancelled before its first step (never recorded) or during it (interrupted)
+        assert run.status_code == 404 or run.json()["status"] == "interrupted", run.text

@@ -9,7 +9,7 @@ import contextlib
 import json
 import logging
 from collections.abc import AsyncIterator, Callable, Coroutine
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel
 
@@ -17,7 +17,7 @@ from alphadesk.agent.events import BaseEvent, EventSink
 from alphadesk.api.context import Slot, thread_safe
 from alphadesk.api.errors import from_exception
 
-__all__ = ["SSE_RESPONSES", "stream_run"]
+__all__ = ["SSE_RESPONSES", "Accepted", "stream_run"]
 
 logger = logging.getLogger(__name__)
 
@@ -26,7 +26,7 @@ Produce = Callable[[EventSink], Coroutine[Any, Any, BaseModel | None]]
 # For the OpenAPI page: what a streaming route answers.
 SSE_RESPONSES: dict[int | str, dict[str, Any]] = {
     200: {
-        "description": "Server-sent events: `event:` is the event's kind (run_started, "
+        "description": "Server-sent events: `event:` is the event's kind (accepted, run_started, "
         "step_started, tool_started, tool_finished, debate_message, text_delta, state...), "
         "`data:` its JSON; the last is `result` (the run's result) or `error` "
         '(`{"error": {type, message, hint}}`).',
@@ -35,8 +35,22 @@ SSE_RESPONSES: dict[int | str, dict[str, Any]] = {
 }
 
 
+class Accepted(BaseModel):
+    """The first event of a desk's stream, sent before the run starts: the request as the
+    run will take it, and the run's id (``GET /runs/{run_id}`` once it has started)."""
+
+    kind: Literal["accepted"] = "accepted"
+    run_id: str
+    pipeline: str
+    request: dict[str, Any]
+
+
 async def stream_run(
-    produce: Produce, slot: Slot, *, result_event: str | None = "result"
+    produce: Produce,
+    slot: Slot,
+    *,
+    result_event: str | None = "result",
+    accepted: Accepted | None = None,
 ) -> AsyncIterator[dict[str, str]]:
     """Run ``produce(emit)`` as a task and yield its events as SSE messages.
 
@@ -45,11 +59,14 @@ async def stream_run(
         slot: The run slot, released when the run ends (or is cancelled).
         result_event: The event name of the final result; None when the pipeline's own
             last event already holds it.
+        accepted: Sent first, as soon as the stream opens.
     """
     queue: asyncio.Queue[BaseEvent | None] = asyncio.Queue()
     task = asyncio.create_task(produce(thread_safe(queue.put_nowait)))
     task.add_done_callback(lambda _: queue.put_nowait(None))
     try:
+        if accepted is not None:
+            yield {"event": accepted.kind, "data": accepted.model_dump_json()}
         while (event := await queue.get()) is not None:
             yield {"event": _kind(event), "data": event.model_dump_json()}
         try:

@@ -9,11 +9,13 @@ CLI, the API and the tests call ``PipelineRunner.analyze`` and nothing else.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping
+from collections.abc import AsyncIterator, Mapping
+from contextlib import asynccontextmanager
 from importlib import import_module
 from pathlib import Path
 from typing import Any, Generic, Protocol, TypeVar
 
+import aiosqlite
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
 from alphadesk.agent.events import EventSink
@@ -119,16 +121,18 @@ class PipelineRunner(Generic[RequestT, ResultT]):
         *,
         resume_run_id: str | None = None,
         interrupt_after: list[str] | None = None,
+        run_id: str | None = None,
     ) -> ResultT | None:
-        """Analyse one request, or resume an interrupted run. None if stopped at a checkpoint."""
+        """Analyse one request, or resume an interrupted run. None if stopped at a checkpoint.
+
+        ``run_id`` names a new run in advance (a server tells its client before it starts).
+        """
         async with self._slots:
-            recorder = self._recorder(request, resume_run_id)
+            recorder = self._recorder(request, resume_run_id, run_id)
             run_dir = self.settings.runs_dir / recorder.run_id
             run_dir.mkdir(parents=True, exist_ok=True)
             try:
-                async with AsyncSqliteSaver.from_conn_string(
-                    str(self.settings.data_dir / "checkpoints.sqlite")
-                ) as checkpoints:
+                async with _checkpoints(run_dir / "checkpoints.sqlite") as checkpoints:
                     session = RunSession(
                         run_id=recorder.run_id,
                         ledger=recorder.ledger,
@@ -155,7 +159,9 @@ class PipelineRunner(Generic[RequestT, ResultT]):
         results = await asyncio.gather(*(self.analyze(r) for r in requests))
         return [r for r in results if r is not None]
 
-    def _recorder(self, request: RequestT, resume_run_id: str | None) -> RunRecorder:
+    def _recorder(
+        self, request: RequestT, resume_run_id: str | None, run_id: str | None
+    ) -> RunRecorder:
         if resume_run_id is not None:
             return RunRecorder.resume(self.store, resume_run_id, self._on_event)
         return RunRecorder.start(
@@ -166,6 +172,7 @@ class PipelineRunner(Generic[RequestT, ResultT]):
             as_of=request.as_of,
             model=self.model_label,
             on_event=self._on_event,
+            run_id=run_id,
         )
 
     def _save(self, recorder: RunRecorder, run_dir: Path, result: ResultT) -> None:
@@ -178,6 +185,16 @@ class PipelineRunner(Generic[RequestT, ResultT]):
         for chart in sorted(run_dir.glob("*.png")):
             recorder.save(chart.name, chart, "image/png")
         recorder.finish(status=result.decision, result=result)
+
+
+@asynccontextmanager
+async def _checkpoints(path: Path) -> AsyncIterator[AsyncSqliteSaver]:
+    """The checkpoints of one run, in a file of its own (in its run folder, where a resume
+    finds it). One shared file made concurrent runs queue on its write lock, held across
+    event-loop turns between each insert and its commit: under load (a server's fifty
+    streams) writers waited past the busy timeout and failed with 'database is locked'."""
+    async with aiosqlite.connect(str(path), timeout=60) as conn:
+        yield AsyncSqliteSaver(conn)
 
 
 async def replay(

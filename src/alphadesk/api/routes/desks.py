@@ -11,10 +11,11 @@ from alphadesk.agent.events import EventSink
 from alphadesk.api.context import ApiContext
 from alphadesk.api.errors import ApiError, ErrorBody
 from alphadesk.api.models import AnalyzeBody, CspBody, ScreenBody
-from alphadesk.api.streaming import SSE_RESPONSES, stream_run
+from alphadesk.api.streaming import SSE_RESPONSES, Accepted, stream_run
 from alphadesk.pipelines.csp.models import CspRequest, CspResult
 from alphadesk.pipelines.csp.screen import ScreenResult
 from alphadesk.pipelines.desk.models import DeskRequest, DeskResult
+from alphadesk.store.runs import new_run_id
 
 __all__ = ["router"]
 
@@ -67,11 +68,13 @@ async def _stream(ctx: ApiContext, kind: str, model: str | None, request: Any) -
     ctx.model(model)
     await ctx.runner(kind, model).preflight(request)
     slot = ctx.slots.claim()
+    run_id = new_run_id()
+    accepted = Accepted(run_id=run_id, pipeline=kind, request=request.model_dump(mode="json"))
 
     async def produce(emit: EventSink) -> Any:
-        return await ctx.runner(kind, model, on_event=emit).analyze(request)
+        return await ctx.runner(kind, model, on_event=emit).analyze(request, run_id=run_id)
 
-    return EventSourceResponse(stream_run(produce, slot), ping=15)
+    return EventSourceResponse(stream_run(produce, slot, accepted=accepted), ping=15)
 
 
 @router.post("/analyze", response_model=DeskResult)
@@ -84,9 +87,9 @@ async def analyze(body: AnalyzeBody, request: Request) -> Any:
 
 @router.post("/analyze/stream", responses=SSE_RESPONSES, response_class=EventSourceResponse)
 async def analyze_stream(body: AnalyzeBody, request: Request) -> Any:
-    """The same run as `/analyze`, as server-sent events: every agent step, tool call and
-    debate message as it happens, then `result` (the decision). Closing the connection
-    cancels the run."""
+    """The same run as `/analyze`, as server-sent events: `accepted` (the run's id) at once,
+    every agent step, tool call and debate message as it happens, then `result` (the
+    decision). Closing the connection cancels the run."""
     ctx = _ctx(request)
     return await _stream(ctx, "desk", body.model, _desk_request(ctx, body))
 
