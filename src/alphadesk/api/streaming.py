@@ -12,12 +12,13 @@ from collections.abc import AsyncIterator, Callable, Coroutine
 from typing import Any, Literal
 
 from pydantic import BaseModel
+from starlette.background import BackgroundTask
 
 from alphadesk.agent.events import BaseEvent, EventSink
 from alphadesk.api.context import Slot, thread_safe
 from alphadesk.api.errors import from_exception
 
-__all__ = ["SSE_RESPONSES", "Accepted", "stream_run"]
+__all__ = ["SSE_RESPONSES", "Accepted", "release", "stream_run"]
 
 logger = logging.getLogger(__name__)
 
@@ -87,6 +88,12 @@ async def stream_run(
             with contextlib.suppress(BaseException):
                 await task
         slot.release()
+
+
+def release(slot: Slot) -> BackgroundTask:
+    """The slot's release once the response is over: a stream cancelled before its first
+    step never runs the generator's own cleanup (releasing twice is harmless)."""
+    return BackgroundTask(slot.release)
 
 
 def _kind(event: BaseEvent) -> str:

@@ -11,7 +11,7 @@ from alphadesk.agent.events import EventSink
 from alphadesk.api.context import ApiContext
 from alphadesk.api.errors import ApiError, ErrorBody
 from alphadesk.api.models import ChatBody
-from alphadesk.api.streaming import SSE_RESPONSES, stream_run
+from alphadesk.api.streaming import SSE_RESPONSES, release, stream_run
 
 __all__ = ["router"]
 
@@ -42,4 +42,6 @@ async def chat(body: ChatBody, request: Request) -> Any:
         return await pipeline.ask(question, emit)
 
     # chat_finished already holds the result: no separate result event
-    return EventSourceResponse(stream_run(produce, slot, result_event=None), ping=15)
+    return EventSourceResponse(
+        stream_run(produce, slot, result_event=None), ping=15, background=release(slot)
+    )

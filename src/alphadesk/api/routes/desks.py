@@ -11,7 +11,7 @@ from alphadesk.agent.events import EventSink
 from alphadesk.api.context import ApiContext
 from alphadesk.api.errors import ApiError, ErrorBody
 from alphadesk.api.models import AnalyzeBody, CspBody, ScreenBody
-from alphadesk.api.streaming import SSE_RESPONSES, Accepted, stream_run
+from alphadesk.api.streaming import SSE_RESPONSES, Accepted, release, stream_run
 from alphadesk.pipelines.csp.models import CspRequest, CspResult
 from alphadesk.pipelines.csp.screen import ScreenResult
 from alphadesk.pipelines.desk.models import DeskRequest, DeskResult
@@ -74,7 +74,9 @@ async def _stream(ctx: ApiContext, kind: str, model: str | None, request: Any) -
     async def produce(emit: EventSink) -> Any:
         return await ctx.runner(kind, model, on_event=emit).analyze(request, run_id=run_id)
 
-    return EventSourceResponse(stream_run(produce, slot, accepted=accepted), ping=15)
+    return EventSourceResponse(
+        stream_run(produce, slot, accepted=accepted), ping=15, background=release(slot)
+    )
 
 
 @router.post("/analyze", response_model=DeskResult)
