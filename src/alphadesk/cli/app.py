@@ -16,6 +16,7 @@ from alphadesk.cli.runs import runs_app
 from alphadesk.cli.screen import screen
 from alphadesk.cli.serve import serve
 from alphadesk.cli.tools import tools_app
+from alphadesk.cli.ui import ui
 
 app = typer.Typer(
     name="alphadesk",
@@ -34,6 +35,7 @@ app.add_typer(chat_app, name="chat")
 app.command("ask")(ask)
 app.add_typer(portfolio_app, name="portfolio")
 app.command("serve")(serve)
+app.command("ui")(ui)
 
 
 @app.callback()

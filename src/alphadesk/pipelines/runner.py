@@ -132,7 +132,10 @@ class PipelineRunner(Generic[RequestT, ResultT]):
             run_dir = self.settings.runs_dir / recorder.run_id
             run_dir.mkdir(parents=True, exist_ok=True)
             try:
-                async with _checkpoints(run_dir / "checkpoints.sqlite") as checkpoints:
+                checkpoint_file = (
+                    self.settings.data_dir / "checkpoints" / f"{recorder.run_id}.sqlite"
+                )
+                async with _checkpoints(checkpoint_file) as checkpoints:
                     session = RunSession(
                         run_id=recorder.run_id,
                         ledger=recorder.ledger,
@@ -189,10 +192,11 @@ class PipelineRunner(Generic[RequestT, ResultT]):
 
 @asynccontextmanager
 async def _checkpoints(path: Path) -> AsyncIterator[AsyncSqliteSaver]:
-    """The checkpoints of one run, in a file of its own (in its run folder, where a resume
-    finds it). One shared file made concurrent runs queue on its write lock, held across
-    event-loop turns between each insert and its commit: under load (a server's fifty
+    """The checkpoints of one run, in a file of its own (named by the run id, where a
+    resume finds it). One shared file made concurrent runs queue on its write lock, held
+    across event-loop turns between each insert and its commit: under load (a server's fifty
     streams) writers waited past the busy timeout and failed with 'database is locked'."""
+    path.parent.mkdir(parents=True, exist_ok=True)
     async with aiosqlite.connect(str(path), timeout=60) as conn:
         yield AsyncSqliteSaver(conn)
 
