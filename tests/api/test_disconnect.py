@@ -10,6 +10,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from alphadesk.store import RunStore
 from tests.api.conftest import DAY, api_settings, slow_market, wait_finished
 from tests.support.live_api import LiveApi, parse_sse
 
@@ -72,3 +73,16 @@ def test_closing_right_after_acceptance_leaves_nothing_running(slow_api: LiveApi
         run = client.get(f"/runs/{accepted.json()['run_id']}")
         # cancelled before its first step (never recorded) or during it (interrupted)
         assert run.status_code == 404 or run.json()["status"] == "interrupted", run.text
+
+
+@pytest.mark.parametrize("path", ["/analyze", "/csp"])
+def test_a_json_client_that_gives_up_cancels_its_run(slow_api: LiveApi, path: str) -> None:
+    store = RunStore(slow_api.settings.store_path)
+    before = {run.id for run in store.recent(limit=10_000)}
+    with slow_api.client() as client:
+        with pytest.raises(httpx.ReadTimeout):  # the client hangs up mid-run
+            client.post(path, json={"symbol": "NVDA", "as_of": DAY}, timeout=2.5)
+        _wait_idle(client)
+    (new,) = [run for run in store.recent(limit=10_000) if run.id not in before]
+    run = wait_finished(slow_api.settings, new.id)
+    assert run.status == "interrupted" and "cancel" in (run.error or "").lower()

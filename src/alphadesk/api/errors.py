@@ -27,7 +27,15 @@ from alphadesk.llm.base import ModelError
 from alphadesk.store import RunNotFound
 from alphadesk.store.portfolio import OrderRejected
 
-__all__ = ["ApiError", "ErrorBody", "ErrorDetail", "error_json", "error_response", "install"]
+__all__ = [
+    "ApiError",
+    "ClientGone",
+    "ErrorBody",
+    "ErrorDetail",
+    "error_json",
+    "error_response",
+    "install",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -42,6 +50,10 @@ class ErrorBody(BaseModel):
     """What every error response holds."""
 
     error: ErrorDetail
+
+
+class ClientGone(Exception):
+    """The client closed the connection before the answer: its run was cancelled."""
 
 
 class ApiError(Exception):
@@ -81,6 +93,8 @@ def from_exception(exc: BaseException) -> ApiError:
         return ApiError(404, "run_not_found", str(exc), "GET /runs lists the recorded runs")
     if isinstance(exc, OrderRejected):
         return ApiError(409, "order_rejected", str(exc))
+    if isinstance(exc, ClientGone):  # nobody reads this answer
+        return ApiError(499, "client_closed", "the client closed the connection: run cancelled")
     if isinstance(exc, ModelError):
         return ApiError(502, "model_error", str(exc), "check the model string and its key")
     return ApiError(500, "internal", "the server failed on this request", "see the server log")
@@ -120,5 +134,6 @@ def install(app: FastAPI) -> None:
     """Answer every error in the typed shape."""
     app.add_exception_handler(RequestValidationError, _on_validation)
     app.add_exception_handler(StarletteHTTPException, _on_http)
-    for kind in (ApiError, DataError, RunNotFound, OrderRejected, ModelError, Exception):
+    for kind in (ApiError, ClientGone, DataError, RunNotFound, OrderRejected, ModelError,
+                 Exception):  # fmt: skip
         app.add_exception_handler(kind, _on_api_error)

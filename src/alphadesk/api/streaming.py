@@ -9,18 +9,21 @@ import contextlib
 import json
 import logging
 from collections.abc import AsyncIterator, Callable, Coroutine
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel
 from starlette.background import BackgroundTask
+from starlette.requests import Request
 
 from alphadesk.agent.events import BaseEvent, EventSink
 from alphadesk.api.context import Slot, thread_safe
-from alphadesk.api.errors import from_exception
+from alphadesk.api.errors import ClientGone, from_exception
 
-__all__ = ["SSE_RESPONSES", "Accepted", "release", "stream_run"]
+__all__ = ["SSE_RESPONSES", "Accepted", "release", "stream_run", "unless_gone"]
 
 logger = logging.getLogger(__name__)
+
+T = TypeVar("T")
 
 Produce = Callable[[EventSink], Coroutine[Any, Any, BaseModel | None]]
 
@@ -88,6 +91,34 @@ async def stream_run(
             with contextlib.suppress(BaseException):
                 await task
         slot.release()
+
+
+async def unless_gone(request: Request, work: Coroutine[Any, Any, T]) -> T:
+    """``work`` as a task, cancelled if the client goes away first (a JSON request's run
+    stops like a stream's does).
+
+    Raises:
+        ClientGone: the client went away and ``work`` was cancelled.
+    """
+    task = asyncio.create_task(work)
+    gone = False
+
+    async def watch() -> None:
+        nonlocal gone
+        while (await request.receive())["type"] != "http.disconnect":
+            pass
+        gone = True
+        task.cancel()
+
+    watcher = asyncio.create_task(watch())
+    try:
+        return await task
+    except asyncio.CancelledError:
+        if not gone:
+            raise  # the server itself is stopping
+        raise ClientGone from None
+    finally:
+        watcher.cancel()
 
 
 def release(slot: Slot) -> BackgroundTask:

@@ -11,7 +11,7 @@ from alphadesk.agent.events import EventSink
 from alphadesk.api.context import ApiContext
 from alphadesk.api.errors import ApiError, ErrorBody
 from alphadesk.api.models import AnalyzeBody, CspBody, ScreenBody
-from alphadesk.api.streaming import SSE_RESPONSES, Accepted, release, stream_run
+from alphadesk.api.streaming import SSE_RESPONSES, Accepted, release, stream_run, unless_gone
 from alphadesk.pipelines.csp.models import CspRequest, CspResult
 from alphadesk.pipelines.csp.screen import ScreenResult
 from alphadesk.pipelines.desk.models import DeskRequest, DeskResult
@@ -54,12 +54,13 @@ def _csp_request(ctx: ApiContext, body: CspBody) -> CspRequest:
     )
 
 
-async def _run(ctx: ApiContext, kind: str, model: str | None, request: Any) -> Any:
+async def _run(http: Request, kind: str, model: str | None, request: Any) -> Any:
+    ctx = _ctx(http)
     runner = ctx.runner(kind, model)
     await runner.preflight(request)  # an unknown symbol fails here: no run is recorded
     slot = ctx.slots.claim()
     try:
-        return await runner.analyze(request)
+        return await unless_gone(http, runner.analyze(request))
     finally:
         slot.release()
 
@@ -84,7 +85,7 @@ async def analyze(body: AnalyzeBody, request: Request) -> Any:
     """The trading desk's BUY, HOLD or SELL on one symbol: analysts, a bull/bear debate, a
     trader, a risk discussion and a judge. The run is recorded (see `/runs/{id}`)."""
     ctx = _ctx(request)
-    return await _run(ctx, "desk", body.model, _desk_request(ctx, body))
+    return await _run(request, "desk", body.model, _desk_request(ctx, body))
 
 
 @router.post("/analyze/stream", responses=SSE_RESPONSES, response_class=EventSourceResponse)
@@ -100,7 +101,7 @@ async def analyze_stream(body: AnalyzeBody, request: Request) -> Any:
 async def csp(body: CspBody, request: Request) -> Any:
     """The cash-secured-put desk on one symbol: chart, options and research, then synthesis."""
     ctx = _ctx(request)
-    return await _run(ctx, "csp", body.model, _csp_request(ctx, body))
+    return await _run(request, "csp", body.model, _csp_request(ctx, body))
 
 
 @router.post("/csp/stream", responses=SSE_RESPONSES, response_class=EventSourceResponse)
@@ -127,7 +128,8 @@ async def screen(body: ScreenBody, request: Request) -> Any:
     runner = CspRunner(ctx.settings, ctx.market, model=model, concurrency=body.concurrency)
     slot = ctx.slots.claim()
     try:
-        result: ScreenResult = await run_screen(runner, universe, instant, depth=body.depth)
+        work = run_screen(runner, universe, instant, depth=body.depth)
+        result: ScreenResult = await unless_gone(request, work)
     finally:
         slot.release()
     return result

@@ -10,6 +10,7 @@ from fastapi.responses import FileResponse, PlainTextResponse
 from alphadesk.api.context import ApiContext
 from alphadesk.api.errors import ApiError, ErrorBody
 from alphadesk.api.models import ReplayResponse, RunDetail, RunSummary
+from alphadesk.api.streaming import unless_gone
 from alphadesk.store import RunStore
 from alphadesk.store.runs import RunRecord
 
@@ -111,7 +112,7 @@ async def replay_run(request: Request, run_id: str) -> Any:
     _store(request).get(run_id)  # 404 before a slot is taken
     slot = ctx.slots.claim()
     try:
-        result, same = await replay(ctx.settings, ctx.market, run_id)
+        result, same = await unless_gone(request, replay(ctx.settings, ctx.market, run_id))
     except ValueError as exc:
         raise ApiError(409, "not_replayable", str(exc)) from None
     except ModelError as exc:
