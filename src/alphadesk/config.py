@@ -10,7 +10,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import BaseModel, Field, SecretStr, field_validator
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -114,6 +114,9 @@ class Settings(BaseSettings):
     memory: MemorySettings = Field(default_factory=MemorySettings)
     cache: CacheMode = CacheMode.OFF
     data_dir: Path = Field(default_factory=lambda: Path.home() / ".alphadesk")
+    api_key: SecretStr | None = Field(
+        None, description="the HTTP API's key (ALPHADESK_API_KEY); required off loopback"
+    )
 
     @field_validator("data_dir", mode="after")
     @classmethod

@@ -17,7 +17,9 @@ from alphadesk.cli.help import ReadableHelpGroup
 from alphadesk.cli.portfolio import portfolio_app
 from alphadesk.cli.runs import runs_app
 from alphadesk.cli.screen import screen
+from alphadesk.cli.serve import serve
 from alphadesk.cli.tools import tools_app
+from alphadesk.cli.ui import ui
 
 app = typer.Typer(
     name="alphadesk",
@@ -38,6 +40,8 @@ app.command("ask")(ask)
 app.add_typer(portfolio_app, name="portfolio")
 app.command("backtest")(backtest)
 app.command("eval")(evaluate_command)
+app.command("serve")(serve)
+app.command("ui")(ui)
 
 
 @app.callback()

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import UTC, date, datetime, timedelta
+from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -76,7 +76,7 @@ def parse_as_of(
     current data for ``symbols`` (every provider offline, or only bundled history): then
     the last close the data covers for them, and the user is told.
     """
-    from alphadesk.data.calendar import session_close, sessions_between
+    from alphadesk.data.calendar import close_on_or_before, local_date
 
     if value is None:
         now = datetime.now(UTC)
@@ -89,9 +89,10 @@ def parse_as_of(
             err_console.print(f"[yellow]{note}[/] [dim]Pass --as-of to choose the date.[/]")
         return instant
     day = parse_day(value)
-    earlier = sessions_between(day - timedelta(days=10), day)
-    if not earlier:
-        raise fail(f"no trading session on or before {day}", "pick a date the exchange was open")
-    if earlier[-1] != day:
-        err_console.print(f"[dim]{day} has no session: using the close of {earlier[-1]}[/]")
-    return session_close(earlier[-1])
+    try:
+        close = close_on_or_before(day)
+    except ValueError as exc:
+        raise fail(str(exc)) from None
+    if local_date(close) != day:
+        err_console.print(f"[dim]{day} has no session: using the close of {local_date(close)}[/]")
+    return close

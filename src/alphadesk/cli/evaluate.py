@@ -61,11 +61,12 @@ def evaluate_command(
     concurrency: int = typer.Option(2, min=1, help="Decisions in flight at once."),
     as_json: bool = typer.Option(False, "--json", help="Print the table as JSON."),
 ) -> None:
-    """Walk a desk forward: decide at every N-th session from --from to --to on data known
-    then, trade the decisions with costs, and score them beside buy & hold, sma_cross,
-    macd, kdj_rsi and zmr (CSP: buy & hold and a mechanically picked put).
+    """Walk a desk forward and score its decisions beside the baselines, after costs.
 
-    Run again, the same evaluation replays the recorded answers: no model call, same bytes.
+    At every N-th session from --from to --to the desk decides on data known then; the
+    decisions are traded with costs and scored beside buy & hold, sma_cross, macd, kdj_rsi
+    and zmr (CSP: buy & hold and a mechanically picked put). Run again, the same evaluation
+    replays the recorded answers: no model call, the same bytes.
     """
     from pydantic import ValidationError
 

@@ -27,6 +27,7 @@ __all__ = [
     "NEW_YORK",
     "MarketStatus",
     "bar_close_instants",
+    "close_on_or_before",
     "end_of_day",
     "expiration_dates",
     "local_date",
@@ -122,6 +123,25 @@ def session_close(day: date) -> datetime:
     if i is None:
         raise ValueError(f"{day} is not an XNYS trading day; pick a session date")
     return sessions.close(i)
+
+
+def close_on_or_before(day: date) -> datetime:
+    """The close of the last XNYS session on or before ``day``: what a date means as an
+    ``as_of`` (data known at that day's close; a day without a session, the one before).
+
+    Raises:
+        ValueError: no session in the ten days up to ``day`` (outside the calendar).
+    """
+    try:
+        earlier = sessions_between(day - timedelta(days=10), day)
+    except OverflowError:
+        earlier = []
+    if not earlier:
+        raise ValueError(
+            f"no trading session on or before {day}; pick a date the exchange was open "
+            f"(the calendar covers {_CALENDAR_START} to {_CALENDAR_YEARS_AHEAD} years ahead)"
+        )
+    return session_close(earlier[-1])
 
 
 def sessions_between(start: date, end: date) -> list[date]:

@@ -9,14 +9,13 @@ CLI, the API and the tests call ``PipelineRunner.analyze`` and nothing else.
 from __future__ import annotations
 
 import asyncio
-import sqlite3
-from collections.abc import Mapping
-from contextlib import closing
+from collections.abc import AsyncIterator, Mapping
+from contextlib import asynccontextmanager
 from importlib import import_module
 from pathlib import Path
 from typing import Any, Generic, Protocol, TypeVar
 
-from langgraph.checkpoint.sqlite import SqliteSaver
+import aiosqlite
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
 from alphadesk.agent.events import EventSink
@@ -104,8 +103,6 @@ class PipelineRunner(Generic[RequestT, ResultT]):
         self.charts = charts
         self._on_event = on_event
         self._slots = asyncio.Semaphore(concurrency)
-        self._checkpoints = settings.data_dir / "checkpoints.sqlite"
-        _prepare_checkpoints(self._checkpoints)
 
     @property
     def model_label(self) -> str:
@@ -125,14 +122,21 @@ class PipelineRunner(Generic[RequestT, ResultT]):
         *,
         resume_run_id: str | None = None,
         interrupt_after: list[str] | None = None,
+        run_id: str | None = None,
     ) -> ResultT | None:
-        """Analyse one request, or resume an interrupted run. None if stopped at a checkpoint."""
+        """Analyse one request, or resume an interrupted run. None if stopped at a checkpoint.
+
+        ``run_id`` names a new run in advance (a server tells its client before it starts).
+        """
         async with self._slots:
-            recorder = self._recorder(request, resume_run_id)
+            recorder = self._recorder(request, resume_run_id, run_id)
             run_dir = self.settings.runs_dir / recorder.run_id
             run_dir.mkdir(parents=True, exist_ok=True)
             try:
-                async with AsyncSqliteSaver.from_conn_string(str(self._checkpoints)) as checkpoints:
+                checkpoint_file = (
+                    self.settings.data_dir / "checkpoints" / f"{recorder.run_id}.sqlite"
+                )
+                async with _checkpoints(checkpoint_file) as checkpoints:
                     session = RunSession(
                         run_id=recorder.run_id,
                         ledger=recorder.ledger,
@@ -161,7 +165,9 @@ class PipelineRunner(Generic[RequestT, ResultT]):
         results = await asyncio.gather(*(self.analyze(r) for r in requests))
         return [r for r in results if r is not None]
 
-    def _recorder(self, request: RequestT, resume_run_id: str | None) -> RunRecorder:
+    def _recorder(
+        self, request: RequestT, resume_run_id: str | None, run_id: str | None
+    ) -> RunRecorder:
         if resume_run_id is not None:
             return RunRecorder.resume(self.store, resume_run_id, self._on_event)
         return RunRecorder.start(
@@ -172,6 +178,7 @@ class PipelineRunner(Generic[RequestT, ResultT]):
             as_of=request.as_of,
             model=self.model_label,
             on_event=self._on_event,
+            run_id=run_id,
         )
 
     def _redacted(self, result: ResultT) -> ResultT:
@@ -195,12 +202,15 @@ class PipelineRunner(Generic[RequestT, ResultT]):
         recorder.finish(status=result.decision, result=result)
 
 
-def _prepare_checkpoints(path: Path) -> None:
-    """Create the checkpoint tables once, before any run: concurrent runs that each created
-    them on first use raced for the write lock and one failed with "database is locked"."""
+@asynccontextmanager
+async def _checkpoints(path: Path) -> AsyncIterator[AsyncSqliteSaver]:
+    """The checkpoints of one run, in a file of its own (named by the run id, where a
+    resume finds it). One shared file made concurrent runs queue on its write lock, held
+    across event-loop turns between each insert and its commit: under load (a server's fifty
+    streams) writers waited past the busy timeout and failed with 'database is locked'."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    with closing(sqlite3.connect(path, timeout=30)) as db:
-        SqliteSaver(db).setup()
+    async with aiosqlite.connect(str(path), timeout=60) as conn:
+        yield AsyncSqliteSaver(conn)
 
 
 async def replay(

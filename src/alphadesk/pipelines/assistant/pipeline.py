@@ -159,6 +159,9 @@ class AssistantPipeline:
                 await self._answer(session)
         except TimeoutError:
             session.fail(f"the question took longer than {request.limits.request_timeout_s:g} s")
+        except asyncio.CancelledError:  # e.g. the client went away: the run is not left running
+            recorder.finish(status="interrupted", result=None, error="cancelled")
+            raise
         except Exception as exc:  # a typed failure for the user; the log keeps the trace
             logger.info("assistant question failed", exc_info=True)
             session.fail(f"{type(exc).__name__}: {exc}")

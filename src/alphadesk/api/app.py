@@ -1,0 +1,73 @@
+"""The FastAPI application: the same pipelines as the CLI, over HTTP.
+
+Build it with :func:`create_app` and serve it with :func:`alphadesk.api.server.serve`
+(``alphadesk serve``). Every route calls the pipeline functions the CLI calls; none holds
+pipeline logic.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import FastAPI, Request
+
+from alphadesk import __version__
+from alphadesk.api import errors
+from alphadesk.api.config import ApiConfig
+from alphadesk.api.context import ApiContext
+from alphadesk.api.guard import Guard
+from alphadesk.api.models import Health
+from alphadesk.api.routes import chat, desks, portfolio, runs
+from alphadesk.config import Settings
+from alphadesk.data.base import MarketData
+
+__all__ = ["create_app"]
+
+_DESCRIPTION = """Teams of LLM agents that analyse markets. Offline by default: the `rules`
+model and the bundled market data need no key and no network.
+
+Errors are `{"error": {"type", "message", "hint"}}`. Streams are server-sent events whose
+event name is the event's kind; closing a stream cancels its run."""
+
+
+def create_app(
+    settings: Settings, config: ApiConfig | None = None, *, market: MarketData | None = None
+) -> FastAPI:
+    """The API over ``settings``.
+
+    Args:
+        settings: Models, data providers, where runs are stored.
+        config: The server's key and limits (default: loopback, no key).
+        market: The market data (default: built from the settings).
+
+    Raises:
+        ApiKeyRequired: ``config.host`` is off loopback and there is no key.
+    """
+    config = config or ApiConfig()
+    config.check()
+    if market is None:
+        from alphadesk.data import build_provider
+
+        market = build_provider(settings)
+    app = FastAPI(title="alphadesk", version=__version__, description=_DESCRIPTION)
+    app.state.ctx = ApiContext(settings=settings, config=config, market=market)
+    errors.install(app)
+    for module in (desks, chat, runs, portfolio):
+        app.include_router(module.router)
+    app.add_api_route("/health", health, methods=["GET"], response_model=Health, tags=["server"])
+    app.add_middleware(Guard, config=config)
+    return app
+
+
+async def health(request: Request) -> Any:
+    """Version, data providers, the default model and the server's limits."""
+    ctx: ApiContext = request.app.state.ctx
+    return Health(
+        version=__version__,
+        providers=list(ctx.settings.data.providers),
+        default_model=ctx.default_model,
+        models=ctx.allowed_models(),
+        auth=ctx.config.api_key is not None,
+        max_runs=ctx.config.max_runs,
+        runs_active=ctx.slots.active,
+    )

@@ -1,0 +1,117 @@
+"""What every route shares: the settings, the market, the run slots, and the small steps
+from an HTTP body to a pipeline request (as the CLI takes them from its options)."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime
+from typing import Any
+
+from alphadesk.agent.events import EventSink
+from alphadesk.api.config import ApiConfig
+from alphadesk.api.errors import ApiError
+from alphadesk.config import RULES_MODEL, Settings
+from alphadesk.data.base import MarketData
+from alphadesk.data.calendar import close_on_or_before
+from alphadesk.data.symbols import normalize_symbol
+from alphadesk.pipelines.runner import PipelineRunner, build_desk
+
+__all__ = ["ApiContext", "RunSlots", "Slot"]
+
+
+class Slot:
+    """One claimed run slot; released once, however many times ``release`` is called."""
+
+    def __init__(self, slots: RunSlots) -> None:
+        self._slots: RunSlots | None = slots
+
+    def release(self) -> None:
+        if self._slots is not None:
+            self._slots.active -= 1
+            self._slots = None
+
+
+class RunSlots:
+    """At most ``limit`` runs at once; one more is refused at once (429), never queued."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit, self.active = limit, 0
+
+    def claim(self) -> Slot:
+        if self.active >= self.limit:
+            raise ApiError(
+                429, "too_many_runs",
+                f"{self.active} runs are in progress, the server's limit is {self.limit}",
+                "retry when one has finished",
+            )  # fmt: skip
+        self.active += 1
+        return Slot(self)
+
+
+@dataclass
+class ApiContext:
+    """Built once when the app starts; routes read it from ``request.app.state.ctx``."""
+
+    settings: Settings
+    config: ApiConfig
+    market: MarketData
+    slots: RunSlots = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.slots = RunSlots(self.config.max_runs)
+
+    @property
+    def default_model(self) -> str:
+        quick, deep = self.settings.models.quick, self.settings.models.deep
+        return quick if quick == deep else f"{quick} (quick), {deep} (deep)"
+
+    def allowed_models(self) -> list[str]:
+        configured = {self.settings.models.quick, self.settings.models.deep}
+        return sorted({RULES_MODEL} | configured | set(self.config.models))
+
+    def model(self, name: str | None) -> str | None:
+        """The model a request asked for, if the server allows it (422 otherwise): a public
+        server must not spend its owner's money on any model a client names."""
+        if name is None or name in self.allowed_models():
+            return name
+        raise ApiError(
+            422, "model_not_allowed", f"model {name[:80]!r} is not allowed on this server",
+            f"use one of {', '.join(self.allowed_models())}, or start the server with "
+            "--allow-model",
+        )  # fmt: skip
+
+    def symbol(self, text: str) -> str:
+        return normalize_symbol(text)  # InvalidSymbol -> 422 with its own message
+
+    def as_of(self, day: date | None) -> datetime:
+        """A date means its close (the last session on or before it); none means now."""
+        if day is None:
+            return datetime.now(UTC)
+        try:
+            return close_on_or_before(day)
+        except ValueError as exc:
+            raise ApiError(422, "invalid_as_of", str(exc), "pass YYYY-MM-DD") from None
+
+    def runner(
+        self, kind: str, model: str | None, on_event: EventSink | None = None, **options: Any
+    ) -> PipelineRunner[Any, Any]:
+        desk = build_desk(kind, self.settings, self.market, model=self.model(model))
+        return PipelineRunner(self.settings, desk, on_event=on_event, **options)
+
+
+def thread_safe(sink: EventSink) -> EventSink:
+    """``sink`` called on this loop's thread, whichever thread emits."""
+    loop = asyncio.get_running_loop()
+
+    def emit(event: Any) -> None:
+        try:
+            running = asyncio.get_running_loop()
+        except RuntimeError:
+            running = None
+        if running is loop:
+            sink(event)
+        else:
+            loop.call_soon_threadsafe(sink, event)
+
+    return emit

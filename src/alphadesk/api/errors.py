@@ -1,0 +1,139 @@
+"""Every error as typed JSON, ``{"error": {"type", "message", "hint"}}``; never a trace.
+
+Pipeline and data errors keep their own message (it says how to fix the problem); an
+unexpected exception is logged here and answered with a generic 500.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from alphadesk.data.errors import (
+    DataError,
+    InvalidSymbol,
+    NoData,
+    NotConfigured,
+    ProviderUnavailable,
+    RateLimited,
+)
+from alphadesk.llm.base import ModelError
+from alphadesk.store import RunNotFound
+from alphadesk.store.portfolio import OrderRejected
+
+__all__ = [
+    "ApiError",
+    "ClientGone",
+    "ErrorBody",
+    "ErrorDetail",
+    "error_json",
+    "error_response",
+    "install",
+]
+
+logger = logging.getLogger(__name__)
+
+
+class ErrorDetail(BaseModel):
+    type: str
+    message: str
+    hint: str | None = None
+
+
+class ErrorBody(BaseModel):
+    """What every error response holds."""
+
+    error: ErrorDetail
+
+
+class ClientGone(Exception):
+    """The client closed the connection before the answer: its run was cancelled."""
+
+
+class ApiError(Exception):
+    """An error the API answers with ``status`` and a typed body."""
+
+    def __init__(self, status: int, type_: str, message: str, hint: str | None = None) -> None:
+        super().__init__(message)
+        self.status, self.type, self.message, self.hint = status, type_, message, hint
+
+
+def error_json(type_: str, message: str, hint: str | None = None) -> dict[str, Any]:
+    return ErrorBody(error=ErrorDetail(type=type_, message=message, hint=hint)).model_dump()
+
+
+def error_response(
+    status: int, type_: str, message: str, hint: str | None = None, **headers: str
+) -> JSONResponse:
+    return JSONResponse(error_json(type_, message, hint), status_code=status, headers=headers)
+
+
+def from_exception(exc: BaseException) -> ApiError:
+    """The API error an exception of the lower layers stands for."""
+    if isinstance(exc, ApiError):
+        return exc
+    if isinstance(exc, InvalidSymbol):
+        return ApiError(422, "invalid_symbol", str(exc), "pass a ticker such as NVDA")
+    if isinstance(exc, NoData):
+        hint = f"did you mean {', '.join(exc.suggestions)}?" if exc.suggestions else None
+        return ApiError(404, "no_data", str(exc), hint or "GET /health lists the data providers")
+    if isinstance(exc, RateLimited | ProviderUnavailable):
+        return ApiError(503, "provider_unavailable", str(exc), "try again later")
+    if isinstance(exc, NotConfigured):
+        return ApiError(503, "not_configured", str(exc))
+    if isinstance(exc, DataError):
+        return ApiError(422, "data_error", str(exc))
+    if isinstance(exc, RunNotFound):
+        return ApiError(404, "run_not_found", str(exc), "GET /runs lists the recorded runs")
+    if isinstance(exc, OrderRejected):
+        return ApiError(409, "order_rejected", str(exc))
+    if isinstance(exc, ClientGone):  # nobody reads this answer
+        return ApiError(499, "client_closed", "the client closed the connection: run cancelled")
+    if isinstance(exc, ModelError):
+        return ApiError(502, "model_error", str(exc), "check the model string and its key")
+    return ApiError(500, "internal", "the server failed on this request", "see the server log")
+
+
+def _validation_message(errors: list[Any]) -> str:
+    parts = []
+    for error in errors[:5]:
+        where = ".".join(str(p) for p in error.get("loc", ()) if p != "body") or "body"
+        parts.append(f"{where}: {error.get('msg', 'invalid')}")
+    return "; ".join(parts)
+
+
+async def _on_api_error(_request: Request, exc: Exception) -> JSONResponse:
+    error = from_exception(exc)
+    if error.status >= 500 and not isinstance(exc, ApiError):
+        logger.error("request failed", exc_info=exc)
+    return error_response(error.status, error.type, error.message, error.hint)
+
+
+async def _on_validation(_request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, RequestValidationError)
+    return error_response(
+        422, "validation_error", _validation_message(list(exc.errors())), "see GET /docs"
+    )
+
+
+async def _on_http(_request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, StarletteHTTPException)
+    kinds = {404: "not_found", 405: "method_not_allowed", 401: "unauthorized"}
+    return error_response(
+        exc.status_code, kinds.get(exc.status_code, "http_error"), str(exc.detail)
+    )
+
+
+def install(app: FastAPI) -> None:
+    """Answer every error in the typed shape."""
+    app.add_exception_handler(RequestValidationError, _on_validation)
+    app.add_exception_handler(StarletteHTTPException, _on_http)
+    for kind in (ApiError, ClientGone, DataError, RunNotFound, OrderRejected, ModelError,
+                 Exception):  # fmt: skip
+        app.add_exception_handler(kind, _on_api_error)

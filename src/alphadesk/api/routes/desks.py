@@ -1,0 +1,135 @@
+"""The desks: ``/analyze`` (trading desk), ``/csp`` and ``/screen``; JSON or a live stream."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Request
+from sse_starlette import EventSourceResponse
+
+from alphadesk.agent.events import EventSink
+from alphadesk.api.context import ApiContext
+from alphadesk.api.errors import ApiError, ErrorBody
+from alphadesk.api.models import AnalyzeBody, CspBody, ScreenBody
+from alphadesk.api.streaming import SSE_RESPONSES, Accepted, release, stream_run, unless_gone
+from alphadesk.pipelines.csp.models import CspRequest, CspResult
+from alphadesk.pipelines.csp.screen import ScreenResult
+from alphadesk.pipelines.desk.models import DeskRequest, DeskResult
+from alphadesk.store.runs import new_run_id
+
+__all__ = ["router"]
+
+_ERRORS: dict[int | str, dict[str, Any]] = {code: {"model": ErrorBody} for code in (404, 422, 429)}
+
+router = APIRouter(tags=["desks"], responses=_ERRORS)
+
+
+def _ctx(request: Request) -> ApiContext:
+    ctx: ApiContext = request.app.state.ctx
+    return ctx
+
+
+def _desk_request(ctx: ApiContext, body: AnalyzeBody) -> DeskRequest:
+    try:
+        return DeskRequest.from_settings(
+            ctx.settings,
+            symbol=ctx.symbol(body.symbol),
+            as_of=ctx.as_of(body.as_of),
+            depth=body.depth,
+            analysts=body.analysts,
+            max_debate_rounds=body.rounds,
+            max_risk_discuss_rounds=body.risk_rounds,
+            memory=body.memory,
+        )
+    except ValueError as exc:  # a pydantic ValidationError is a ValueError
+        raise ApiError(422, "validation_error", str(exc).splitlines()[0]) from None
+
+
+def _csp_request(ctx: ApiContext, body: CspBody) -> CspRequest:
+    return CspRequest(
+        symbol=ctx.symbol(body.symbol),
+        as_of=ctx.as_of(body.as_of),
+        depth=body.depth,
+        parallel_research=body.parallel_research,
+    )
+
+
+async def _run(http: Request, kind: str, model: str | None, request: Any) -> Any:
+    ctx = _ctx(http)
+    runner = ctx.runner(kind, model)
+    await runner.preflight(request)  # an unknown symbol fails here: no run is recorded
+    slot = ctx.slots.claim()
+    try:
+        return await unless_gone(http, runner.analyze(request))
+    finally:
+        slot.release()
+
+
+async def _stream(ctx: ApiContext, kind: str, model: str | None, request: Any) -> Any:
+    ctx.model(model)
+    await ctx.runner(kind, model).preflight(request)
+    slot = ctx.slots.claim()
+    run_id = new_run_id()
+    accepted = Accepted(run_id=run_id, pipeline=kind, request=request.model_dump(mode="json"))
+
+    async def produce(emit: EventSink) -> Any:
+        return await ctx.runner(kind, model, on_event=emit).analyze(request, run_id=run_id)
+
+    return EventSourceResponse(
+        stream_run(produce, slot, accepted=accepted), ping=15, background=release(slot)
+    )
+
+
+@router.post("/analyze", response_model=DeskResult)
+async def analyze(body: AnalyzeBody, request: Request) -> Any:
+    """The trading desk's BUY, HOLD or SELL on one symbol: analysts, a bull/bear debate, a
+    trader, a risk discussion and a judge. The run is recorded (see `/runs/{id}`)."""
+    ctx = _ctx(request)
+    return await _run(request, "desk", body.model, _desk_request(ctx, body))
+
+
+@router.post("/analyze/stream", responses=SSE_RESPONSES, response_class=EventSourceResponse)
+async def analyze_stream(body: AnalyzeBody, request: Request) -> Any:
+    """The same run as `/analyze`, as server-sent events: `accepted` (the run's id) at once,
+    every agent step, tool call and debate message as it happens, then `result` (the
+    decision). Closing the connection cancels the run."""
+    ctx = _ctx(request)
+    return await _stream(ctx, "desk", body.model, _desk_request(ctx, body))
+
+
+@router.post("/csp", response_model=CspResult)
+async def csp(body: CspBody, request: Request) -> Any:
+    """The cash-secured-put desk on one symbol: chart, options and research, then synthesis."""
+    ctx = _ctx(request)
+    return await _run(request, "csp", body.model, _csp_request(ctx, body))
+
+
+@router.post("/csp/stream", responses=SSE_RESPONSES, response_class=EventSourceResponse)
+async def csp_stream(body: CspBody, request: Request) -> Any:
+    """The same run as `/csp`, as server-sent events, ending with `result`."""
+    ctx = _ctx(request)
+    return await _stream(ctx, "csp", body.model, _csp_request(ctx, body))
+
+
+@router.post("/screen", response_model=ScreenResult)
+async def screen(body: ScreenBody, request: Request) -> Any:
+    """Screen a universe for cash-secured puts: cheap checks first, the desk on survivors
+    (one recorded run per survivor), best first."""
+    from alphadesk.pipelines.csp.run import CspRunner
+    from alphadesk.pipelines.csp.screen import screen as run_screen
+
+    ctx = _ctx(request)
+    model = ctx.model(body.model)
+    universe = [ctx.symbol(s) for s in body.symbols] if body.symbols else ctx.market.universe()
+    if not universe:
+        raise ApiError(422, "empty_universe", "no symbols to screen",
+                       "pass symbols, or configure a provider that lists its universe")  # fmt: skip
+    instant = ctx.as_of(body.as_of)
+    runner = CspRunner(ctx.settings, ctx.market, model=model, concurrency=body.concurrency)
+    slot = ctx.slots.claim()
+    try:
+        work = run_screen(runner, universe, instant, depth=body.depth)
+        result: ScreenResult = await unless_gone(request, work)
+    finally:
+        slot.release()
+    return result

@@ -1,0 +1,39 @@
+"""``alphadesk serve``: the HTTP API on uvicorn."""
+
+from __future__ import annotations
+
+import typer
+
+from alphadesk.cli.common import err_console, fail, settings_from
+
+__all__ = ["serve"]
+
+
+def serve(
+    ctx: typer.Context,
+    host: str = typer.Option("127.0.0.1", help="Bind address; off loopback needs an API key."),
+    port: int = typer.Option(8000, min=1, max=65535, help="TCP port."),
+    max_runs: int = typer.Option(8, min=1, help="Runs at the same time; one more gets 429."),
+    rate: int = typer.Option(120, min=1, help="Requests per client per minute."),
+    max_body: int = typer.Option(64 * 1024, min=1024, help="Largest request body, in bytes."),
+    allow_model: list[str] = typer.Option(
+        [], "--allow-model", help="A model string requests may ask for (repeatable)."
+    ),
+    log_level: str = typer.Option("info", help="uvicorn's log level."),
+) -> None:
+    """Serve the HTTP API (OpenAPI page at /docs). Offline by default: model `rules`."""
+    from alphadesk.api import ApiConfig, ApiKeyRequired
+    from alphadesk.api.server import serve as run
+
+    settings = settings_from(ctx)
+    key = settings.api_key.get_secret_value() if settings.api_key else None
+    config = ApiConfig(host=host, api_key=key or None, max_body_bytes=max_body,
+                       rate_per_minute=rate, max_runs=max_runs,
+                       models=frozenset(allow_model))  # fmt: skip
+    try:
+        config.check()
+    except ApiKeyRequired as exc:
+        raise fail(str(exc), "e.g. export ALPHADESK_API_KEY=$(openssl rand -hex 32)", 2) from None
+    auth = "API key required" if key else "no API key (loopback only)"
+    err_console.print(f"[dim]alphadesk API on http://{host}:{port} ({auth}); docs at /docs[/]")
+    run(settings, config, port, log_level=log_level)

@@ -1,0 +1,218 @@
+"""The alphadesk web UI (``alphadesk ui``): the desks with live progress, the assistant, the
+recorded runs and the paper portfolio, all over the HTTP API."""
+
+from __future__ import annotations
+
+import os
+from datetime import date
+from typing import Any
+
+import httpx
+import pandas as pd
+import streamlit as st
+
+from alphadesk.ui.client import ApiClient, ApiFailure
+from alphadesk.ui.progress import Progress
+
+_DEFAULT_API = "http://127.0.0.1:8000"
+_ANALYSTS = ["market", "sentiment", "news", "fundamentals"]
+
+
+def _client() -> tuple[ApiClient, dict[str, Any]] | None:
+    url = st.sidebar.text_input("API", os.environ.get("ALPHADESK_API_URL", _DEFAULT_API))
+    key = st.sidebar.text_input("API key", os.environ.get("ALPHADESK_API_KEY", ""), type="password")
+    client = ApiClient(url, key or None)
+    try:
+        health = client.get("/health")
+    except (ApiFailure, httpx.HTTPError) as exc:
+        st.error(f"the API at {url} does not answer: {exc}")
+        st.info("start it with `alphadesk serve`, then reload this page")
+        return None
+    st.sidebar.caption(
+        f"alphadesk {health['version']} · data: {', '.join(health['providers'])} · "
+        f"model: {health['default_model']} · runs: {health['runs_active']}/{health['max_runs']}"
+    )
+    return client, health
+
+
+def _model(health: dict[str, Any], key: str) -> str | None:
+    models = health["models"]
+    if len(models) == 1:
+        return None
+    return str(st.selectbox("model", models, key=key))
+
+
+def _as_of(key: str) -> str:
+    return st.date_input("as of (the close of)", date(2021, 6, 30), key=key).isoformat()
+
+
+def _stream_run(client: ApiClient, path: str, body: dict[str, Any]) -> Progress:
+    """Run a desk over its stream, redrawing the agents and the debate as events arrive."""
+    progress = Progress()
+    status = st.status(f"{body['symbol']}: starting", expanded=True)
+    table, debate = status.empty(), status.empty()
+    try:
+        for event in client.stream(path, body):
+            progress.add(event.event, event.data)
+            if event.event in ("step_started", "step_finished", "tool_started", "result"):
+                table.dataframe(pd.DataFrame(progress.rows()), hide_index=True)
+                status.update(label=f"{body['symbol']}: {progress.events} events")
+            elif event.event == "debate_message":
+                debate.markdown("\n\n".join(progress.debate[-6:]))
+    except ApiFailure as exc:
+        status.update(label=f"{body['symbol']}: refused", state="error")
+        st.error(str(exc))
+        return progress
+    if progress.error:
+        status.update(label="failed", state="error")
+        st.error(progress.error.get("message", "the run failed"))
+    else:
+        status.update(label=f"{body['symbol']}: done, run {progress.run_id}", state="complete")
+    return progress
+
+
+def _show_run(client: ApiClient, run_id: str) -> None:
+    report = client.raw(f"/runs/{run_id}/report")
+    chart = client.raw(f"/runs/{run_id}/chart")
+    if chart:
+        st.image(chart, caption=f"run {run_id}")
+    if report:
+        st.markdown(report.decode("utf-8"))
+
+
+def _desk_tab(client: ApiClient, health: dict[str, Any]) -> None:
+    with st.form("desk"):
+        symbol = st.text_input("symbol", "NVDA", key="desk_symbol")
+        as_of = _as_of("desk_as_of")
+        analysts = st.multiselect("analysts", _ANALYSTS, _ANALYSTS, key="desk_analysts")
+        rounds = st.number_input("debate rounds", 1, 5, 1, key="desk_rounds")
+        depth = st.selectbox("depth", ["quick", "standard", "deep"], 1, key="desk_depth")
+        model = _model(health, "desk_model")
+        go = st.form_submit_button("Decide", key="desk_go")
+    if not go:
+        return
+    body = {"symbol": symbol, "as_of": as_of, "analysts": analysts, "rounds": int(rounds),
+            "depth": depth, "model": model}  # fmt: skip
+    progress = _stream_run(client, "/analyze/stream", body)
+    if progress.result:
+        result = progress.result
+        final = result.get("final") or {}
+        st.success(f"{result['symbol']}: {result['decision']}"
+                   + (f" at {final['entry']}" if final.get("entry") else ""))  # fmt: skip
+        _show_run(client, str(result["run_id"]))
+
+
+def _csp_tab(client: ApiClient, health: dict[str, Any]) -> None:
+    with st.form("csp"):
+        symbol = st.text_input("symbol", "NVDA", key="csp_symbol")
+        as_of = _as_of("csp_as_of")
+        depth = st.selectbox("depth", ["quick", "standard", "deep"], 1, key="csp_depth")
+        model = _model(health, "csp_model")
+        go = st.form_submit_button("Find a put", key="csp_go")
+    if not go:
+        return
+    body = {"symbol": symbol, "as_of": as_of, "depth": depth, "model": model}
+    progress = _stream_run(client, "/csp/stream", body)
+    if progress.result:
+        result = progress.result
+        st.success(f"{result['symbol']}: {result['decision']}"
+                   + (f" ({result['reason']})" if result.get("reason") else ""))  # fmt: skip
+        _show_run(client, str(result["run_id"]))
+
+
+def _chat_tab(client: ApiClient, health: dict[str, Any]) -> None:
+    history: list[tuple[str, str]] = st.session_state.setdefault("chat", [])
+    for role, text in history:
+        st.chat_message(role).markdown(text)
+    question = st.chat_input("Ask about a symbol, e.g. how does NVDA look?")
+    if not question:
+        return
+    st.chat_message("user").markdown(question)
+    history.append(("user", question))
+    body = {"question": question, "session_id": st.session_state.get("chat_session"),
+            "as_of": st.session_state.get("chat_as_of", "2021-06-30")}  # fmt: skip
+    steps = st.status("thinking", expanded=False)
+    answer = st.chat_message("assistant").empty()
+    text = ""
+    try:
+        for event in client.stream("/chat/v3", body):
+            data = event.data
+            if event.event == "state":
+                steps.update(label=data["state"].lower())
+            elif event.event == "tool_started" and data["agent"] != "classifier":
+                steps.write(f"→ {data['tool']}")
+            elif event.event == "text_delta" and data["agent"] == "answer":
+                text += data["text"]
+                answer.markdown(text)
+            elif event.event == "chat_finished":
+                result = data["result"]
+                st.session_state["chat_session"] = result["session_id"]
+                text = result["answer"] or result.get("error") or ""
+                answer.markdown(text)
+    except ApiFailure as exc:
+        st.error(str(exc))
+        return
+    steps.update(label="done", state="complete")
+    history.append(("assistant", text))
+
+
+def _runs_tab(client: ApiClient) -> None:
+    kind = st.selectbox("kind", ["all", "desk", "csp", "assistant"], key="runs_kind")
+    runs = client.get("/runs", limit=50, kind=None if kind == "all" else kind)
+    if not runs:
+        st.info("no runs yet")
+        return
+    st.dataframe(pd.DataFrame(runs)[["id", "kind", "title", "status", "as_of", "model",
+                                     "requests", "cost_usd"]], hide_index=True)  # fmt: skip
+    chosen = st.selectbox("run", [r["id"] for r in runs], key="runs_pick")
+    if chosen:
+        _show_run(client, chosen)
+
+
+def _portfolio_tab(client: ApiClient) -> None:
+    as_of = st.date_input("value at the close of", date(2021, 6, 30), key="pf_as_of")
+    report = client.get("/portfolio", as_of=as_of.isoformat())
+    cols = st.columns(4)
+    cols[0].metric("account value", f"${report['account_value']:,.2f}")
+    cols[1].metric("cash", f"${report['cash']:,.2f}")
+    cols[2].metric("positions", f"${report['market_value']:,.2f}")
+    cols[3].metric("P&L", f"${report['total_pnl']:,.2f}", f"{report['total_pnl_pct']}%")
+    if report["positions"]:
+        st.dataframe(pd.DataFrame(report["positions"]), hide_index=True)
+    orders = client.get("/portfolio/transactions")
+    if orders:
+        st.dataframe(pd.DataFrame([{"id": o["id"], "side": o["side"], "quantity": o["quantity"],
+                                    "symbol": o["contract"]["symbol"], "price": o["price"],
+                                    "source": o["source"]} for o in orders]),
+                     hide_index=True)  # fmt: skip
+
+
+def main() -> None:
+    st.set_page_config(page_title="alphadesk", layout="wide")
+    st.title("alphadesk")
+    connected = _client()
+    if connected is None:
+        return
+    client, health = connected
+    desk, csp, chat, runs, portfolio = st.tabs(
+        ["Trading desk", "Cash-secured puts", "Assistant", "Runs", "Portfolio"]
+    )
+    try:
+        with desk:
+            _desk_tab(client, health)
+        with csp:
+            _csp_tab(client, health)
+        with chat:
+            _chat_tab(client, health)
+        with runs:
+            _runs_tab(client)
+        with portfolio:
+            _portfolio_tab(client)
+    except ApiFailure as exc:
+        st.error(str(exc))
+    finally:
+        client.close()
+
+
+if __name__ == "__main__":
+    main()

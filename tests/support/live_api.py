@@ -1,0 +1,100 @@
+"""The API on a real uvicorn server in a thread, and a small server-sent-events parser."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+import uvicorn
+
+from alphadesk.api import ApiConfig, create_app
+from alphadesk.config import Settings
+from alphadesk.data.base import MarketData
+
+__all__ = ["LiveApi", "SseEvent", "parse_sse"]
+
+
+@dataclass(frozen=True)
+class SseEvent:
+    event: str
+    data: str
+
+    def json(self) -> Any:
+        return json.loads(self.data)
+
+
+def parse_sse(lines: Iterable[str]) -> Iterator[SseEvent]:
+    """Events from the lines of a text/event-stream body (per the WHATWG rules that matter
+    here: ``event:``, multi-line ``data:``, comments, blank line dispatches)."""
+    event, data = "message", []
+    for raw in lines:
+        line = raw.rstrip("\r\n")
+        if not line:
+            if data:
+                yield SseEvent(event, "\n".join(data))
+            event, data = "message", []
+            continue
+        if line.startswith(":"):
+            continue  # a comment (sse-starlette's pings)
+        name, _, value = line.partition(":")
+        value = value[1:] if value.startswith(" ") else value
+        if name == "event":
+            event = value
+        elif name == "data":
+            data.append(value)
+    if data:
+        yield SseEvent(event, "\n".join(data))
+
+
+class LiveApi:
+    """``create_app(settings, config, market=...)`` served by uvicorn on a free port.
+
+    Use as a context manager; ``url`` is the base address and ``client()`` an httpx client
+    for it (a key set on the config is sent unless ``key`` says otherwise)."""
+
+    def __init__(
+        self, settings: Settings, config: ApiConfig | None = None, market: MarketData | None = None
+    ) -> None:
+        self.settings = settings
+        self.config = config or ApiConfig(rate_per_minute=1_000_000, max_runs=64)
+        app = create_app(settings, self.config, market=market)
+        bind = self.config.host
+        self.server = uvicorn.Server(
+            uvicorn.Config(app, host=bind, port=0, log_level="warning", access_log=False)
+        )
+        self._thread = threading.Thread(target=self.server.run, daemon=True)
+        self.url = ""
+
+    def __enter__(self) -> LiveApi:
+        self._thread.start()
+        deadline = time.monotonic() + 30
+        while not self.server.started:
+            if time.monotonic() > deadline or not self._thread.is_alive():
+                raise RuntimeError("the API server did not start")
+            time.sleep(0.02)
+        port = self.server.servers[0].sockets[0].getsockname()[1]
+        self.url = f"http://127.0.0.1:{port}"
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.should_exit = True
+        self._thread.join(timeout=30)
+
+    def client(self, key: str | None = "default", **kwargs: Any) -> httpx.Client:
+        headers = dict(kwargs.pop("headers", {}))
+        key = self.config.api_key if key == "default" else key
+        if key:
+            headers["X-API-Key"] = key
+        return httpx.Client(base_url=self.url, headers=headers, timeout=120, **kwargs)
+
+    def stream(self, client: httpx.Client, path: str, body: dict[str, Any]) -> list[SseEvent]:
+        """POST ``body`` and read the whole event stream."""
+        with client.stream("POST", path, json=body) as response:
+            assert response.status_code == 200, response.read()
+            assert response.headers["content-type"].startswith("text/event-stream")
+            return list(parse_sse(response.iter_lines()))

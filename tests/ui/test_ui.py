@@ -1,0 +1,101 @@
+"""The web UI, run by Streamlit's own test harness against a real API server: it renders
+what the API answers, and only through the API."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("streamlit")
+from streamlit.testing.v1 import AppTest
+
+from alphadesk.ui import app as ui_app
+from alphadesk.ui.client import ApiClient, ApiFailure, parse_sse
+from alphadesk.ui.progress import Progress
+from tests.api.conftest import DAY, api_settings
+from tests.support.live_api import LiveApi
+
+APP = str(Path(ui_app.__file__))
+
+
+@pytest.fixture(scope="module")
+def api(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveApi]:
+    with LiveApi(api_settings(tmp_path_factory.mktemp("ui"))) as live:
+        yield live
+
+
+@pytest.fixture
+def app(api: LiveApi, monkeypatch: pytest.MonkeyPatch) -> AppTest:
+    monkeypatch.setenv("ALPHADESK_API_URL", api.url)
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def _texts(at: AppTest) -> str:
+    parts = [m.value for m in at.markdown] + [s.value for s in at.success]
+    return "\n".join(str(p) for p in parts)
+
+
+def test_the_desk_tab_streams_a_decision_and_shows_its_report(app: AppTest) -> None:
+    app.text_input(key="desk_symbol").input("NVDA")
+    app.multiselect(key="desk_analysts").set_value(["market", "news"])
+    app.button(key="desk_go").click().run()
+    assert not app.exception, app.exception
+    assert [s.value for s in app.success] == ["NVDA: BUY at 20.0"]
+    assert "# NVDA: BUY" in _texts(app)  # the run's report, fetched from /runs/{id}/report
+    assert app.tabs[0].get("image")  # and its chart
+    table = app.dataframe[0].value
+    assert set(table["agent"]) >= {"market", "news", "bull", "bear", "judge"}
+    assert set(table["status"]) == {"completed"}
+
+
+def test_the_csp_tab_and_an_unknown_symbol(app: AppTest) -> None:
+    app.text_input(key="csp_symbol").input("ZZZQ")
+    app.button(key="csp_go").click().run()
+    assert next(e.value for e in app.error).startswith("ZZZQ: no provider had daily bars")
+    app.text_input(key="csp_symbol").input("NVDA")
+    app.button(key="csp_go").click().run()
+    assert next(s.value for s in app.success).startswith("NVDA: select")
+
+
+def test_the_assistant_tab_streams_an_answer(app: AppTest) -> None:
+    app.chat_input[0].set_value("how does NVDA look?").run()
+    assert not app.exception, app.exception
+    said = [m for m in app.chat_message]
+    assert [m.name for m in said] == ["user", "assistant"]
+    answer = said[1].markdown[0].value
+    assert "NVDA" in answer and len(answer) > 40
+
+
+def test_runs_and_portfolio_tabs_read_the_store(api: LiveApi, app: AppTest) -> None:
+    with api.client() as client:
+        run = client.post("/analyze", json={"symbol": "NVDA", "as_of": DAY}).json()
+        client.post("/portfolio/follow", json={"run_id": run["run_id"], "quantity": 10})
+    app.run()
+    runs = app.dataframe[0].value
+    assert run["run_id"] in set(runs["id"])
+    metrics = {m.label: m.value for m in app.metric}
+    assert metrics["cash"] == "$99,800.00"  # 10 NVDA bought at the judge's 20.00
+
+
+def test_the_client_raises_typed_failures(api: LiveApi) -> None:
+    client = ApiClient(api.url)
+    with pytest.raises(ApiFailure) as caught:
+        list(client.stream("/analyze/stream", {"symbol": "ZZZQ", "as_of": DAY}))
+    assert caught.value.status == 404 and caught.value.kind == "no_data"
+    events = list(client.stream("/csp/stream", {"symbol": "NVDA", "as_of": DAY}))
+    progress = Progress()
+    for event in events:
+        progress.add(event.event, event.data)
+    assert progress.result is not None and progress.run_id == progress.result["run_id"]
+    assert {row["agent"] for row in progress.rows()} >= {"chart", "options"}
+    client.close()
+
+
+def test_the_sse_parser_reads_multiline_data_and_skips_comments() -> None:
+    lines = [": ping", "event: a", 'data: {"x":', "data: 1}", "", "data: 2", ""]
+    assert [(e.event, e.data) for e in parse_sse(lines)] == [("a", {"x": 1}), ("message", 2)]
