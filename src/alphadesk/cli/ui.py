@@ -65,10 +65,8 @@ def _start_api(ctx: typer.Context) -> tuple[subprocess.Popen[bytes], str]:
         port = probe.getsockname()[1]
     root = ctx.find_root().params
     config = ["--config", str(root["config"])] if root.get("config") else []
-    server = subprocess.Popen(
-        [sys.executable, "-m", "alphadesk", *config, "serve", "--port", str(port),
-         "--log-level", "warning"]  # fmt: skip
-    )
+    serve = [*config, "serve", "--port", str(port), "--log-level", "warning"]
+    server = subprocess.Popen([sys.executable, "-m", "alphadesk", *serve])
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + _API_START_S
     while time.monotonic() < deadline:
