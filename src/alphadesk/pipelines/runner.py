@@ -35,6 +35,7 @@ ResultT = TypeVar("ResultT", bound=PipelineResult)
 
 # Every pipeline by the kind its runs are recorded under; imported only when used.
 DESKS: dict[str, str] = {
+    "algo": "alphadesk.pipelines.algo.lab:StrategyLab",
     "csp": "alphadesk.pipelines.csp.desk:CspDesk",
     "desk": "alphadesk.pipelines.desk.desk:TradingDesk",
 }

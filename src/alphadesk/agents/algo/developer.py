@@ -53,7 +53,7 @@ class StrategyPlan:
         if len(self.chosen) >= self.n or key in self.tried.setdefault(tpl.name, set()):
             return False
         self.tried[tpl.name].add(key)
-        shown = ", ".join(f"{k}={v}" for k, v in chosen.items() if k != "target")
+        shown = ", ".join(f"{k}={v}" for k, v in chosen.items())
         self.chosen.append(
             StrategyVariant(
                 variant_id=f"i{self.iteration}v{len(self.chosen) + 1}",

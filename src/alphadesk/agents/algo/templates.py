@@ -2,7 +2,8 @@
 
 Each template is a complete strategy module with its parameters in ``params``; rendering
 fills in the values, so the code of a variant says exactly what ran. Templates trade long
-or flat with ``order_target_percent``; each has a grid of values to tune over.
+or flat with ``self.buy()`` and ``self.close()``, so the run's sizing decides the size;
+each has a grid of values to tune over.
 """
 
 from __future__ import annotations
@@ -15,8 +16,6 @@ from typing import Any
 from alphadesk.agents.algo.models import Approach
 
 __all__ = ["TEMPLATES", "StrategyTemplate", "template"]
-
-_TARGET = 0.95  # share of equity held while long
 
 
 @dataclass(frozen=True)
@@ -38,7 +37,7 @@ class StrategyTemplate:
         return "import backtrader as bt\n\n\n" + self.body.replace("$params", f"({pairs},)")
 
     def params(self, given: Mapping[str, Any] | None = None) -> dict[str, Any]:
-        chosen = {**self.defaults, "target": _TARGET}
+        chosen = dict(self.defaults)
         chosen.update({k: v for k, v in (given or {}).items() if k in chosen})
         return chosen
 
@@ -86,9 +85,9 @@ _CROSS = '''class $cls(bt.Strategy):
 
     def next(self):
         if self.up[0] and not self.position:
-            self.order_target_percent(target=self.p.target)
+            self.buy()
         elif not self.up[0] and self.position:
-            self.order_target_percent(target=0.0)
+            self.close()
 '''
 
 _RSI = '''class RsiReversion(bt.Strategy):
@@ -101,9 +100,9 @@ _RSI = '''class RsiReversion(bt.Strategy):
 
     def next(self):
         if not self.position and self.rsi[0] < self.p.low:
-            self.order_target_percent(target=self.p.target)
+            self.buy()
         elif self.position and self.rsi[0] > self.p.high:
-            self.order_target_percent(target=0.0)
+            self.close()
 '''
 
 _BOLLINGER = '''class BollingerBreakout(bt.Strategy):
@@ -119,9 +118,9 @@ _BOLLINGER = '''class BollingerBreakout(bt.Strategy):
     def next(self):
         close = self.data.close[0]
         if not self.position and close > self.bands.top[0]:
-            self.order_target_percent(target=self.p.target)
+            self.buy()
         elif self.position and close < self.bands.mid[0]:
-            self.order_target_percent(target=0.0)
+            self.close()
 '''
 
 _MACD = '''class MacdMomentum(bt.Strategy):
@@ -140,9 +139,9 @@ _MACD = '''class MacdMomentum(bt.Strategy):
     def next(self):
         up = self.macd.macd[0] > self.macd.signal[0]
         if up and not self.position:
-            self.order_target_percent(target=self.p.target)
+            self.buy()
         elif not up and self.position:
-            self.order_target_percent(target=0.0)
+            self.close()
 '''
 
 _DONCHIAN = '''class DonchianBreakout(bt.Strategy):
@@ -157,9 +156,9 @@ _DONCHIAN = '''class DonchianBreakout(bt.Strategy):
     def next(self):
         close = self.data.close[0]
         if not self.position and close > self.high[0]:
-            self.order_target_percent(target=self.p.target)
+            self.buy()
         elif self.position and close < self.low[0]:
-            self.order_target_percent(target=0.0)
+            self.close()
 '''
 
 
