@@ -19,7 +19,7 @@ from .fast import target_array
 from .frame import validate_frame
 from .models import BacktestConfig, BacktestResult, Costs, Fill, Sizing, Trade
 
-__all__ = ["TargetStrategy", "run_backtrader"]
+__all__ = ["TargetStrategy", "backtrader_broker", "run_backtrader"]
 
 
 class _TargetData(bt.feeds.PandasData):
@@ -91,11 +91,10 @@ class TargetStrategy(bt.Strategy):
         return [t for trades in self._trades[self.data].values() for t in trades]
 
 
-def _cerebro(feed: pd.DataFrame, config: BacktestConfig) -> bt.Cerebro:
-    cerebro = bt.Cerebro(stdstats=False, maxcpus=1)
-    cerebro.adddata(_TargetData(dataname=feed))
+def backtrader_broker(config: BacktestConfig) -> bt.brokers.BackBroker:
+    """Backtrader's broker with the run's cash, slippage and commission (both engines' rules)."""
     costs: Costs = config.costs
-    cerebro.broker = bt.brokers.BackBroker(
+    broker = bt.brokers.BackBroker(
         cash=float(config.cash),
         slip_perc=costs.slippage,
         slip_open=True,  # market orders fill at the open: let the slip apply there
@@ -107,9 +106,14 @@ def _cerebro(feed: pd.DataFrame, config: BacktestConfig) -> bt.Cerebro:
         if costs.commission_type == "percent"
         else bt.CommInfoBase.COMM_FIXED
     )
-    cerebro.broker.addcommissioninfo(
-        _StockCommission(commission=costs.commission, commtype=commtype)
-    )
+    broker.addcommissioninfo(_StockCommission(commission=costs.commission, commtype=commtype))
+    return broker
+
+
+def _cerebro(feed: pd.DataFrame, config: BacktestConfig) -> bt.Cerebro:
+    cerebro = bt.Cerebro(stdstats=False, maxcpus=1)
+    cerebro.adddata(_TargetData(dataname=feed))
+    cerebro.broker = backtrader_broker(config)
     cerebro.addstrategy(TargetStrategy, sizing=config.sizing)
     return cerebro
 
