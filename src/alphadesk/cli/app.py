@@ -7,6 +7,7 @@ from pathlib import Path
 import typer
 
 from alphadesk import __version__
+from alphadesk.cli.algo import algo
 from alphadesk.cli.backtest import backtest
 from alphadesk.cli.chat import ask, chat_app
 from alphadesk.cli.csp import csp
@@ -36,6 +37,7 @@ app.add_typer(chat_app, name="chat")
 app.command("ask")(ask)
 app.add_typer(portfolio_app, name="portfolio")
 app.command("backtest")(backtest)
+app.command("algo")(algo)
 
 
 @app.callback()

@@ -22,7 +22,7 @@ from alphadesk.analytics.fuzzy import parse_goal
 from alphadesk.analytics.trajectory import classify_trajectory
 from alphadesk.pipelines.algo.backtests import Split, backtest_variants
 from alphadesk.pipelines.algo.models import AlgoRequest, IterationRecord, VariantRecord
-from alphadesk.pipelines.events import StepFinished, StepStarted
+from alphadesk.pipelines.events import GateDecided, StepFinished, StepStarted
 from alphadesk.pipelines.steps import AgentSteps, RunSession, StepOutcome
 
 if TYPE_CHECKING:
@@ -305,12 +305,15 @@ class LabNodes:
         )
         self._remember(request, best, gate)
         self.session.emit(
-            StepFinished(
+            GateDecided(
                 run_id=self.session.run_id,
-                agent=f"gate, iteration {iteration}",
+                agent="quality_gate",
                 symbol=request.symbol,
-                status="completed",
-                reason=f"{gate.decision}: {gate.reasoning}"[:200],
+                iteration=iteration,
+                decision=gate.decision,
+                best_variant=best.variant_id,
+                best_score=best.score,
+                reasoning=gate.reasoning,
             )
         )
         update: dict[str, Any] = {
