@@ -135,7 +135,7 @@ def _read_trajectory(t: Transcript) -> TrajectoryReading:
     status = stats["status"]
     return TrajectoryReading(
         status=status,
-        next_action=_NEXT.get(status, "PIVOT"),  # type: ignore[arg-type]
+        next_action=_NEXT.get(status, "PIVOT"),
         reasoning=f"best scores {stats.get('scores')}: slope {stats.get('slope'):+.3f} per "
         f"iteration, {stats.get('reversals')} reversal(s)",
     )
@@ -179,7 +179,7 @@ def _gate(t: Transcript) -> GateDecision:
     if reading == "ABANDON" and decision != "FIX":
         decision, why = "ABANDON", f"{why}; the trajectory diverges"
     elif reading == "PIVOT" and decision == "TUNE":
-        decision, why = "REFINE", f"{why}; tuning is {trajectory['status'].lower()}, pivot"  # type: ignore[index]
+        decision, why = "REFINE", f"{why}; tuning is {trajectory['status'].lower()}, pivot"
     return GateDecision(
         decision=decision,
         best_variant=best,

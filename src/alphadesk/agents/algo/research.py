@@ -9,7 +9,6 @@ data offline) comes back as ``missing``, with no finding: the fact sheet's signa
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass
 from functools import partial
 from typing import Any
@@ -127,7 +126,7 @@ def _report(row: Subagent, t: Transcript) -> ResearchReport:
         specialization=row.focus,
         findings=findings,
         confidence=confidence,
-        data_quality=quality,  # type: ignore[arg-type]
+        data_quality=quality,
         missing=missing,
     )
 
@@ -158,13 +157,14 @@ _APPROACH_OF_TREND = {"strong": "trend", "moderate": "momentum", "weak": "mean_r
 
 
 def _weighted_signal(findings: list[Finding]) -> tuple[str, float]:
-    votes: Counter[str] = Counter()
+    votes: dict[str, float] = {}
     for f in findings:
-        votes[f.signal] += f.confidence
-    if not votes:
-        return "unknown", 0.0
-    signal, weight = votes.most_common(1)[0]
-    return signal, weight / sum(votes.values())
+        votes[f.signal] = votes.get(f.signal, 0.0) + f.confidence
+    total = sum(votes.values())
+    if not votes or total == 0:
+        return ("unknown", 0.0) if not votes else (findings[0].signal, 0.0)
+    signal = max(votes, key=lambda name: votes[name])
+    return signal, votes[signal] / total
 
 
 def _approach(reports: list[ResearchReport]) -> Approach | None:
@@ -201,7 +201,7 @@ def _synthesize(domain: Domain, t: Transcript) -> FactSheet:
         supporting_evidence=supporting,
         conflicting_evidence=conflicting,
         confidence=round(agreement * coverage, 2),
-        signal=signal,  # type: ignore[arg-type]
+        signal=signal,
         recommended_approach=_approach(reports) if domain == "technical" else None,
         risks=[f"{r.agent} data missing" for r in reports if r.data_quality == "missing"],
         opportunities=supporting[:2],
@@ -249,7 +249,7 @@ def _brief(t: Transcript) -> ResearchBrief:
         summary=f"{task_symbol(t)}: {views}. Most promising: {approaches[0]}.{retry}",
         approaches=approaches,
         confidence=confidence,
-        research_quality=quality,  # type: ignore[arg-type]
+        research_quality=quality,
         gaps=gaps,
     )
 

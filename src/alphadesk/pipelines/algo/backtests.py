@@ -117,7 +117,7 @@ async def _period(
     run = await backtester(variant.code, frame, first, config)
     scored = score_metrics(run.metrics, criteria) if run.status == "completed" else None
     return PeriodScore(
-        period=which,  # type: ignore[arg-type]
+        period=which,
         start=bounds[0],
         end=bounds[1],
         status=run.status,

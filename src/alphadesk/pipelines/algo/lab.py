@@ -134,20 +134,20 @@ class _Finish:
         result = AlgoResult(
             symbol=request.symbol,
             as_of=request.as_of,
-            decision=decision,  # type: ignore[arg-type]
+            decision=decision,
             reason=reason,
             stage=verdict["stage"] if verdict else None,
             goal=request.goal,
             criteria=[str(c) for c in parse_goal(request.goal)],
             in_sample=self.split.in_sample,
             out_of_sample=self.split.out_of_sample,
-            fact_sheets=state.get("sheets", []),  # type: ignore[arg-type]
-            brief=state.get("brief"),  # type: ignore[arg-type]
+            fact_sheets=state.get("sheets", []),
+            brief=state.get("brief"),
             iterations=iterations,
             variants=records,
             best=best,
             budget=budget,
-            agents=state.get("reports", []),  # type: ignore[arg-type]
+            agents=state.get("reports", []),
             data_missing=sorted(set(state.get("missing", []))),
             run_id=self.session.run_id,
             **files,
