@@ -18,7 +18,9 @@ class AlgoDeps(ToolDeps):
         symbol: The symbol under research.
         verdicts: By variant id: ``passed_in_sample``, ``passed_out_of_sample`` and the
             scores, computed from the backtests; the gate's decision is checked against them.
+        used_ids: Variant ids of earlier iterations: a new variant may not reuse one.
     """
 
     symbol: str = ""
     verdicts: dict[str, dict[str, Any]] = field(default_factory=dict)
+    used_ids: frozenset[str] = frozenset()

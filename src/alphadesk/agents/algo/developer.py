@@ -9,21 +9,29 @@ proposed again.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import Any
 
-from alphadesk.agent import Agent
+from alphadesk.agent import Agent, ModelRetry, RunContext
+from alphadesk.agents.algo.deps import AlgoDeps
 from alphadesk.agents.algo.models import StrategyBatch, StrategyVariant
 from alphadesk.agents.algo.templates import TEMPLATES, StrategyTemplate
 from alphadesk.agents.spec import AgentSpec, load_prompt
 from alphadesk.agents.task import task_json
 from alphadesk.llm.rules import RulesPolicy, Transcript
-from alphadesk.tools.deps import ToolDeps
 
 __all__ = ["STRATEGIST", "StrategyPlan"]
 
 _PKG = "alphadesk.agents.algo"
 _BRIEF, _LAST, _TRIED = range(3)
+
+
+def _number(pattern: str, text: str) -> str:
+    match = re.search(pattern, text)
+    if match is None:
+        raise ValueError(f"the task does not say {pattern!r}")
+    return match.group(1)
 
 
 def _key(params: dict[str, Any]) -> str:
@@ -39,9 +47,8 @@ class StrategyPlan:
         tried: dict[str, list[dict[str, Any]]] = task_json(t, _TRIED) or {}
         self.tried = {name: {_key(p) for p in sets} for name, sets in tried.items()}
         self.approaches: list[str] = brief.get("approaches") or ["trend"]
-        head = t.prompt.split("\n", 1)[0]
-        self.iteration = int(head.split("iteration ")[1].split(".")[0])
-        self.n = int(head.split("Write ")[1].split(" ")[0])
+        self.iteration = int(_number(r"iteration (\d+)\.", t.prompt))
+        self.n = int(_number(r"Write (\d+) variants", t.prompt))
         self.chosen: list[StrategyVariant] = []
         self.notes: list[str] = []
 
@@ -137,11 +144,28 @@ def _develop(t: Transcript) -> StrategyBatch:
     return StrategyPlan(t).decide()
 
 
-STRATEGIST: AgentSpec[ToolDeps, StrategyBatch] = AgentSpec(
+def new_distinct_variants(ctx: RunContext[AlgoDeps], out: StrategyBatch) -> StrategyBatch:
+    """Every variant id new and distinct (the tracker keys on them), every code non-empty.
+
+    Code is not checked here: code that fails goes to the sandbox's check and back to the
+    developer through the gate as FIX, with the reason.
+    """
+    ids = [v.variant_id for v in out.variants]
+    again = sorted({i for i in ids if ids.count(i) > 1} | (set(ids) & ctx.deps.used_ids))
+    if again:
+        raise ModelRetry(f"variant ids must be new and distinct; {again} are taken")
+    empty = [v.variant_id for v in out.variants if not v.code.strip()]
+    if empty:
+        raise ModelRetry(f"variants {empty} have no code: write the complete module")
+    return out
+
+
+STRATEGIST: AgentSpec[AlgoDeps, StrategyBatch] = AgentSpec(
     agent=Agent(
         name="strategist",
         instructions=load_prompt(_PKG, "strategist_system").template,
         output_type=StrategyBatch,
+        output_validators=(new_distinct_variants,),
     ),
     policy=RulesPolicy(plan=[], decide=_develop, name="strategist"),
     tier="deep",

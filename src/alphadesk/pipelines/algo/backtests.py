@@ -167,11 +167,15 @@ async def backtest_variants(
     iteration: int,
     backtester: Backtester = backtest_variant,
     on_done: Callable[[VariantRecord], Any] | None = None,
+    concurrency: int = 4,
 ) -> list[VariantRecord]:
-    """Backtest every variant concurrently (the map-reduce step), in the variants' order."""
+    """Backtest every variant concurrently (the map-reduce step), at most ``concurrency``
+    sandboxes at once (each is a process of its own), in the variants' order."""
+    slots = asyncio.Semaphore(concurrency)
 
     async def run(variant: StrategyVariant) -> VariantRecord:
-        record = await _one(backtester, variant, split, config, criteria, iteration)
+        async with slots:
+            record = await _one(backtester, variant, split, config, criteria, iteration)
         if on_done is not None:
             on_done(record)
         return record

@@ -66,12 +66,14 @@ class StrategyLab:
         memory: DeskMemory | None = None,
         backtester: Backtester = backtest_variant,
         config: BacktestConfig = LAB_CONFIG,
+        backtest_concurrency: int = 4,
     ) -> None:
         self.settings, self.market = settings, market
         self.agents = agents or default_agents()
         self.models = AgentModels(settings, self.agents.all, override=model, models=models)
         self.memory = memory if memory is not None else open_memory(settings)
         self.backtester, self.config = backtester, config
+        self.backtest_concurrency = backtest_concurrency  # sandboxes (processes) at once
 
     @property
     def model_label(self) -> str:

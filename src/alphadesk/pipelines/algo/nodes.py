@@ -79,19 +79,30 @@ class LabNodes:
     steps: AgentSteps
     split: Split
 
-    def _deps(self, request: AlgoRequest, **verdicts: Any) -> AlgoDeps:
+    def _deps(
+        self,
+        request: AlgoRequest,
+        used: frozenset[str] = frozenset(),
+        verdicts: dict[str, dict[str, Any]] | None = None,
+    ) -> AlgoDeps:
         return AlgoDeps(
             market=self.lab.market,
             run_dir=self.session.run_dir,
             symbol=request.symbol,
-            verdicts=dict(verdicts),
+            verdicts=verdicts or {},
+            used_ids=used,
         )
 
     async def _run(
-        self, spec: AgentSpec[Any, Any], request: AlgoRequest, template: str, **context: Any
+        self,
+        spec: AgentSpec[Any, Any],
+        request: AlgoRequest,
+        template: str,
+        deps: AlgoDeps | None = None,
+        **context: Any,
     ) -> StepOutcome[Any]:
         prompt = task_prompt(template, request.symbol, request.as_of, **context)
-        return await self.steps.run(spec, prompt, self._deps(request), request)
+        return await self.steps.run(spec, prompt, deps or self._deps(request), request)
 
     # -- research ------------------------------------------------------------------------
 
@@ -173,10 +184,12 @@ class LabNodes:
         for record in state.get("records", []):
             if record["template"]:
                 tried.setdefault(record["template"], []).append(record["parameters"])
+        used = frozenset(r["variant_id"] for r in state.get("records", []))
         step = await self._run(
             self.lab.agents.strategist,
             request,
             "strategist",
+            self._deps(request, used),
             iteration=iteration,
             goal=request.goal,
             n=request.variants,
@@ -211,6 +224,7 @@ class LabNodes:
             iteration=state["iteration"],
             backtester=self.lab.backtester,
             on_done=done,
+            concurrency=self.lab.backtest_concurrency,
         )
         run_id = self.session.run_id
         return {
@@ -233,7 +247,11 @@ class LabNodes:
         views = [r.brief() for r in records]
         history = state.get("iterations", [])
         scores = [h["best_score"] for h in history] + [max(r.score for r in records)]
-        counts = {"iteration": iteration, "iterations": request.iterations, "goal": request.goal}
+        counts: dict[str, Any] = {
+            "iteration": iteration,
+            "iterations": request.iterations,
+            "goal": request.goal,
+        }
         analyses = []
         if not any(r.passed for r in records):
             analyses.append(
@@ -274,7 +292,9 @@ class LabNodes:
             refinements=state.get("refinements", 0),
             **counts,
         )
-        step = await self.steps.run(agents.gate, prompt, self._deps(request, **verdicts), request)
+        step = await self.steps.run(
+            agents.gate, prompt, self._deps(request, verdicts=verdicts), request
+        )
         update = _merge(update, _bookkeeping([step]))
         if step.output is None:
             return update
