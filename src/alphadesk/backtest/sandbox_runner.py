@@ -126,8 +126,8 @@ def main(argv: list[str]) -> int:
     except BaseException as exc:  # a crash of untrusted code, reported with its traceback
         if os.getpid() == main_pid:
             traceback.print_exc(limit=-8)
-        code = _LIMIT_ERRNOS.get(exc.errno) if isinstance(exc, OSError) else None
-        return end(code or EXIT_CRASHED)
+        number = exc.errno if isinstance(exc, OSError) else None
+        return end(_LIMIT_ERRNOS.get(number or 0, EXIT_CRASHED))
     if os.getpid() != main_pid:
         os._exit(EXIT_CRASHED)  # a forked copy of the whole run reports nothing
     with os.fdopen(report_fd, "w") as out:
