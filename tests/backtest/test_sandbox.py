@@ -285,7 +285,7 @@ def test_sleeper_meets_the_wall_clock(frame) -> None:
     outcome = _run("sleeper.py", frame, Limits(wall_seconds=5, cpu_seconds=60))
     assert (outcome.status, outcome.limit) == ("killed", "wall"), outcome
     assert "sleeping" in outcome.log
-    assert 5 <= outcome.seconds < 6
+    assert 5 <= outcome.seconds < 8
     assert _sandbox_processes() == []
 
 
