@@ -93,6 +93,7 @@ STATIC = {
     "two_strategies.py": "exactly one backtrader Strategy subclass (found: One, Two)",
     "top_level_code.py": "module-level while statement",
     "big_file.py": "'open' is not allowed",
+    "env_secrets.py": "import of 'os'",
 }
 # Allowed by the static check: only the sandbox's limits stop them.
 RUNTIME_ONLY = {"memory_bomb.py", "busy_loop.py", "sleeper.py", "huge_output.py"}
@@ -219,6 +220,15 @@ def test_files_outside_the_view_cannot_be_read(frame, canary: Path) -> None:
     assert outcome.status == "crashed" and "blocked: /etc/passwd" in outcome.log, outcome
     assert "ESCAPED" not in outcome.log
     assert outcome.log.count("Error") >= len(targets)
+
+
+@needs_sandbox
+def test_no_secret_from_the_environment(frame, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-canary")
+    monkeypatch.setenv("GITHUB_TOKEN", "ghp-canary")
+    outcome = _run("env_secrets.py", frame)
+    assert outcome.status == "crashed" and "blocked: environment is" in outcome.log, outcome
+    assert "canary" not in outcome.log and "ESCAPED" not in outcome.log
 
 
 @needs_sandbox
