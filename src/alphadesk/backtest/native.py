@@ -209,7 +209,11 @@ def run_strategy_class(
     trades.sort(key=lambda t: t.entry_bar)
     return NativeReport(
         strategy=cls.__name__,
-        params={k: v for k, v in dict(strat.params._getitems()).items() if _plain(v)},
+        params={
+            k: v
+            for k in strat.params._getkeys()
+            if _plain(v := getattr(strat.params, k))
+        },
         start=start,
         equity=rec.equity,
         position=rec.position,

@@ -226,7 +226,8 @@ def _base_args(sandbox: Sandbox, scratch_mb: int) -> list[str]:
     }
     args = [sandbox.bwrap, *_namespace_args(sandbox), *_system_binds()]
     args += ["--proc", "/proc", "--dev", "/dev"]
-    args += ["--size", str(scratch_mb << 20), "--tmpfs", "/tmp", "--chdir", "/tmp", "--clearenv"]
+    args += ["--perms", "1777", "--size", str(scratch_mb << 20), "--tmpfs", "/tmp"]
+    args += ["--chdir", "/tmp", "--clearenv"]
     for key, value in env.items():
         args += ["--setenv", key, value]
     return args
@@ -313,7 +314,11 @@ class _Process:
 
 
 def _supervise(args: list[str], limits: Limits) -> _Process:
-    """Run ``args``; kill the whole tree at the deadline or when it prints too much."""
+    """Run ``args``; kill the whole tree at the deadline or when it prints too much.
+
+    Every process in the sandbox holds its output pipes, so their end of file means the
+    whole tree is gone: after a kill we still read to it (for a few seconds at most).
+    """
     started = time.monotonic()
     proc = subprocess.Popen(
         args,
@@ -333,26 +338,31 @@ def _supervise(args: list[str], limits: Limits) -> _Process:
     with selectors.DefaultSelector() as selector:
         for stream in (proc.stdout, proc.stderr):
             selector.register(stream, selectors.EVENT_READ)
-        while selector.get_map() and limit is None:
+        while selector.get_map():
             left = deadline - time.monotonic()
             if left <= 0:
+                if limit is not None:
+                    break  # killed, yet something holds the pipes: give up on them
                 limit = "wall"
-                break
+                _kill(proc)
+                deadline = time.monotonic() + 5
+                continue
             for key, _ in selector.select(timeout=min(left, 0.5)):
                 data = os.read(key.fd, 65536)
                 if not data:
                     selector.unregister(key.fileobj)
                     continue
+                if sizes[key.fd] <= caps[key.fd]:
+                    chunks[key.fd].append(data)
                 sizes[key.fd] += len(data)
-                chunks[key.fd].append(data)
-                if sizes[key.fd] > caps[key.fd]:
+                if sizes[key.fd] > caps[key.fd] and limit is None:
                     limit = "output"
-    if limit is not None:
-        _kill(proc)
+                    _kill(proc)
+                    deadline = time.monotonic() + 5
     try:
         returncode = proc.wait(timeout=max(0.1, deadline - time.monotonic()))
     except subprocess.TimeoutExpired:
-        limit = "wall"
+        limit = limit or "wall"
         _kill(proc)
         returncode = proc.wait()
     proc.stdout.close()
@@ -378,6 +388,7 @@ _SIGNAL_LIMITS: dict[int, Limit] = {
     128 + signal.SIGXFSZ: "file_size",
     sandbox_runner.EXIT_MEMORY: "memory",
     sandbox_runner.EXIT_PROCESSES: "processes",
+    sandbox_runner.EXIT_FILE_SIZE: "file_size",
 }
 _LIMIT_WORDS: dict[Limit, str] = {
     "wall": "ran past the wall-clock limit",
@@ -385,7 +396,7 @@ _LIMIT_WORDS: dict[Limit, str] = {
     "memory": "ran out of memory",
     "processes": "hit the process limit",
     "output": "printed more than the output limit",
-    "file_size": "wrote a file over the size limit",
+    "file_size": "wrote past the file size limit or filled its scratch space",
 }
 
 

@@ -7,7 +7,8 @@ JSON) goes to the original standard output; anything the strategy prints goes to
 error, so it cannot mix with the report.
 
 Exit codes: 0 report printed; 3 the strategy raised (traceback on stderr); 4 it ran out of
-memory; 5 it hit the process limit; 6 the job itself was unreadable.
+memory; 5 it hit the process limit; 6 the job itself was unreadable; 7 it wrote past the
+file size limit or filled its scratch space.
 """
 
 from __future__ import annotations
@@ -16,13 +17,20 @@ import errno
 import json
 import os
 import resource
+import signal
 import sys
 import traceback
 import types
 from pathlib import Path
 from typing import Any
 
-EXIT_CRASHED, EXIT_MEMORY, EXIT_PROCESSES, EXIT_BAD_JOB = 3, 4, 5, 6
+EXIT_CRASHED, EXIT_MEMORY, EXIT_PROCESSES, EXIT_BAD_JOB, EXIT_FILE_SIZE = 3, 4, 5, 6, 7
+# Python ignores SIGXFSZ: a write past RLIMIT_FSIZE (or a full scratch) is an OSError.
+_LIMIT_ERRNOS = {
+    errno.EAGAIN: EXIT_PROCESSES,
+    errno.EFBIG: EXIT_FILE_SIZE,
+    errno.ENOSPC: EXIT_FILE_SIZE,
+}
 
 
 def _limit(kind: int, soft: int, hard: int | None = None) -> None:
@@ -90,6 +98,15 @@ def main(argv: list[str]) -> int:
         print(f"unreadable job: {exc}", file=sys.stderr)
         return EXIT_BAD_JOB
     _confine(job)
+    main_pid = os.getpid()
+
+    def end(code: int) -> int:
+        if os.getpid() != main_pid:
+            os._exit(code)  # a process the strategy forked: leave quietly
+        if code == EXIT_PROCESSES:
+            os.kill(-1, signal.SIGKILL)  # whatever else it started in our PID namespace
+        return code
+
     report_fd = os.dup(1)
     os.dup2(2, 1)  # the strategy's prints go to stderr
     try:
@@ -105,13 +122,14 @@ def main(argv: list[str]) -> int:
         )
     except MemoryError:
         print("MemoryError: the strategy ran out of memory", file=sys.stderr)
-        return EXIT_MEMORY
-    except OSError as exc:
-        traceback.print_exc(limit=-8)
-        return EXIT_PROCESSES if exc.errno == errno.EAGAIN else EXIT_CRASHED
-    except BaseException:  # a crash of untrusted code, reported with its traceback
-        traceback.print_exc(limit=-8)
-        return EXIT_CRASHED
+        return end(EXIT_MEMORY)
+    except BaseException as exc:  # a crash of untrusted code, reported with its traceback
+        if os.getpid() == main_pid:
+            traceback.print_exc(limit=-8)
+        number = exc.errno if isinstance(exc, OSError) else None
+        return end(_LIMIT_ERRNOS.get(number or 0, EXIT_CRASHED))
+    if os.getpid() != main_pid:
+        os._exit(EXIT_CRASHED)  # a forked copy of the whole run reports nothing
     with os.fdopen(report_fd, "w") as out:
         out.write(report.model_dump_json())
     return 0
