@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
-from alphadesk.backtest.models import BacktestConfig
-from alphadesk.backtest.sandbox import run_in_sandbox
+from alphadesk.cli.app import app
 from alphadesk.config import Settings
 from alphadesk.data.base import MarketData
 from alphadesk.memory import SituationMemory
-from alphadesk.pipelines.algo.lab import LAB_CONFIG, StrategyLab
+from alphadesk.pipelines.algo.lab import StrategyLab
 from alphadesk.pipelines.algo.models import AlgoResult, PeriodScore
 from alphadesk.pipelines.algo.tracker import load_experiments
 from alphadesk.pipelines.runner import PipelineRunner, build_desk
@@ -113,23 +114,31 @@ def test_lessons_go_to_the_shared_memory(lab_run: tuple[AlgoResult, Settings, in
 
 
 def test_the_saved_strategy_runs_again_with_the_same_figures(
-    lab_run: tuple[AlgoResult, Settings, int], market: MarketData
+    lab_run: tuple[AlgoResult, Settings, int], tmp_path: Path
 ) -> None:
+    """`alphadesk backtest FILE SYMBOL` over the out-of-sample period gives the lab's figures."""
     result, _, _ = lab_run
     assert result.best is not None and result.strategy_file is not None
-    assert result.best.out_of_sample is not None
+    oos = result.best.out_of_sample
+    assert oos is not None
     if result.decision == "SUCCESS":
         assert result.best.passed
-    code = Path(result.strategy_file).read_text()
-    assert result.best.code in code
-    lab = StrategyLab(Settings(), market, memory=None)  # the same bars and periods
-    frame, first = lab.split(request()).period("out_of_sample")
-    again = run_in_sandbox(code, frame, LAB_CONFIG, trade_from=first)
-    assert again.result is not None, again.reason
-    assert again.result.metrics().sharpe == pytest.approx(
-        result.best.out_of_sample.metrics["sharpe"], rel=1e-12
-    )
-    assert isinstance(LAB_CONFIG, BacktestConfig)
+    assert result.best.code in Path(result.strategy_file).read_text()
+    args = [
+        "backtest",
+        result.strategy_file,
+        "AAPL",
+        "--from",
+        str(oos.start),
+        "--to",
+        str(oos.end),
+    ]
+    env = {"ALPHADESK_DATA_DIR": str(tmp_path / "again")}
+    shown = CliRunner().invoke(app, [*args, "--json"], env=env)
+    assert shown.exit_code == 0, shown.output
+    again = json.loads(shown.output)["metrics"]
+    for name in ("sharpe", "max_drawdown", "annualized_return", "trades", "final"):
+        assert again[name] == pytest.approx(oos.metrics[name], rel=1e-12), name
 
 
 def test_the_lab_is_a_registered_pipeline(settings: Settings, market: MarketData) -> None:
