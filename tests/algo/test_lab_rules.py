@@ -13,7 +13,7 @@ from alphadesk.cli.app import app
 from alphadesk.config import Settings
 from alphadesk.data.base import MarketData
 from alphadesk.memory import SituationMemory
-from alphadesk.pipelines.algo.lab import StrategyLab
+from alphadesk.pipelines.algo.lab import LESSONS, StrategyLab
 from alphadesk.pipelines.algo.models import AlgoResult, PeriodScore
 from alphadesk.pipelines.algo.tracker import load_experiments
 from alphadesk.pipelines.runner import PipelineRunner, build_desk
@@ -40,9 +40,9 @@ def lab_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[AlgoResult, Setti
         pytest.skip(f"no strategy sandbox on this machine: {exc}")
     settings = Settings(data_dir=tmp_path_factory.mktemp("lab") / "alphadesk")
     market = build_provider(settings)
-    memory = SituationMemory(settings.memory_path)
+    memory = SituationMemory(settings.memory_path, collection=LESSONS)
     before = memory.count("AAPL")
-    lab = StrategyLab(settings, market, memory=memory)
+    lab = StrategyLab(settings, market)  # opens the memory the settings switch on
     result = asyncio.run(PipelineRunner(settings, lab).analyze(request(memory=True)))
     assert result is not None
     return result, settings, before
@@ -109,8 +109,12 @@ def test_the_tracker_holds_every_variant(lab_run: tuple[AlgoResult, Settings, in
 
 def test_lessons_go_to_the_shared_memory(lab_run: tuple[AlgoResult, Settings, int]) -> None:
     result, settings, before = lab_run
-    memory = SituationMemory(settings.memory_path)
-    assert memory.count("AAPL") == before + len(result.iterations)
+    lab_lessons = SituationMemory(settings.memory_path, collection=LESSONS)
+    assert lab_lessons.count("AAPL") == before + len(result.iterations)
+    recalled = lab_lessons.recall("AAPL", f"strategy lab: {result.goal}", as_of=result.as_of, k=1)
+    assert len(recalled) == 1 and "the gate said" in recalled[0].lesson
+    assert any(v.name in recalled[0].lesson for v in result.variants)
+    assert SituationMemory(settings.memory_path).count("AAPL") == 0  # the desk's stays its own
 
 
 def test_the_saved_strategy_runs_again_with_the_same_figures(

@@ -37,12 +37,13 @@ from alphadesk.pipelines.algo.models import (
 from alphadesk.pipelines.algo.nodes import LabNodes, LabState
 from alphadesk.pipelines.algo.report import render_report, strategy_file
 from alphadesk.pipelines.algo.tracker import ExperimentTracker
-from alphadesk.pipelines.desk.memory import DeskMemory, open_memory
+from alphadesk.pipelines.desk.memory import DeskMemory
 from alphadesk.pipelines.steps import AgentModels, AgentSteps, RunSession, limits_from
 
-__all__ = ["LAB_CONFIG", "StrategyLab"]
+__all__ = ["LAB_CONFIG", "LESSONS", "StrategyLab"]
 
 _DEFAULT_YEARS = 4
+LESSONS = "strategy_lessons"  # the lab's collection in the shared memory store
 # The lab's costs: those `alphadesk backtest` uses by default, so a saved strategy run
 # there again gives the same figures.
 LAB_CONFIG = BacktestConfig(costs=Costs(commission=0.001, slippage=0.0005))
@@ -71,7 +72,7 @@ class StrategyLab:
         self.settings, self.market = settings, market
         self.agents = agents or default_agents()
         self.models = AgentModels(settings, self.agents.all, override=model, models=models)
-        self.memory = memory if memory is not None else open_memory(settings)
+        self.memory = memory if memory is not None else _open_memory(settings)
         self.backtester, self.config = backtester, config
         self.backtest_concurrency = backtest_concurrency  # sandboxes (processes) at once
 
@@ -111,6 +112,15 @@ class StrategyLab:
         frame, _notes = frame_from_bars(self.market.daily_bars(request.symbol, request.as_of))
         start = request.start or (request.as_of - timedelta(days=365 * _DEFAULT_YEARS)).date()
         return split_window(frame, start, request.out_of_sample)
+
+
+def _open_memory(settings: Settings) -> DeskMemory | None:
+    """The lab's lessons: the desk's memory store, in a collection of the lab's own."""
+    if not settings.memory.enabled:
+        return None
+    from alphadesk.memory import SituationMemory
+
+    return SituationMemory(settings.memory_path, collection=LESSONS)
 
 
 def _tracker_path(settings: Settings, session: RunSession) -> Path:
