@@ -174,3 +174,47 @@ def test_variant_ids_must_be_new_and_distinct() -> None:
     with pytest.raises(ModelRetry, match="i2v1"):
         new_distinct_variants(_ctx(used_ids=frozenset({"i2v1"})), batch)
     assert new_distinct_variants(_ctx(), batch) is batch
+
+
+def test_past_successes_lead_the_brief() -> None:
+    sheets = [
+        {
+            "domain": "technical",
+            "signal": "bullish",
+            "confidence": 0.6,
+            "recommended_approach": "trend",
+        }
+    ]
+    lessons = [
+        {"lesson": "l1", "decision": "TUNE", "approach": "momentum", "score": 0.9},
+        {"lesson": "l2", "decision": "SUCCESS", "approach": "breakout", "score": 1.0},
+    ]
+    feedback = {"reason": None, "approaches_tried": [], "lessons": lessons}
+    brief: ResearchBrief = _decide(
+        LEADER.policy, "leader", goal="g", sheets=sheets, feedback=feedback
+    )
+    assert brief.approaches[:2] == ["breakout", "trend"]
+
+
+def test_the_live_view_shows_each_gate_decision() -> None:
+    from alphadesk.cli.live import LiveView
+    from alphadesk.pipelines.events import GateDecided
+
+    view = LiveView(enabled=False)
+    view.on_event(
+        GateDecided(
+            run_id="r",
+            agent="quality_gate",
+            symbol="AAPL",
+            iteration=2,
+            decision="TUNE",
+            best_variant="i2v1",
+            best_score=0.87,
+            reasoning="PARAMETER_ISSUE: near the goal",
+        )
+    )
+    (line,) = view._lines
+    assert (
+        line.plain
+        == "AAPL iteration 2 TUNE (best i2v1, score 0.87): PARAMETER_ISSUE: near the goal"
+    )

@@ -169,3 +169,24 @@ async def test_a_variant_that_passes_both_periods_succeeds(
     )
     assert result.decision == "SUCCESS" and len(result.iterations) == 1
     assert result.best is not None and result.best.passed
+
+
+async def test_an_interrupted_lab_resumes_from_its_checkpoint(
+    settings: Settings, market: MarketData
+) -> None:
+    req = request(variants=2, iterations=2)
+    split = StrategyLab(settings, market, memory=None).split(req)
+    lab = StrategyLab(
+        settings,
+        market,
+        memory=None,
+        backtester=scripted_backtests(_never_enough, split.out_of_sample[0]),
+    )
+    runner = PipelineRunner(settings, lab)
+    stopped = await runner.analyze(req, interrupt_after=["gate"])
+    assert stopped is None
+    (run,) = runner.store.recent(kind="algo")
+    result = await runner.analyze(req, resume_run_id=run.id)
+    assert result is not None and result.decision == "BUDGET_EXHAUSTED"
+    assert [e.iteration for e in result.iterations] == [1, 2]  # the first was not redone
+    assert len(result.variants) == 4

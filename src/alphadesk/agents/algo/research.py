@@ -236,7 +236,13 @@ def _brief(t: Transcript) -> ResearchBrief:
     ranked = [a for a in ((first,) if first else ()) + _ALL if a is not None]
     tried = set(feedback.get("approaches_tried") or [])
     fresh = [a for a in ranked if a not in tried] + [a for a in ranked if a in tried]
-    approaches = list(dict.fromkeys(fresh))
+    # Past runs' lessons: approaches that met the goal before come first.
+    proven = [
+        lesson["approach"]
+        for lesson in sorted(feedback.get("lessons") or [], key=lambda x: -x.get("score", 0))
+        if lesson.get("decision") == "SUCCESS" and lesson.get("approach") in _ALL
+    ]
+    approaches = list(dict.fromkeys(proven + fresh))
     known = [s for s in sheets if s.signal != "unknown"]
     confidence = round(sum(s.confidence for s in known) / len(sheets), 2) if sheets else 0.0
     quality = "high" if len(known) == 3 else "medium" if len(known) == 2 else "low"

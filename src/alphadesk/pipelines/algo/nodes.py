@@ -17,6 +17,7 @@ from alphadesk.agents.algo.models import (
     TrajectoryReading,
 )
 from alphadesk.agents.algo.research import DOMAINS
+from alphadesk.agents.algo.templates import TEMPLATES
 from alphadesk.agents.spec import AgentSpec
 from alphadesk.analytics.fuzzy import parse_goal
 from alphadesk.analytics.trajectory import classify_trajectory
@@ -31,13 +32,23 @@ if TYPE_CHECKING:
 __all__ = ["LabNodes", "LabState"]
 
 _RECALL = 3
+_LIBRARY = [
+    {
+        "template": t.name,
+        "approach": t.approach,
+        "description": t.description,
+        "defaults": dict(t.defaults),
+        "grid": {k: list(v) for k, v in t.grid.items()},
+    }
+    for t in TEMPLATES.values()
+]
 
 
 class LabState(TypedDict, total=False):
     """Graph state; plain JSON."""
 
     request: dict[str, Any]
-    lessons: list[str]
+    lessons: list[dict[str, Any]]
     sheets: list[dict[str, Any]]
     brief: dict[str, Any]
     research_round: int
@@ -154,7 +165,7 @@ class LabNodes:
             update |= {"sheets": facts, "brief": leader.output.model_dump(mode="json")}
         return update
 
-    def _feedback(self, state: LabState, lessons: list[str]) -> dict[str, Any] | None:
+    def _feedback(self, state: LabState, lessons: list[dict[str, Any]]) -> dict[str, Any] | None:
         last = state.get("last")
         if last is None and not lessons:
             return None
@@ -162,7 +173,7 @@ class LabNodes:
         reason = last["reasoning"] if last else None
         return {"reason": reason, "approaches_tried": tried, "lessons": lessons}
 
-    async def _recall(self, request: AlgoRequest) -> list[str]:
+    async def _recall(self, request: AlgoRequest) -> list[dict[str, Any]]:
         memory = self.lab.memory
         if memory is None or not request.memory:
             return []
@@ -173,7 +184,7 @@ class LabNodes:
             as_of=request.as_of,
             k=_RECALL,
         )
-        return [item.lesson for item in recalled]
+        return [{"lesson": item.lesson, **item.outcome} for item in recalled]
 
     # -- development and backtests -------------------------------------------------------
 
@@ -196,6 +207,7 @@ class LabNodes:
             brief=state["brief"],
             last=state.get("last"),
             tried=tried,
+            library=_LIBRARY,
         )
         update = _bookkeeping([step]) | {"iteration": iteration}
         if step.output is not None:
@@ -370,7 +382,13 @@ class LabNodes:
             situation=f"strategy lab: {request.goal}",
             lesson=f"{best.name} ({best.approach}) scored {best.in_sample.score:.2f} in-sample "
             f"and {oos:.2f} out-of-sample; the gate said {gate.decision}: {gate.reasoning}"[:600],
-            outcome={"decision": gate.decision, "score": best.score, "template": best.template},
+            outcome={
+                "decision": gate.decision,
+                "score": best.score,
+                "template": best.template,
+                "approach": best.approach,
+                "parameters": best.parameters,
+            },
             decided_at=request.as_of,
             written_at=request.as_of,
             run_id=f"{self.session.run_id}:{best.variant_id}",
