@@ -52,6 +52,7 @@ def _strategist(last: dict[str, Any] | None, tried: dict[str, Any], n: int = 3) 
         brief=brief,
         last=last,
         tried=tried,
+        library=[],
     )
 
 

@@ -11,6 +11,7 @@ import pytest
 
 from alphadesk.agents.algo.developer import STRATEGIST
 from alphadesk.agents.algo.models import GateDecision, StrategyBatch
+from alphadesk.agents.algo.research import LEADER
 from alphadesk.config import Settings
 from alphadesk.data.base import MarketData
 from alphadesk.llm.messages import AssistantMessage, Message, RequestSettings, ToolSpec, Usage
@@ -190,3 +191,35 @@ async def test_an_interrupted_lab_resumes_from_its_checkpoint(
     assert result is not None and result.decision == "BUDGET_EXHAUSTED"
     assert [e.iteration for e in result.iterations] == [1, 2]  # the first was not redone
     assert len(result.variants) == 4
+
+
+async def test_research_sends_the_lab_back_to_the_swarm(
+    settings: Settings, market: MarketData
+) -> None:
+    req = request(variants=2, iterations=2)
+    split = StrategyLab(settings, market, memory=None).split(req)
+    research = GateDecision(decision="RESEARCH", best_variant="i1v1", reasoning="a research gap")
+    tune = GateDecision(decision="TUNE", best_variant="i2v1", reasoning="near")
+    gate = ScriptedModel([json_answer(research), json_answer(tune)])
+    leader_rules = RulesModel(LEADER.policy)
+
+    async def lead(
+        messages: Sequence[Message], tools: Sequence[ToolSpec], s: RequestSettings
+    ) -> AssistantMessage:
+        return (await leader_rules.request(messages, tools, s)).message
+
+    leader = FunctionModel(lead, name="leader")
+    result = await _run(
+        settings,
+        market,
+        req,
+        models={"quality_gate": gate, "research_leader": leader},
+        backtester=scripted_backtests(_never_enough, split.out_of_sample[0]),
+    )
+    assert [e.research_round for e in result.iterations] == [1, 2]
+    assert len(leader.requests) == 2
+    second = str(leader.requests[1].messages[-1].content)
+    assert "a research gap" in second  # the gate's reason reaches the leader
+    first_batch = {v.approach for v in result.variants if v.iteration == 1}
+    assert result.brief is not None
+    assert result.brief.approaches[0] not in first_batch  # an approach not tried yet leads
