@@ -145,6 +145,21 @@ def test_the_saved_strategy_runs_again_with_the_same_figures(
         assert again[name] == pytest.approx(oos.metrics[name], rel=1e-12), name
 
 
+def test_the_run_records_its_files(lab_run: tuple[AlgoResult, Settings, int]) -> None:
+    result, settings, _ = lab_run
+    from alphadesk.store import RunStore
+
+    assert result.run_id is not None
+    names = {a.name for a in RunStore(settings.store_path).artifacts(result.run_id)}
+    assert {
+        "report.md",
+        "result.json",
+        "experiments.jsonl",
+        "strategy.py",
+        "trajectory.png",
+    } <= names
+
+
 def test_the_lab_is_a_registered_pipeline(settings: Settings, market: MarketData) -> None:
     lab = build_desk("algo", settings, market)
     assert lab.kind == "algo" and lab.model_label == "rules"
