@@ -92,6 +92,10 @@ def test_missing_data_is_stated_as_missing(lab_run: tuple[AlgoResult, Settings, 
     assert sheets["fundamental"].signal == "unknown" and sheets["fundamental"].confidence == 0
     assert any("fundamentals" in line for line in sheets["fundamental"].missing)
     assert sheets["technical"].signal != "unknown" and sheets["technical"].key_insights
+    # Offline, sentiment is seen only through a modeled option chain: shown, not decisive.
+    assert sheets["sentiment"].signal == "unknown"
+    assert any(line.endswith("(modeled)") for line in sheets["sentiment"].key_insights)
+    assert result.brief is not None and result.brief.research_quality == "low"
     assert result.brief is not None and any("fundamental" in gap for gap in result.brief.gaps)
     assert len([a for a in result.agents if a.model == "rules"]) >= 15 + 3 + 1
 

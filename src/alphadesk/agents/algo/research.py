@@ -180,32 +180,38 @@ def _approach(reports: list[ResearchReport]) -> Approach | None:
 
 
 def _synthesize(domain: Domain, t: Transcript) -> FactSheet:
+    """Weighted vote of the observed findings; modeled findings (derived, e.g. from a
+    modeled option chain) are shown but decide nothing, so a domain seen only through
+    models is ``unknown``."""
     reports = [ResearchReport.model_validate(r) for r in task_json(t, 0) or []]
-    findings = [f for r in reports for f in r.findings]
-    signal, agreement = _weighted_signal(findings)
-    observed = [r for r in reports if r.data_quality != "missing"]
+    observed = [r for r in reports if r.data_quality == "observed"]
+    signal, agreement = _weighted_signal([f for r in observed for f in r.findings])
     coverage = len(observed) / len(reports) if reports else 0.0
+
+    def said(r: ResearchReport, text: str) -> str:
+        return f"{r.agent}: {text}" + (" (modeled)" if r.data_quality == "modeled" else "")
+
     supporting = [
-        f"{r.agent}: {f.interpretation}" for r in reports for f in r.findings if f.signal == signal
+        said(r, f.interpretation) for r in observed for f in r.findings if f.signal == signal
     ]
     conflicting = [
-        f"{r.agent}: {f.interpretation}"
-        for r in reports
+        said(r, f.interpretation)
+        for r in observed
         for f in r.findings
         if f.signal not in (signal, "neutral")
     ]
-    missing = [line for r in reports for line in r.missing]
+    seen = [r for r in reports if r.findings]
     return FactSheet(
         domain=domain,
-        key_insights=[f"{r.agent}: {r.findings[0].interpretation}" for r in observed][:5],
+        key_insights=[said(r, r.findings[0].interpretation) for r in seen][:5],
         supporting_evidence=supporting,
         conflicting_evidence=conflicting,
         confidence=round(agreement * coverage, 2),
         signal=signal,
         recommended_approach=_approach(reports) if domain == "technical" else None,
-        risks=[f"{r.agent} data missing" for r in reports if r.data_quality == "missing"],
+        risks=[f"{r.agent}: no observed data" for r in reports if r.data_quality != "observed"],
         opportunities=supporting[:2],
-        missing=missing,
+        missing=[line for r in reports for line in r.missing],
     )
 
 
