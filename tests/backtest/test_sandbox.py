@@ -138,6 +138,10 @@ def test_static_check_reports_the_syntax_error_line() -> None:
         ("x = globals()", "'globals' is not allowed"),
         ("x = __loader__", "'__loader__' is not allowed"),
         ("x = '__builtins__'", "mentions '__builtins__'"),
+        ("x = bt.sys.modules", "`.sys` reads or writes files"),
+        ("x = bt.utils.sys", "`.sys`"),
+        ("x = pd.io.parsers", "`.io`"),
+        ("x = (i for i in []).gi_frame.f_globals", "`.gi_frame`"),
     ],
 )
 def test_static_check_snippets(snippet: str, message: str) -> None:
@@ -157,6 +161,34 @@ def test_static_check_passes_a_plain_strategy() -> None:
         "        x = math.sqrt(self.__class__.__name__.count('a'))\n"
     )
     assert check_strategy_code(derived).strategy == "Mine"
+
+
+def test_a_main_block_is_not_checked_and_never_runs(frame) -> None:
+    # Backtrader's quickstart style: the file also runs itself with its own Cerebro.
+    code = (
+        "import backtrader as bt\n\nclass Quick(bt.Strategy):\n"
+        "    params = (('maperiod', 15), ('printlog', False))\n\n"
+        "    def __init__(self):\n"
+        "        self.sma = bt.indicators.SMA(self.datas[0], period=self.p.maperiod)\n"
+        "\n    def next(self):\n"
+        "        if not self.position and self.datas[0].close[0] > self.sma[0]:\n"
+        "            self.buy()\n"
+        "        elif self.position and self.datas[0].close[0] < self.sma[0]:\n"
+        "            self.sell()\n\n"
+        "if __name__ == '__main__':\n    import os\n    cerebro = bt.Cerebro()\n"
+        "    cerebro.adddata(bt.feeds.YahooFinanceCSVData(dataname=os.path.expanduser('~/x')))\n"
+        "    cerebro.run()\n"
+    )
+    assert check_strategy_code(code).ok
+    if _NO_SANDBOX:
+        pytest.skip(f"no sandbox: {_NO_SANDBOX}")
+    outcome = run_in_sandbox(code, frame, limits=QUICK, params={"maperiod": "5"})
+    assert outcome.ok, outcome
+    assert outcome.result is not None and outcome.result.strategy is not None
+    assert outcome.result.strategy["params"] == {"maperiod": 5, "printlog": False}
+    assert len(outcome.result.fills) > 2
+    unguarded = code.replace("if __name__ == '__main__':", "if True:")
+    assert "module-level if statement" in check_strategy_code(unguarded).summary(limit=50)
 
 
 # ------------------------------------------------------------ refusal, no fallback
