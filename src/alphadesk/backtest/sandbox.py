@@ -175,6 +175,12 @@ def _code_roots() -> list[Path]:
     roots = {Path(p).resolve() for p in (sys.prefix, sys.base_prefix, sys.exec_prefix)}
     roots.add(Path(sys.executable).resolve().parent.parent)
     roots.add(package)
+    # Libraries installed outside the prefix (the user's site-packages, a PYTHONPATH).
+    roots |= {
+        Path(p).resolve()
+        for p in sys.path
+        if Path(p).name in ("site-packages", "dist-packages") and Path(p).is_dir()
+    }
     ordered = sorted(roots, key=lambda p: len(p.parts))
     kept: list[Path] = []
     for root in ordered:
