@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import socket
+import time
 from pathlib import Path
 
 import backtrader as bt
@@ -56,18 +57,24 @@ def _code(name: str) -> str:
     return (HOSTILE / name).read_text()
 
 
-def _sandbox_processes() -> list[int]:
-    """Processes of the users the sandbox runs strategies as (when started as root)."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        try:
-            status = (entry / "status").read_text()
-        except OSError:
-            continue
-        uid = int(status.split("Uid:")[1].split()[0])
-        if 0x40000000 <= uid < 0x50000000:
-            found.append(int(entry.name))
-    return found
+def _sandbox_processes(grace: float = 3.0) -> list[int]:
+    """Live processes of the users the sandbox runs strategies as (when started as root),
+    after up to ``grace`` seconds for the kernel to finish tearing a namespace down."""
+    deadline = time.monotonic() + grace
+    while True:
+        found = []
+        for entry in Path("/proc").iterdir():
+            try:
+                status = (entry / "status").read_text()
+            except OSError:
+                continue
+            uid = int(status.split("Uid:")[1].split()[0])
+            zombie = status.split("State:")[1].split()[0] == "Z"
+            if 0x40000000 <= uid < 0x50000000 and not zombie:
+                found.append(int(entry.name))
+        if not found or time.monotonic() > deadline:
+            return found
+        time.sleep(0.1)
 
 
 # ---------------------------------------------------------------- static check
@@ -419,4 +426,4 @@ def test_warm_up_bars_trade_nothing(bars) -> None:
 def test_runner_uid_range_is_unused_by_the_host() -> None:
     # The per-run users live in a range of their own: no host account owns it.
     if not _NO_SANDBOX and os.geteuid() == 0:
-        assert _sandbox_processes() == []
+        assert _sandbox_processes(grace=0) == []
