@@ -8,7 +8,6 @@ host accepts nothing) and each run ends killed (with the limit) or crashed.
 
 from __future__ import annotations
 
-import os
 import socket
 import time
 from pathlib import Path
@@ -422,8 +421,3 @@ def test_warm_up_bars_trade_nothing(bars) -> None:
     assert all(f.time >= result.equity.index[0] for f in result.fills)
     assert result.equity.iloc[0] == 100_000.0
 
-
-def test_runner_uid_range_is_unused_by_the_host() -> None:
-    # The per-run users live in a range of their own: no host account owns it.
-    if not _NO_SANDBOX and os.geteuid() == 0:
-        assert _sandbox_processes(grace=0) == []
