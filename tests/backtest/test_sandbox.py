@@ -322,18 +322,19 @@ def test_memory_bomb_hits_the_memory_limit(frame) -> None:
 
 @needs_sandbox
 def test_busy_loop_is_killed(frame) -> None:
-    outcome = _run("busy_loop.py", frame, Limits(wall_seconds=8, cpu_seconds=4))
+    outcome = _run("busy_loop.py", frame, Limits(wall_seconds=15, cpu_seconds=4))
     assert outcome.status == "killed" and outcome.limit in ("cpu", "wall"), outcome
     assert "looping" in outcome.log
-    assert outcome.seconds < 8.5
+    assert outcome.seconds < 16
 
 
 @needs_sandbox
 def test_sleeper_meets_the_wall_clock(frame) -> None:
-    outcome = _run("sleeper.py", frame, Limits(wall_seconds=5, cpu_seconds=60))
+    # The wall clock counts the interpreter's start-up too (seconds on a busy machine).
+    outcome = _run("sleeper.py", frame, Limits(wall_seconds=12, cpu_seconds=60))
     assert (outcome.status, outcome.limit) == ("killed", "wall"), outcome
     assert "sleeping" in outcome.log
-    assert 5 <= outcome.seconds < 8
+    assert 12 <= outcome.seconds < 15
     assert _sandbox_processes() == []
 
 
