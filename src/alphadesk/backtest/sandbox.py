@@ -38,7 +38,6 @@ import time
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from datetime import date, datetime
-from functools import cache
 from pathlib import Path
 from typing import Literal
 
@@ -239,9 +238,13 @@ def _base_args(sandbox: Sandbox, scratch_mb: int) -> list[str]:
     return args
 
 
-@cache
+_WORKING: set[tuple[str, bool]] = set()  # sandboxes that worked once (failures are retried)
+
+
 def _probe(bwrap: str, as_root: bool) -> str | None:
     """``None`` if bubblewrap can build our sandbox here, else why not."""
+    if (bwrap, as_root) in _WORKING:
+        return None
     sandbox = Sandbox(bwrap, as_root)
     args = [*_base_args(sandbox, 1), *_bind_args(_code_roots()), "--", sys.executable, "-I"]
     args += ["-c", "pass"]
@@ -251,6 +254,7 @@ def _probe(bwrap: str, as_root: bool) -> str | None:
         return str(exc)
     if done.returncode != 0:
         return done.stderr.strip()[-500:] or f"bwrap exited with {done.returncode}"
+    _WORKING.add((bwrap, as_root))
     return None
 
 
