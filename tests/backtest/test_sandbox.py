@@ -210,6 +210,13 @@ def test_no_bubblewrap_is_a_typed_refusal(monkeypatch: pytest.MonkeyPatch, frame
     assert "apt-get install -y bubblewrap" in outcome.reason
 
 
+def test_an_installation_holding_home_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A virtual environment created in the home folder itself would expose all of it.
+    monkeypatch.setattr("sys.prefix", str(Path.home()))
+    with pytest.raises(SandboxUnavailable, match="virtual environment of its own"):
+        find_sandbox()
+
+
 def test_refused_code_never_starts(frame) -> None:
     outcome = run_in_sandbox(_code("dunder_import.py"), frame)
     assert outcome.status == "rejected" and outcome.check is not None

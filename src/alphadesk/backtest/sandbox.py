@@ -167,7 +167,11 @@ def _system_binds() -> list[str]:
 
 
 def _code_roots() -> list[Path]:
-    """The Python installation and our package: what the runner needs to import."""
+    """The Python installation and our package: what the runner needs to import.
+
+    Raises:
+        SandboxUnavailable: One of them is ``/`` or holds the home folder.
+    """
     import alphadesk
 
     package = Path(alphadesk.__file__).resolve().parent
@@ -180,6 +184,14 @@ def _code_roots() -> list[Path]:
         for p in sys.path
         if Path(p).name in ("site-packages", "dist-packages") and Path(p).is_dir()
     }
+    home = Path.home().resolve()
+    for root in roots:
+        if root == Path("/") or home.is_relative_to(root):
+            raise SandboxUnavailable(
+                f"Python or alphadesk lives at {root}, which holds {home}: the sandbox would "
+                "show the strategy all of it; install alphadesk in a virtual environment "
+                "of its own (e.g. ./.venv)"
+            )
     ordered = sorted(roots, key=lambda p: len(p.parts))
     kept: list[Path] = []
     for root in ordered:
@@ -262,8 +274,9 @@ def find_sandbox() -> Sandbox:
     """The sandbox of this machine, checked to work.
 
     Raises:
-        SandboxUnavailable: No ``bwrap`` on the PATH, or it cannot create the sandbox
-            (e.g. user namespaces disabled); the message says how to fix it.
+        SandboxUnavailable: No ``bwrap`` on the PATH, it cannot create the sandbox (e.g.
+            user namespaces disabled), or Python is installed where the sandbox would show
+            the home folder; the message says how to fix it.
     """
     if not sys.platform.startswith("linux"):
         raise SandboxUnavailable(
@@ -273,6 +286,7 @@ def find_sandbox() -> Sandbox:
     bwrap = shutil.which("bwrap")
     if bwrap is None:
         raise SandboxUnavailable(f"strategy code runs only in a sandbox: {INSTALL_HINT}")
+    _code_roots()  # refuses an installation whose folders would expose the home folder
     sandbox = Sandbox(bwrap, os.geteuid() == 0)
     problem = _probe(bwrap, sandbox.as_root)
     if problem is not None:
