@@ -1,4 +1,5 @@
-"""``alphadesk backtest``: a built-in strategy on one symbol's daily bars, with its metrics."""
+"""``alphadesk backtest``: a built-in strategy, or a strategy file run in the sandbox, on one
+symbol's daily bars, with its metrics."""
 
 from __future__ import annotations
 
