@@ -8,8 +8,8 @@ host accepts nothing) and each run ends killed (with the limit) or crashed.
 
 from __future__ import annotations
 
-import os
 import socket
+import time
 from pathlib import Path
 
 import backtrader as bt
@@ -56,18 +56,24 @@ def _code(name: str) -> str:
     return (HOSTILE / name).read_text()
 
 
-def _sandbox_processes() -> list[int]:
-    """Processes of the users the sandbox runs strategies as (when started as root)."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        try:
-            status = (entry / "status").read_text()
-        except OSError:
-            continue
-        uid = int(status.split("Uid:")[1].split()[0])
-        if 0x40000000 <= uid < 0x50000000:
-            found.append(int(entry.name))
-    return found
+def _sandbox_processes(grace: float = 3.0) -> list[int]:
+    """Live processes of the users the sandbox runs strategies as (when started as root),
+    after up to ``grace`` seconds for the kernel to finish tearing a namespace down."""
+    deadline = time.monotonic() + grace
+    while True:
+        found = []
+        for entry in Path("/proc").iterdir():
+            try:
+                status = (entry / "status").read_text()
+            except OSError:
+                continue
+            uid = int(status.split("Uid:")[1].split()[0])
+            zombie = status.split("State:")[1].split()[0] == "Z"
+            if 0x40000000 <= uid < 0x50000000 and not zombie:
+                found.append(int(entry.name))
+        if not found or time.monotonic() > deadline:
+            return found
+        time.sleep(0.1)
 
 
 # ---------------------------------------------------------------- static check
@@ -138,6 +144,10 @@ def test_static_check_reports_the_syntax_error_line() -> None:
         ("x = globals()", "'globals' is not allowed"),
         ("x = __loader__", "'__loader__' is not allowed"),
         ("x = '__builtins__'", "mentions '__builtins__'"),
+        ("x = bt.sys.modules", "`.sys` reads or writes files"),
+        ("x = bt.utils.sys", "`.sys`"),
+        ("x = pd.io.parsers", "`.io`"),
+        ("x = (i for i in []).gi_frame.f_globals", "`.gi_frame`"),
     ],
 )
 def test_static_check_snippets(snippet: str, message: str) -> None:
@@ -159,6 +169,34 @@ def test_static_check_passes_a_plain_strategy() -> None:
     assert check_strategy_code(derived).strategy == "Mine"
 
 
+def test_a_main_block_is_not_checked_and_never_runs(frame) -> None:
+    # Backtrader's quickstart style: the file also runs itself with its own Cerebro.
+    code = (
+        "import backtrader as bt\n\nclass Quick(bt.Strategy):\n"
+        "    params = (('maperiod', 15), ('printlog', False))\n\n"
+        "    def __init__(self):\n"
+        "        self.sma = bt.indicators.SMA(self.datas[0], period=self.p.maperiod)\n"
+        "\n    def next(self):\n"
+        "        if not self.position and self.datas[0].close[0] > self.sma[0]:\n"
+        "            self.buy()\n"
+        "        elif self.position and self.datas[0].close[0] < self.sma[0]:\n"
+        "            self.sell()\n\n"
+        "if __name__ == '__main__':\n    import os\n    cerebro = bt.Cerebro()\n"
+        "    cerebro.adddata(bt.feeds.YahooFinanceCSVData(dataname=os.path.expanduser('~/x')))\n"
+        "    cerebro.run()\n"
+    )
+    assert check_strategy_code(code).ok
+    if _NO_SANDBOX:
+        pytest.skip(f"no sandbox: {_NO_SANDBOX}")
+    outcome = run_in_sandbox(code, frame, limits=QUICK, params={"maperiod": "5"})
+    assert outcome.ok, outcome
+    assert outcome.result is not None and outcome.result.strategy is not None
+    assert outcome.result.strategy["params"] == {"maperiod": 5, "printlog": False}
+    assert len(outcome.result.fills) > 2
+    unguarded = code.replace("if __name__ == '__main__':", "if True:")
+    assert "module-level if statement" in check_strategy_code(unguarded).summary(limit=50)
+
+
 # ------------------------------------------------------------ refusal, no fallback
 
 
@@ -170,6 +208,13 @@ def test_no_bubblewrap_is_a_typed_refusal(monkeypatch: pytest.MonkeyPatch, frame
     outcome = run_in_sandbox(code, frame)
     assert outcome.status == "sandbox_unavailable" and outcome.result is None
     assert "apt-get install -y bubblewrap" in outcome.reason
+
+
+def test_an_installation_holding_home_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A virtual environment created in the home folder itself would expose all of it.
+    monkeypatch.setattr("sys.prefix", str(Path.home()))
+    with pytest.raises(SandboxUnavailable, match="virtual environment of its own"):
+        find_sandbox()
 
 
 def test_refused_code_never_starts(frame) -> None:
@@ -284,18 +329,19 @@ def test_memory_bomb_hits_the_memory_limit(frame) -> None:
 
 @needs_sandbox
 def test_busy_loop_is_killed(frame) -> None:
-    outcome = _run("busy_loop.py", frame, Limits(wall_seconds=8, cpu_seconds=4))
+    outcome = _run("busy_loop.py", frame, Limits(wall_seconds=15, cpu_seconds=4))
     assert outcome.status == "killed" and outcome.limit in ("cpu", "wall"), outcome
     assert "looping" in outcome.log
-    assert outcome.seconds < 8.5
+    assert outcome.seconds < 16
 
 
 @needs_sandbox
 def test_sleeper_meets_the_wall_clock(frame) -> None:
-    outcome = _run("sleeper.py", frame, Limits(wall_seconds=5, cpu_seconds=60))
+    # The wall clock counts the interpreter's start-up too (seconds on a busy machine).
+    outcome = _run("sleeper.py", frame, Limits(wall_seconds=12, cpu_seconds=60))
     assert (outcome.status, outcome.limit) == ("killed", "wall"), outcome
     assert "sleeping" in outcome.log
-    assert 5 <= outcome.seconds < 8
+    assert 12 <= outcome.seconds < 15
     assert _sandbox_processes() == []
 
 
@@ -383,8 +429,3 @@ def test_warm_up_bars_trade_nothing(bars) -> None:
     assert all(f.time >= result.equity.index[0] for f in result.fills)
     assert result.equity.iloc[0] == 100_000.0
 
-
-def test_runner_uid_range_is_unused_by_the_host() -> None:
-    # The per-run users live in a range of their own: no host account owns it.
-    if not _NO_SANDBOX and os.geteuid() == 0:
-        assert _sandbox_processes() == []

@@ -50,13 +50,58 @@ view of what it needs and resource limits (:mod:`.sandbox`). Without a sandbox i
 typed refusal, never an unsandboxed run.
 """
 
-from .checks import CodeCheck, check_strategy_code
-from .fast import run_positions
-from .frame import BacktestDataError, frame_from_bars
-from .models import BacktestConfig, BacktestResult, Costs, Fill, Sizing, Trade
-from .run import ENGINES, run_strategy, sweep
-from .sandbox import Limits, SandboxOutcome, SandboxUnavailable, run_in_sandbox
-from .strategies import STRATEGIES, StrategySpec, UnknownStrategy, get_strategy
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .checks import CodeCheck, check_strategy_code
+    from .fast import run_positions
+    from .frame import BacktestDataError, frame_from_bars
+    from .models import BacktestConfig, BacktestResult, Costs, Fill, Sizing, Trade
+    from .run import ENGINES, run_strategy, sweep
+    from .sandbox import Limits, SandboxOutcome, SandboxUnavailable, run_in_sandbox
+    from .strategies import STRATEGIES, StrategySpec, UnknownStrategy, get_strategy
+
+# Names load on first use: the sandbox's runner imports only what it needs from here, and
+# every strategy run starts a fresh interpreter.
+_LAZY = {
+    "BacktestConfig": "models",
+    "BacktestDataError": "frame",
+    "BacktestResult": "models",
+    "CodeCheck": "checks",
+    "Costs": "models",
+    "ENGINES": "run",
+    "Fill": "models",
+    "Limits": "sandbox",
+    "STRATEGIES": "strategies",
+    "SandboxOutcome": "sandbox",
+    "SandboxUnavailable": "sandbox",
+    "Sizing": "models",
+    "StrategySpec": "strategies",
+    "Trade": "models",
+    "UnknownStrategy": "strategies",
+    "check_strategy_code": "checks",
+    "frame_from_bars": "frame",
+    "get_strategy": "strategies",
+    "run_in_sandbox": "sandbox",
+    "run_positions": "fast",
+    "run_strategy": "run",
+    "sweep": "run",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY})
+
 
 __all__ = [
     "ENGINES",

@@ -107,6 +107,15 @@ _REFUSED_ATTRIBUTES = frozenset(
         "WriterFile",
     }
 )
+# Modules that allowed packages re-export as attributes (``bt.sys``, ``bt.os``, ``pd.io``)
+# and the attributes of frames, generators and tracebacks that lead back to globals.
+_REFUSED_ATTRIBUTES |= {  # (a strategy's own `self.signal` stays allowed)
+    *("os", "sys", "io", "subprocess", "builtins", "importlib", "ctypes", "socket"),
+    *("pickle", "marshal", "shutil", "pathlib", "posix", "inspect", "gc"),
+    *("threading", "multiprocessing", "warnings", "linecache", "types"),
+    *("gi_frame", "gi_code", "cr_frame", "ag_frame", "tb_frame", "tb_next", "f_back"),
+    *("f_globals", "f_locals", "f_builtins", "f_code", "co_code", "func_globals"),
+}
 _DUNDER = re.compile(r"__\w+__")
 _ALLOWED_TOP_LEVEL = (
     ast.Import,
@@ -186,6 +195,9 @@ def check_strategy_code(code: str) -> CodeCheck:
     except SyntaxError as exc:
         message = f"syntax error: {exc.msg}"
         return CodeCheck((Finding("syntax", message, exc.lineno, exc.offset),))
+    # A `if __name__ == "__main__":` block (to run the file on its own) never runs in the
+    # sandbox, where the module has another name: it is not checked.
+    tree.body = [node for node in tree.body if not _is_main_guard(node)]
     visitor = _Visitor()
     visitor.visit(tree)
     findings = visitor.findings + _top_level(tree)
@@ -201,6 +213,21 @@ def check_strategy_code(code: str) -> CodeCheck:
         )
     findings.sort(key=lambda f: (f.line or 0, f.column or 0))
     return CodeCheck(tuple(findings), strategies[0].name if len(strategies) == 1 else None)
+
+
+def _is_main_guard(node: ast.stmt) -> bool:
+    if not isinstance(node, ast.If) or node.orelse:
+        return False
+    test = node.test
+    return (
+        isinstance(test, ast.Compare)
+        and isinstance(test.left, ast.Name)
+        and test.left.id == "__name__"
+        and len(test.ops) == 1
+        and isinstance(test.ops[0], ast.Eq)
+        and isinstance(test.comparators[0], ast.Constant)
+        and test.comparators[0].value == "__main__"
+    )
 
 
 def _top_level(tree: ast.Module) -> list[Finding]:
@@ -313,8 +340,8 @@ class _Visitor(ast.NodeVisitor):
         elif node.attr in _REFUSED_ATTRIBUTES or node.attr.startswith("read_"):
             self._add(
                 "attribute",
-                f"`.{node.attr}` reads or writes files or runs other code; "
-                "a strategy gets its bars from self.data",
+                f"`.{node.attr}` reads or writes files, runs other code or reaches the "
+                "interpreter; a strategy gets its bars from self.data",
                 node,
             )
         self.generic_visit(node)

@@ -1,7 +1,7 @@
 """A Backtrader strategy class (user or model code) run on the engines' broker, and its report.
 
 Inside the sandbox, :func:`run_strategy_class` runs the class with Backtrader on the
-run's broker (:func:`~alphadesk.backtest.reference.backtrader_broker`: cash, commission,
+run's broker (:func:`~alphadesk.backtest.broker.backtrader_broker`: cash, commission,
 slippage, fills at the next open) and records the account value and position at every
 close, every fill and every round trip as a JSON-ready :class:`NativeReport`. Outside, the
 parent validates that report (it comes from untrusted code) and rebuilds the same
@@ -28,8 +28,8 @@ import numpy as np
 import pandas as pd
 from pydantic import BaseModel, Field, field_validator
 
+from .broker import backtrader_broker
 from .models import BacktestConfig, BacktestResult, Fill, Trade
-from .reference import backtrader_broker
 
 __all__ = ["NativeReport", "result_from_report", "run_strategy_class"]
 
@@ -209,11 +209,7 @@ def run_strategy_class(
     trades.sort(key=lambda t: t.entry_bar)
     return NativeReport(
         strategy=cls.__name__,
-        params={
-            k: v
-            for k in strat.params._getkeys()
-            if _plain(v := getattr(strat.params, k))
-        },
+        params={k: v for k in strat.params._getkeys() if _plain(v := getattr(strat.params, k))},
         start=start,
         equity=rec.equity,
         position=rec.position,

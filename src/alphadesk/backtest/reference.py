@@ -15,11 +15,12 @@ import backtrader as bt
 import numpy as np
 import pandas as pd
 
+from .broker import backtrader_broker
 from .fast import target_array
 from .frame import validate_frame
-from .models import BacktestConfig, BacktestResult, Costs, Fill, Sizing, Trade
+from .models import BacktestConfig, BacktestResult, Fill, Sizing, Trade
 
-__all__ = ["TargetStrategy", "backtrader_broker", "run_backtrader"]
+__all__ = ["TargetStrategy", "run_backtrader"]
 
 
 class _TargetData(bt.feeds.PandasData):
@@ -27,16 +28,6 @@ class _TargetData(bt.feeds.PandasData):
 
     lines = ("signal",)
     params = (("signal", "signal"), ("openinterest", None))
-
-
-class _StockCommission(bt.CommInfoBase):
-    """Shares: cash pays the full value, short sales credit it, no margin or leverage."""
-
-    params = (
-        ("stocklike", True),
-        ("commtype", bt.CommInfoBase.COMM_PERC),
-        ("percabs", True),
-    )
 
 
 class TargetStrategy(bt.Strategy):
@@ -89,25 +80,6 @@ class TargetStrategy(bt.Strategy):
     def round_trips(self) -> list[Any]:
         """Backtrader's own Trade objects, closed and open, in the order they opened."""
         return [t for trades in self._trades[self.data].values() for t in trades]
-
-
-def backtrader_broker(config: BacktestConfig) -> bt.brokers.BackBroker:
-    """Backtrader's broker with the run's cash, slippage and commission (both engines' rules)."""
-    costs: Costs = config.costs
-    broker = bt.brokers.BackBroker(
-        cash=float(config.cash),
-        slip_perc=costs.slippage,
-        slip_open=True,  # market orders fill at the open: let the slip apply there
-        slip_match=True,
-        slip_out=False,
-    )
-    commtype = (
-        bt.CommInfoBase.COMM_PERC
-        if costs.commission_type == "percent"
-        else bt.CommInfoBase.COMM_FIXED
-    )
-    broker.addcommissioninfo(_StockCommission(commission=costs.commission, commtype=commtype))
-    return broker
 
 
 def _cerebro(feed: pd.DataFrame, config: BacktestConfig) -> bt.Cerebro:

@@ -38,7 +38,6 @@ import time
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from datetime import date, datetime
-from functools import cache
 from pathlib import Path
 from typing import Literal
 
@@ -168,13 +167,31 @@ def _system_binds() -> list[str]:
 
 
 def _code_roots() -> list[Path]:
-    """The Python installation and our package: what the runner needs to import."""
+    """The Python installation and our package: what the runner needs to import.
+
+    Raises:
+        SandboxUnavailable: One of them is ``/`` or holds the home folder.
+    """
     import alphadesk
 
     package = Path(alphadesk.__file__).resolve().parent
     roots = {Path(p).resolve() for p in (sys.prefix, sys.base_prefix, sys.exec_prefix)}
     roots.add(Path(sys.executable).resolve().parent.parent)
     roots.add(package)
+    # Libraries installed outside the prefix (the user's site-packages, a PYTHONPATH).
+    roots |= {
+        Path(p).resolve()
+        for p in sys.path
+        if Path(p).name in ("site-packages", "dist-packages") and Path(p).is_dir()
+    }
+    home = Path.home().resolve()
+    for root in roots:
+        if root == Path("/") or home.is_relative_to(root):
+            raise SandboxUnavailable(
+                f"Python or alphadesk lives at {root}, which holds {home}: the sandbox would "
+                "show the strategy all of it; install alphadesk in a virtual environment "
+                "of its own (e.g. ./.venv)"
+            )
     ordered = sorted(roots, key=lambda p: len(p.parts))
     kept: list[Path] = []
     for root in ordered:
@@ -233,9 +250,13 @@ def _base_args(sandbox: Sandbox, scratch_mb: int) -> list[str]:
     return args
 
 
-@cache
+_WORKING: set[tuple[str, bool]] = set()  # sandboxes that worked once (failures are retried)
+
+
 def _probe(bwrap: str, as_root: bool) -> str | None:
     """``None`` if bubblewrap can build our sandbox here, else why not."""
+    if (bwrap, as_root) in _WORKING:
+        return None
     sandbox = Sandbox(bwrap, as_root)
     args = [*_base_args(sandbox, 1), *_bind_args(_code_roots()), "--", sys.executable, "-I"]
     args += ["-c", "pass"]
@@ -245,6 +266,7 @@ def _probe(bwrap: str, as_root: bool) -> str | None:
         return str(exc)
     if done.returncode != 0:
         return done.stderr.strip()[-500:] or f"bwrap exited with {done.returncode}"
+    _WORKING.add((bwrap, as_root))
     return None
 
 
@@ -252,8 +274,9 @@ def find_sandbox() -> Sandbox:
     """The sandbox of this machine, checked to work.
 
     Raises:
-        SandboxUnavailable: No ``bwrap`` on the PATH, or it cannot create the sandbox
-            (e.g. user namespaces disabled); the message says how to fix it.
+        SandboxUnavailable: No ``bwrap`` on the PATH, it cannot create the sandbox (e.g.
+            user namespaces disabled), or Python is installed where the sandbox would show
+            the home folder; the message says how to fix it.
     """
     if not sys.platform.startswith("linux"):
         raise SandboxUnavailable(
@@ -263,6 +286,7 @@ def find_sandbox() -> Sandbox:
     bwrap = shutil.which("bwrap")
     if bwrap is None:
         raise SandboxUnavailable(f"strategy code runs only in a sandbox: {INSTALL_HINT}")
+    _code_roots()  # refuses an installation whose folders would expose the home folder
     sandbox = Sandbox(bwrap, os.geteuid() == 0)
     problem = _probe(bwrap, sandbox.as_root)
     if problem is not None:

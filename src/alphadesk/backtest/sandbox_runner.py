@@ -114,7 +114,8 @@ def main(argv: list[str]) -> int:
 
         from alphadesk.backtest.native import run_strategy_class
 
-        frame = pd.read_parquet(folder / "bars.parquet")
+        # One thread: the process limit counts threads, and Arrow sizes its pool by CPUs.
+        frame = pd.read_parquet(folder / "bars.parquet", use_threads=False)
         config = _config(job["config"])
         cls = _strategy_class(code)
         report = run_strategy_class(

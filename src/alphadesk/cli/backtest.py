@@ -1,4 +1,5 @@
-"""``alphadesk backtest``: a built-in strategy on one symbol's daily bars, with its metrics."""
+"""``alphadesk backtest``: a built-in strategy, or a strategy file run in the sandbox, on one
+symbol's daily bars, with its metrics."""
 
 from __future__ import annotations
 
@@ -75,7 +76,9 @@ def backtest(
         help="Last day (YYYY-MM-DD), bars closed by then. Default: now.",
     ),
     engine: Literal["fast", "backtrader"] = typer.Option(
-        "fast", help="The vectorised path, or Backtrader itself (the reference)."
+        "fast",
+        help="The vectorised path, or Backtrader itself (the reference). "
+        "Strategy files always run on Backtrader.",
     ),
     cash: float = typer.Option(100_000.0, help="Starting cash."),
     commission: float = typer.Option(
