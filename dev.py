@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 import subprocess
 import sys
 import venv
@@ -31,10 +32,52 @@ def _run(*cmd: str | Path) -> None:
     subprocess.run([str(c) for c in cmd], check=True, cwd=ROOT)
 
 
+# System tools that pip cannot install: command -> Debian/Ubuntu package, and what for.
+SYSTEM_TOOLS = {"bwrap": ("bubblewrap", "the sandbox that runs strategy code")}
+
+
+def system_tools() -> None:
+    """Install missing system tools with apt-get when we are root or may use sudo.
+
+    Without them the rest still works; what needs them refuses to run and says why
+    (strategy files never run outside the sandbox).
+    """
+    missing = {cmd: pkg for cmd, pkg in SYSTEM_TOOLS.items() if shutil.which(cmd) is None}
+    if not missing:
+        return
+    needs = "; ".join(f"{cmd} ({why})" for cmd, (_, why) in missing.items())
+    packages = sorted({pkg for pkg, _ in missing.values()})
+    manual = f"install them yourself, e.g. `sudo apt-get install -y {' '.join(packages)}`"
+    if not sys.platform.startswith("linux"):
+        print(f"note: missing {needs}: it needs Linux; strategy files will not run here")
+        return
+    if os.geteuid() == 0:
+        sudo: list[str] | None = []
+    elif shutil.which("sudo"):
+        sudo = ["sudo"] if sys.stdin.isatty() else ["sudo", "-n"]
+    else:
+        sudo = None
+    if shutil.which("apt-get") is None or sudo is None:
+        print(f"note: missing {needs}; {manual}")
+        return
+    print(f"missing {needs}: installing {' '.join(packages)} with apt-get", flush=True)
+    for attempt in ([], [[*sudo, "apt-get", "update", "-q"]]):
+        try:
+            for cmd in attempt:
+                _run(*cmd)
+            _run(*sudo, "apt-get", "install", "-y", "-q", *packages)
+            return
+        except (OSError, subprocess.CalledProcessError):
+            continue
+    print(f"warning: could not install {' '.join(packages)}; {manual}")
+
+
 def setup() -> None:
-    """Create the virtual environment and install the package with its test extras."""
+    """Create the virtual environment, install the package with its test extras and the
+    system tools it needs (bubblewrap)."""
     if sys.version_info < (3, 11):
         sys.exit(f"alphadesk needs Python 3.11+, this is {sys.version.split()[0]}")
+    system_tools()
     wanted = hashlib.sha256((ROOT / "pyproject.toml").read_bytes()).hexdigest()
     if STAMP.exists() and STAMP.read_text() == wanted:
         return

@@ -59,7 +59,7 @@ def test_charts_are_written(tmp_path: Path) -> None:
     ("args", "message"),
     [
         (["turtle", "AAPL"], "unknown strategy 'turtle'"),
-        (["./mine.py", "AAPL"], "strategy files are not supported yet"),
+        (["./no_such_strategy.py", "AAPL"], "cannot read strategy file"),
         (["sma_cross", "NOSUCH"], "no provider had daily bars"),
         (["sma_cross", "AAPL", "--from", "2014-01-01", "--to", "2014-06-30"], "bars end 2013"),
         (["sma_cross", "AAPL", "--from", "2013-03-01", "--to", "2013-03-05"], "fewer than 2"),
@@ -76,3 +76,54 @@ def test_bad_input_exits_2_with_a_message(args: list[str], message: str) -> None
     assert result.exit_code == 2, result.output
     assert message in result.output
     assert result.exception is None or isinstance(result.exception, SystemExit)
+
+
+HERE = Path(__file__).parent
+
+
+def test_a_strategy_file_runs_in_the_sandbox(bars) -> None:
+    from alphadesk.backtest.sandbox import SandboxUnavailable, find_sandbox, run_in_sandbox
+
+    try:
+        find_sandbox()
+    except SandboxUnavailable as exc:
+        pytest.skip(f"no sandbox: {exc}")
+    path = HERE / "sma_cross_strategy.py"
+    args = ["backtest", str(path), "AAPL", "--from", "2005-01-01", "--to", "2008-12-31"]
+    result = runner.invoke(app, [*args, "-p", "fast=10", "--trades", "2"])
+    assert result.exit_code == 0, result.output
+    for text in ("sma_cross_strategy(fast=10, slow=50)", "backtrader engine", "buy & hold"):
+        assert text in result.output
+    assert "strategy file run on Backtrader in the sandbox" in result.output
+    # The table's final value is the sandboxed run's (indicators warm up before --from).
+    frame = bars("AAPL", "2000-01-01", "2008-12-31")
+    config = BacktestConfig(costs=Costs(0.001, slippage=0.0005))
+    outcome = run_in_sandbox(
+        path.read_text(), frame, config, params={"fast": "10"}, trade_from="2005-01-01"
+    )
+    assert outcome.result is not None
+    assert f"{outcome.result.final_value:,.2f}" in result.output
+
+
+@pytest.mark.parametrize(
+    ("name", "message"),
+    [
+        ("hostile/dunder_import.py", "refused by the static check"),
+        ("hostile/syntax_error.py", "line 5: syntax error"),
+        ("hostile/busy_loop.py", "killed: the strategy"),
+    ],
+)
+def test_a_refused_or_killed_file_exits_2(name: str, message: str) -> None:
+    args = ["backtest", str(HERE / name), "MSFT", "--from", "2008-01-01", "--to", "2008-03-31"]
+    result = runner.invoke(app, [*args, "--time-limit", "4"])
+    assert result.exit_code == 2, result.output
+    assert message in result.output
+
+
+def test_no_sandbox_refuses_the_file(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PATH", "/nonexistent")
+    path = HERE / "sma_cross_strategy.py"
+    result = runner.invoke(app, ["backtest", str(path), "AAPL", "--to", "2008-12-31"])
+    assert result.exit_code == 2, result.output
+    assert "sandbox_unavailable" in result.output and "bubblewrap" in result.output
+    assert "never run outside the sandbox" in result.output

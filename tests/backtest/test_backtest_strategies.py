@@ -53,7 +53,7 @@ def test_unknown_strategy_lists_the_built_ins() -> None:
     with pytest.raises(UnknownStrategy, match="sma_cross") as info:
         get_strategy("turtle")
     assert "unknown strategy 'turtle'" in str(info.value)
-    with pytest.raises(UnknownStrategy, match=r"not supported yet.*sandbox"):
+    with pytest.raises(UnknownStrategy, match=r"strategy file.*sandbox"):
         get_strategy("my_strategy.py")
 
 

@@ -42,13 +42,66 @@ Bars: :func:`frame_from_bars` turns the data layer's point-in-time
 :class:`~alphadesk.data.bars.Bars` into OHLCV, adjusted for splits and dividends within
 the window; signals may read bars before the traded window (``trade_from``) so
 indicators are warm, never bars after it.
+
+Strategy code (a user's file, a model's variant: a Backtrader ``bt.Strategy`` subclass)
+runs only through :func:`run_in_sandbox`: a static check (:func:`check_strategy_code`),
+then Backtrader with the same broker in a bubblewrap sandbox with no network, a read-only
+view of what it needs and resource limits (:mod:`.sandbox`). Without a sandbox it is a
+typed refusal, never an unsandboxed run.
 """
 
-from .fast import run_positions
-from .frame import BacktestDataError, frame_from_bars
-from .models import BacktestConfig, BacktestResult, Costs, Fill, Sizing, Trade
-from .run import ENGINES, run_strategy, sweep
-from .strategies import STRATEGIES, StrategySpec, UnknownStrategy, get_strategy
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .checks import CodeCheck, check_strategy_code
+    from .fast import run_positions
+    from .frame import BacktestDataError, frame_from_bars
+    from .models import BacktestConfig, BacktestResult, Costs, Fill, Sizing, Trade
+    from .run import ENGINES, run_strategy, sweep
+    from .sandbox import Limits, SandboxOutcome, SandboxUnavailable, run_in_sandbox
+    from .strategies import STRATEGIES, StrategySpec, UnknownStrategy, get_strategy
+
+# Names load on first use: the sandbox's runner imports only what it needs from here, and
+# every strategy run starts a fresh interpreter.
+_LAZY = {
+    "BacktestConfig": "models",
+    "BacktestDataError": "frame",
+    "BacktestResult": "models",
+    "CodeCheck": "checks",
+    "Costs": "models",
+    "ENGINES": "run",
+    "Fill": "models",
+    "Limits": "sandbox",
+    "STRATEGIES": "strategies",
+    "SandboxOutcome": "sandbox",
+    "SandboxUnavailable": "sandbox",
+    "Sizing": "models",
+    "StrategySpec": "strategies",
+    "Trade": "models",
+    "UnknownStrategy": "strategies",
+    "check_strategy_code": "checks",
+    "frame_from_bars": "frame",
+    "get_strategy": "strategies",
+    "run_in_sandbox": "sandbox",
+    "run_positions": "fast",
+    "run_strategy": "run",
+    "sweep": "run",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY})
+
 
 __all__ = [
     "ENGINES",
@@ -56,14 +109,20 @@ __all__ = [
     "BacktestConfig",
     "BacktestDataError",
     "BacktestResult",
+    "CodeCheck",
     "Costs",
     "Fill",
+    "Limits",
+    "SandboxOutcome",
+    "SandboxUnavailable",
     "Sizing",
     "StrategySpec",
     "Trade",
     "UnknownStrategy",
+    "check_strategy_code",
     "frame_from_bars",
     "get_strategy",
+    "run_in_sandbox",
     "run_positions",
     "run_strategy",
     "sweep",

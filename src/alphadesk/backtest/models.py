@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import pandas as pd
 
-from alphadesk.analytics.performance import BacktestMetrics, backtest_metrics
+if TYPE_CHECKING:
+    from alphadesk.analytics.performance import BacktestMetrics
 
 __all__ = [
     "BacktestConfig",
@@ -230,6 +231,9 @@ class BacktestResult:
 
     def metrics(self) -> BacktestMetrics:
         """Performance of the run (see :func:`alphadesk.analytics.performance.backtest_metrics`)."""
+        # Imported here: the sandbox's runner needs these models, not the analytics.
+        from alphadesk.analytics.performance import backtest_metrics
+
         return backtest_metrics(
             self.equity,
             trade_pnls=[t.pnl_net for t in self.closed_trades],

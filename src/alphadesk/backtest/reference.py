@@ -15,9 +15,10 @@ import backtrader as bt
 import numpy as np
 import pandas as pd
 
+from .broker import backtrader_broker
 from .fast import target_array
 from .frame import validate_frame
-from .models import BacktestConfig, BacktestResult, Costs, Fill, Sizing, Trade
+from .models import BacktestConfig, BacktestResult, Fill, Sizing, Trade
 
 __all__ = ["TargetStrategy", "run_backtrader"]
 
@@ -27,16 +28,6 @@ class _TargetData(bt.feeds.PandasData):
 
     lines = ("signal",)
     params = (("signal", "signal"), ("openinterest", None))
-
-
-class _StockCommission(bt.CommInfoBase):
-    """Shares: cash pays the full value, short sales credit it, no margin or leverage."""
-
-    params = (
-        ("stocklike", True),
-        ("commtype", bt.CommInfoBase.COMM_PERC),
-        ("percabs", True),
-    )
 
 
 class TargetStrategy(bt.Strategy):
@@ -94,22 +85,7 @@ class TargetStrategy(bt.Strategy):
 def _cerebro(feed: pd.DataFrame, config: BacktestConfig) -> bt.Cerebro:
     cerebro = bt.Cerebro(stdstats=False, maxcpus=1)
     cerebro.adddata(_TargetData(dataname=feed))
-    costs: Costs = config.costs
-    cerebro.broker = bt.brokers.BackBroker(
-        cash=float(config.cash),
-        slip_perc=costs.slippage,
-        slip_open=True,  # market orders fill at the open: let the slip apply there
-        slip_match=True,
-        slip_out=False,
-    )
-    commtype = (
-        bt.CommInfoBase.COMM_PERC
-        if costs.commission_type == "percent"
-        else bt.CommInfoBase.COMM_FIXED
-    )
-    cerebro.broker.addcommissioninfo(
-        _StockCommission(commission=costs.commission, commtype=commtype)
-    )
+    cerebro.broker = backtrader_broker(config)
     cerebro.addstrategy(TargetStrategy, sizing=config.sizing)
     return cerebro
 

@@ -198,8 +198,8 @@ def get_strategy(name: str) -> StrategySpec:
     """The built-in strategy called ``name``.
 
     Raises:
-        UnknownStrategy: No such strategy; the message lists the built-in ones and says
-            that strategy files are not supported yet.
+        UnknownStrategy: No such strategy; the message lists the built-in ones (a file
+            name is not one: files run through :func:`~.sandbox.run_in_sandbox`).
     """
     spec = STRATEGIES.get(name.strip().lower())
     if spec is not None:
@@ -207,7 +207,7 @@ def get_strategy(name: str) -> StrategySpec:
     known = ", ".join(STRATEGIES)
     if name.endswith(".py") or "/" in name or "\\" in name:
         raise UnknownStrategy(
-            f"strategy files are not supported yet ({name!r}): only the built-in strategies "
-            f"run until the sandbox for user code exists; choose one of: {known}"
+            f"{name!r} is a strategy file, not a built-in strategy: strategy code runs only "
+            f"in the sandbox (alphadesk.backtest.sandbox.run_in_sandbox); built-in: {known}"
         )
     raise UnknownStrategy(f"unknown strategy {name!r}; the built-in strategies are: {known}")

@@ -7,6 +7,7 @@ from pathlib import Path
 import typer
 
 from alphadesk import __version__
+from alphadesk.cli.algo import algo
 from alphadesk.cli.backtest import backtest
 from alphadesk.cli.chat import ask, chat_app
 from alphadesk.cli.csp import csp
@@ -42,6 +43,7 @@ app.command("backtest")(backtest)
 app.command("eval")(evaluate_command)
 app.command("serve")(serve)
 app.command("ui")(ui)
+app.command("algo")(algo)
 
 
 @app.callback()

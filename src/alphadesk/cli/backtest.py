@@ -1,4 +1,5 @@
-"""``alphadesk backtest``: a built-in strategy on one symbol's daily bars, with its metrics."""
+"""``alphadesk backtest``: a built-in strategy, or a strategy file run in the sandbox, on one
+symbol's daily bars, with its metrics."""
 
 from __future__ import annotations
 
@@ -58,7 +59,8 @@ def backtest(
     strategy: str = typer.Argument(
         ...,
         metavar="STRATEGY",
-        help="A built-in strategy: buy_hold, sma_cross, macd, kdj_rsi, zmr.",
+        help="A built-in strategy (buy_hold, sma_cross, macd, kdj_rsi, zmr) or a Python file "
+        "defining one backtrader Strategy, run in the sandbox.",
     ),
     symbol: str = typer.Argument(..., metavar="SYMBOL", help="The symbol to trade, e.g. AAPL."),
     start: str | None = typer.Option(
@@ -74,7 +76,9 @@ def backtest(
         help="Last day (YYYY-MM-DD), bars closed by then. Default: now.",
     ),
     engine: Literal["fast", "backtrader"] = typer.Option(
-        "fast", help="The vectorised path, or Backtrader itself (the reference)."
+        "fast",
+        help="The vectorised path, or Backtrader itself (the reference). "
+        "Strategy files always run on Backtrader.",
     ),
     cash: float = typer.Option(100_000.0, help="Starting cash."),
     commission: float = typer.Option(
@@ -104,28 +108,41 @@ def backtest(
         help="Folder for equity and drawdown PNGs.",
     ),
     as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
+    time_limit: float = typer.Option(
+        120.0,
+        "--time-limit",
+        metavar="SECONDS",
+        min=1.0,
+        help="Wall-clock limit of a strategy file's sandboxed run.",
+    ),
 ) -> None:
-    """Backtest a built-in strategy on daily bars: next-open fills, costs, whole shares.
+    """Backtest a strategy on daily bars: next-open fills, costs, whole shares.
 
     Indicators warm up on the bars before --from; orders fill at the next bar's open.
+    A strategy FILE (a backtrader Strategy subclass) is checked, then run on Backtrader
+    in a sandbox: no network, no files outside its own, CPU, memory and time limits.
     """
     from alphadesk.backtest import get_strategy
     from alphadesk.backtest.strategies import UnknownStrategy
 
-    try:
-        get_strategy(strategy)
-    except UnknownStrategy as exc:
-        raise fail(str(exc), "see `alphadesk backtest --help`", BAD_INPUT) from None
-    try:
-        params = get_strategy(strategy).params(_params(param))
-    except ValueError as exc:
-        raise fail(str(exc), "see the strategy's parameters in the error", BAD_INPUT) from None
+    code = _strategy_file(strategy)
+    params: dict[str, Any] = _params(param)
+    if code is None:
+        try:
+            params = get_strategy(strategy).params(params)
+        except UnknownStrategy as exc:
+            raise fail(str(exc), "see `alphadesk backtest --help`", BAD_INPUT) from None
+        except ValueError as exc:
+            raise fail(str(exc), "see the strategy's parameters in the error", BAD_INPUT) from None
     first, last = _day(start, "--from"), _day(end, "--to")
     if first and last and first > last:
         raise fail(f"--from {first} is after --to {last}", "swap the dates", BAD_INPUT)
     config = _config(cash, commission, per_share, slippage, fraction, long_short)
     frame, notes, name = _load(ctx, symbol, first, last)
-    result = _run(strategy, frame, params, config, engine, first, name, notes)
+    if code is None:
+        result = _run(strategy, frame, params, config, engine, first, name, notes)
+    else:
+        result = _run_file(strategy, code, frame, params, config, first, name, notes, time_limit)
     if chart is not None:
         from alphadesk.backtest.charts import save_charts
 
@@ -222,6 +239,76 @@ def _run(
         )
     except ValueError as exc:
         raise fail(str(exc), "widen the date range or change --param", BAD_INPUT) from None
+
+
+def _strategy_file(strategy: str) -> str | None:
+    """The code of a strategy file (checked statically), or ``None`` for a built-in name."""
+    if not (strategy.endswith(".py") or "/" in strategy or "\\" in strategy):
+        return None
+    from rich.markup import escape
+
+    from alphadesk.backtest.checks import ALLOWED_MODULES, check_strategy_code
+
+    path = Path(strategy)
+    try:
+        code = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise fail(
+            f"cannot read strategy file {strategy}: {exc}", "check the path", BAD_INPUT
+        ) from None
+    check = check_strategy_code(code)
+    if not check.ok:
+        allowed = ", ".join(sorted(ALLOWED_MODULES - {"__future__"}))
+        raise fail(
+            f"strategy file {escape(strategy)} refused by the static check:\n"
+            + escape(check.summary()),
+            f"define one backtrader Strategy subclass, import only {allowed}, and read bars "
+            "from self.data",
+            BAD_INPUT,
+        )
+    return code
+
+
+def _run_file(
+    path: str,
+    code: str,
+    frame: Any,
+    params: dict[str, Any],
+    config: Any,
+    first: date | None,
+    symbol: str,
+    notes: list[str],
+    time_limit: float,
+) -> Any:
+    """A strategy file's run in the sandbox; anything but a completed run exits 2."""
+    from rich.markup import escape
+
+    from alphadesk.backtest.sandbox import Limits, run_in_sandbox
+
+    limits = Limits(wall_seconds=time_limit, cpu_seconds=max(1, int(time_limit)))
+    with err_console.status("running the strategy in the sandbox"):
+        outcome = run_in_sandbox(
+            code,
+            frame,
+            config,
+            limits,
+            params={k: str(v) for k, v in params.items()},
+            trade_from=first,
+            symbol=symbol,
+            name=Path(path).stem,
+            notes=[*notes, "strategy file run on Backtrader in the sandbox"],
+        )
+    if outcome.ok:
+        return outcome.result
+    hints = {
+        "sandbox_unavailable": "strategy files never run outside the sandbox",
+        "killed": "raise --time-limit if the strategy is just slow",
+        "crashed": "the strategy's traceback is above",
+        "rejected": "fix what the check found",
+    }
+    if outcome.status == "crashed" and outcome.log:
+        err_console.print(escape(outcome.log), style="dim")
+    raise fail(f"{outcome.status}: {escape(outcome.reason)}", hints.get(outcome.status), BAD_INPUT)
 
 
 def _pct(value: float | None) -> str:

@@ -1,5 +1,5 @@
 """A live Rich view of a pipeline run: each agent's state, tool calls, tokens, cost, time,
-and the latest lines of a debate as they are spoken."""
+and the latest lines of a debate as they are spoken (or of a lab's gate decisions)."""
 
 from __future__ import annotations
 
@@ -78,7 +78,7 @@ class LiveView:
             row = self._row(self._symbol(event.run_id), event.agent)
             row.tools += 1
             row.last_tool = event.tool
-        elif kind in ("debate_message", "reflection_written"):
+        elif kind in ("debate_message", "reflection_written", "gate_decided"):
             self._lines.append(_line(event))
         elif kind == "usage":
             row = self._row(self._symbol(event.run_id), event.agent)
@@ -117,6 +117,14 @@ class LiveView:
 
 def _line(event: Any) -> Text:
     """A debate turn (or a reflection) as one line: who, which round, what was said."""
+    if event.kind == "gate_decided":
+        text = Text(f"{event.symbol} iteration {event.iteration} ", style="dim")
+        text.append(
+            f"{event.decision}", style="bold green" if event.decision == "SUCCESS" else "bold"
+        )
+        text.append(f" (best {event.best_variant}, score {event.best_score:.2f}): ")
+        text.append(event.reasoning[:140])
+        return text
     if event.kind == "reflection_written":
         text = Text(f"{event.symbol} memory: ", style="bold blue")
         text.append(f"{event.action} of {event.decided_at.date()}: {event.lesson}")

@@ -146,9 +146,7 @@ class ModeledOptions(Provider):
             self._chains.put(key, chain)
         return chain
 
-    def _model_chain(
-        self, symbol: str, as_of: datetime, min_dte: int, max_dte: int
-    ) -> OptionChain:
+    def _model_chain(self, symbol: str, as_of: datetime, min_dte: int, max_dte: int) -> OptionChain:
         self._refuse_unmodelable(symbol, as_of)
         inputs = self._inputs(symbol, as_of)
         m = self._model

@@ -58,10 +58,18 @@ class Recollection(BaseModel):
 
 
 class SituationMemory:
-    """Lessons by situation, embedded offline, persisted at ``path``."""
+    """Lessons by situation, embedded offline, persisted at ``path``.
 
-    def __init__(self, path: Path, *, embedder: Any | None = None) -> None:
+    One store holds each pipeline's lessons in a collection of its own (the trading desk's
+    ``situations``, the strategy lab's ``strategy_lessons``): a desk never recalls a lab's
+    lesson as a past trade.
+    """
+
+    def __init__(
+        self, path: Path, *, embedder: Any | None = None, collection: str = _COLLECTION
+    ) -> None:
         self.path = Path(path)
+        self.collection = collection
         self._embedder = embedder
         self._collection: Any | None = None
 
@@ -154,7 +162,7 @@ class SituationMemory:
                 path=str(self.path), settings=ChromaSettings(anonymized_telemetry=False)
             )
             self._collection = client.get_or_create_collection(
-                _COLLECTION, embedding_function=embedder, metadata={"hnsw:space": "cosine"}
+                self.collection, embedding_function=embedder, metadata={"hnsw:space": "cosine"}
             )
         except Exception as exc:  # Chroma raises many kinds on a damaged store
             raise MemoryUnavailable(

@@ -9,7 +9,7 @@ from pydantic import Field
 
 from alphadesk.agent.events import BaseEvent
 
-__all__ = ["DebateMessage", "ReflectionWritten", "StepFinished", "StepStarted"]
+__all__ = ["DebateMessage", "GateDecided", "ReflectionWritten", "StepFinished", "StepStarted"]
 
 
 class StepStarted(BaseEvent):
@@ -56,3 +56,15 @@ class ReflectionWritten(BaseEvent):
     return_pct: float | None
     lesson: str
     memory_id: str
+
+
+class GateDecided(BaseEvent):
+    """The strategy lab's quality gate decided on one iteration (``agent`` is the gate)."""
+
+    kind: Literal["gate_decided"] = "gate_decided"
+    symbol: str
+    iteration: int
+    decision: str
+    best_variant: str | None
+    best_score: float
+    reasoning: str

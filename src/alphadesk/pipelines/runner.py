@@ -35,9 +35,17 @@ ResultT = TypeVar("ResultT", bound=PipelineResult)
 
 # Every pipeline by the kind its runs are recorded under; imported only when used.
 DESKS: dict[str, str] = {
+    "algo": "alphadesk.pipelines.algo.lab:StrategyLab",
     "csp": "alphadesk.pipelines.csp.desk:CspDesk",
     "desk": "alphadesk.pipelines.desk.desk:TradingDesk",
 }
+# Files a pipeline leaves in its run folder that are recorded with the run: charts, and the
+# strategy lab's experiment tracker and winning strategy.
+_ARTIFACTS = (
+    ("*.png", "image/png"),
+    ("*.jsonl", "application/jsonl"),
+    ("*.py", "text/x-python"),
+)
 
 
 class Desk(Protocol[RequestT, ResultT]):
@@ -197,8 +205,9 @@ class PipelineRunner(Generic[RequestT, ResultT]):
         payload = run_dir / "result.json"
         payload.write_text(result.model_dump_json(indent=2), encoding="utf-8")
         recorder.save("result.json", payload, "application/json")
-        for chart in sorted(run_dir.glob("*.png")):
-            recorder.save(chart.name, chart, "image/png")
+        for pattern, media_type in _ARTIFACTS:
+            for path in sorted(run_dir.glob(pattern)):
+                recorder.save(path.name, path, media_type)
         recorder.finish(status=result.decision, result=result)
 
 

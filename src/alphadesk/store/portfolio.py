@@ -318,9 +318,7 @@ class PaperPortfolio:
         book = replay_orders(self.starting_cash(account), self.orders(account))
         return book.cash, [p for p in book.positions.values() if p.quantity]
 
-    def value(
-        self, marks: Mapping[str, float | None], account: str = DEFAULT_ACCOUNT
-    ) -> Valuation:
+    def value(self, marks: Mapping[str, float | None], account: str = DEFAULT_ACCOUNT) -> Valuation:
         """The account at ``marks`` (per-share prices by contract key). A position without
         a mark is held at cost and listed in ``unpriced``."""
         orders = self.orders(account)

@@ -27,9 +27,7 @@ def desk_tool(desk: str, summary: str) -> Tool:
     async def run_desk(ctx: RunContext[ChatDeps], symbol: str) -> DeskVerdict:
         runner = ctx.deps.desks.get(desk)
         if runner is None:
-            raise ModelRetry(
-                f"the {desk} desk is not available in this session; use another tool"
-            )
+            raise ModelRetry(f"the {desk} desk is not available in this session; use another tool")
         return await runner.run(normalize_symbol(symbol), ctx.as_of)
 
     run_desk.__doc__ = f"""{summary}

@@ -14,7 +14,7 @@ GREETING = (
 )
 NO_TOOLS = (
     "With the offline rules model I can only answer from tools. Ask about a symbol "
-    "(\"how does NVDA look technically\"), a comparison, your positions, the market, or "
+    '("how does NVDA look technically"), a comparison, your positions, the market, or '
     "a 0DTE SPY strangle."
 )
 
@@ -57,8 +57,7 @@ def _levels(r: Result) -> str:
         return ", ".join(f"{_g(z['price'])} ({z['strength']})" for z in items[:3]) or "none"
 
     text = (
-        f"{r['symbol']} levels: support {zones(r['support'])}; "
-        f"resistance {zones(r['resistance'])}"
+        f"{r['symbol']} levels: support {zones(r['support'])}; resistance {zones(r['resistance'])}"
     )
     extension = r.get("extension")
     if extension:
@@ -105,9 +104,7 @@ def _zero_dte(r: Result) -> str:
         for leg in r["legs"]
     )
     worst = (
-        "unlimited (a naked call)"
-        if r.get("max_loss_total") is None
-        else _usd(r["max_loss_total"])
+        "unlimited (a naked call)" if r.get("max_loss_total") is None else _usd(r["max_loss_total"])
     )
     breakevens = " and ".join(
         _g(r[k]) for k in ("breakeven_low", "breakeven_high") if r.get(k) is not None

@@ -142,9 +142,7 @@ def _check_arguments(catalog: ToolCatalog, call: PlannedToolCall) -> None:
     try:
         entry.tool.arguments.model_validate(call.arguments)
     except ValidationError as exc:
-        raise ModelRetry(
-            f"arguments of {call.tool} are invalid:\n{describe_invalid(exc)}"
-        ) from exc
+        raise ModelRetry(f"arguments of {call.tool} are invalid:\n{describe_invalid(exc)}") from exc
 
 
 def decision_fits(ctx: RunContext[RouteDeps], output: RouterDecision) -> RouterDecision:

@@ -121,9 +121,7 @@ class AssistantPipeline:
         finally:
             task.cancel()
 
-    async def ask(
-        self, request: ChatRequest, on_event: ev.EventSink | None = None
-    ) -> ChatResult:
+    async def ask(self, request: ChatRequest, on_event: ev.EventSink | None = None) -> ChatResult:
         """Answer one question (``on_event`` sees every event on the way)."""
         result: ChatResult | None = None
         async for event in self.run(request):

@@ -191,10 +191,9 @@ class Session:
                 run_id=run_id,
                 at=at,
                 kind="answer" if result.status == "completed" else "error",
-                outcome=(
-                    "error" if result.error else "flagged" if flagged else "ok"
-                ),
-                detail=result.error or result.answer
+                outcome=("error" if result.error else "flagged" if flagged else "ok"),
+                detail=result.error
+                or result.answer
                 + (f"\n[unverified figures: {', '.join(flagged)}]" if flagged else ""),
                 seconds=result.seconds,
             )

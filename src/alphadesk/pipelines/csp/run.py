@@ -33,6 +33,4 @@ class CspRunner(PipelineRunner[CspRequest, CspResult]):
         charts: bool = True,
     ) -> None:
         desk = CspDesk(settings, market, model=model, models=models)
-        super().__init__(
-            settings, desk, on_event=on_event, concurrency=concurrency, charts=charts
-        )
+        super().__init__(settings, desk, on_event=on_event, concurrency=concurrency, charts=charts)

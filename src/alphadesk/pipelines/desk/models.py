@@ -45,9 +45,7 @@ class DeskRequest(PipelineRequest):
     @classmethod
     def from_settings(cls, settings: Settings, **fields: Any) -> DeskRequest:
         """A request whose unset (None) fields take the settings' desk defaults."""
-        defaults: dict[str, Any] = settings.desk.model_dump() | {
-            "memory": settings.memory.enabled
-        }
+        defaults: dict[str, Any] = settings.desk.model_dump() | {"memory": settings.memory.enabled}
         given = {key: value for key, value in fields.items() if value is not None}
         return cls.model_validate(defaults | given)
 

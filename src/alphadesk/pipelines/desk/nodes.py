@@ -361,6 +361,7 @@ class DeskNodes:
             result = result.model_copy(update={"stage": "judge", "reason": "no decision reached"})
         return {"result": result.model_dump(mode="json")}
 
+
 @dataclass(frozen=True)
 class _AnalystNode:
     """The node of one analyst (a graph node is called with the state alone)."""

@@ -1,0 +1,76 @@
+"""What the strategy sandbox costs: one strategy file run in-process and in the sandbox.
+
+    .venv/bin/python bench/sandbox.py [--symbol NVDA] [--from 2009-01-01] [--to 2018-12-31]
+                                      [--runs 3]
+
+The SMA-crossover strategy file of the tests (a Backtrader ``bt.Strategy``) over ten years
+of one bundled symbol, 0.1 % commission and 0.05 % slippage: the time of the static check,
+of the sandbox probe (once per process), of Backtrader run in this process, and of the full
+sandboxed run (a new process: interpreter, pandas and Backtrader imports, the bars through
+a Parquet file). The final values must agree. Figures only: nothing here asserts a time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+from datetime import UTC, date, datetime
+from pathlib import Path
+
+from alphadesk.backtest import BacktestConfig, Costs, frame_from_bars
+from alphadesk.backtest.checks import check_strategy_code
+from alphadesk.backtest.native import run_strategy_class
+from alphadesk.backtest.sandbox import find_sandbox, run_in_sandbox
+from alphadesk.data.providers.bundled import BundledProvider
+
+STRATEGY = Path(__file__).parents[1] / "tests" / "backtest" / "sma_cross_strategy.py"
+
+
+def _ms(seconds: list[float]) -> str:
+    return f"{statistics.median(seconds) * 1000:,.1f} ms"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--symbol", default="NVDA")
+    parser.add_argument("--from", dest="start", default="2009-01-01")
+    parser.add_argument("--to", dest="end", default="2018-12-31")
+    parser.add_argument("--runs", type=int, default=3)
+    args = parser.parse_args()
+    end = datetime.combine(date.fromisoformat(args.end), datetime.max.time(), tzinfo=UTC)
+    bars = BundledProvider().daily_bars(args.symbol, end).since(date.fromisoformat(args.start))
+    frame = frame_from_bars(bars)[0]
+    config = BacktestConfig(costs=Costs(0.001, slippage=0.0005))
+    code = STRATEGY.read_text()
+
+    started = time.perf_counter()
+    find_sandbox()
+    probe = time.perf_counter() - started
+    checks, direct, sandboxed = [], [], []
+    namespace: dict[str, object] = {}
+    exec(compile(code, str(STRATEGY), "exec"), namespace)
+    cls = namespace["SmaCross"]
+    for _ in range(args.runs):
+        started = time.perf_counter()
+        check_strategy_code(code)
+        checks.append(time.perf_counter() - started)
+        started = time.perf_counter()
+        here = run_strategy_class(cls, frame, config)  # type: ignore[arg-type]
+        direct.append(time.perf_counter() - started)
+        started = time.perf_counter()
+        outcome = run_in_sandbox(code, frame, config)
+        sandboxed.append(time.perf_counter() - started)
+        assert outcome.result is not None, outcome.reason
+        if abs(outcome.result.final_value - here.equity[-1]) > 1e-6:
+            raise SystemExit("the sandboxed run and the in-process run disagree")
+    print(f"{args.symbol} {len(frame)} bars, SMA cross file, {args.runs} runs (medians)")
+    print(f"static check          {_ms(checks)}")
+    print(f"sandbox probe (once)  {probe * 1000:,.1f} ms")
+    print(f"Backtrader in-process {_ms(direct)}")
+    final = outcome.result.final_value
+    print(f"sandboxed run         {_ms(sandboxed)}  (final value {final:,.2f})")
+
+
+if __name__ == "__main__":
+    main()

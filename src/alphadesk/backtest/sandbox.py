@@ -1,0 +1,549 @@
+"""Run untrusted strategy code (a model's or a user's) in a sandbox, or refuse to.
+
+Every strategy is checked first (:func:`~.checks.check_strategy_code`), then run by
+:mod:`.sandbox_runner` in a separate process under bubblewrap:
+
+* **Namespaces**: its own network (no interface but loopback: no connection leaves),
+  PID, IPC and UTS namespaces, a new session, killed with its parent.
+* **Files**: a fresh root holding only read-only binds of the system libraries (``/usr``),
+  the Python installation and our package, and the job (code and bars). No ``/etc``,
+  no home, no repository; the only writable place is a small tmpfs at ``/tmp``.
+* **Privileges**: no capabilities; started as root it switches to a user of its own
+  before any strategy code runs (root ignores the process limit).
+* **Limits**: CPU seconds, address space, processes (fork bombs), file size and open
+  files as resource limits; a wall-clock deadline that kills the whole process tree;
+  a cap on its output.
+
+Outcomes are typed (:class:`SandboxOutcome`): ``completed``, ``rejected`` by the static
+check, ``killed`` by a limit (which one), ``crashed`` (the strategy raised; the traceback's
+tail is kept) or ``sandbox_unavailable``. Without a working bubblewrap nothing runs:
+generated code never falls back to running unsandboxed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import os
+import resource
+import secrets
+import selectors
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass
+from datetime import date, datetime
+from pathlib import Path
+from typing import Literal
+
+import pandas as pd
+from pydantic import ValidationError
+
+from . import sandbox_runner
+from .checks import CodeCheck, check_strategy_code
+from .frame import BacktestDataError, validate_frame
+from .models import BacktestConfig, BacktestResult
+
+__all__ = [
+    "INSTALL_HINT",
+    "Limits",
+    "Sandbox",
+    "SandboxOutcome",
+    "SandboxUnavailable",
+    "find_sandbox",
+    "run_in_sandbox",
+]
+
+log = logging.getLogger(__name__)
+
+INSTALL_HINT = (
+    "install bubblewrap (Debian/Ubuntu: `sudo apt-get install -y bubblewrap`; Fedora: "
+    "`sudo dnf install bubblewrap`; Arch: `sudo pacman -S bubblewrap`), or run "
+    "`python dev.py setup`, which installs it when it can; unprivileged user namespaces "
+    "must be enabled"
+)
+_INPUT = "/sandbox/in"
+_BOOT = (
+    "import sys; sys.path[:0] = {paths!r}; "
+    "from alphadesk.backtest.sandbox_runner import main; sys.exit(main(sys.argv[1:]))"
+)
+
+Status = Literal["completed", "rejected", "killed", "crashed", "sandbox_unavailable"]
+Limit = Literal["wall", "cpu", "memory", "processes", "output", "file_size"]
+
+
+class SandboxUnavailable(RuntimeError):
+    """No working sandbox here: strategy code will not run (the message says how to fix)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """What one sandboxed run may use.
+
+    Attributes:
+        wall_seconds: Wall-clock deadline; past it the whole process tree is killed.
+        cpu_seconds: CPU time of the process (RLIMIT_CPU).
+        memory_mb: Address space (RLIMIT_AS); Python, pandas and Backtrader need ~400 MB.
+        processes: Processes and threads of the sandbox's user (RLIMIT_NPROC).
+        file_mb: Largest file it may write in its scratch space (RLIMIT_FSIZE).
+        open_files: Open file descriptors (RLIMIT_NOFILE).
+        output_kb: What it may print (stderr); more kills it.
+        scratch_mb: Size of its writable tmpfs.
+    """
+
+    wall_seconds: float = 120.0
+    cpu_seconds: int = 60
+    memory_mb: int = 1024
+    processes: int = 32
+    file_mb: int = 16
+    open_files: int = 128
+    output_kb: int = 256
+    scratch_mb: int = 16
+
+    def __post_init__(self) -> None:
+        for name, value in asdict(self).items():
+            if value <= 0:
+                raise ValueError(f"sandbox limit {name} must be positive, got {value}")
+
+
+@dataclass(frozen=True, slots=True)
+class SandboxOutcome:
+    """How a sandboxed run ended.
+
+    Attributes:
+        status: ``completed``, ``rejected`` (static check), ``killed`` (a limit),
+            ``crashed`` (the strategy raised, or gave no valid report) or
+            ``sandbox_unavailable``.
+        reason: One line on why (empty when completed).
+        result: The backtest, when completed.
+        check: The static check's verdict (``None`` when it was skipped).
+        limit: Which limit killed it, when killed.
+        log: The tail of what the strategy printed (and its traceback).
+        seconds: Wall-clock time of the sandboxed process.
+    """
+
+    status: Status
+    reason: str = ""
+    result: BacktestResult | None = None
+    check: CodeCheck | None = None
+    limit: Limit | None = None
+    log: str = ""
+    seconds: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "completed"
+
+
+@dataclass(frozen=True, slots=True)
+class Sandbox:
+    """A working bubblewrap and how to call it here.
+
+    Attributes:
+        bwrap: Path of the ``bwrap`` executable.
+        as_root: We run as root: no user namespace; the runner drops to its own user.
+    """
+
+    bwrap: str
+    as_root: bool
+
+
+def _system_binds() -> list[str]:
+    args = ["--ro-bind", "/usr", "/usr"]
+    for name in ("/bin", "/sbin", "/lib", "/lib64", "/lib32", "/libx32"):
+        path = Path(name)
+        if path.is_symlink():
+            args += ["--symlink", os.readlink(path), name]
+        elif path.is_dir():
+            args += ["--ro-bind", name, name]
+    if Path("/etc/ld.so.cache").is_file():
+        args += ["--ro-bind", "/etc/ld.so.cache", "/etc/ld.so.cache"]
+    return args
+
+
+def _code_roots() -> list[Path]:
+    """The Python installation and our package: what the runner needs to import.
+
+    Raises:
+        SandboxUnavailable: One of them is ``/`` or holds the home folder.
+    """
+    import alphadesk
+
+    package = Path(alphadesk.__file__).resolve().parent
+    roots = {Path(p).resolve() for p in (sys.prefix, sys.base_prefix, sys.exec_prefix)}
+    roots.add(Path(sys.executable).resolve().parent.parent)
+    roots.add(package)
+    # Libraries installed outside the prefix (the user's site-packages, a PYTHONPATH).
+    roots |= {
+        Path(p).resolve()
+        for p in sys.path
+        if Path(p).name in ("site-packages", "dist-packages") and Path(p).is_dir()
+    }
+    home = Path.home().resolve()
+    for root in roots:
+        if root == Path("/") or home.is_relative_to(root):
+            raise SandboxUnavailable(
+                f"Python or alphadesk lives at {root}, which holds {home}: the sandbox would "
+                "show the strategy all of it; install alphadesk in a virtual environment "
+                "of its own (e.g. ./.venv)"
+            )
+    ordered = sorted(roots, key=lambda p: len(p.parts))
+    kept: list[Path] = []
+    for root in ordered:
+        if root.is_relative_to("/usr"):
+            continue  # already bound with /usr
+        if not any(root.is_relative_to(k) for k in kept):
+            kept.append(root)
+    return kept
+
+
+def _bind_args(roots: list[Path]) -> list[str]:
+    """Read-only binds at the same paths; their parents are created world-readable."""
+    args: list[str] = []
+    made: set[Path] = set()
+    for root in roots:
+        for parent in reversed(root.parents):
+            if parent == Path("/") or parent in made or parent == Path("/usr"):
+                continue
+            made.add(parent)
+            args += ["--perms", "0755", "--dir", str(parent)]
+        args += ["--ro-bind", str(root), str(root)]
+    return args
+
+
+def _namespace_args(sandbox: Sandbox) -> list[str]:
+    common = ["--die-with-parent", "--new-session", "--cap-drop", "ALL"]
+    if sandbox.as_root:
+        # No user namespace: the runner needs CAP_SETUID/SETGID once, to become a user
+        # of its own (setuid clears every capability).
+        spaces = ["--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts"]
+        spaces += ["--unshare-cgroup-try"]
+        return [*spaces, *common, "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
+    return ["--unshare-all", *common]
+
+
+def _base_args(sandbox: Sandbox, scratch_mb: int) -> list[str]:
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "HOME": "/tmp",
+        "LANG": "C.UTF-8",
+        "TZ": "UTC",
+        "PYTHONHASHSEED": "0",
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "OPENBLAS_NUM_THREADS": "1",
+        "OMP_NUM_THREADS": "1",
+        "MKL_NUM_THREADS": "1",
+        "MPLBACKEND": "Agg",
+        "MPLCONFIGDIR": "/tmp",
+    }
+    args = [sandbox.bwrap, *_namespace_args(sandbox), *_system_binds()]
+    args += ["--proc", "/proc", "--dev", "/dev"]
+    args += ["--perms", "1777", "--size", str(scratch_mb << 20), "--tmpfs", "/tmp"]
+    args += ["--chdir", "/tmp", "--clearenv"]
+    for key, value in env.items():
+        args += ["--setenv", key, value]
+    return args
+
+
+_WORKING: set[tuple[str, bool]] = set()  # sandboxes that worked once (failures are retried)
+
+
+def _probe(bwrap: str, as_root: bool) -> str | None:
+    """``None`` if bubblewrap can build our sandbox here, else why not."""
+    if (bwrap, as_root) in _WORKING:
+        return None
+    sandbox = Sandbox(bwrap, as_root)
+    args = [*_base_args(sandbox, 1), *_bind_args(_code_roots()), "--", sys.executable, "-I"]
+    args += ["-c", "pass"]
+    try:
+        done = subprocess.run(args, capture_output=True, text=True, timeout=30, check=False)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return str(exc)
+    if done.returncode != 0:
+        return done.stderr.strip()[-500:] or f"bwrap exited with {done.returncode}"
+    _WORKING.add((bwrap, as_root))
+    return None
+
+
+def find_sandbox() -> Sandbox:
+    """The sandbox of this machine, checked to work.
+
+    Raises:
+        SandboxUnavailable: No ``bwrap`` on the PATH, it cannot create the sandbox (e.g.
+            user namespaces disabled), or Python is installed where the sandbox would show
+            the home folder; the message says how to fix it.
+    """
+    if not sys.platform.startswith("linux"):
+        raise SandboxUnavailable(
+            f"the strategy sandbox needs Linux (bubblewrap); this is {sys.platform}: "
+            "run strategy code on Linux or in a Linux container"
+        )
+    bwrap = shutil.which("bwrap")
+    if bwrap is None:
+        raise SandboxUnavailable(f"strategy code runs only in a sandbox: {INSTALL_HINT}")
+    _code_roots()  # refuses an installation whose folders would expose the home folder
+    sandbox = Sandbox(bwrap, os.geteuid() == 0)
+    problem = _probe(bwrap, sandbox.as_root)
+    if problem is not None:
+        raise SandboxUnavailable(
+            f"bubblewrap cannot create the sandbox here ({problem}); {INSTALL_HINT}"
+        )
+    return sandbox
+
+
+def _write_job(
+    folder: Path,
+    code: str,
+    frame: pd.DataFrame,
+    config: BacktestConfig,
+    limits: Limits,
+    params: Mapping[str, str],
+    start: int,
+) -> int:
+    uid = 0x40000000 + secrets.randbelow(0x10000000)  # a user no one else is, per run
+    job = {
+        "config": asdict(config),
+        "limits": {k: v for k, v in asdict(limits).items() if isinstance(v, int)},
+        "params": dict(params),
+        "start": start,
+        "uid": uid,
+    }
+    (folder / "job.json").write_text(json.dumps(job))
+    (folder / "strategy.py").write_text(code)
+    frame.to_parquet(folder / "bars.parquet")
+    return uid
+
+
+def _preexec(limits: Limits) -> None:
+    """Limits on bwrap itself, inherited by everything it starts (the runner sets them too)."""
+    cpu = limits.cpu_seconds
+    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
+    resource.setrlimit(resource.RLIMIT_AS, (limits.memory_mb << 20,) * 2)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (limits.file_mb << 20,) * 2)
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+
+
+@dataclass(slots=True)
+class _Process:
+    returncode: int
+    stdout: bytes
+    stderr: bytes
+    limit: Limit | None
+    seconds: float
+
+
+def _supervise(args: list[str], limits: Limits) -> _Process:
+    """Run ``args``; kill the whole tree at the deadline or when it prints too much.
+
+    Every process in the sandbox holds its output pipes, so their end of file means the
+    whole tree is gone: after a kill we still read to it (for a few seconds at most).
+    """
+    started = time.monotonic()
+    proc = subprocess.Popen(
+        args,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+        preexec_fn=lambda: _preexec(limits),
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    out, err = proc.stdout.fileno(), proc.stderr.fileno()
+    caps = {out: 64 << 20, err: limits.output_kb << 10}  # the report; what it prints
+    chunks: dict[int, list[bytes]] = {out: [], err: []}
+    sizes = {out: 0, err: 0}
+    limit: Limit | None = None
+    deadline = started + limits.wall_seconds
+    with selectors.DefaultSelector() as selector:
+        for stream in (proc.stdout, proc.stderr):
+            selector.register(stream, selectors.EVENT_READ)
+        while selector.get_map():
+            left = deadline - time.monotonic()
+            if left <= 0:
+                if limit is not None:
+                    break  # killed, yet something holds the pipes: give up on them
+                limit = "wall"
+                _kill(proc)
+                deadline = time.monotonic() + 5
+                continue
+            for key, _ in selector.select(timeout=min(left, 0.5)):
+                data = os.read(key.fd, 65536)
+                if not data:
+                    selector.unregister(key.fileobj)
+                    continue
+                if sizes[key.fd] <= caps[key.fd]:
+                    chunks[key.fd].append(data)
+                sizes[key.fd] += len(data)
+                if sizes[key.fd] > caps[key.fd] and limit is None:
+                    limit = "output"
+                    _kill(proc)
+                    deadline = time.monotonic() + 5
+    try:
+        returncode = proc.wait(timeout=max(0.1, deadline - time.monotonic()))
+    except subprocess.TimeoutExpired:
+        limit = limit or "wall"
+        _kill(proc)
+        returncode = proc.wait()
+    proc.stdout.close()
+    proc.stderr.close()
+    return _Process(
+        returncode,
+        b"".join(chunks[out]),
+        b"".join(chunks[err])[: caps[err]],
+        limit,
+        time.monotonic() - started,
+    )
+
+
+def _kill(proc: subprocess.Popen[bytes]) -> None:
+    # bwrap leads the group; its PID namespace and --die-with-parent take the rest down.
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(proc.pid, signal.SIGKILL)
+
+
+_SIGNAL_LIMITS: dict[int, Limit] = {
+    128 + signal.SIGXCPU: "cpu",
+    128 + signal.SIGKILL: "cpu",  # the hard CPU limit (nothing else kills inside)
+    128 + signal.SIGXFSZ: "file_size",
+    sandbox_runner.EXIT_MEMORY: "memory",
+    sandbox_runner.EXIT_PROCESSES: "processes",
+    sandbox_runner.EXIT_FILE_SIZE: "file_size",
+}
+_LIMIT_WORDS: dict[Limit, str] = {
+    "wall": "ran past the wall-clock limit",
+    "cpu": "used up its CPU time",
+    "memory": "ran out of memory",
+    "processes": "hit the process limit",
+    "output": "printed more than the output limit",
+    "file_size": "wrote past the file size limit or filled its scratch space",
+}
+
+
+def _tail(text: bytes, lines: int = 20) -> str:
+    return "\n".join(text.decode("utf-8", "replace").rstrip().splitlines()[-lines:])
+
+
+def run_in_sandbox(
+    code: str,
+    frame: pd.DataFrame,
+    config: BacktestConfig | None = None,
+    limits: Limits | None = None,
+    *,
+    params: Mapping[str, str] | None = None,
+    trade_from: date | datetime | None = None,
+    symbol: str | None = None,
+    name: str | None = None,
+    notes: list[str] | None = None,
+    skip_static_check: bool = False,
+) -> SandboxOutcome:
+    """Check ``code`` and backtest its strategy on ``frame`` in the sandbox.
+
+    Args:
+        code: Python source defining one ``backtrader.Strategy`` subclass.
+        frame: OHLCV bars (tz-aware index), e.g. from
+            :func:`~alphadesk.backtest.frame.frame_from_bars`.
+        config: Cash, costs, sizing and long/short, as for the built-in strategies.
+        limits: What the run may use.
+        params: Strategy parameters as text (converted to the defaults' types).
+        trade_from: First bar to trade; earlier bars only warm the indicators up.
+        symbol: Recorded in the result.
+        name: The strategy's name in the result (default: its class name).
+        notes: Recorded in the result.
+        skip_static_check: Tests only: run code the static check would refuse, to show
+            the sandbox itself contains it.
+
+    Returns:
+        The outcome; ``outcome.result`` is the backtest when it completed.
+
+    Raises:
+        BacktestDataError: The bars cannot be backtested.
+    """
+    config = config or BacktestConfig()
+    limits = limits or Limits()
+    frame = validate_frame(frame)
+    start = _start_bar(frame, trade_from)
+    check = None
+    if not skip_static_check:
+        check = check_strategy_code(code)
+        if not check.ok:
+            return SandboxOutcome("rejected", check.summary(), check=check)
+    try:
+        sandbox = find_sandbox()
+    except SandboxUnavailable as exc:
+        return SandboxOutcome("sandbox_unavailable", str(exc), check=check)
+    with tempfile.TemporaryDirectory(prefix="alphadesk-sandbox-") as tmp:
+        folder = Path(tmp)
+        uid = _write_job(folder, code, frame, config, limits, params or {}, start)
+        if sandbox.as_root:
+            # Readable by the sandbox's user, and by its root (which holds no capability
+            # to override file modes) through the group.
+            for path in (folder, *folder.iterdir()):
+                os.chown(path, uid, 0)
+                path.chmod(0o750 if path.is_dir() else 0o640)
+        paths = [str(p) for p in _import_paths()]
+        args = [*_base_args(sandbox, limits.scratch_mb), *_bind_args(_code_roots())]
+        args += ["--perms", "0755", "--dir", str(Path(_INPUT).parent)]
+        args += ["--ro-bind", str(folder), _INPUT, "--", sys.executable, "-I"]
+        args += ["-c", _BOOT.format(paths=paths), _INPUT]
+        done = _supervise(args, limits)
+    return _outcome(done, frame, config, check, symbol=symbol, name=name, notes=notes)
+
+
+def _import_paths() -> list[Path]:
+    """Where the runner imports from: our package's folder first, then the installation's."""
+    import alphadesk
+
+    roots = _code_roots()
+    first = Path(alphadesk.__file__).resolve().parent.parent
+    rest = [
+        Path(p).resolve()
+        for p in sys.path
+        if p and Path(p).is_dir() and any(Path(p).resolve().is_relative_to(r) for r in roots)
+    ]
+    return [first, *(p for p in rest if p != first)]
+
+
+def _start_bar(frame: pd.DataFrame, trade_from: date | datetime | None) -> int:
+    if trade_from is None:
+        return 0
+    stamp = pd.Timestamp(trade_from)
+    if stamp.tzinfo is None and frame.index.tz is not None:
+        stamp = stamp.tz_localize(frame.index.tz)
+    cut = int(frame.index.searchsorted(stamp, side="left"))
+    if cut >= len(frame) - 1:
+        raise BacktestDataError(
+            f"fewer than 2 bars from {stamp.date()}: pick an earlier start or a later end"
+        )
+    return cut
+
+
+def _outcome(
+    done: _Process,
+    frame: pd.DataFrame,
+    config: BacktestConfig,
+    check: CodeCheck | None,
+    **labels: object,
+) -> SandboxOutcome:
+    from .native import NativeReport, result_from_report
+
+    tail = _tail(done.stderr)
+    limit = done.limit or _SIGNAL_LIMITS.get(done.returncode)
+    if limit is not None:
+        reason = f"the strategy {_LIMIT_WORDS[limit]}"
+        return SandboxOutcome("killed", reason, None, check, limit, tail, done.seconds)
+    if done.returncode != 0:
+        last = tail.splitlines()[-1] if tail else f"exit code {done.returncode}"
+        reason = f"the strategy crashed: {last}"
+        return SandboxOutcome("crashed", reason, None, check, None, tail, done.seconds)
+    try:
+        report = NativeReport.model_validate_json(done.stdout)
+        result = result_from_report(report, frame, config, **labels)  # type: ignore[arg-type]
+    except (ValidationError, ValueError) as exc:
+        reason = f"the sandbox gave no valid report: {str(exc).splitlines()[0]}"
+        return SandboxOutcome("crashed", reason, None, check, None, tail, done.seconds)
+    return SandboxOutcome("completed", "", result, check, None, tail, done.seconds)

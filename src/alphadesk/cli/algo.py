@@ -1,0 +1,148 @@
+"""``alphadesk algo``: the strategy lab develops a Backtrader strategy that meets a goal."""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from alphadesk.cli.common import (
+    MODEL_HELP,
+    RESUME_HELP,
+    Depth,
+    console,
+    err_console,
+    fail,
+    parse_as_of,
+    parse_day,
+    settings_from,
+)
+
+__all__ = ["algo"]
+
+BAD_INPUT = 2
+
+
+def algo(
+    ctx: typer.Context,
+    symbol: str = typer.Argument(..., metavar="SYMBOL", help="The symbol to trade, e.g. AAPL."),
+    goal: str = typer.Option(
+        ...,
+        "--goal",
+        "-g",
+        metavar="GOAL",
+        help='What the strategy must achieve, e.g. "Sharpe above 1 with drawdown under 20%".',
+    ),
+    variants: int = typer.Option(
+        3, "--variants", "-n", metavar="N", min=1, max=12, help="Strategy variants per iteration."
+    ),
+    iterations: int = typer.Option(
+        3, "--iterations", "-k", metavar="K", min=1, max=20, help="Iterations at most."
+    ),
+    model: str | None = typer.Option(None, "--model", "-m", metavar="MODEL", help=MODEL_HELP),
+    start: str | None = typer.Option(
+        None, "--from", metavar="DATE", help="First day of the lab's window. Default: 4 years back."
+    ),
+    end: str | None = typer.Option(
+        None,
+        "--to",
+        metavar="DATE",
+        help="Last day (its close); the last 30% of the window is held out of sample. "
+        "Default: now, or the last date the data covers.",
+    ),
+    max_cost: float | None = typer.Option(
+        None, "--max-cost", metavar="USD", min=0.0, help="Stop when the models have spent this."
+    ),
+    save: Path | None = typer.Option(
+        None, "--save", metavar="FILE", dir_okay=False, help="Also copy the best strategy here."
+    ),
+    depth: Depth = typer.Option("standard", help="Each agent's turn budget."),
+    memory: bool | None = typer.Option(
+        None, "--memory/--no-memory", help="Recall and store lessons (default: the settings)."
+    ),
+    as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
+    resume: str | None = typer.Option(None, "--resume", metavar="RUN_ID", help=RESUME_HELP),
+) -> None:
+    """Research, write strategy variants, backtest them in a sandbox in and out of sample,
+    and iterate until one meets the goal or a budget runs out."""
+    from pydantic import ValidationError
+
+    from alphadesk.data import build_provider
+    from alphadesk.data.errors import DataError
+    from alphadesk.data.symbols import normalize_symbol
+    from alphadesk.llm.base import ModelError
+    from alphadesk.pipelines.algo.models import AlgoRequest
+
+    settings = settings_from(ctx)
+    market = build_provider(settings)
+    try:
+        wanted = normalize_symbol(symbol)
+    except ValueError as exc:
+        raise fail(str(exc), code=BAD_INPUT) from None
+    instant = parse_as_of(end, market=market, symbols=[wanted])
+    first = parse_day(start, "--from") if start else None
+    if first is not None and first >= instant.date():
+        raise fail(
+            f"--from {first} is not before --to {instant.date()}", "swap the dates", BAD_INPUT
+        )
+    try:
+        request = AlgoRequest(
+            symbol=wanted,
+            as_of=instant,
+            depth=depth,
+            goal=goal,
+            variants=variants,
+            iterations=iterations,
+            start=first,
+            max_cost_usd=max_cost or None,
+            memory=settings.memory.enabled if memory is None else memory,
+        )
+    except ValidationError as exc:
+        raise fail(exc.errors()[0]["msg"], "see `alphadesk algo --help`", BAD_INPUT) from None
+    try:
+        result = asyncio.run(_run(settings, market, request, model, resume, live=not as_json))
+    except (DataError, ModelError, KeyError) as exc:
+        raise fail(str(exc)) from None
+    except ValueError as exc:  # too few bars for two periods: says how to widen the window
+        raise fail(str(exc), code=BAD_INPUT) from None
+    if result is None:
+        raise fail("the run stopped before a decision", f"continue it with --resume {resume}")
+    if save is not None and result.strategy_file:
+        shutil.copyfile(result.strategy_file, save)
+    if as_json:
+        typer.echo(result.model_dump_json(indent=2))
+    else:
+        _print(result, save)
+    if result.decision == "failed":
+        raise typer.Exit(1)
+
+
+async def _run(
+    settings: Any, market: Any, request: Any, model: str | None, resume: str | None, *, live: bool
+) -> Any:
+    from alphadesk.cli.live import LiveView
+    from alphadesk.pipelines.algo.lab import StrategyLab
+    from alphadesk.pipelines.runner import PipelineRunner
+
+    view = LiveView(enabled=live)
+    runner = PipelineRunner(
+        settings, StrategyLab(settings, market, model=model), on_event=view.on_event
+    )
+    await runner.preflight(request)  # before the live view: errors print cleanly
+    with view:
+        return await runner.analyze(request, resume_run_id=resume)
+
+
+def _print(result: Any, save: Path | None) -> None:
+    from rich.markdown import Markdown
+
+    from alphadesk.pipelines.algo.report import render_report
+
+    console.print(Markdown(render_report(result)))
+    if result.strategy_file:
+        where = save or result.strategy_file
+        err_console.print(f"[dim]strategy: {where}[/]")
+    err_console.print(f"[dim]saved as run {result.run_id}: alphadesk runs show {result.run_id}[/]")

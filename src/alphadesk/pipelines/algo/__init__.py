@@ -1,0 +1,1 @@
+"""The strategy lab: research swarm, strategy development, parallel backtests, quality gate."""

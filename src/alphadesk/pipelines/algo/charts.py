@@ -1,0 +1,47 @@
+"""The trajectory chart: the best and every variant's goal score per iteration."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from alphadesk.pipelines.algo.models import VariantRecord
+
+__all__ = ["save_trajectory_chart"]
+
+
+def save_trajectory_chart(records: list[VariantRecord], path: Path, title: str) -> Path:
+    """Draw scores (in-sample, out-of-sample, best per iteration) and save a PNG."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib import pyplot as plt
+
+    iterations = sorted({r.iteration for r in records})
+    best = [max((r.score for r in records if r.iteration == i), default=0.0) for i in iterations]
+    fig, ax = plt.subplots(figsize=(7, 3.6), dpi=100)
+    try:
+        ax.scatter(
+            [r.iteration for r in records],
+            [r.in_sample.score for r in records],
+            marker="o",
+            alpha=0.5,
+            label="in-sample score",
+        )
+        ax.scatter(
+            [r.iteration for r in records],
+            [r.out_of_sample.score if r.out_of_sample else 0.0 for r in records],
+            marker="x",
+            alpha=0.7,
+            label="out-of-sample score",
+        )
+        ax.plot(iterations, best, color="black", linewidth=2, label="best (min of both)")
+        ax.axhline(1.0, color="green", linestyle="--", linewidth=1, label="goal met")
+        ax.set(xlabel="iteration", ylabel="goal score", ylim=(-0.05, 1.1), title=title)
+        ax.set_xticks(iterations)
+        ax.legend(loc="lower right", fontsize=8)
+        fig.tight_layout()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fig.savefig(path)
+    finally:
+        plt.close(fig)
+    return path

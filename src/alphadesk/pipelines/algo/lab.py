@@ -1,0 +1,243 @@
+"""The strategy lab as a LangGraph graph, with checkpoints.
+
+    START -> research (15 subagents under a limit -> 3 synthesizers -> leader)
+          -> develop (N variants) -> backtest (all variants concurrently, in and out of
+             sample) -> gate (failure analysis | trajectory -> decision)
+          -> develop (TUNE, FIX, REFINE) | research (RESEARCH) | finish (SUCCESS, ABANDON,
+             a budget spent, a failed step) -> END
+
+The lab ends with the best variant so far whatever ended it, and says what did.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Mapping
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+from langgraph.graph import END, START, StateGraph
+
+from alphadesk.agents.algo import AlgoAgents, default_agents
+from alphadesk.analytics.fuzzy import parse_goal
+from alphadesk.backtest.frame import frame_from_bars
+from alphadesk.backtest.models import BacktestConfig, Costs
+from alphadesk.config import CacheMode, Settings
+from alphadesk.data.base import MarketData
+from alphadesk.llm.base import Model
+from alphadesk.pipelines.algo.backtests import Backtester, Split, backtest_variant, split_window
+from alphadesk.pipelines.algo.charts import save_trajectory_chart
+from alphadesk.pipelines.algo.models import (
+    AlgoRequest,
+    AlgoResult,
+    IterationRecord,
+    VariantRecord,
+)
+from alphadesk.pipelines.algo.nodes import LabNodes, LabState
+from alphadesk.pipelines.algo.report import render_report, strategy_file
+from alphadesk.pipelines.algo.tracker import ExperimentTracker
+from alphadesk.pipelines.desk.memory import DeskMemory
+from alphadesk.pipelines.steps import AgentModels, AgentSteps, RunSession, limits_from
+
+__all__ = ["LAB_CONFIG", "LESSONS", "StrategyLab"]
+
+_DEFAULT_YEARS = 4
+LESSONS = "strategy_lessons"  # the lab's collection in the shared memory store
+# The lab's costs: those `alphadesk backtest` uses by default, so a saved strategy run
+# there again gives the same figures.
+LAB_CONFIG = BacktestConfig(costs=Costs(commission=0.001, slippage=0.0005))
+
+
+class StrategyLab:
+    """The lab's agents, models, memory and backtester. Stateless per run."""
+
+    kind = "algo"
+    request_type = AlgoRequest
+    result_type = AlgoResult
+
+    def __init__(
+        self,
+        settings: Settings,
+        market: MarketData,
+        *,
+        model: str | None = None,
+        models: Mapping[str, Model] | None = None,
+        agents: AlgoAgents | None = None,
+        memory: DeskMemory | None = None,
+        backtester: Backtester = backtest_variant,
+        config: BacktestConfig = LAB_CONFIG,
+        backtest_concurrency: int = 4,
+    ) -> None:
+        self.settings, self.market = settings, market
+        self.agents = agents or default_agents()
+        self.models = AgentModels(settings, self.agents.all, override=model, models=models)
+        self.memory = memory if memory is not None else _open_memory(settings)
+        self.backtester, self.config = backtester, config
+        self.backtest_concurrency = backtest_concurrency  # sandboxes (processes) at once
+
+    @property
+    def model_label(self) -> str:
+        return self.models.label(self.agents.names)
+
+    @property
+    def replaying(self) -> bool:
+        return self.settings.cache is CacheMode.REPLAY
+
+    def title(self, request: AlgoRequest) -> str:
+        return f"algo {request.symbol}: {request.goal}"
+
+    def report(self, result: AlgoResult) -> str:
+        return render_report(result)
+
+    def tracker(self, session: RunSession) -> ExperimentTracker:
+        return ExperimentTracker(_tracker_path(self.settings, session))
+
+    async def analyze(self, request: AlgoRequest, session: RunSession) -> AlgoResult | None:
+        """Develop a strategy for one request. None when stopped at an interrupt."""
+        split = await asyncio.to_thread(self.split, request)
+        steps = AgentSteps(session, self.models, limits_from(self.settings))
+        nodes = LabNodes(self, session, steps, split)
+        graph = _graph(nodes, _Finish(self, session, split))
+        state = await session.invoke(graph, LabState(request=request.model_dump(mode="json")))
+        return AlgoResult.model_validate(state["result"]) if "result" in state else None
+
+    def split(self, request: AlgoRequest) -> Split:
+        """The bars known at ``as_of`` and the lab's two periods.
+
+        Raises:
+            DataError: No bars for the symbol at ``as_of``.
+            ValueError: Too few bars for two periods (says how to widen the window).
+        """
+        frame, _notes = frame_from_bars(self.market.daily_bars(request.symbol, request.as_of))
+        start = request.start or (request.as_of - timedelta(days=365 * _DEFAULT_YEARS)).date()
+        return split_window(frame, start, request.out_of_sample)
+
+
+def _open_memory(settings: Settings) -> DeskMemory | None:
+    """The lab's lessons: the desk's memory store, in a collection of the lab's own."""
+    if not settings.memory.enabled:
+        return None
+    from alphadesk.memory import SituationMemory
+
+    return SituationMemory(settings.memory_path, collection=LESSONS)
+
+
+def _tracker_path(settings: Settings, session: RunSession) -> Path:
+    folder = session.run_dir or settings.data_dir / "algo" / session.run_id
+    return folder / "experiments.jsonl"
+
+
+class _Finish:
+    """The last node: the best variant so far, its strategy file, the chart, the result."""
+
+    def __init__(self, lab: StrategyLab, session: RunSession, split: Split) -> None:
+        self.lab, self.session, self.split = lab, session, split
+
+    async def __call__(self, state: LabState) -> dict[str, Any]:
+        request = AlgoRequest.model_validate(state["request"])
+        records = [VariantRecord.model_validate(r) for r in state.get("records", [])]
+        iterations = [IterationRecord.model_validate(i) for i in state.get("iterations", [])]
+        last = iterations[-1].gate if iterations else None
+        verdict, budget = state.get("verdict"), state.get("budget")
+        best = _best(records, last.best_variant if last else None)
+        decision, reason = _outcome(verdict, budget, last.decision if last else None, best)
+        files = self._files(request, records, best)
+        result = AlgoResult(
+            symbol=request.symbol,
+            as_of=request.as_of,
+            decision=decision,
+            reason=reason,
+            stage=verdict["stage"] if verdict else None,
+            goal=request.goal,
+            criteria=[str(c) for c in parse_goal(request.goal)],
+            in_sample=self.split.in_sample,
+            out_of_sample=self.split.out_of_sample,
+            fact_sheets=state.get("sheets", []),
+            brief=state.get("brief"),
+            iterations=iterations,
+            variants=records,
+            best=best,
+            budget=budget,
+            agents=state.get("reports", []),
+            data_missing=sorted(set(state.get("missing", []))),
+            run_id=self.session.run_id,
+            **files,
+        )
+        return {"result": result.model_dump(mode="json")}
+
+    def _files(
+        self, request: AlgoRequest, records: list[VariantRecord], best: VariantRecord | None
+    ) -> dict[str, str | None]:
+        tracker = _tracker_path(self.lab.settings, self.session)
+        files: dict[str, str | None] = {
+            "tracker_file": str(tracker) if tracker.exists() else None,
+            "strategy_file": None,
+            "trajectory_chart": None,
+        }
+        folder = tracker.parent
+        if best is not None and best.error is None:
+            path = folder / "strategy.py"
+            path.write_text(strategy_file(request, best), encoding="utf-8")
+            files["strategy_file"] = str(path)
+        if records:
+            title = f"{request.symbol}: {request.goal}"
+            chart = save_trajectory_chart(records, folder / "trajectory.png", title[:70])
+            files["trajectory_chart"] = str(chart)
+        return files
+
+
+def _best(records: list[VariantRecord], named: str | None) -> VariantRecord | None:
+    chosen = next((r for r in records if r.variant_id == named and r.passed), None)
+    return chosen or max(records, key=lambda r: (r.passed, r.score), default=None)
+
+
+def _outcome(
+    verdict: dict[str, Any] | None,
+    budget: str | None,
+    decision: str | None,
+    best: VariantRecord | None,
+) -> tuple[str, str]:
+    so_far = (
+        f"the best variant so far is {best.variant_id} {best.name} (score {best.score:.2f})"
+        if best
+        else "no variant was backtested"
+    )
+    if verdict:
+        return "failed", f"{verdict['reason']}; {so_far}"
+    if budget:
+        return "BUDGET_EXHAUSTED", f"{budget} before the goal was met: {so_far}"
+    if decision == "SUCCESS":
+        assert best is not None
+        return "SUCCESS", f"{best.variant_id} {best.name} meets the goal in and out of sample"
+    return "ABANDON", f"the gate abandoned the search: {so_far}"
+
+
+def _graph(nodes: LabNodes, finish: _Finish) -> StateGraph[LabState]:
+    graph = StateGraph(LabState)
+    for name in ("research", "develop", "backtest", "gate"):
+        graph.add_node(name, getattr(nodes, name))
+    graph.add_node("finish", finish)
+    graph.add_edge(START, "research")
+    graph.add_conditional_edges("research", _unless_failed("develop"), ["develop", "finish"])
+    graph.add_conditional_edges("develop", _unless_failed("backtest"), ["backtest", "finish"])
+    graph.add_edge("backtest", "gate")
+    graph.add_conditional_edges("gate", _route, ["develop", "research", "finish"])
+    graph.add_edge("finish", END)
+    return graph
+
+
+def _unless_failed(node: str) -> Callable[[LabState], str]:
+    def route(state: LabState) -> str:
+        return "finish" if state.get("verdict") else node
+
+    return route
+
+
+def _route(state: LabState) -> str:
+    if state.get("verdict") or state.get("budget"):
+        return "finish"
+    decision = state["last"]["decision"]
+    if decision in ("SUCCESS", "ABANDON"):
+        return "finish"
+    return "research" if decision == "RESEARCH" else "develop"

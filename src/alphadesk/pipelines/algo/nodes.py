@@ -1,0 +1,416 @@
+"""The strategy lab's graph nodes: each runs its agents (or the backtests) and returns a
+state update of plain JSON, so every checkpoint can be stored and resumed."""
+
+from __future__ import annotations
+
+import asyncio
+import operator
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING, Annotated, Any, TypedDict
+
+from alphadesk.agents.algo import AlgoDeps, task_prompt
+from alphadesk.agents.algo.models import (
+    FailureAnalysis,
+    GateDecision,
+    StrategyBatch,
+    TrajectoryReading,
+)
+from alphadesk.agents.algo.research import DOMAINS
+from alphadesk.agents.algo.templates import TEMPLATES
+from alphadesk.agents.spec import AgentSpec
+from alphadesk.analytics.fuzzy import parse_goal
+from alphadesk.analytics.trajectory import classify_trajectory
+from alphadesk.pipelines.algo.backtests import Split, backtest_variants
+from alphadesk.pipelines.algo.models import AlgoRequest, IterationRecord, VariantRecord
+from alphadesk.pipelines.events import GateDecided, StepFinished, StepStarted
+from alphadesk.pipelines.steps import AgentSteps, RunSession, StepOutcome
+
+if TYPE_CHECKING:
+    from alphadesk.pipelines.algo.lab import StrategyLab
+
+__all__ = ["LabNodes", "LabState"]
+
+_RECALL = 3
+_LIBRARY = [
+    {
+        "template": t.name,
+        "approach": t.approach,
+        "description": t.description,
+        "defaults": dict(t.defaults),
+        "grid": {k: list(v) for k, v in t.grid.items()},
+    }
+    for t in TEMPLATES.values()
+]
+
+
+class LabState(TypedDict, total=False):
+    """Graph state; plain JSON."""
+
+    request: dict[str, Any]
+    lessons: list[dict[str, Any]]
+    sheets: list[dict[str, Any]]
+    brief: dict[str, Any]
+    research_round: int
+    iteration: int
+    batch: list[dict[str, Any]]
+    current: list[dict[str, Any]]
+    records: Annotated[list[dict[str, Any]], operator.add]
+    iterations: Annotated[list[dict[str, Any]], operator.add]
+    last: dict[str, Any]
+    refinements: int
+    reports: Annotated[list[dict[str, Any]], operator.add]
+    missing: Annotated[list[str], operator.add]
+    verdict: dict[str, Any]  # {"stage": ..., "reason": ...} when a step failed
+    budget: str
+    result: dict[str, Any]
+
+
+def _request(state: LabState) -> AlgoRequest:
+    return AlgoRequest.model_validate(state["request"])
+
+
+def _bookkeeping(steps: Sequence[StepOutcome[Any]]) -> dict[str, Any]:
+    update: dict[str, Any] = {"missing": [], "reports": []}
+    for step in steps:
+        update["missing"] += step.missing
+        if step.report is not None:
+            update["reports"].append(step.report.model_dump())
+        if step.failure is not None and "verdict" not in update:
+            update["verdict"] = {"stage": step.agent, "reason": step.failure}
+    return update
+
+
+@dataclass
+class LabNodes:
+    """One lab run: the graph's nodes, bound to its run, bars and periods."""
+
+    lab: StrategyLab
+    session: RunSession
+    steps: AgentSteps
+    split: Split
+
+    def _deps(
+        self,
+        request: AlgoRequest,
+        used: frozenset[str] = frozenset(),
+        verdicts: dict[str, dict[str, Any]] | None = None,
+    ) -> AlgoDeps:
+        return AlgoDeps(
+            market=self.lab.market,
+            run_dir=self.session.run_dir,
+            symbol=request.symbol,
+            verdicts=verdicts or {},
+            used_ids=used,
+        )
+
+    async def _run(
+        self,
+        spec: AgentSpec[Any, Any],
+        request: AlgoRequest,
+        template: str,
+        deps: AlgoDeps | None = None,
+        **context: Any,
+    ) -> StepOutcome[Any]:
+        prompt = task_prompt(template, request.symbol, request.as_of, **context)
+        return await self.steps.run(spec, prompt, deps or self._deps(request), request)
+
+    # -- research ------------------------------------------------------------------------
+
+    async def research(self, state: LabState) -> dict[str, Any]:
+        request, agents = _request(state), self.lab.agents
+        round_ = state.get("research_round", 0) + 1
+        lessons = state.get("lessons")
+        if lessons is None:
+            lessons = await self._recall(request)
+        slots = asyncio.Semaphore(request.research_concurrency)
+
+        async def investigate(spec: AgentSpec[Any, Any]) -> StepOutcome[Any]:
+            async with slots:
+                return await self._run(
+                    spec, request, "research", directive=f"find an edge for: {request.goal}"
+                )
+
+        found = await asyncio.gather(*(investigate(s) for s in agents.subagents))
+        update = _bookkeeping(found) | {"lessons": lessons, "research_round": round_}
+        if "verdict" in update:
+            return update
+        reports = [step.output.model_dump(mode="json") for step in found if step.output]
+        sheets = await asyncio.gather(
+            *(
+                self._run(
+                    agents.synthesizers[domain],
+                    request,
+                    "synthesizer",
+                    domain=domain,
+                    reports=[r for r in reports if r["domain"] == domain],
+                )
+                for domain in DOMAINS
+            )
+        )
+        update = _merge(update, _bookkeeping(sheets))
+        if "verdict" in update:
+            return update
+        facts = [step.output.model_dump(mode="json") for step in sheets if step.output]
+        leader = await self._run(
+            agents.leader,
+            request,
+            "leader",
+            goal=request.goal,
+            sheets=facts,
+            feedback=self._feedback(state, lessons),
+        )
+        update = _merge(update, _bookkeeping([leader]))
+        if leader.output is not None:
+            update |= {"sheets": facts, "brief": leader.output.model_dump(mode="json")}
+        return update
+
+    def _feedback(self, state: LabState, lessons: list[dict[str, Any]]) -> dict[str, Any] | None:
+        last = state.get("last")
+        if last is None and not lessons:
+            return None
+        tried = sorted({r["approach"] for r in state.get("records", [])})
+        reason = last["reasoning"] if last else None
+        return {"reason": reason, "approaches_tried": tried, "lessons": lessons}
+
+    async def _recall(self, request: AlgoRequest) -> list[dict[str, Any]]:
+        memory = self.lab.memory
+        if memory is None or not request.memory:
+            return []
+        recalled = await asyncio.to_thread(
+            memory.recall,
+            request.symbol,
+            f"strategy lab: {request.goal}",
+            as_of=request.as_of,
+            k=_RECALL,
+        )
+        return [{"lesson": item.lesson, **item.outcome} for item in recalled]
+
+    # -- development and backtests -------------------------------------------------------
+
+    async def develop(self, state: LabState) -> dict[str, Any]:
+        request = _request(state)
+        iteration = state.get("iteration", 0) + 1
+        tried: dict[str, list[dict[str, Any]]] = {}
+        for record in state.get("records", []):
+            if record["template"]:
+                tried.setdefault(record["template"], []).append(record["parameters"])
+        used = frozenset(r["variant_id"] for r in state.get("records", []))
+        step = await self._run(
+            self.lab.agents.strategist,
+            request,
+            "strategist",
+            self._deps(request, used),
+            iteration=iteration,
+            goal=request.goal,
+            n=request.variants,
+            brief=state["brief"],
+            last=state.get("last"),
+            tried=tried,
+            library=_LIBRARY,
+        )
+        update = _bookkeeping([step]) | {"iteration": iteration}
+        if step.output is not None:
+            batch: StrategyBatch = step.output
+            update["batch"] = [v.model_dump(mode="json") for v in batch.variants]
+        return update
+
+    async def backtest(self, state: LabState) -> dict[str, Any]:
+        request = _request(state)
+        batch = StrategyBatch.model_validate({"variants": state["batch"], "reasoning": "-"})
+        for variant in batch.variants:
+            self._announce(StepStarted, f"backtest {variant.variant_id}", request, model="sandbox")
+
+        def done(record: VariantRecord) -> None:
+            status = "completed" if record.error is None else "failed"
+            why = record.error or f"score {record.score:.2f}"
+            self._announce(
+                StepFinished, f"backtest {record.variant_id}", request, status=status, reason=why
+            )
+
+        records = await backtest_variants(
+            batch.variants,
+            self.split,
+            self.lab.config,
+            parse_goal(request.goal),
+            iteration=state["iteration"],
+            backtester=self.lab.backtester,
+            on_done=done,
+            concurrency=self.lab.backtest_concurrency,
+        )
+        run_id = self.session.run_id
+        return {
+            "current": [
+                r.model_copy(update={"run_id": run_id}).model_dump(mode="json") for r in records
+            ]
+        }
+
+    def _announce(self, kind: type[Any], agent: str, request: AlgoRequest, **fields: Any) -> None:
+        self.session.emit(
+            kind(run_id=self.session.run_id, agent=agent, symbol=request.symbol, **fields)
+        )
+
+    # -- the quality gate ----------------------------------------------------------------
+
+    async def gate(self, state: LabState) -> dict[str, Any]:
+        request, agents = _request(state), self.lab.agents
+        iteration = state["iteration"]
+        records = [VariantRecord.model_validate(r) for r in state["current"]]
+        views = [r.brief() for r in records]
+        history = state.get("iterations", [])
+        scores = [h["best_score"] for h in history] + [max(r.score for r in records)]
+        counts: dict[str, Any] = {
+            "iteration": iteration,
+            "iterations": request.iterations,
+            "goal": request.goal,
+        }
+        analyses = []
+        if not any(r.passed for r in records):
+            analyses.append(
+                self._run(
+                    agents.failure,
+                    request,
+                    "failure",
+                    variants=views,
+                    history=[_history_line(h, state.get("records", [])) for h in history],
+                    **counts,
+                )
+            )
+        if len(scores) >= 2:
+            stats = asdict(classify_trajectory(scores)) | {"scores": scores}
+            analyses.append(self._run(agents.trajectory, request, "trajectory", trajectory=stats))
+        done = await asyncio.gather(*analyses)
+        update = _bookkeeping(done)
+        if "verdict" in update:
+            return update
+        failure = next((s.output for s in done if isinstance(s.output, FailureAnalysis)), None)
+        reading = next((s.output for s in done if isinstance(s.output, TrajectoryReading)), None)
+        verdicts = {
+            r.variant_id: {
+                "passed_in_sample": r.in_sample.passed,
+                "passed_out_of_sample": bool(r.out_of_sample and r.out_of_sample.passed),
+                "score_in_sample": r.in_sample.score,
+                "score_out_of_sample": r.out_of_sample.score if r.out_of_sample else 0.0,
+            }
+            for r in records
+        }
+        prompt = task_prompt(
+            "gate",
+            request.symbol,
+            request.as_of,
+            variants=views,
+            failure=failure.model_dump(mode="json") if failure else None,
+            trajectory=reading.model_dump(mode="json") if reading else None,
+            refinements=state.get("refinements", 0),
+            **counts,
+        )
+        step = await self.steps.run(
+            agents.gate, prompt, self._deps(request, verdicts=verdicts), request
+        )
+        update = _merge(update, _bookkeeping([step]))
+        if step.output is None:
+            return update
+        return update | self._decided(state, request, records, step.output, failure, reading)
+
+    def _decided(
+        self,
+        state: LabState,
+        request: AlgoRequest,
+        records: list[VariantRecord],
+        gate: GateDecision,
+        failure: FailureAnalysis | None,
+        reading: TrajectoryReading | None,
+    ) -> dict[str, Any]:
+        iteration = state["iteration"]
+        records = [r.model_copy(update={"decision": gate.decision}) for r in records]
+        self.lab.tracker(self.session).append(records)
+        best = max(records, key=lambda r: (r.passed, r.score))
+        entry = IterationRecord(
+            iteration=iteration,
+            research_round=state.get("research_round", 1),
+            variants=[r.variant_id for r in records],
+            best_variant=best.variant_id,
+            best_score=best.score,
+            gate=gate,
+            failure=failure,
+            trajectory=reading,
+        )
+        self._remember(request, best, gate)
+        self.session.emit(
+            GateDecided(
+                run_id=self.session.run_id,
+                agent="quality_gate",
+                symbol=request.symbol,
+                iteration=iteration,
+                decision=gate.decision,
+                best_variant=best.variant_id,
+                best_score=best.score,
+                reasoning=gate.reasoning,
+            )
+        )
+        update: dict[str, Any] = {
+            "records": [r.model_dump(mode="json") for r in records],
+            "iterations": [entry.model_dump(mode="json")],
+            "last": {
+                "decision": gate.decision,
+                "reasoning": gate.reasoning,
+                "variants": [r.brief() for r in records],
+            },
+            "refinements": state.get("refinements", 0) + (gate.decision == "REFINE"),
+        }
+        if gate.decision not in ("SUCCESS", "ABANDON"):
+            budget = self._budget(request, iteration)
+            if budget:
+                update["budget"] = budget
+        return update
+
+    def _budget(self, request: AlgoRequest, iteration: int) -> str | None:
+        if iteration >= request.iterations:
+            return f"the iteration limit ({request.iterations}) was reached"
+        spent = self.session.ledger.totals.cost_usd
+        if request.max_cost_usd is not None and spent >= request.max_cost_usd:
+            return f"the cost limit (${request.max_cost_usd:g}) was reached (${spent:.4f} spent)"
+        return None
+
+    def _remember(self, request: AlgoRequest, best: VariantRecord, gate: GateDecision) -> None:
+        memory = self.lab.memory
+        if memory is None or not request.memory or self.lab.replaying:
+            return
+        oos = best.out_of_sample.score if best.out_of_sample else 0.0
+        memory.remember(
+            symbol=request.symbol,
+            situation=f"strategy lab: {request.goal}",
+            lesson=f"{best.name} ({best.approach}) scored {best.in_sample.score:.2f} in-sample "
+            f"and {oos:.2f} out-of-sample; the gate said {gate.decision}: {gate.reasoning}"[:600],
+            outcome={
+                "decision": gate.decision,
+                "score": best.score,
+                "template": best.template,
+                "approach": best.approach,
+                "parameters": best.parameters,
+            },
+            decided_at=request.as_of,
+            written_at=request.as_of,
+            run_id=f"{self.session.run_id}:{best.variant_id}",
+        )
+
+
+def _merge(first: dict[str, Any], second: dict[str, Any]) -> dict[str, Any]:
+    merged = dict(first)
+    merged["missing"] = first.get("missing", []) + second.get("missing", [])
+    merged["reports"] = first.get("reports", []) + second.get("reports", [])
+    if "verdict" not in merged and "verdict" in second:
+        merged["verdict"] = second["verdict"]
+    return merged
+
+
+def _history_line(entry: dict[str, Any], records: list[dict[str, Any]]) -> dict[str, Any]:
+    """An earlier iteration as the failure analyst reads it."""
+    return {
+        "iteration": entry["iteration"],
+        "decision": entry["gate"]["decision"],
+        "best_score": entry["best_score"],
+        "approaches": sorted(
+            {r["approach"] for r in records if r["iteration"] == entry["iteration"]}
+        ),
+    }

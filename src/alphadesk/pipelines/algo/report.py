@@ -1,0 +1,92 @@
+"""The strategy lab's Markdown report and the winning strategy as a file."""
+
+from __future__ import annotations
+
+from alphadesk.pipelines.algo.models import AlgoRequest, AlgoResult, PeriodScore, VariantRecord
+
+__all__ = ["render_report", "strategy_file"]
+
+_SHOWN = ("sharpe", "max_drawdown", "annualized_return", "win_rate", "trades")
+
+
+def strategy_file(request: AlgoRequest, best: VariantRecord) -> str:
+    """The variant's code under a comment saying where it came from and how to rerun it."""
+    lines = [
+        f"# {best.name}: developed by the alphadesk strategy lab for {request.symbol}",
+        f"# goal: {request.goal}",
+    ]
+    for period in (best.in_sample, best.out_of_sample):
+        if period is not None:
+            lines.append(f"# {_period_line(period)}")
+    if best.out_of_sample is not None:
+        first, last = best.out_of_sample.start, best.out_of_sample.end
+        lines.append(
+            f"# rerun: alphadesk backtest strategy.py {request.symbol} --from {first} --to {last}"
+        )
+    return "\n".join(lines) + "\n" + best.code
+
+
+def _figure(name: str, value: float | int | None) -> str:
+    if value is None:
+        return "-"
+    if name in ("max_drawdown", "annualized_return", "win_rate"):
+        return f"{value:.1%}"
+    return f"{value:.2f}" if isinstance(value, float) else str(value)
+
+
+def _period_line(period: PeriodScore) -> str:
+    shown = ", ".join(f"{k} {_figure(k, period.metrics.get(k))}" for k in _SHOWN)
+    return f"{period.period} {period.start} to {period.end}: {shown}; score {period.score:.2f}"
+
+
+def render_report(result: AlgoResult) -> str:
+    """The lab's decision, the best variant, every iteration and every variant."""
+    out = [
+        f"# Strategy lab: {result.symbol}",
+        "",
+        f"**Goal:** {result.goal} ({'; '.join(result.criteria)})",
+        "",
+        f"**Decision: {result.decision}**: {result.reason}",
+    ]
+    if result.in_sample and result.out_of_sample:
+        out.append(
+            f"\nIn-sample {result.in_sample[0]} to {result.in_sample[1]}; out-of-sample "
+            f"{result.out_of_sample[0]} to {result.out_of_sample[1]}."
+        )
+    if result.brief is not None:
+        out += ["", "## Research brief", "", result.brief.summary]
+        out += [f"- gap: {gap}" for gap in result.brief.gaps]
+    if result.best is not None:
+        out += ["", f"## Best variant: {result.best.variant_id} {result.best.name}", ""]
+        for period in (result.best.in_sample, result.best.out_of_sample):
+            if period is not None:
+                out.append(f"- {_period_line(period)}")
+        if result.strategy_file:
+            out.append(f"- saved as `{result.strategy_file}`")
+    out += [
+        "",
+        "## Iterations",
+        "",
+        "| # | best | score | decision | why |",
+        "|---|---|---|---|---|",
+    ]
+    for entry in result.iterations:
+        why = entry.gate.reasoning.replace("|", "/")[:120]
+        out.append(
+            f"| {entry.iteration} | {entry.best_variant} | {entry.best_score:.2f} | "
+            f"{entry.gate.decision} | {why} |"
+        )
+    out += [
+        "",
+        "## Variants",
+        "",
+        "| id | variant | in-sample | out-of-sample | status |",
+        "|---|---|---|---|---|",
+    ]
+    for v in result.variants:
+        oos = f"{v.out_of_sample.score:.2f}" if v.out_of_sample else "-"
+        status = v.error[:60] if v.error else ("passed" if v.passed else "failed the goal")
+        out.append(f"| {v.variant_id} | {v.name} | {v.in_sample.score:.2f} | {oos} | {status} |")
+    if result.data_missing:
+        out += ["", "## Data missing", ""] + [f"- {m}" for m in result.data_missing[:20]]
+    return "\n".join(out) + "\n"

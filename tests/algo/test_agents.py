@@ -1,0 +1,221 @@
+"""The lab's agents: one table and one factory for the swarm, and the rules policies of
+the strategist, the leader and the gate on hand-made tasks."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+
+from alphadesk.agent import ModelRetry, RunContext
+from alphadesk.agents.algo import AlgoDeps, default_agents, task_prompt
+from alphadesk.agents.algo.developer import STRATEGIST, new_distinct_variants
+from alphadesk.agents.algo.gate import QUALITY_GATE, only_what_passed
+from alphadesk.agents.algo.models import GateDecision, ResearchBrief, StrategyBatch
+from alphadesk.agents.algo.research import LEADER, SUBAGENTS
+from alphadesk.agents.algo.templates import TEMPLATES
+from alphadesk.backtest.checks import check_strategy_code
+from alphadesk.llm.rules import Transcript
+
+AS_OF = datetime(2012, 12, 31, 21, tzinfo=UTC)
+
+
+def _decide(policy: Any, template: str, **context: Any) -> Any:
+    return policy.decide(Transcript(task_prompt(template, "AAPL", AS_OF, **context), {}, 0))
+
+
+def test_the_swarm_is_fifteen_rows_five_per_domain_from_one_factory() -> None:
+    agents = default_agents()
+    assert len(SUBAGENTS) == 15 and len({row.name for row in SUBAGENTS}) == 15
+    for domain in ("technical", "fundamental", "sentiment"):
+        assert sum(row.domain == domain for row in SUBAGENTS) == 5
+    assert [spec.name for spec in agents.subagents] == [row.name for row in SUBAGENTS]
+    assert sorted(agents.synthesizers) == ["fundamental", "sentiment", "technical"]
+    assert len(agents.all) == 23
+
+
+@pytest.mark.parametrize("name", sorted(TEMPLATES))
+def test_every_template_passes_the_sandbox_check(name: str) -> None:
+    check = check_strategy_code(TEMPLATES[name].render())
+    assert check.ok, check.summary()
+
+
+def _strategist(last: dict[str, Any] | None, tried: dict[str, Any], n: int = 3) -> StrategyBatch:
+    brief = {"approaches": ["trend", "momentum", "breakout", "mean_reversion"]}
+    return _decide(
+        STRATEGIST.policy,
+        "strategist",
+        iteration=2,
+        goal="Sharpe above 1",
+        n=n,
+        brief=brief,
+        last=last,
+        tried=tried,
+        library=[],
+    )
+
+
+_BEST = {
+    "variant_id": "i1v1",
+    "name": "sma_cross(fast=20, slow=50)",
+    "template": "sma_cross",
+    "approach": "trend",
+    "parameters": {"fast": 20, "slow": 50},
+    "score": 0.9,
+    "error": None,
+}
+
+
+def test_tune_varies_the_best_variants_parameters_one_grid_step() -> None:
+    batch = _strategist(
+        {"decision": "TUNE", "variants": [_BEST]}, {"sma_cross": [_BEST["parameters"]]}
+    )
+    assert [v.template for v in batch.variants] == ["sma_cross"] * 3
+    assert {v.variant_id for v in batch.variants} == {"i2v1", "i2v2", "i2v3"}
+    for v in batch.variants:
+        moved = {k for k in ("fast", "slow") if v.parameters[k] != _BEST["parameters"][k]}
+        assert len(moved) == 1 and v.parameters["fast"] < v.parameters["slow"]
+    assert batch.reasoning.startswith("TUNE")
+
+
+def test_refine_turns_to_other_templates_and_never_repeats_a_parameter_set() -> None:
+    batch = _strategist(
+        {"decision": "REFINE", "variants": [_BEST]}, {"sma_cross": [_BEST["parameters"]]}
+    )
+    assert "sma_cross" not in {v.template for v in batch.variants}
+    assert len({v.template for v in batch.variants}) == 3
+
+
+def test_fix_rerenders_the_failed_variant_from_its_template() -> None:
+    broken = _BEST | {"error": "in_sample: rejected: line 9: invalid syntax", "score": 0.0}
+    batch = _strategist(
+        {"decision": "FIX", "variants": [broken]}, {"sma_cross": [_BEST["parameters"]]}, n=1
+    )
+    (repaired,) = batch.variants
+    assert repaired.template == "sma_cross" and repaired.parameters == _BEST["parameters"]
+    assert check_strategy_code(repaired.code).ok
+
+
+def test_the_leader_prefers_approaches_not_tried_on_a_second_research() -> None:
+    sheets = [
+        {
+            "domain": "technical",
+            "signal": "bullish",
+            "confidence": 0.6,
+            "recommended_approach": "trend",
+        },
+        {"domain": "fundamental", "signal": "unknown", "confidence": 0.0, "missing": ["none"]},
+    ]
+    feedback = {"reason": "every approach failed", "approaches_tried": ["trend", "momentum"]}
+    brief: ResearchBrief = _decide(
+        LEADER.policy, "leader", goal="g", sheets=sheets, feedback=feedback
+    )
+    assert brief.approaches[:2] == ["mean_reversion", "breakout"]
+    assert brief.research_quality == "low" and brief.gaps
+
+
+def _gate(failure: str, trajectory: str | None = None, refinements: int = 0) -> GateDecision:
+    variant = {"variant_id": "i1v1", "name": "x", "score": 0.5, "passed": False}
+    reading = {"status": "DIVERGING", "next_action": trajectory} if trajectory else None
+    return _decide(
+        QUALITY_GATE.policy,
+        "gate",
+        iteration=3,
+        iterations=5,
+        goal="g",
+        variants=[variant],
+        failure={"classification": failure, "root_cause": "r", "actions": []},
+        trajectory=reading,
+        refinements=refinements,
+    )
+
+
+@pytest.mark.parametrize(
+    ("failure", "trajectory", "refinements", "decision"),
+    [
+        ("PARAMETER_ISSUE", None, 0, "TUNE"),
+        ("ALGORITHM_BUG", "ABANDON", 0, "FIX"),  # a bug is fixed before anything is judged
+        ("DESIGN_FLAW", None, 2, "REFINE"),
+        ("DESIGN_FLAW", None, 3, "RESEARCH"),  # three refinements failed
+        ("RESEARCH_GAP", None, 0, "RESEARCH"),
+        ("FUNDAMENTAL_IMPOSSIBILITY", None, 0, "ABANDON"),
+        ("PARAMETER_ISSUE", "ABANDON", 0, "ABANDON"),  # a diverging trajectory
+        ("PARAMETER_ISSUE", "PIVOT", 0, "REFINE"),  # tuning that stagnates
+    ],
+)
+def test_the_three_tier_routing(
+    failure: str, trajectory: str | None, refinements: int, decision: str
+) -> None:
+    assert _gate(failure, trajectory, refinements).decision == decision
+
+
+def _ctx(**deps: Any) -> RunContext[AlgoDeps]:
+    return RunContext(deps=AlgoDeps(market=None, **deps), as_of=AS_OF, run_id="t", agent="t")  # type: ignore[arg-type]
+
+
+def test_success_for_an_overfit_variant_goes_back_as_a_retry() -> None:
+    verdicts = {
+        "i1v1": {
+            "passed_in_sample": True,
+            "passed_out_of_sample": False,
+            "score_in_sample": 1.0,
+            "score_out_of_sample": 0.3,
+        }
+    }
+    claim = GateDecision(decision="SUCCESS", best_variant="i1v1", reasoning="great in-sample")
+    with pytest.raises(ModelRetry, match="overfitting"):
+        only_what_passed(_ctx(verdicts=verdicts), claim)
+    route = GateDecision(decision="REFINE", best_variant="i1v1", reasoning="overfit")
+    assert only_what_passed(_ctx(verdicts=verdicts), route) is route
+
+
+def test_variant_ids_must_be_new_and_distinct() -> None:
+    batch = _strategist(None, {}, n=2)
+    with pytest.raises(ModelRetry, match="i2v1"):
+        new_distinct_variants(_ctx(used_ids=frozenset({"i2v1"})), batch)
+    assert new_distinct_variants(_ctx(), batch) is batch
+
+
+def test_past_successes_lead_the_brief() -> None:
+    sheets = [
+        {
+            "domain": "technical",
+            "signal": "bullish",
+            "confidence": 0.6,
+            "recommended_approach": "trend",
+        }
+    ]
+    lessons = [
+        {"lesson": "l1", "decision": "TUNE", "approach": "momentum", "score": 0.9},
+        {"lesson": "l2", "decision": "SUCCESS", "approach": "breakout", "score": 1.0},
+    ]
+    feedback = {"reason": None, "approaches_tried": [], "lessons": lessons}
+    brief: ResearchBrief = _decide(
+        LEADER.policy, "leader", goal="g", sheets=sheets, feedback=feedback
+    )
+    assert brief.approaches[:2] == ["breakout", "trend"]
+
+
+def test_the_live_view_shows_each_gate_decision() -> None:
+    from alphadesk.cli.live import LiveView
+    from alphadesk.pipelines.events import GateDecided
+
+    view = LiveView(enabled=False)
+    view.on_event(
+        GateDecided(
+            run_id="r",
+            agent="quality_gate",
+            symbol="AAPL",
+            iteration=2,
+            decision="TUNE",
+            best_variant="i2v1",
+            best_score=0.87,
+            reasoning="PARAMETER_ISSUE: near the goal",
+        )
+    )
+    (line,) = view._lines
+    assert (
+        line.plain
+        == "AAPL iteration 2 TUNE (best i2v1, score 0.87): PARAMETER_ISSUE: near the goal"
+    )

@@ -1,0 +1,6 @@
+import backtrader as bt
+
+
+class Broken(bt.Strategy):
+    def next(self)
+        pass

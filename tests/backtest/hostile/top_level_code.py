@@ -1,0 +1,8 @@
+import backtrader as bt
+
+while True:
+    pass
+
+
+class Idle(bt.Strategy):
+    pass
