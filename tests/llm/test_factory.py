@@ -10,6 +10,7 @@ from alphadesk.llm.base import Model
 from alphadesk.llm.factory import build_model, register_model
 from alphadesk.llm.litellm_model import LiteLLMModel
 from alphadesk.llm.messages import ModelResponse
+from alphadesk.llm.retrying import RetryingModel
 
 
 @pytest.mark.parametrize(
@@ -88,7 +89,9 @@ def test_registered_names_use_their_builder(monkeypatch: pytest.MonkeyPatch) -> 
 
     register_model("rules", builder)
     settings = ModelSettingsConfig()
-    assert isinstance(build_model("rules", settings), Offline)
+    model = build_model("rules", settings)  # transient failures retried, like LiteLLM's
+    assert isinstance(model, RetryingModel) and isinstance(model.inner, Offline)
+    assert model.max_retries == settings.max_retries
     assert built == [("rules", settings)]
     assert factory.registered_models() == ["rules"]
     with pytest.raises(ValueError, match="shadow LiteLLM"):

@@ -12,6 +12,7 @@ from alphadesk.cli.chat import ask, chat_app
 from alphadesk.cli.csp import csp
 from alphadesk.cli.data import data_app
 from alphadesk.cli.desk import desk
+from alphadesk.cli.evaluate import evaluate_command
 from alphadesk.cli.help import ReadableHelpGroup
 from alphadesk.cli.portfolio import portfolio_app
 from alphadesk.cli.runs import runs_app
@@ -36,6 +37,7 @@ app.add_typer(chat_app, name="chat")
 app.command("ask")(ask)
 app.add_typer(portfolio_app, name="portfolio")
 app.command("backtest")(backtest)
+app.command("eval")(evaluate_command)
 
 
 @app.callback()
@@ -54,4 +56,7 @@ def version() -> None:
 
 
 def main() -> None:
+    from alphadesk.store.redact import install_log_redaction
+
+    install_log_redaction()  # no API key in any log line the CLI prints
     app()

@@ -43,6 +43,7 @@ def csp(
     from alphadesk.data.symbols import normalize_symbol
     from alphadesk.llm.base import ModelError
     from alphadesk.pipelines.csp.models import CspRequest
+    from alphadesk.store import RunConflict
 
     settings = settings_from(ctx)
     market = build_provider(settings)
@@ -57,7 +58,7 @@ def csp(
     ]
     try:
         results = asyncio.run(_run(settings, market, requests, model, resume, live=not as_json))
-    except (DataError, ModelError, KeyError) as exc:
+    except (DataError, ModelError, KeyError, RunConflict) as exc:
         raise fail(str(exc)) from None
     if as_json:
         typer.echo(json.dumps([r.model_dump(mode="json") for r in results], indent=2))

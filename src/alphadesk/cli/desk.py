@@ -54,6 +54,7 @@ def desk(
     from alphadesk.data.symbols import normalize_symbol
     from alphadesk.llm.base import ModelError
     from alphadesk.pipelines.desk.models import DeskRequest
+    from alphadesk.store import RunConflict
 
     settings = settings_from(ctx)
     market = build_provider(settings)
@@ -79,7 +80,7 @@ def desk(
         raise fail(str(exc)) from None
     try:
         result = asyncio.run(_run(settings, market, request, model, resume, live=not as_json))
-    except (DataError, ModelError, KeyError) as exc:
+    except (DataError, ModelError, KeyError, RunConflict) as exc:
         raise fail(str(exc)) from None
     if result is None:
         raise fail("the run stopped before a decision", f"continue it with --resume {resume}")

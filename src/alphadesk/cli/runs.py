@@ -25,7 +25,8 @@ def list_runs(
     store = RunStore(settings_from(ctx).store_path)
     table = Table("kind", "title", "status", "as of", "model", "requests", "cost $")
     table.add_column("id", no_wrap=True)  # ids are copied into `runs show`: never wrap them
-    for run in store.recent(limit=limit, kind=kind):
+    runs = store.recent(limit=limit, kind=kind)
+    for run in runs:
         ledger = store.ledger(run.id)
         calls = sum(not entry.get("cached") for entry in ledger)
         cost = sum(float(entry.get("cost_usd", 0.0)) for entry in ledger)
@@ -41,6 +42,9 @@ def list_runs(
             run.id,
         )
     console.print(table)
+    for run in runs:
+        if run.resume_command:  # interrupted: its process is gone or it stopped early
+            console.print(f"[yellow]{run.id} interrupted[/]: {run.resume_command}", soft_wrap=True)
 
 
 @runs_app.command("show")
@@ -66,6 +70,8 @@ def show_run(
     console.print(f"[bold]{run.title}[/]  ({run.kind}, {run.status}, model {run.model})")
     if run.error:
         console.print(f"[red]{run.error}[/]")
+    if run.resume_command and run.resume_command not in (run.error or ""):
+        console.print(f"continue it with: {run.resume_command}")
     report = next((a for a in store.artifacts(run_id) if a.name == "report.md"), None)
     if report is not None and report.path.is_file():
         console.print(Markdown(report.path.read_text()))

@@ -28,6 +28,8 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
+from alphadesk.store import sqlite
+
 from .bars import Bars
 from .models import (
     AnalystRatings,
@@ -91,7 +93,8 @@ T = TypeVar("T")
 
 
 class DataCache:
-    """Provider answers in one SQLite file.
+    """Provider answers in one SQLite file. A file found corrupt when first opened is moved
+    aside (timestamp suffix) and an empty cache started, with a warning in the log.
 
     Args:
         path: The SQLite file (created with its folder on first use).
@@ -109,13 +112,10 @@ class DataCache:
     def _connect(self) -> Iterator[sqlite3.Connection]:
         """A connection in a transaction, closed afterwards (callers hold the lock)."""
         if not self._ready:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-        con = sqlite3.connect(self.path, timeout=30)
+            sqlite.create(self.path, _SCHEMA, rebuild_if_corrupt=True)
+            self._ready = True
+        con = sqlite.connect(self.path)
         try:
-            if not self._ready:
-                con.execute("PRAGMA journal_mode=WAL")
-                con.execute(_SCHEMA)
-                self._ready = True
             with con:
                 yield con
         finally:

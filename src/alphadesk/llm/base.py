@@ -13,6 +13,10 @@ __all__ = [
     "Model",
     "ModelError",
     "ModelUnavailable",
+    "ProviderConnectionError",
+    "ProviderServerError",
+    "ProviderTimeout",
+    "RateLimited",
     "StreamItem",
     "StreamingModel",
     "chunk_text",
@@ -102,6 +106,28 @@ class ModelUnavailable(ModelError):
     """Rate limit, timeout, connection failure or server error, after retries and fallbacks."""
 
     retryable = True
+
+
+class RateLimited(ModelUnavailable):
+    """The provider said 429: too many requests (``retry_after_s`` when it said how long)."""
+
+    def __init__(
+        self, message: str, *, model: str | None = None, retry_after_s: float | None = None
+    ) -> None:
+        super().__init__(message, model=model)
+        self.retry_after_s = retry_after_s
+
+
+class ProviderTimeout(ModelUnavailable):
+    """No answer within the request timeout."""
+
+
+class ProviderServerError(ModelUnavailable):
+    """The provider failed on its side (5xx, overloaded)."""
+
+
+class ProviderConnectionError(ModelUnavailable):
+    """The connection failed or was reset before an answer arrived."""
 
 
 class AuthenticationFailed(ModelError):

@@ -76,11 +76,16 @@ def cache_key(
 
 
 class ResponseCache:
-    """Model responses by request key, in the ``model_cache`` table of one SQLite file."""
+    """Model responses by request key, in the ``model_cache`` table of one SQLite file.
+
+    A file found corrupt when first opened (garbage bytes, a truncated copy) is moved aside
+    with a timestamp suffix and an empty cache is started, with a warning in the log: the
+    answers can be recorded again, and a broken cache must never stop a run.
+    """
 
     def __init__(self, path: Path | str) -> None:
         self.path = Path(path)
-        sqlite.create(self.path, _SCHEMA)
+        sqlite.create(self.path, _SCHEMA, rebuild_if_corrupt=True)
 
     def _connect(self) -> AbstractContextManager[sqlite3.Connection]:
         return sqlite.transaction(self.path)

@@ -2,7 +2,9 @@
 
 Names without a ``/`` (``rules``, test doubles...) are not LiteLLM models: whoever provides
 one registers a builder for it with ``register_model``; anything else is an error that lists
-the valid forms. The response cache wraps the result separately (``CachedModel``).
+the valid forms. A registered model is wrapped in ``RetryingModel`` (LiteLLM models retry
+inside their adapter), so transient failures are retried whatever answers. The response
+cache wraps the result separately (``CachedModel``).
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from collections.abc import Callable
 
 from alphadesk.config import ModelSettingsConfig
 from alphadesk.llm.base import Model
+from alphadesk.llm.retrying import RetryingModel
 
 __all__ = ["ModelBuilder", "build_model", "register_model", "registered_models"]
 
@@ -39,7 +42,8 @@ def build_model(model_string: str, settings: ModelSettingsConfig) -> Model:
     ``settings``. ``ValueError`` (saying what would be valid) for a string that names none."""
     model_string = model_string.strip()
     if model_string in _BUILDERS:
-        return _BUILDERS[model_string](model_string, settings)
+        built = _BUILDERS[model_string](model_string, settings)
+        return RetryingModel(built, max_retries=settings.max_retries)
     _check_litellm_string(model_string, "model")
     for fallback in settings.fallbacks:
         _check_litellm_string(fallback, "fallback model")

@@ -17,6 +17,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from alphadesk.llm.base import ModelError, StreamItem, chunk_text
+from alphadesk.llm.chaos import ChaosModel, Injected
 from alphadesk.llm.messages import (
     AssistantMessage,
     Message,
@@ -29,7 +30,9 @@ from alphadesk.llm.messages import (
 )
 
 __all__ = [
+    "ChaosModel",
     "FunctionModel",
+    "Injected",
     "RecordedRequest",
     "ScriptExhausted",
     "ScriptedModel",

@@ -10,7 +10,10 @@ from pydantic import BaseModel
 
 from alphadesk.agent.events import BaseEvent, EventSink
 from alphadesk.agent.usage import LedgerEntry, UsageLedger
+from alphadesk.llm.journal import Journal
+from alphadesk.llm.messages import ModelResponse
 from alphadesk.store import RunStore
+from alphadesk.store.redact import redact_json
 
 __all__ = ["RunRecorder"]
 
@@ -18,15 +21,26 @@ __all__ = ["RunRecorder"]
 class RunRecorder:
     """Writes one run to the store as it happens, and forwards every event to ``on_event``.
 
-    Events are written as they arrive, so an interrupted run still shows what it did, and a
-    resumed run continues the same record (its ledger includes the calls made before).
+    One connection per run (a ``RunWriter``): events are written in a batch at every step
+    boundary, each model call's ledger entry and response as the call completes, so a run
+    killed at any point still shows everything it finished. A resumed run continues the same
+    record: its ledger includes the calls made before, and its ``journal`` answers the calls
+    of an interrupted step again without paying for them twice.
     """
 
     def __init__(
-        self, store: RunStore, run_id: str, ledger: UsageLedger, on_event: EventSink | None
+        self,
+        store: RunStore,
+        run_id: str,
+        ledger: UsageLedger,
+        on_event: EventSink | None,
+        *,
+        recorded_calls: list[tuple[str, str]] | None = None,
     ) -> None:
         self.store, self.run_id, self.ledger = store, run_id, ledger
         self._on_event = on_event
+        self._writer = store.writer(run_id)
+        self.journal = Journal(recorded_calls or [], self._record_call)
 
     @classmethod
     def start(
@@ -48,15 +62,28 @@ class RunRecorder:
 
     @classmethod
     def resume(cls, store: RunStore, run_id: str, on_event: EventSink | None = None) -> RunRecorder:
-        """Continue recording ``run_id`` (raises RunNotFound when there is no such run)."""
-        store.get(run_id)
+        """Continue recording ``run_id``: this process takes it over (raises RunNotFound
+        when there is no such run, RunBusy while another live process runs it)."""
+        store.claim(run_id)
         earlier = [LedgerEntry.model_validate(entry) for entry in store.ledger(run_id)]
-        return cls(store, run_id, UsageLedger(entries=earlier), on_event)
+        return cls(
+            store,
+            run_id,
+            UsageLedger(entries=earlier),
+            on_event,
+            recorded_calls=store.calls(run_id),
+        )
 
     def emit(self, event: BaseEvent) -> None:
-        self.store.append_event(self.run_id, event)
+        event = _redacted(event, self._writer.secrets)  # stored and shown without API keys
+        self._writer.event(event)
+        if getattr(event, "kind", None) == "model_response":  # a call completed: its entry
+            self._writer.ledger(self.ledger.entries)
         if self._on_event is not None:
             self._on_event(event)
+
+    def _record_call(self, key: str, response: ModelResponse) -> None:
+        self._writer.call(key, response)
 
     def save(self, name: str, path: Path, media_type: str) -> None:
         self.store.add_artifact(self.run_id, name, path, media_type)
@@ -64,5 +91,12 @@ class RunRecorder:
     def finish(
         self, *, status: str, result: BaseModel | dict[str, Any] | None, error: str | None = None
     ) -> None:
-        self.store.record_ledger(self.run_id, self.ledger.entries)
+        self._writer.ledger(self.ledger.entries)
+        self._writer.close()
         self.store.finish(self.run_id, status=status, result=result, error=error)
+
+
+def _redacted(event: BaseEvent, secrets: list[str]) -> BaseEvent:
+    dumped = event.model_dump(mode="json")
+    cleaned = redact_json(dumped, secrets)
+    return event if cleaned == dumped else type(event).model_validate(cleaned)

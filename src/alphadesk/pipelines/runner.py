@@ -27,6 +27,7 @@ from alphadesk.pipelines.models import PipelineRequest, PipelineResult
 from alphadesk.pipelines.recording import RunRecorder
 from alphadesk.pipelines.steps import RunSession
 from alphadesk.store import RunStore
+from alphadesk.store.redact import redact_json
 
 __all__ = ["DESKS", "Desk", "PipelineRunner", "build_desk", "replay"]
 
@@ -141,6 +142,7 @@ class PipelineRunner(Generic[RequestT, ResultT]):
                         resume=resume_run_id is not None,
                         interrupt_after=interrupt_after,
                         charts=self.charts,
+                        journal=recorder.journal,
                     )
                     result = await self.desk.analyze(request, session)
             except BaseException as exc:  # record the interruption, then let it propagate
@@ -150,6 +152,7 @@ class PipelineRunner(Generic[RequestT, ResultT]):
                 hint = f"stopped at a checkpoint; continue with --resume {recorder.run_id}"
                 recorder.finish(status="interrupted", result=None, error=hint)
                 return None
+            result = self._redacted(result)
             self._save(recorder, run_dir, result)
             return result
 
@@ -170,6 +173,15 @@ class PipelineRunner(Generic[RequestT, ResultT]):
             model=self.model_label,
             on_event=self._on_event,
         )
+
+    def _redacted(self, result: ResultT) -> ResultT:
+        """``result`` without any API key a model (or a hostile text it read) put in it:
+        what is returned, printed, saved and reported is the same redacted result."""
+        dumped = result.model_dump(mode="json")
+        cleaned = redact_json(dumped)
+        if cleaned == dumped:
+            return result
+        return self.desk.result_type.model_validate(cleaned)
 
     def _save(self, recorder: RunRecorder, run_dir: Path, result: ResultT) -> None:
         report = run_dir / "report.md"

@@ -24,6 +24,7 @@ from alphadesk.agents.spec import AgentSpec, model_for
 from alphadesk.config import Settings
 from alphadesk.data.errors import DataError
 from alphadesk.llm.base import Model
+from alphadesk.llm.journal import Journal
 from alphadesk.llm.messages import ContentPart, ToolMessage, text_of
 from alphadesk.pipelines.events import StepFinished, StepStarted
 from alphadesk.pipelines.models import AgentReport, PipelineRequest
@@ -42,7 +43,8 @@ def limits_from(settings: Settings) -> UsageLimits:
 class RunSession:
     """One recorded run as the runner hands it to a pipeline: where its events, model calls
     and files go, where its graph checkpoints (to resume after an interruption), and
-    whether its report wants charts (drawn once, at the end, into ``run_dir``)."""
+    whether its report wants charts (drawn once, at the end, into ``run_dir``). Its
+    ``journal`` holds the model calls already made, so a resumed step replays them."""
 
     run_id: str
     ledger: UsageLedger = field(default_factory=UsageLedger)
@@ -52,18 +54,28 @@ class RunSession:
     resume: bool = False
     interrupt_after: list[str] | None = None
     charts: bool = False
+    journal: Journal | None = None
+
+    def model(self, model: Model) -> Model:
+        """``model`` as this run uses it: through its journal when it has one."""
+        return model if self.journal is None else self.journal.wrap(model)
 
     async def invoke(self, graph: StateGraph[Any], initial: Mapping[str, Any]) -> dict[str, Any]:
         """Run ``graph`` from ``initial``, or on from its last checkpoint when resuming.
 
-        The thread is the run id, so a resumed run continues its own checkpoints; a stop at
-        ``interrupt_after`` returns the state reached so far.
+        The thread is the run id, so a resumed run continues its own checkpoints (a run
+        interrupted before its first checkpoint starts over); a stop at ``interrupt_after``
+        returns the state reached so far.
         """
         compiled = graph.compile(
             checkpointer=self.checkpointer, interrupt_after=self.interrupt_after
         )
         config: Any = {"configurable": {"thread_id": self.run_id}}
-        state = await compiled.ainvoke(None if self.resume else dict(initial), config)
+        resume = self.resume and self.checkpointer is not None
+        if resume:
+            saved = await compiled.aget_state(config)
+            resume = bool(saved.values)
+        state = await compiled.ainvoke(None if resume else dict(initial), config)
         return dict(state)
 
 
@@ -130,7 +142,7 @@ class AgentSteps:
         rejection: Callable[[OutputT], str | None] | None = None,
     ) -> StepOutcome[OutputT]:
         """Run ``spec`` on ``prompt``; ``rejection`` says why its output stops the pipeline."""
-        model = self.models(spec.name)
+        model = self.session.model(self.models(spec.name))
         self._announce(StepStarted, spec.name, request.symbol, model=model.name)
         started = time.monotonic()
         try:

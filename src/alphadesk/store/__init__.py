@@ -8,7 +8,15 @@ from alphadesk.store.portfolio import (
     PaperPortfolio,
     Valuation,
 )
-from alphadesk.store.runs import Artifact, RunNotFound, RunRecord, RunStore, new_run_id
+from alphadesk.store.runs import (
+    Artifact,
+    RunBusy,
+    RunConflict,
+    RunNotFound,
+    RunRecord,
+    RunStore,
+    new_run_id,
+)
 
 __all__ = [
     "Artifact",
@@ -19,6 +27,8 @@ __all__ = [
     "OrderRejected",
     "OrderRequest",
     "PaperPortfolio",
+    "RunBusy",
+    "RunConflict",
     "RunNotFound",
     "RunRecord",
     "RunStore",

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 import secrets
+import shlex
 import sqlite3
+import threading
 from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from datetime import UTC, datetime
@@ -14,8 +16,30 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from alphadesk.store import sqlite
+from alphadesk.store.owner import Owner, current_owner, owner_alive
+from alphadesk.store.redact import env_secrets, redact, redact_json
 
-__all__ = ["Artifact", "RunNotFound", "RunRecord", "RunStore", "new_run_id"]
+__all__ = [
+    "Artifact",
+    "RunBusy",
+    "RunConflict",
+    "RunNotFound",
+    "RunRecord",
+    "RunStore",
+    "RunWriter",
+    "new_run_id",
+    "resume_command",
+]
+
+# Columns added after the first release: added to older files when they are opened.
+_ADDED_COLUMNS = {
+    "owner_pid": "INTEGER",
+    "owner_host": "TEXT",
+    "owner_started": "TEXT",
+    "heartbeat_at": "TEXT",
+}
+# Pipelines a run can be resumed from the command line with.
+_RESUMABLE = ("csp", "desk")
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs (
@@ -29,7 +53,11 @@ CREATE TABLE IF NOT EXISTS runs (
     model TEXT,
     request TEXT NOT NULL,
     result TEXT,
-    error TEXT
+    error TEXT,
+    owner_pid INTEGER,
+    owner_host TEXT,
+    owner_started TEXT,
+    heartbeat_at TEXT
 );
 CREATE INDEX IF NOT EXISTS runs_created ON runs(created_at);
 CREATE TABLE IF NOT EXISTS run_events (
@@ -44,6 +72,13 @@ CREATE TABLE IF NOT EXISTS run_ledger (
     seq INTEGER NOT NULL,
     body TEXT NOT NULL,
     PRIMARY KEY (run_id, seq)
+);
+CREATE TABLE IF NOT EXISTS run_calls (
+    run_id TEXT NOT NULL REFERENCES runs(id),
+    key TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    response TEXT NOT NULL,
+    PRIMARY KEY (run_id, key, seq)
 );
 CREATE TABLE IF NOT EXISTS run_artifacts (
     run_id TEXT NOT NULL REFERENCES runs(id),
@@ -66,6 +101,14 @@ class RunNotFound(KeyError):
         return f"no run {self.args[0]!r}; `alphadesk runs list` shows the recorded runs"
 
 
+class RunConflict(RuntimeError):
+    """The run cannot be resumed: it finished, or a live process is still running it."""
+
+
+class RunBusy(RunConflict):
+    """The run is still being run by a live process: it cannot be resumed from another."""
+
+
 class Artifact(BaseModel):
     model_config = ConfigDict(frozen=True)
 
@@ -75,7 +118,8 @@ class Artifact(BaseModel):
 
 
 class RunRecord(BaseModel):
-    """One run as stored."""
+    """One run as stored. A run stored as ``running`` whose process is gone reads as
+    ``interrupted``, with the reason and ``resume_command`` in ``error``."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -90,15 +134,48 @@ class RunRecord(BaseModel):
     request: dict[str, Any]
     result: dict[str, Any] | None
     error: str | None
+    owner_pid: int | None = None
+    owner_host: str | None = None
+    heartbeat_at: datetime | None = None
+
+    @property
+    def resume_command(self) -> str | None:
+        """The command that continues this run, when it is interrupted and resumable."""
+        if self.status != "interrupted":
+            return None
+        return resume_command(self)
+
+
+def resume_command(run: RunRecord) -> str | None:
+    """``alphadesk csp NVDA --as-of 2024-11-29 --resume <id>`` for a csp or desk run."""
+    symbol = run.request.get("symbol")
+    if run.kind not in _RESUMABLE or not isinstance(symbol, str):
+        return None
+    words = ["alphadesk", run.kind, symbol]
+    if run.as_of is not None:
+        words += ["--as-of", run.as_of.astimezone(UTC).date().isoformat()]
+    if run.model and run.model != "rules" and "," not in run.model:
+        words += ["--model", run.model]
+    words += ["--resume", run.id]
+    return shlex.join(words)
 
 
 class RunStore:
-    """Runs in one SQLite file. Safe to share between tasks and processes (WAL, short
-    transactions); every write is atomic, so an interrupted run never corrupts the store."""
+    """Runs in one SQLite file. Safe to share between tasks and processes (WAL, a busy
+    timeout, retries, short transactions); every write is atomic, so an interrupted run
+    never corrupts the store. Text is redacted of API keys before it is stored."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
         sqlite.create(path, _SCHEMA)
+        sqlite.retry_locked(self._migrate)
+
+    def _migrate(self) -> None:
+        with self._connect() as db:
+            have = {row[1] for row in db.execute("PRAGMA table_info(runs)")}
+            for column, kind in _ADDED_COLUMNS.items():
+                if column not in have:
+                    db.execute(f"ALTER TABLE runs ADD COLUMN {column} {kind}")
 
     def _connect(self) -> AbstractContextManager[sqlite3.Connection]:
         return sqlite.transaction(self.path)
@@ -115,39 +192,97 @@ class RunStore:
         model: str | None = None,
         run_id: str | None = None,
     ) -> str:
+        """Record a new run, owned by this process (see ``RunRecord.status``)."""
         run_id = run_id or new_run_id()
-        with self._connect() as db:
-            db.execute(
-                "INSERT INTO runs (id, kind, title, status, created_at, as_of, model, request)"
-                " VALUES (?, ?, ?, 'running', ?, ?, ?, ?)",
-                (run_id, kind, title, _now(), _iso(as_of), model, _dump(request)),
-            )
+        me = current_owner()
+        sqlite.write(
+            self.path,
+            lambda db: db.execute(
+                "INSERT INTO runs (id, kind, title, status, created_at, as_of, model, request,"
+                " owner_pid, owner_host, owner_started, heartbeat_at)"
+                " VALUES (?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    run_id,
+                    kind,
+                    redact(title),
+                    _now(),
+                    _iso(as_of),
+                    model,
+                    _dump(request),
+                    me.pid,
+                    me.host,
+                    me.started,
+                    _now(),
+                ),
+            ),
+        )
         return run_id
 
+    def claim(self, run_id: str) -> RunRecord:
+        """Take over ``run_id`` to resume it: this process becomes its owner and it is
+        ``running`` again. Raises RunNotFound; RunBusy while its owner still runs it;
+        RunConflict when it already finished."""
+        run = self.get(run_id)
+        if run.status not in ("running", "interrupted"):
+            raise RunConflict(
+                f"run {run_id} already finished ({run.status}): nothing to resume; "
+                f"`alphadesk runs show {run_id}` shows it"
+            )
+        if run.status == "running" and run.owner_pid != current_owner().pid:
+            raise RunBusy(
+                f"run {run_id} is still running (process {run.owner_pid} on {run.owner_host});"
+                " wait for it to finish, or stop that process first"
+            )
+        me = current_owner()
+        sqlite.write(
+            self.path,
+            lambda db: db.execute(
+                "UPDATE runs SET status = 'running', finished_at = NULL, error = NULL,"
+                " owner_pid = ?, owner_host = ?, owner_started = ?, heartbeat_at = ?"
+                " WHERE id = ?",
+                (me.pid, me.host, me.started, _now(), run_id),
+            ),
+        )
+        return self.get(run_id)
+
+    def writer(self, run_id: str) -> RunWriter:
+        """One connection that writes this run's events, ledger and calls in batches."""
+        return RunWriter(self, run_id)
+
     def append_event(self, run_id: str, event: BaseModel) -> None:
-        body = event.model_dump(mode="json")
-        with self._connect() as db:
-            db.execute(
+        """Append one event in its own transaction (runs in progress use ``writer``)."""
+        body = redact_json(event.model_dump(mode="json"))
+        kind = str(body.get("kind", type(event).__name__))
+        sqlite.write(
+            self.path,
+            lambda db: db.execute(
                 "INSERT INTO run_events (run_id, seq, kind, body) VALUES (?, "
                 "(SELECT COALESCE(MAX(seq), 0) + 1 FROM run_events WHERE run_id = ?), ?, ?)",
-                (run_id, run_id, str(body.get("kind", type(event).__name__)), json.dumps(body)),
-            )
+                (run_id, run_id, kind, json.dumps(body)),
+            ),
+        )
 
     def record_ledger(self, run_id: str, entries: Sequence[BaseModel]) -> None:
-        with self._connect() as db:
+        """Replace the run's whole ledger (runs in progress append with ``writer``)."""
+
+        def replace(db: sqlite3.Connection) -> None:
             db.execute("DELETE FROM run_ledger WHERE run_id = ?", (run_id,))
             db.executemany(
                 "INSERT INTO run_ledger (run_id, seq, body) VALUES (?, ?, ?)",
                 [(run_id, i, _dump(entry)) for i, entry in enumerate(entries)],
             )
 
+        sqlite.write(self.path, replace)
+
     def add_artifact(self, run_id: str, name: str, path: Path, media_type: str) -> None:
-        with self._connect() as db:
-            db.execute(
+        sqlite.write(
+            self.path,
+            lambda db: db.execute(
                 "INSERT OR REPLACE INTO run_artifacts (run_id, name, path, media_type)"
                 " VALUES (?, ?, ?, ?)",
                 (run_id, name, str(path), media_type),
-            )
+            ),
+        )
 
     def finish(
         self,
@@ -157,11 +292,23 @@ class RunStore:
         result: BaseModel | dict[str, Any] | None = None,
         error: str | None = None,
     ) -> None:
-        with self._connect() as db:
-            updated = db.execute(
-                "UPDATE runs SET status = ?, finished_at = ?, result = ?, error = ? WHERE id = ?",
-                (status, _now(), None if result is None else _dump(result), error, run_id),
-            ).rowcount
+        updated = sqlite.write(
+            self.path,
+            lambda db: (
+                db.execute(
+                    "UPDATE runs SET status = ?, finished_at = ?, result = ?, error = ?,"
+                    " heartbeat_at = ? WHERE id = ?",
+                    (
+                        status,
+                        _now(),
+                        None if result is None else _dump(result),
+                        None if error is None else redact(error),
+                        _now(),
+                        run_id,
+                    ),
+                ).rowcount
+            ),
+        )
         if not updated:
             raise RunNotFound(run_id)
 
@@ -197,6 +344,14 @@ class RunStore:
             ).fetchall()
         return [json.loads(body) for (body,) in rows]
 
+    def calls(self, run_id: str) -> list[tuple[str, str]]:
+        """The run's recorded model responses as (request key, response JSON), in order."""
+        with self._connect() as db:
+            rows = db.execute(
+                "SELECT key, response FROM run_calls WHERE run_id = ? ORDER BY seq", (run_id,)
+            ).fetchall()
+        return [(key, response) for key, response in rows]
+
     def artifacts(self, run_id: str) -> list[Artifact]:
         with self._connect() as db:
             rows = db.execute(
@@ -204,6 +359,127 @@ class RunStore:
                 (run_id,),
             ).fetchall()
         return [Artifact(name=n, path=Path(p), media_type=m) for n, p, m in rows]
+
+
+# Events that end a step of the run: everything buffered up to them is written at once.
+_BOUNDARIES = frozenset(
+    {"step_finished", "tool_finished", "tool_failed", "model_response", "run_finished"}
+)
+_MAX_BUFFER = 64
+
+
+class RunWriter:
+    """Writes one run in progress through ONE connection: events buffered and flushed in a
+    single transaction at every step boundary (an agent step, a tool call or a model call
+    ending) and on ``close``; ledger entries and model responses written as each call
+    completes. A crash loses at most the events after the last boundary.
+
+    Thread-safe (a lock around the connection). Used after ``close`` (an event announcing
+    the end, sent after the run was finished), it writes each event at once.
+    """
+
+    def __init__(self, store: RunStore, run_id: str) -> None:
+        self.store, self.run_id = store, run_id
+        self._lock = threading.Lock()
+        self._db: sqlite3.Connection | None = None
+        self._events: list[tuple[str, str]] = []
+        self._closed = False  # after close, each event is written as it comes
+        self.secrets = env_secrets()  # read once per run: the environment is slow to scan
+        with store._connect() as db:
+            self._next_event = _count(db, "SELECT MAX(seq) FROM run_events", run_id) + 1
+            self._ledger_written = _count(db, "SELECT COUNT(*) FROM run_ledger", run_id)
+            self._next_call = _count(db, "SELECT MAX(seq) FROM run_calls", run_id) + 1
+        self.flushes = 0
+
+    @property
+    def ledger_written(self) -> int:
+        """How many ledger entries of this run are in the store."""
+        return self._ledger_written
+
+    def event(self, event: BaseModel) -> None:
+        """Buffer ``event``; write the buffer when it ends a step."""
+        body = redact_json(event.model_dump(mode="json"), self.secrets)
+        kind = str(body.get("kind", type(event).__name__))
+        with self._lock:
+            self._events.append((kind, json.dumps(body)))
+            if self._closed or kind in _BOUNDARIES or len(self._events) >= _MAX_BUFFER:
+                self._flush_locked(ledger=())
+
+    def ledger(self, entries: Sequence[BaseModel]) -> None:
+        """Write the entries of the run's ledger not yet stored (with buffered events)."""
+        with self._lock:
+            self._flush_locked(ledger=entries[self._ledger_written :])
+
+    def call(self, key: str, response: BaseModel) -> None:
+        """Record one completed model call's response under its request key, at once."""
+        body = redact(response.model_dump_json(), self.secrets)
+        with self._lock:
+            seq = self._next_call
+            self._write(
+                lambda db: db.execute(
+                    "INSERT INTO run_calls (run_id, key, seq, response) VALUES (?, ?, ?, ?)",
+                    (self.run_id, key, seq, body),
+                )
+            )
+            self._next_call += 1
+
+    def flush(self) -> None:
+        with self._lock:
+            self._flush_locked(ledger=())
+
+    def close(self) -> None:
+        """Write what is buffered and close the connection."""
+        with self._lock:
+            self._flush_locked(ledger=())
+            self._closed = True
+            if self._db is not None:
+                self._db.close()
+                self._db = None
+
+    def _flush_locked(self, ledger: Sequence[BaseModel]) -> None:
+        if not self._events and not ledger:
+            return
+        events, first = list(self._events), self._next_event
+        entries, first_entry = [_dump(e) for e in ledger], self._ledger_written
+
+        def statements(db: sqlite3.Connection) -> None:
+            db.executemany(
+                "INSERT INTO run_events (run_id, seq, kind, body) VALUES (?, ?, ?, ?)",
+                [(self.run_id, first + i, k, b) for i, (k, b) in enumerate(events)],
+            )
+            db.executemany(
+                "INSERT INTO run_ledger (run_id, seq, body) VALUES (?, ?, ?)",
+                [(self.run_id, first_entry + i, e) for i, e in enumerate(entries)],
+            )
+            db.execute("UPDATE runs SET heartbeat_at = ? WHERE id = ?", (_now(), self.run_id))
+
+        self._write(statements)
+        self._events.clear()
+        self._next_event += len(events)
+        self._ledger_written += len(entries)
+        self.flushes += 1
+
+    def _write(self, statements: Any) -> None:
+        if self._db is None:
+            self._db = sqlite.connect(self.store.path, check_same_thread=False)
+            self._db.isolation_level = None  # explicit BEGIN IMMEDIATE / COMMIT
+        db = self._db
+
+        def attempt() -> None:
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                statements(db)
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
+            db.execute("COMMIT")
+
+        sqlite.retry_locked(attempt)
+
+
+def _count(db: sqlite3.Connection, query: str, run_id: str) -> int:
+    (value,) = db.execute(f"{query} WHERE run_id = ?", (run_id,)).fetchone()
+    return int(value or 0)
 
 
 def _now() -> str:
@@ -216,12 +492,23 @@ def _iso(value: datetime | None) -> str | None:
 
 def _dump(value: BaseModel | dict[str, Any]) -> str:
     if isinstance(value, BaseModel):
-        return value.model_dump_json()
-    return json.dumps(value, default=str)
+        return redact(value.model_dump_json())
+    return redact(json.dumps(value, default=str))
 
 
 def _record(row: sqlite3.Row) -> RunRecord:
     data = dict(row)
     for key in ("request", "result"):
         data[key] = None if data[key] is None else json.loads(data[key])
-    return RunRecord.model_validate(data)
+    started = data.pop("owner_started", None)
+    record = RunRecord.model_validate(data)
+    if record.status != "running" or record.owner_pid is None or record.owner_host is None:
+        return record
+    owner = Owner(pid=record.owner_pid, host=record.owner_host, started=started)
+    if owner_alive(owner, record.heartbeat_at):
+        return record
+    interrupted = record.model_copy(update={"status": "interrupted"})
+    why = f"its process ({record.owner_pid} on {record.owner_host}) ended before it finished"
+    command = interrupted.resume_command
+    hint = f"; continue it with `{command}`" if command else ""
+    return interrupted.model_copy(update={"error": why + hint})

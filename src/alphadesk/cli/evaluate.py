@@ -1,0 +1,225 @@
+"""``alphadesk eval``: walk a desk forward over past dates and score it beside the baselines."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from datetime import date
+from pathlib import Path
+from typing import Any, Literal
+
+import typer
+from rich.table import Table
+
+from alphadesk.cli.common import MODEL_HELP, console, err_console, fail, settings_from
+
+__all__ = ["evaluate_command"]
+
+BAD_INPUT = 2  # exit code of a request that cannot run as given
+
+
+def _day(value: str, option: str) -> date:
+    try:
+        return date.fromisoformat(value)
+    except ValueError:
+        raise fail(
+            f"{option} {value!r} is not a date", "use YYYY-MM-DD, e.g. 2012-01-01", BAD_INPUT
+        ) from None
+
+
+def evaluate_command(
+    ctx: typer.Context,
+    desk: Literal["desk", "csp"] = typer.Option(
+        "desk", "--desk", help="The trading desk (BUY/HOLD/SELL) or the cash-secured-put desk."
+    ),
+    symbols: list[str] = typer.Option(
+        ["AAPL,MSFT,IBM"],
+        "--symbols",
+        "-s",
+        metavar="SYMBOL",
+        help="Symbols, comma-separated or repeated.",
+    ),
+    start: str = typer.Option("2012-01-01", "--from", metavar="DATE", help="First date."),
+    end: str = typer.Option("2012-12-31", "--to", metavar="DATE", help="Last date."),
+    every: int = typer.Option(10, "--every", min=1, help="Decide every N-th trading session."),
+    model: str = typer.Option("rules", "--model", "-m", metavar="MODEL", help=MODEL_HELP),
+    out: Path | None = typer.Option(
+        None,
+        "--out",
+        metavar="DIR",
+        file_okay=False,
+        help="Folder for the table, charts, cache and runs. Default: data_dir/evals/<name>.",
+    ),
+    long_short: bool = typer.Option(
+        False, "--long-short", help="Trading desk: SELL goes short (default: flat)."
+    ),
+    cash: float = typer.Option(100_000.0, help="Capital per symbol."),
+    commission: float = typer.Option(0.001, help="Commission per fill, a fraction of value."),
+    slippage: float = typer.Option(0.0005, help="Slippage per fill, a fraction of the price."),
+    fraction: float = typer.Option(0.95, help="Share of equity per position (1 = all-in)."),
+    contract_fee: float = typer.Option(0.65, help="CSP: fee per put contract sold."),
+    concurrency: int = typer.Option(2, min=1, help="Decisions in flight at once."),
+    as_json: bool = typer.Option(False, "--json", help="Print the table as JSON."),
+) -> None:
+    """Walk a desk forward: decide at every N-th session from --from to --to on data known
+    then, trade the decisions with costs, and score them beside buy & hold, sma_cross,
+    macd, kdj_rsi and zmr (CSP: buy & hold and a mechanically picked put).
+
+    Run again, the same evaluation replays the recorded answers: no model call, same bytes.
+    """
+    from pydantic import ValidationError
+
+    from alphadesk.pipelines.evaluation import EvalSpec
+
+    names = [s.strip() for group in symbols for s in group.split(",") if s.strip()]
+    try:
+        spec = EvalSpec(
+            desk=desk,
+            symbols=names,
+            start=_day(start, "--from"),
+            end=_day(end, "--to"),
+            every=every,
+            model=model,
+            long_short=long_short,
+            cash=cash,
+            commission=commission,
+            slippage=slippage,
+            fraction=fraction,
+            contract_fee=contract_fee,
+            concurrency=concurrency,
+        )
+    except ValidationError as exc:
+        problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
+        raise fail(problems, "see `alphadesk eval --help`", BAD_INPUT) from None
+    result = _run(ctx, spec, out, quiet=as_json)
+    if as_json:
+        payload = {"folder": str(result.folder), "spec": spec.model_dump(mode="json")}
+        payload |= {"rows": result.rows, "manifest": result.manifest}
+        typer.echo(json.dumps(payload, indent=2, default=str))
+        return
+    _print(result)
+
+
+def _run(ctx: typer.Context, spec: Any, out: Path | None, *, quiet: bool) -> Any:
+    from alphadesk.data import DataError
+    from alphadesk.llm.base import CacheMiss
+    from alphadesk.pipelines.evaluation import EvaluationError, LookAheadError, evaluate
+
+    settings = settings_from(ctx)
+    with _Progress(enabled=not quiet) as progress:
+        try:
+            return asyncio.run(
+                evaluate(
+                    settings,
+                    spec,
+                    out=out,
+                    on_start=progress.start,
+                    on_decision=progress.advance,
+                )
+            )
+        except (EvaluationError, DataError) as exc:
+            raise fail(str(exc), "see `alphadesk eval --help`", BAD_INPUT) from None
+        except LookAheadError as exc:
+            raise fail(f"the evaluation is void: {exc}") from None
+        except CacheMiss as exc:
+            raise fail(
+                str(exc), "delete the evaluation's manifest.json to record the answers again"
+            ) from None
+
+
+class _Progress:
+    """A bar of decisions made, with how many failed."""
+
+    def __init__(self, *, enabled: bool) -> None:
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+        self.failed = 0
+        self._bar = Progress(
+            TextColumn("deciding"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("{task.description}"),
+            console=err_console,
+            disable=not enabled,
+            transient=True,
+        )
+        self._task = self._bar.add_task("", total=None)
+
+    def __enter__(self) -> _Progress:
+        self._bar.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._bar.stop()
+
+    def start(self, total: int) -> None:
+        self._bar.update(self._task, total=total)
+
+    def advance(self, record: Any) -> None:
+        self.failed += record.decision == "failed"
+        self._bar.update(self._task, advance=1, description=f"failed {self.failed}")
+
+
+def _pct(value: float | None) -> str:
+    return "-" if value is None else f"{value:.2%}"
+
+
+def _num(value: float | None, digits: int = 2) -> str:
+    return "-" if value is None else f"{value:,.{digits}f}"
+
+
+def _print(result: Any) -> None:
+    from alphadesk.pipelines.evaluation.files import decision_counts
+
+    spec = result.spec
+    table = Table(
+        "strategy",
+        "symbol",
+        "cum. return",
+        "ann. return",
+        "Sharpe",
+        "max DD",
+        "win rate",
+        "trades",
+        "turnover/yr",
+        "costs",
+        "decisions",
+        "model calls",
+        title=(
+            f"{spec.desk} ({spec.model}) on {', '.join(spec.symbols)}, {spec.start} to "
+            f"{spec.end}, every {spec.every} sessions"
+        ),
+    )
+    rows = result.rows
+    for i, row in enumerate(rows):
+        ours = row["strategy"] in ("desk", "csp_desk")
+        table.add_row(
+            f"[bold]{row['strategy']}[/]" if ours else row["strategy"],
+            row["symbol"],
+            _pct(row["cumulative_return"]),
+            _pct(row["annualized_return"]),
+            _num(row["sharpe"]),
+            _pct(row["max_drawdown"]),
+            _pct(row["win_rate"]),
+            str(row["trades"]),
+            _num(row["turnover"]),
+            _num(row["costs"]),
+            decision_counts(row),
+            f"{row['model_calls']} (${row['model_cost_usd']:.4f})" if ours else "-",
+            end_section=i + 1 < len(rows) and rows[i + 1]["symbol"] != row["symbol"],
+        )
+    console.print(table)
+    failed = [d for d in result.decisions if d.decision == "failed"]
+    if failed:
+        err_console.print(
+            f"[yellow]{len(failed)} of {len(result.decisions)} decisions failed "
+            f"(positions held); the first: {failed[0].symbol} {failed[0].as_of.date()}: "
+            f"{failed[0].reason}[/]\n[dim]every reason is in decisions.csv; a rerun asks the "
+            "model again for these (the recorded answers replay)[/]"
+        )
+    manifest = result.manifest
+    err_console.print(
+        f"[dim]cache {manifest['cache_mode']}: {manifest['live_model_calls']} live model calls "
+        f"of {manifest['model_calls']}; {manifest['wall_seconds']:.1f}s; files in "
+        f"{result.folder}[/]"
+    )

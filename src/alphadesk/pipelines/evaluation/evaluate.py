@@ -1,0 +1,280 @@
+"""One evaluation from spec to files: the walk, the scoring, the table, the manifest."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from alphadesk import __version__
+from alphadesk.backtest import BacktestConfig, Costs, Sizing, frame_from_bars
+from alphadesk.config import CacheMode, MemorySettings, Settings
+from alphadesk.data.base import MarketData
+from alphadesk.data.calendar import session_close, sessions_between
+from alphadesk.data.errors import DataError
+from alphadesk.llm.base import Model
+from alphadesk.pipelines.runner import Desk
+
+from .files import write_files
+from .guard import guard
+from .models import DecisionRecord, EvalSpec
+from .positions import ShortPut
+from .scoring import Scored, score_csp, score_desk, table_rows
+from .walk import DeskFactory, ModelWrap, agent_models, walk
+
+__all__ = ["Evaluation", "EvaluationError", "eval_folder", "evaluate"]
+
+
+class EvaluationError(ValueError):
+    """An evaluation that cannot run as asked; the message says what to change."""
+
+
+@dataclass
+class Evaluation:
+    """A finished evaluation: the table rows, every decision, and where the files are."""
+
+    spec: EvalSpec
+    folder: Path
+    rows: list[dict[str, Any]]
+    decisions: list[DecisionRecord]
+    scored: list[Scored]
+    files: list[Path]
+    manifest: dict[str, Any]
+
+
+def eval_folder(settings: Settings, spec: EvalSpec, out: Path | None = None) -> Path:
+    """Where an evaluation's files go: ``out``, else ``data_dir/evals/<spec name>``."""
+    return out if out is not None else settings.data_dir / "evals" / spec.name
+
+
+def config_of(spec: EvalSpec) -> BacktestConfig:
+    """The backtest engine's settings an evaluation trades with."""
+    return BacktestConfig(
+        cash=spec.cash,
+        costs=Costs(spec.commission, "percent", spec.slippage),
+        sizing=Sizing("fraction", fraction=spec.fraction),
+        long_short=spec.long_short,
+    )
+
+
+async def evaluate(
+    settings: Settings,
+    spec: EvalSpec,
+    *,
+    out: Path | None = None,
+    market: MarketData | None = None,
+    desk_factory: DeskFactory | None = None,
+    wrap_model: ModelWrap | None = None,
+    on_start: Callable[[int], None] | None = None,
+    on_decision: Callable[[DecisionRecord], None] | None = None,
+) -> Evaluation:
+    """Walk ``spec``'s desk forward, score it beside the baselines, write the files.
+
+    The desk's runs, ledgers and the response cache live in ``<folder>/store``: the first
+    evaluation records every model answer, and an evaluation whose folder holds a finished
+    one of the same spec with no failed decision replays them (a request never recorded
+    fails with ``CacheMiss``). After failures it records again: the answers already
+    recorded are reused, only the failed decisions reach the model.
+
+    Raises:
+        EvaluationError: No data or no session in the range, an unknown symbol.
+        LookAheadError: The desk read data past a decision instant.
+        CacheMiss: Replaying asked something the first evaluation did not.
+    """
+    started, wall = datetime.now(UTC), time.monotonic()
+    folder = eval_folder(settings, spec, out)
+    mode = _cache_mode(settings, folder, spec)
+    local = settings.model_copy(
+        update={
+            "data_dir": folder / "store",
+            "cache": mode,
+            "memory": MemorySettings(enabled=False),
+        }
+    )
+    if market is None:
+        from alphadesk.data import build_provider
+
+        market = build_provider(settings)
+    dates = _dates(spec)
+    frames, closes = _frames(market, spec, dates)
+    try:
+        desk = _desk(spec, local, guard(market), desk_factory, wrap_model, mode)
+    except ValueError as exc:  # e.g. a model string LiteLLM cannot read
+        raise EvaluationError(str(exc)) from None
+    if on_start is not None:
+        on_start(len(dates) * len(spec.symbols))
+    records = await walk(spec, local, desk, dates, on_decision=on_decision)
+    config = config_of(spec)
+    try:
+        if spec.desk == "desk":
+            scored = score_desk(spec, config, frames, records, dates)
+        else:
+            mechanical = {s: _mechanical_puts(market, s, dates) for s in spec.symbols}
+            scored = score_csp(spec, config, frames, closes, records, mechanical, dates)
+    except ValueError as exc:  # e.g. too little history before --from for an indicator
+        raise EvaluationError(f"{exc}; start the evaluation later") from None
+    rows = table_rows(scored)
+    manifest = _manifest(spec, mode, records, started, time.monotonic() - wall, desk)
+    files = write_files(folder, spec, rows, records, scored, manifest)
+    return Evaluation(spec, folder, rows, records, scored, files, manifest)
+
+
+def _cache_mode(settings: Settings, folder: Path, spec: EvalSpec) -> CacheMode:
+    """Replay when a finished evaluation of this spec is in the folder, else record."""
+    if settings.cache is CacheMode.REPLAY:
+        return CacheMode.REPLAY
+    try:
+        before = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return CacheMode.RECORD
+    same = before.get("fingerprint") == spec.fingerprint()
+    # Failed decisions are asked again (in record mode the recorded answers still replay).
+    whole = before.get("status") == "complete" and before.get("failed") == 0
+    return CacheMode.REPLAY if same and whole else CacheMode.RECORD
+
+
+def _dates(spec: EvalSpec) -> list[datetime]:
+    from alphadesk.pipelines.csp.screening import rebalancing_dates
+
+    try:
+        dates = rebalancing_dates(spec.start, spec.end, spec.every)
+    except ValueError as exc:
+        raise EvaluationError(f"{exc}; pick a range with trading sessions") from None
+    if len(sessions_between(spec.start, spec.end)) < 2:
+        raise EvaluationError(
+            f"{spec.start}..{spec.end} has fewer than 2 sessions; widen the range"
+        )
+    return dates
+
+
+def _last_close(spec: EvalSpec) -> datetime:
+    earlier = sessions_between(spec.end - timedelta(days=10), spec.end)
+    return session_close(earlier[-1])
+
+
+def _frames(
+    market: MarketData, spec: EvalSpec, dates: list[datetime]
+) -> tuple[dict[str, pd.DataFrame], dict[str, pd.Series]]:
+    """Each symbol's bars known at the last close (the harness's own read, not the desk's):
+    adjusted OHLCV for the backtests, raw closes to settle puts."""
+    frames, closes = {}, {}
+    end = _last_close(spec)
+    for symbol in spec.symbols:
+        try:
+            bars = market.daily_bars(symbol, end)
+            frame, _notes = frame_from_bars(bars)
+            raw, _ = frame_from_bars(bars, adjust=False)
+        except (DataError, ValueError) as exc:
+            said = str(exc) if symbol in str(exc) else f"{symbol}: {exc}"
+            raise EvaluationError(
+                f"{said} (`alphadesk data list` shows each symbol's range)"
+            ) from None
+        first = pd.Timestamp(dates[0]).tz_convert(frame.index.tz)
+        if frame.index[0] > first:
+            raise EvaluationError(
+                f"{symbol}'s data starts {frame.index[0].date()}, after --from {spec.start}; "
+                "start the evaluation later (`alphadesk data list` shows the ranges)"
+            )
+        if int(frame.index.searchsorted(first)) >= len(frame) - 1:
+            raise EvaluationError(
+                f"{symbol} has fewer than 2 bars from {spec.start} to {spec.end}; widen the range"
+            )
+        frames[symbol], closes[symbol] = frame, raw["close"]
+    return frames, closes
+
+
+def _desk(
+    spec: EvalSpec,
+    settings: Settings,
+    market: MarketData,
+    factory: DeskFactory | None,
+    wrap: ModelWrap | None,
+    mode: CacheMode,
+) -> Desk[Any, Any]:
+    specs = _agent_specs(spec.desk)
+    models: Mapping[str, Model] = agent_models(specs, settings, spec.model, mode, wrap)
+    if factory is not None:
+        return factory(settings, market, models)
+    if spec.desk == "desk":
+        from alphadesk.pipelines.desk.desk import TradingDesk
+
+        return TradingDesk(settings, market, model=spec.model, models=models)
+    from alphadesk.pipelines.csp.desk import CspDesk
+
+    return CspDesk(settings, market, model=spec.model, models=models)
+
+
+def _agent_specs(kind: str) -> list[Any]:
+    if kind == "desk":
+        from alphadesk.agents.desk import default_agents
+
+        return list(default_agents().all)
+    from alphadesk.agents.csp import default_agents as csp_agents
+
+    agents = csp_agents()
+    return [*(agents.by_name(n) for n in agents.names), agents.narrator]
+
+
+def _mechanical_puts(market: MarketData, symbol: str, dates: list[datetime]) -> list[ShortPut]:
+    """The baseline put: at each date, the put nearest the middle of the constraints' delta
+    band at the expiration nearest the middle of their DTE window, sold at the bid."""
+    from alphadesk.agents.csp.models import CspConstraints
+    from alphadesk.tools.options_models import nearest_expiration
+
+    rules = CspConstraints()
+    band = (rules.delta_min + rules.delta_max) / 2
+    puts = []
+    for instant in dates:
+        try:
+            chain = market.option_chain(
+                symbol, instant, min_dte=rules.dte_min, max_dte=rules.dte_max
+            )
+        except DataError:
+            continue
+        expiration = nearest_expiration(chain, (rules.dte_min + rules.dte_max) // 2)
+        fits = [
+            c
+            for c in chain.select("put", expiration)
+            if c.delta is not None
+            and rules.delta_min <= abs(c.delta) <= rules.delta_max
+            and (c.bid or c.mid or c.last)
+        ]
+        if not fits:
+            continue
+        best = min(fits, key=lambda c: (abs(abs(c.delta or 0) - band), -c.strike))
+        premium = float(best.bid or best.mid or best.last or 0.0)
+        puts.append(ShortPut(symbol, instant, best.expiration, best.strike, premium))
+    return puts
+
+
+def _manifest(
+    spec: EvalSpec,
+    mode: CacheMode,
+    records: list[DecisionRecord],
+    started: datetime,
+    seconds: float,
+    desk: Desk[Any, Any],
+) -> dict[str, Any]:
+    """What varies between two runs of one evaluation: ids, times, live model calls."""
+    return {
+        "status": "complete",
+        "fingerprint": spec.fingerprint(),
+        "alphadesk": __version__,
+        "desk": desk.kind,
+        "models": desk.model_label,
+        "cache_mode": mode.value,
+        "started_at": started.isoformat(),
+        "wall_seconds": round(seconds, 3),
+        "decisions": len(records),
+        "failed": sum(r.decision == "failed" for r in records),
+        "model_calls": sum(r.model_calls for r in records),
+        "live_model_calls": sum(r.live_calls for r in records),
+        "live_cost_usd": sum(r.model_cost_usd for r in records if r.live_calls),
+        "run_ids": [r.run_id for r in records if r.run_id],
+    }

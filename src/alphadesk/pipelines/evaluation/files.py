@@ -1,0 +1,202 @@
+"""The evaluation's files: the table as Markdown, CSV and JSON, the decisions, two charts,
+and a manifest. Everything but the manifest is a pure function of the spec and the data,
+so the same evaluation twice writes the same bytes; run ids, times and live model calls
+go in ``manifest.json`` alone."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from .models import DecisionRecord, EvalSpec
+from .scoring import POOLED, Scored
+
+__all__ = ["TABLE_FILES", "decision_counts", "markdown_table", "write_files"]
+
+TABLE_FILES = ("table.md", "table.csv", "table.json", "decisions.csv")
+_COUNTS = {
+    "buy": "B",
+    "hold": "H",
+    "sell": "S",
+    "select": "sel",
+    "reject": "rej",
+    "filtered": "filt",
+    "failed": "fail",
+    "puts": "puts",
+    "assigned": "ITM",
+    "skipped": "skip",
+}
+
+
+def _pct(value: Any) -> str:
+    return "-" if value is None else f"{value:.2%}"
+
+
+def _num(value: Any, digits: int = 2) -> str:
+    return "-" if value is None else f"{value:,.{digits}f}"
+
+
+def decision_counts(row: dict[str, Any]) -> str:
+    """The decisions (and puts) of a row in a few characters, e.g. ``B 3 / H 5 / S 2``."""
+    parts = [f"{short} {row[key]}" for key, short in _COUNTS.items() if row.get(key) is not None]
+    return " / ".join(parts) or "-"
+
+
+def markdown_table(rows: Sequence[dict[str, Any]]) -> str:
+    """The table as GitHub Markdown (percentages and money formatted for reading)."""
+    head = [
+        "strategy",
+        "symbol",
+        "cum. return",
+        "ann. return",
+        "Sharpe",
+        "max DD",
+        "win rate",
+        "trades",
+        "turnover/yr",
+        "costs",
+        "decisions",
+        "model calls",
+        "model $",
+    ]
+    lines = ["| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in head) + "|"]
+    for row in rows:
+        cells = [
+            row["strategy"],
+            f"**{row['symbol']}**" if row["symbol"] == POOLED else row["symbol"],
+            _pct(row["cumulative_return"]),
+            _pct(row["annualized_return"]),
+            _num(row["sharpe"]),
+            _pct(row["max_drawdown"]),
+            _pct(row["win_rate"]),
+            str(row["trades"]),
+            _num(row["turnover"]),
+            _num(row["costs"]),
+            decision_counts(row),
+            str(row["model_calls"]) if row["strategy"] in ("desk", "csp_desk") else "-",
+            _num(row["model_cost_usd"], 4) if row["strategy"] in ("desk", "csp_desk") else "-",
+        ]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def _csv(rows: Sequence[dict[str, Any]]) -> str:
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=list(rows[0]), lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    return buffer.getvalue()
+
+
+def _decisions_csv(records: Sequence[DecisionRecord]) -> str:
+    rows = [
+        {
+            "as_of": r.as_of.isoformat(),
+            "symbol": r.symbol,
+            "decision": r.decision,
+            "position": r.position,
+            "expiration": r.put.expiration.isoformat() if r.put else None,
+            "strike": r.put.strike if r.put else None,
+            "premium": r.put.premium if r.put else None,
+            "contracts": r.put.contracts if r.put else None,
+            "model_calls": r.model_calls,
+            "reason": r.reason,
+        }
+        for r in sorted(records, key=lambda r: (r.as_of, r.symbol))
+    ]
+    return _csv(rows) if rows else ""
+
+
+def write_files(
+    folder: Path,
+    spec: EvalSpec,
+    rows: Sequence[dict[str, Any]],
+    records: Sequence[DecisionRecord],
+    scored: Sequence[Scored],
+    manifest: dict[str, Any],
+) -> list[Path]:
+    """Write every file of the evaluation into ``folder``; returns their paths."""
+    folder.mkdir(parents=True, exist_ok=True)
+    texts = {
+        "table.md": _title(spec) + "\n" + markdown_table(rows),
+        "table.csv": _csv(rows),
+        "table.json": json.dumps(
+            {"spec": spec.model_dump(mode="json", exclude={"concurrency"}), "rows": list(rows)},
+            indent=2,
+        )
+        + "\n",
+        "decisions.csv": _decisions_csv(records),
+        "manifest.json": json.dumps(manifest, indent=2, default=str) + "\n",
+    }
+    paths = []
+    for name, text in texts.items():
+        path = folder / name
+        path.write_text(text, encoding="utf-8")
+        paths.append(path)
+    pooled = [s for s in scored if s.symbol == POOLED]
+    for name, draw in (("equity.png", _equity_png), ("drawdown.png", _drawdown_png)):
+        path = folder / name
+        path.write_bytes(draw(pooled, spec))
+        paths.append(path)
+    return paths
+
+
+def _title(spec: EvalSpec) -> str:
+    return (
+        f"# {spec.desk} ({spec.model}) on {', '.join(spec.symbols)}, {spec.start} to "
+        f"{spec.end}, every {spec.every} sessions\n"
+    )
+
+
+def _figure(draw: Any, title: str) -> bytes:
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(9.0, 4.0), dpi=90)
+    FigureCanvasAgg(fig)
+    ax = fig.add_subplot(1, 1, 1)
+    draw(ax)
+    ax.set_title(title, fontsize=10)
+    ax.grid(alpha=0.3)
+    ax.tick_params(labelsize=8)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", metadata={"Software": None})
+    return buffer.getvalue()
+
+
+def _naive(series: pd.Series) -> pd.Series:
+    index = series.index
+    if isinstance(index, pd.DatetimeIndex) and index.tz is not None:
+        return series.set_axis(index.tz_localize(None))
+    return series
+
+
+def _equity_png(pooled: Sequence[Scored], spec: EvalSpec) -> bytes:
+    def draw(ax: Any) -> None:
+        for s in pooled:
+            curve = _naive(s.equity)
+            wide = s.strategy in ("desk", "csp_desk")
+            ax.plot(curve.index, curve.to_numpy(), lw=1.8 if wide else 0.9, label=s.strategy)
+        ax.set_ylabel("pooled value", fontsize=8)
+
+    return _figure(draw, f"{spec.desk} vs baselines, pooled equity ({len(spec.symbols)} symbols)")
+
+
+def _drawdown_png(pooled: Sequence[Scored], spec: EvalSpec) -> bytes:
+    def draw(ax: Any) -> None:
+        for s in pooled:
+            curve = _naive(s.equity)
+            drawdown = (curve / curve.cummax() - 1.0) * 100
+            wide = s.strategy in ("desk", "csp_desk")
+            ax.plot(drawdown.index, drawdown.to_numpy(), lw=1.8 if wide else 0.9, label=s.strategy)
+        ax.set_ylabel("drawdown %", fontsize=8)
+
+    return _figure(draw, f"{spec.desk} vs baselines, pooled drawdown")

@@ -1,0 +1,200 @@
+"""The walk forward: at each rebalancing date each symbol is decided by the desk, inside a
+decision scope, on guarded data, with every model call metered and cached."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from datetime import datetime
+from typing import Any
+
+from alphadesk.agents.spec import AgentSpec, model_for
+from alphadesk.config import CacheMode, Settings
+from alphadesk.data.base import MarketData
+from alphadesk.llm.base import CacheMiss, Model
+from alphadesk.llm.cache import CachedModel, ResponseCache, cache_key
+from alphadesk.llm.messages import Message, ModelResponse, RequestSettings, ToolSpec
+from alphadesk.pipelines.runner import Desk, PipelineRunner
+
+from .models import DecisionRecord, EvalSpec, PutRecord
+from .positions import positions_from_decisions
+from .scope import LookAheadError, current_decision, decision
+
+__all__ = ["DeskFactory", "Metered", "ModelWrap", "agent_models", "walk"]
+
+logger = logging.getLogger(__name__)
+
+# (settings, guarded market, models by agent) -> the desk to evaluate
+DeskFactory = Callable[[Settings, MarketData, Mapping[str, Model]], Desk[Any, Any]]
+# (agent, model) -> the model to use, e.g. a counting wrapper in a test
+ModelWrap = Callable[[str, Model], Model]
+
+
+class Metered:
+    """A cached model that books each response on the decision in progress: every response
+    counts as a call at its first-answered cost (so a replayed evaluation reports the same
+    figures), and those answered now count as live calls too."""
+
+    def __init__(self, inner: CachedModel) -> None:
+        self.inner = inner
+
+    @property
+    def name(self) -> str:
+        return self.inner.name
+
+    def supports(self, capability: str) -> bool:
+        return self.inner.supports(capability)
+
+    async def request(
+        self, messages: Sequence[Message], tools: Sequence[ToolSpec], settings: RequestSettings
+    ) -> ModelResponse:
+        response = await self.inner.request(messages, tools, settings)
+        scope = current_decision()
+        if scope is None:
+            return response
+        cost, usage = response.usage.cost_usd, response.usage
+        if not response.cached:
+            scope.live_calls += 1
+            scope.live_cost_usd += cost
+        elif usage.input_tokens or usage.output_tokens:
+            # A hit's cost is zeroed: look up what it first cost (no tokens, no cost).
+            key = cache_key(self.name, messages, tools, settings)
+            stored = await asyncio.to_thread(self.inner.cache.get, key)
+            cost = stored.usage.cost_usd if stored is not None else 0.0
+        scope.model_calls += 1
+        scope.model_cost_usd += cost
+        return response
+
+
+def agent_models(
+    specs: Iterable[AgentSpec[Any, Any]],
+    settings: Settings,
+    model: str,
+    mode: CacheMode,
+    wrap: ModelWrap | None = None,
+) -> dict[str, Model]:
+    """Each agent's model, the rules included, behind the evaluation's response cache."""
+    plain = settings.model_copy(update={"cache": CacheMode.OFF})
+    cache = ResponseCache(settings.store_path)
+    models: dict[str, Model] = {}
+    for spec in specs:
+        base = model_for(spec, plain, model)
+        if wrap is not None:
+            base = wrap(spec.name, base)
+        models[spec.name] = Metered(CachedModel(base, cache, mode))
+    return models
+
+
+async def walk(
+    spec: EvalSpec,
+    settings: Settings,
+    desk: Desk[Any, Any],
+    dates: Sequence[datetime],
+    *,
+    on_decision: Callable[[DecisionRecord], None] | None = None,
+) -> list[DecisionRecord]:
+    """Every symbol decided at every date, in (date, symbol) order.
+
+    Raises:
+        LookAheadError: The desk read past a decision instant.
+        CacheMiss: A replayed evaluation asked the model something never recorded.
+    """
+    runner: PipelineRunner[Any, Any] = PipelineRunner(
+        settings, desk, concurrency=spec.concurrency, charts=False
+    )
+    slots = asyncio.Semaphore(spec.concurrency)
+
+    async def one(symbol: str, instant: datetime) -> DecisionRecord:
+        async with slots:
+            record = await _decide(spec, settings, runner, symbol, instant)
+        if on_decision is not None:
+            on_decision(record)
+        return record
+
+    tasks = [asyncio.ensure_future(one(s, d)) for d in dates for s in spec.symbols]
+    try:
+        records = list(await asyncio.gather(*tasks))
+    except BaseException:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        raise
+    if spec.desk == "desk":
+        _positions(records, spec.long_short)
+    return records
+
+
+async def _decide(
+    spec: EvalSpec,
+    settings: Settings,
+    runner: PipelineRunner[Any, Any],
+    symbol: str,
+    instant: datetime,
+) -> DecisionRecord:
+    result: Any = None
+    choice, reason = "failed", None
+    with decision(symbol, instant) as scope:
+        try:
+            if spec.desk == "desk":
+                result = await runner.analyze(_desk_request(settings, symbol, instant))
+            else:
+                check, result = await _screen(runner, symbol, instant)
+                if result is None:  # the pre-filter's no: the desk never ran
+                    choice, reason = "filtered", "; ".join(check.reasons) or None
+        except (LookAheadError, CacheMiss):
+            raise
+        except Exception as exc:  # one decision's surprise is a counted failure, not the end
+            logger.exception("deciding %s at %s failed", symbol, instant)
+            reason = f"error {type(exc).__name__}: {exc}"
+    if result is not None:
+        choice, reason = result.decision, result.reason
+    return DecisionRecord(
+        symbol=symbol,
+        as_of=instant,
+        decision=choice,
+        reason=reason,
+        model_calls=scope.model_calls,
+        model_cost_usd=scope.model_cost_usd,
+        live_calls=scope.live_calls,
+        run_id=getattr(result, "run_id", None),
+        put=_put(result),
+    )
+
+
+def _desk_request(settings: Settings, symbol: str, instant: datetime) -> Any:
+    from alphadesk.pipelines.desk.models import DeskRequest
+
+    # The memory is off: each decision stands alone, so a rerun asks the same questions.
+    return DeskRequest.from_settings(settings, symbol=symbol, as_of=instant, memory=False)
+
+
+async def _screen(runner: PipelineRunner[Any, Any], symbol: str, instant: datetime) -> Any:
+    from alphadesk.pipelines.csp.screen import screen_symbol
+
+    return await screen_symbol(runner, symbol, instant)  # type: ignore[arg-type]
+
+
+def _put(result: Any) -> PutRecord | None:
+    synthesis = getattr(result, "synthesis", None)
+    if result is None or result.decision != "select" or synthesis is None:
+        return None
+    position = synthesis.suggested_position
+    return PutRecord(
+        expiration=position.expiration,
+        strike=position.strike,
+        premium=position.premium,
+        contracts=position.contracts,
+    )
+
+
+def _positions(records: list[DecisionRecord], long_short: bool) -> None:
+    """Fill each trading decision's resulting position, symbol by symbol in date order."""
+    by_symbol: dict[str, list[DecisionRecord]] = {}
+    for record in records:
+        by_symbol.setdefault(record.symbol, []).append(record)
+    for series in by_symbol.values():
+        series.sort(key=lambda r: r.as_of)
+        held = positions_from_decisions([r.decision for r in series], long_short=long_short)
+        for record, position in zip(series, held, strict=True):
+            record.position = position

@@ -1,0 +1,103 @@
+"""Secrets out of everything stored or logged: API keys become ``[REDACTED]``.
+
+Two nets: the exact values of the environment's credential variables (``*_API_KEY``,
+``*_SECRET*``, ``*_TOKEN``...), and the shapes provider keys have (``sk-...``, ``AKIA...``,
+``AIza...``, ``Bearer ...``) wherever they come from (a prompt, a news item, an error).
+Applied at the store boundary (run records, events, ledgers, responses) and by
+``RedactingFilter`` on log records.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+from typing import Any
+
+__all__ = [
+    "REDACTED",
+    "RedactingFilter",
+    "env_secrets",
+    "install_log_redaction",
+    "redact",
+    "redact_json",
+]
+
+REDACTED = "[REDACTED]"
+
+_SECRET_NAME = re.compile(r"(API_?KEY|SECRET|TOKEN|PASSWORD|ACCESS_KEY)", re.IGNORECASE)
+_MIN_SECRET = 8  # shorter values ("1", "true") are settings, not keys
+_SHAPES = re.compile(
+    r"sk-(?:ant-|proj-|or-)?[A-Za-z0-9_\-]{16,}"  # OpenAI, Anthropic, OpenRouter
+    r"|AKIA[0-9A-Z]{16}"  # AWS access key id
+    r"|AIza[0-9A-Za-z_\-]{30,}"  # Google
+    r"|gsk_[A-Za-z0-9]{20,}"  # Groq
+    r"|xai-[A-Za-z0-9]{20,}"  # xAI
+    r"|hf_[A-Za-z0-9]{20,}"  # Hugging Face
+    r"|(?<=Bearer )[A-Za-z0-9._\-]{16,}"
+)
+
+
+def env_secrets() -> list[str]:
+    """The values of the environment's credential variables, longest first."""
+    values = {
+        value
+        for name, value in os.environ.items()
+        if _SECRET_NAME.search(name) and len(value) >= _MIN_SECRET
+    }
+    return sorted(values, key=len, reverse=True)  # a longer key first if one contains another
+
+
+def redact(text: str, secrets: list[str] | None = None) -> str:
+    """``text`` with every API key in it replaced by ``[REDACTED]``.
+
+    ``secrets``: the environment's credential values, when the caller already read them
+    (reading the environment costs more than searching a short text).
+    """
+    if not text:
+        return text
+    for secret in env_secrets() if secrets is None else secrets:
+        if secret in text:
+            text = text.replace(secret, REDACTED)
+    return _SHAPES.sub(REDACTED, text)
+
+
+def redact_json(value: Any, secrets: list[str] | None = None) -> Any:
+    """``value`` (decoded JSON: dicts, lists, strings...) with every string redacted."""
+    secrets = env_secrets() if secrets is None else secrets  # read once for the whole value
+    if isinstance(value, str):
+        return redact(value, secrets)
+    if isinstance(value, dict):
+        return {key: redact_json(item, secrets) for key, item in value.items()}
+    if isinstance(value, list):
+        return [redact_json(item, secrets) for item in value]
+    return value
+
+
+class RedactingFilter(logging.Filter):
+    """Redacts the message (and its arguments) of every record passing a handler."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        cleaned = redact(message)
+        if record.exc_info and record.exc_info[1] is not None:
+            # The traceback text is rendered later from exc_info: render it now, redacted.
+            formatter = logging.Formatter()
+            record.exc_text = redact(formatter.formatException(record.exc_info))
+            record.exc_info = None
+        if cleaned != message or record.args:
+            record.msg, record.args = cleaned, None
+        return True
+
+
+def install_log_redaction(logger: logging.Logger | None = None) -> RedactingFilter:
+    """Add a ``RedactingFilter`` to every handler of ``logger`` (the root by default), and
+    to handlers added later via the root's ``lastResort``. Returns the filter."""
+    target = logger or logging.getLogger()
+    redactor = RedactingFilter()
+    for handler in target.handlers:
+        if redactor not in handler.filters:
+            handler.addFilter(redactor)
+    if logging.lastResort is not None:
+        logging.lastResort.addFilter(redactor)
+    return redactor

@@ -1,0 +1,139 @@
+"""A run's owner and liveness: a run whose process is gone reads as interrupted, with the
+command that resumes it; a live one cannot be taken over; older store files gain the
+owner columns; a run in progress writes through one connection, in batches."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import subprocess
+import sys
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from alphadesk.agent.events import RunFinished, RunStarted
+from alphadesk.store import RunBusy, RunConflict, RunStore
+from alphadesk.store.owner import _start_token, current_owner
+
+AS_OF = datetime(2024, 11, 29, 21, tzinfo=UTC)
+
+
+def _owned_by(
+    store: RunStore, run_id: str, pid: int, host: str, started: str | None, heartbeat: datetime
+) -> None:
+    with sqlite3.connect(store.path) as db:
+        db.execute(
+            "UPDATE runs SET owner_pid = ?, owner_host = ?, owner_started = ?, heartbeat_at = ?"
+            " WHERE id = ?",
+            (pid, host, started, heartbeat.isoformat(), run_id),
+        )
+
+
+def _csp(store: RunStore) -> str:
+    return store.start(
+        kind="csp", title="csp NVDA", request={"symbol": "NVDA"}, as_of=AS_OF, model="rules"
+    )
+
+
+def test_a_run_whose_process_is_gone_reads_as_interrupted(data_dir: Path) -> None:
+    store = RunStore(data_dir / "alphadesk.sqlite")
+    run_id = _csp(store)
+    assert store.get(run_id).status == "running"  # this process owns it and is alive
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()
+    me = current_owner()
+    _owned_by(store, run_id, gone.pid, me.host, None, datetime.now(UTC))
+    run = store.get(run_id)
+    assert run.status == "interrupted"
+    assert run.resume_command == f"alphadesk csp NVDA --as-of 2024-11-29 --resume {run_id}"
+    assert run.error is not None and run.resume_command in run.error
+    assert [r.status for r in store.recent()] == ["interrupted"]
+    store.claim(run_id)  # resuming takes it over
+    assert store.get(run_id).status == "running" and store.get(run_id).owner_pid == os.getpid()
+
+
+def test_a_recycled_pid_is_not_the_owner(data_dir: Path) -> None:
+    store = RunStore(data_dir / "alphadesk.sqlite")
+    run_id = _csp(store)
+    parent = os.getppid()  # alive, but started at another time than the recorded owner
+    if _start_token(parent) is None:
+        pytest.skip("no process start times on this system")
+    _owned_by(store, run_id, parent, current_owner().host, "boot:1", datetime.now(UTC))
+    assert store.get(run_id).status == "interrupted"
+
+
+def test_a_run_still_running_elsewhere_cannot_be_taken_over(data_dir: Path) -> None:
+    store = RunStore(data_dir / "alphadesk.sqlite")
+    run_id = _csp(store)
+    parent = os.getppid()
+    _owned_by(store, run_id, parent, current_owner().host, _start_token(parent), datetime.now(UTC))
+    assert store.get(run_id).status == "running"
+    with pytest.raises(RunBusy, match="still running"):
+        store.claim(run_id)
+    store.finish(run_id, status="select")
+    with pytest.raises(RunConflict, match="already finished"):
+        store.claim(run_id)
+
+
+def test_another_hosts_run_is_alive_while_its_heartbeat_is_fresh(data_dir: Path) -> None:
+    store = RunStore(data_dir / "alphadesk.sqlite")
+    run_id = _csp(store)
+    _owned_by(store, run_id, 1234, "elsewhere", None, datetime.now(UTC))
+    assert store.get(run_id).status == "running"
+    _owned_by(store, run_id, 1234, "elsewhere", None, datetime.now(UTC) - timedelta(hours=1))
+    assert store.get(run_id).status == "interrupted"
+
+
+def test_an_older_store_file_gains_the_owner_columns(data_dir: Path) -> None:
+    path = data_dir / "alphadesk.sqlite"
+    with sqlite3.connect(path) as db:
+        db.execute(
+            "CREATE TABLE runs (id TEXT PRIMARY KEY, kind TEXT NOT NULL, title TEXT NOT NULL,"
+            " status TEXT NOT NULL, created_at TEXT NOT NULL, finished_at TEXT, as_of TEXT,"
+            " model TEXT, request TEXT NOT NULL, result TEXT, error TEXT)"
+        )
+        db.execute(
+            "INSERT INTO runs VALUES ('old', 'csp', 'csp NVDA', 'running', ?, NULL, NULL,"
+            " 'rules', '{}', NULL, NULL)",
+            (datetime.now(UTC).isoformat(),),
+        )
+    store = RunStore(path)
+    assert store.get("old").status == "running"  # no owner recorded: nothing to decide on
+    assert store.get(_csp(store)).owner_pid == os.getpid()
+
+
+def test_a_run_in_progress_writes_through_one_connection_in_batches(
+    data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = RunStore(data_dir / "alphadesk.sqlite")
+    run_id = _csp(store)
+    opened: list[str] = []
+    real = sqlite3.connect
+
+    def counting(*args: object, **kwargs: object) -> sqlite3.Connection:
+        opened.append(str(args[0]))
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(sqlite3, "connect", counting)
+    writer = store.writer(run_id)
+    for i in range(60):  # every third event ends a step
+        if i % 3 == 2:
+            writer.event(RunFinished(run_id=run_id, agent=f"a{i}", outcome="completed"))
+        else:
+            writer.event(RunStarted(run_id=run_id, agent=f"a{i}", model="m", as_of=AS_OF, tools=[]))
+    writer.close()
+    monkeypatch.undo()
+    assert len(opened) == 2  # one to read where the run stands, one to write all of it
+    assert writer.flushes == 20
+    assert [e["agent"] for e in store.events(run_id)] == [f"a{i}" for i in range(60)]
+
+
+def test_an_event_sent_after_the_run_finished_is_still_stored(data_dir: Path) -> None:
+    store = RunStore(data_dir / "alphadesk.sqlite")
+    run_id = _csp(store)
+    writer = store.writer(run_id)
+    writer.close()
+    writer.event(RunStarted(run_id=run_id, agent="late", model="m", as_of=AS_OF, tools=[]))
+    assert [e["agent"] for e in store.events(run_id)] == ["late"]
