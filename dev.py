@@ -33,7 +33,10 @@ def _run(*cmd: str | Path) -> None:
 
 
 # System tools that pip cannot install: command -> Debian/Ubuntu package, and what for.
-SYSTEM_TOOLS = {"bwrap": ("bubblewrap", "the sandbox that runs strategy code")}
+SYSTEM_TOOLS = {
+    "bwrap": ("bubblewrap", "the sandbox that runs strategy code"),
+    "chromium": ("chromium", "the browser the web UI's end-to-end test drives"),
+}
 
 
 def system_tools() -> None:
@@ -49,7 +52,7 @@ def system_tools() -> None:
     packages = sorted({pkg for pkg, _ in missing.values()})
     manual = f"install them yourself, e.g. `sudo apt-get install -y {' '.join(packages)}`"
     if not sys.platform.startswith("linux"):
-        print(f"note: missing {needs}: it needs Linux; strategy files will not run here")
+        print(f"note: missing {needs}: they need Linux; what uses them will say so and stop")
         return
     if os.geteuid() == 0:
         sudo: list[str] | None = []
@@ -74,7 +77,7 @@ def system_tools() -> None:
 
 def setup() -> None:
     """Create the virtual environment, install the package with its test extras and the
-    system tools it needs (bubblewrap)."""
+    system tools it needs (bubblewrap, Chromium)."""
     if sys.version_info < (3, 11):
         sys.exit(f"alphadesk needs Python 3.11+, this is {sys.version.split()[0]}")
     system_tools()

@@ -56,7 +56,7 @@ def _code(name: str) -> str:
     return (HOSTILE / name).read_text()
 
 
-def _sandbox_processes(grace: float = 3.0) -> list[int]:
+def _sandbox_processes(grace: float = 5.0) -> list[str]:
     """Live processes of the users the sandbox runs strategies as (when started as root),
     after up to ``grace`` seconds for the kernel to finish tearing a namespace down."""
     deadline = time.monotonic() + grace
@@ -65,12 +65,13 @@ def _sandbox_processes(grace: float = 3.0) -> list[int]:
         for entry in Path("/proc").iterdir():
             try:
                 status = (entry / "status").read_text()
+                command = (entry / "cmdline").read_bytes().replace(b"\0", b" ")[:120]
             except OSError:
                 continue
             uid = int(status.split("Uid:")[1].split()[0])
-            zombie = status.split("State:")[1].split()[0] == "Z"
-            if 0x40000000 <= uid < 0x50000000 and not zombie:
-                found.append(int(entry.name))
+            state = status.split("State:")[1].split()[0]
+            if 0x40000000 <= uid < 0x50000000 and state != "Z":
+                found.append(f"{entry.name} {state} {command.decode(errors='replace')}")
         if not found or time.monotonic() > deadline:
             return found
         time.sleep(0.1)
