@@ -12,6 +12,7 @@ import typer
 from rich.table import Table
 
 from alphadesk.cli.common import MODEL_HELP, console, err_console, fail, settings_from
+from alphadesk.cli.progress import CountingBar
 
 __all__ = ["evaluate_command"]
 
@@ -115,7 +116,7 @@ def _run(ctx: typer.Context, spec: Any, out: Path | None, *, quiet: bool) -> Any
                     spec,
                     out=out,
                     on_start=progress.start,
-                    on_decision=progress.advance,
+                    on_decision=progress.record,
                 )
             )
         except (EvaluationError, DataError) as exc:
@@ -128,37 +129,19 @@ def _run(ctx: typer.Context, spec: Any, out: Path | None, *, quiet: bool) -> Any
             ) from None
 
 
-class _Progress:
+class _Progress(CountingBar):
     """A bar of decisions made, with how many failed."""
 
     def __init__(self, *, enabled: bool) -> None:
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
-
+        super().__init__("deciding", enabled=enabled)
         self.failed = 0
-        self._bar = Progress(
-            TextColumn("deciding"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TextColumn("{task.description}"),
-            console=err_console,
-            disable=not enabled,
-            transient=True,
-        )
-        self._task = self._bar.add_task("", total=None)
-
-    def __enter__(self) -> _Progress:
-        self._bar.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._bar.stop()
 
     def start(self, total: int) -> None:
-        self._bar.update(self._task, total=total)
+        self.set_total(total)
 
-    def advance(self, record: Any) -> None:
+    def record(self, record: Any) -> None:
         self.failed += record.decision == "failed"
-        self._bar.update(self._task, advance=1, description=f"failed {self.failed}")
+        self.advance(f"failed {self.failed}")
 
 
 def _pct(value: float | None) -> str:
