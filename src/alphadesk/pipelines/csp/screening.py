@@ -19,9 +19,9 @@ import logging
 import multiprocessing
 import os
 import threading
-from collections import deque
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
+from contextlib import aclosing
 from datetime import date, datetime
 from pathlib import Path
 from typing import Any
@@ -29,7 +29,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from alphadesk.agents.csp.models import CspConstraints
-from alphadesk.cluster import RayCluster, cluster_cpus
+from alphadesk.cluster import RayCluster, cluster_cpus, spread
 from alphadesk.config import Settings
 from alphadesk.data.calendar import session_close, sessions_between
 from alphadesk.pipelines.csp.models import CspResult, Depth
@@ -274,28 +274,14 @@ async def _on_ray(
     each, batches = _batches(pairs, workers, concurrency)
     actor = ray.remote(num_cpus=1)(_RayScreener)
     actors = [actor.remote(settings, request.model, each) for _ in range(workers)]
-    todo, running = deque(batches), {}
-
-    def give(worker: Any) -> None:
-        if todo:  # one batch per actor at a time: in flight stays at workers * each
-            ref = worker.screen.remote(request, todo.popleft())
-            running[asyncio.wrap_future(ref.future())] = worker
-
     outcomes: list[Outcome] = []
-    try:
-        for worker in actors:
-            give(worker)
-        while running:
-            done, _ = await asyncio.wait(running, return_when=asyncio.FIRST_COMPLETED)
-            for finished in done:
-                give(running.pop(finished))
-                for outcome in finished.result():
-                    outcomes.append(outcome)
-                    if on_outcome is not None:
-                        on_outcome(outcome)
-    finally:
-        for worker in actors:
-            ray.kill(worker)
+    calls = spread(ray, actors, lambda a, batch: a.screen.remote(request, batch), batches)
+    async with aclosing(calls) as results:  # the actors end even if a callback raises
+        async for done in results:
+            for outcome in done:
+                outcomes.append(outcome)
+                if on_outcome is not None:
+                    on_outcome(outcome)
     return outcomes
 
 
