@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
+import subprocess
+import sys
 from collections.abc import Iterator
 from datetime import UTC, date, datetime
 from pathlib import Path
@@ -18,6 +21,7 @@ from alphadesk.cluster import RayCluster
 from alphadesk.config import Settings
 from alphadesk.data.providers.bundled import BundledProvider
 from alphadesk.pipelines.csp.screening import ScreenRequest, rebalancing_dates, run_screens
+from alphadesk.pipelines.evaluation import EvalSpec, evaluate
 
 ray = pytest.importorskip("ray")
 
@@ -64,17 +68,14 @@ async def test_a_screen_on_ray_gives_the_table_of_a_screen_in_process(
     assert all((tmp_path / "ray" / "runs" / run_id).is_dir() for run_id in ran)
 
 
-def test_the_screen_command_runs_on_ray(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cluster: RayCluster
-) -> None:
-    monkeypatch.setenv("ALPHADESK_DATA_DIR", str(tmp_path))
-    args = ["screen", "AAPL", "IBM", "GOOG", "--as-of", "2012-06-29", "--json", "--ray"]
-    done = CliRunner().invoke(app, args)
-    assert done.exit_code == 0, done.output
-    (day,) = json.loads(done.output)["screens"]
-    assert {c["symbol"] for c in day["checks"]} == {"AAPL", "IBM", "GOOG"}
-    assert {r["symbol"] for r in day["results"]} == {"AAPL", "IBM"}  # GOOG: a downtrend
-    assert (tmp_path / "runs" / day["results"][0]["run_id"]).is_dir()
+def test_the_command_line_imports_ray_only_when_asked() -> None:
+    probe = (
+        "import sys; from typer.testing import CliRunner; from alphadesk.cli.app import app; "
+        "done = CliRunner().invoke(app, ['screen', '--help']); "
+        "assert done.exit_code == 0 and '--ray-address' in done.output, done.output; "
+        "assert 'ray' not in sys.modules, 'ray imported without --ray'"
+    )
+    subprocess.run([sys.executable, "-c", probe], check=True, timeout=60)
 
 
 def test_a_sweep_on_ray_gives_the_rows_of_a_local_sweep(cluster: RayCluster) -> None:
@@ -87,3 +88,33 @@ def test_a_sweep_on_ray_gives_the_rows_of_a_local_sweep(cluster: RayCluster) -> 
     there = sweep("sma_cross", frame, grid, cluster=cluster, **args)
     assert len(here) == 13  # 16 combinations, 3 refused (fast not shorter than slow)
     pd.testing.assert_frame_equal(here, there)
+
+
+def test_an_evaluation_on_ray_gives_the_table_of_a_local_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cluster: RayCluster
+) -> None:
+    monkeypatch.setenv("ALPHADESK_DATA_DIR", str(tmp_path))
+    spec = EvalSpec(
+        desk="csp", symbols=["IBM", "AAPL"], start=date(2011, 2, 1), end=date(2011, 3, 31), every=20
+    )
+    here = asyncio.run(evaluate(Settings(data_dir=tmp_path), spec, out=tmp_path / "here"))
+    assert len(here.decisions) == 6  # 2 symbols on 3 dates
+    args = ["eval", "--desk", "csp", "-s", "IBM,AAPL", "--from", "2011-02-01", "--to"]
+    args += ["2011-03-31", "--every", "20", "--out", str(tmp_path / "ray"), "--json", "--ray"]
+    done = CliRunner().invoke(app, args)
+    assert done.exit_code == 0, done.output
+    there = json.loads(done.output)
+    assert there["rows"] == json.loads(json.dumps(here.rows, default=str))
+    assert there["manifest"]["model_calls"] == here.manifest["model_calls"] > 0
+    # Every actor recorded its answers in the evaluation's one response cache: run again,
+    # the evaluation on Ray replays them, decision for decision, without a live call.
+    again = asyncio.run(
+        evaluate(Settings(data_dir=tmp_path), spec, out=tmp_path / "ray", cluster=cluster)
+    )
+    assert again.manifest["cache_mode"] == "replay" and again.manifest["live_model_calls"] == 0
+    assert again.rows == here.rows
+
+    def decided(records: list[Any]) -> list[tuple[Any, ...]]:
+        return [(r.symbol, r.as_of, r.decision, r.put, r.model_calls) for r in records]
+
+    assert decided(again.decisions) == decided(here.decisions)
