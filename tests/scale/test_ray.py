@@ -22,6 +22,7 @@ from alphadesk.config import Settings
 from alphadesk.data.providers.bundled import BundledProvider
 from alphadesk.pipelines.csp.screening import ScreenRequest, rebalancing_dates, run_screens
 from alphadesk.pipelines.evaluation import EvalSpec, evaluate
+from alphadesk.store import RunStore
 
 ray = pytest.importorskip("ray")
 
@@ -53,7 +54,7 @@ async def test_a_screen_on_ray_gives_the_table_of_a_screen_in_process(
     spread = await run_screens(
         Settings(data_dir=tmp_path / "ray"),
         request,
-        concurrency=3,
+        concurrency=2,
         cluster=cluster,
         on_outcome=lambda o: seen.append((o[1].symbol, o[0].date().isoformat())),
     )
@@ -66,6 +67,22 @@ async def test_a_screen_on_ray_gives_the_table_of_a_screen_in_process(
     ran = pd.read_csv(spread.table[0]).run_id.dropna()
     assert len(ran) == sum(len(s.results) for s in spread.screens) > 0
     assert all((tmp_path / "ray" / "runs" / run_id).is_dir() for run_id in ran)
+    # However many actors, no more desk runs were in flight at once than the concurrency.
+    runs = RunStore(Settings(data_dir=tmp_path / "ray").store_path).recent(kind="csp", limit=50)
+    assert len(runs) == len(ran) and _most_at_once(runs) <= 2
+
+
+def _most_at_once(runs: list[Any]) -> int:
+    """The most runs whose [created, finished] spans overlap at one instant."""
+    edges = sorted(
+        [(r.created_at, 1) for r in runs] + [(r.finished_at, -1) for r in runs],
+        key=lambda edge: (edge[0], edge[1]),  # an end before a start at the same instant
+    )
+    most = now = 0
+    for _, step in edges:
+        now += step
+        most = max(most, now)
+    return most
 
 
 def test_the_command_line_imports_ray_only_when_asked() -> None:

@@ -113,7 +113,8 @@ async def run_screens(
         model=request.model or settings.models.quick,
     )
     try:
-        local = min(workers or os.cpu_count() or 1, len(pairs))
+        # Each worker runs at least one desk run: more workers than that would exceed it.
+        local = min(workers or os.cpu_count() or 1, concurrency, len(pairs))
         if cluster is not None and runner is None:
             outcomes = await _on_ray(
                 cluster, settings, request, pairs, workers, concurrency, on_outcome
