@@ -12,13 +12,11 @@ from alphadesk.llm.litellm_model import (
     Backoff,
     LiteLLMModel,
     _classify,
-    _cost,
-    _parse_message,
     _retry_after,
     credential_env_vars,
     detect_capability,
-    load_litellm,
 )
+from alphadesk.llm.litellm_response import cost_of, load_litellm, parse_message
 from alphadesk.llm.messages import (
     AssistantMessage,
     ImagePart,
@@ -146,7 +144,7 @@ def test_tool_calls_without_ids_or_arguments_still_parse() -> None:
             ],
         }
     )
-    message, finish = _parse_message(raw, "openai/m")
+    message, finish = parse_message(raw, "openai/m")
     assert finish == "tool_calls" and message.content is None
     first, second = message.tool_calls
     assert first.id and first.id != second.id  # LiteLLM invents ids some servers omit
@@ -158,14 +156,14 @@ def test_parsing_fills_ids_and_serialises_dict_arguments_itself() -> None:
     call = SimpleNamespace(id=None, function=SimpleNamespace(name="a", arguments={"k": 1}))
     message = SimpleNamespace(content="thinking", tool_calls=[call])
     raw = SimpleNamespace(choices=[SimpleNamespace(message=message, finish_reason=None)])
-    parsed, finish = _parse_message(raw, "ollama/m")
+    parsed, finish = parse_message(raw, "ollama/m")
     assert parsed.tool_calls == [ToolCall(id="call_1", name="a", arguments='{"k": 1}')]
     assert parsed.content == "thinking" and finish is None
 
 
 def test_no_choices_is_a_retryable_bad_response() -> None:
     with pytest.raises(Exception, match="no choices") as caught:
-        _parse_message(SimpleNamespace(choices=[]), "openai/m")
+        parse_message(SimpleNamespace(choices=[]), "openai/m")
     assert _classify(caught.value) == "transient"
 
 
@@ -186,7 +184,7 @@ class _Weird:
     ],
 )
 def test_cost_never_crashes(raw: Any, model: str) -> None:
-    assert _cost(raw, model) == 0.0
+    assert cost_of(raw, model) == 0.0
 
 
 def test_cost_of_a_known_model_comes_from_litellm() -> None:
@@ -195,8 +193,8 @@ def test_cost_of_a_known_model_comes_from_litellm() -> None:
         model="gpt-4o",
         usage={"prompt_tokens": 1000, "completion_tokens": 1000, "total_tokens": 2000},
     )
-    assert 0 < _cost(raw, "openai/gpt-4o") < 1
-    assert _cost(_Weird({"response_cost": 0.25}), "anything") == 0.25
+    assert 0 < cost_of(raw, "openai/gpt-4o") < 1
+    assert cost_of(_Weird({"response_cost": 0.25}), "anything") == 0.25
 
 
 # -- capabilities -----------------------------------------------------------------------------

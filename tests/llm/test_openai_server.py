@@ -8,7 +8,7 @@ import time
 import httpx
 import pytest
 
-from alphadesk.llm.litellm_model import load_litellm
+from alphadesk.llm.litellm_response import load_litellm
 from tests.support.openai_server import (
     OpenAIServer,
     reply_hang,

@@ -17,7 +17,7 @@ from alphadesk.api.config import ApiConfig
 from alphadesk.api.context import ApiContext
 from alphadesk.api.guard import Guard
 from alphadesk.api.models import Health
-from alphadesk.api.routes import chat, desks, portfolio, runs
+from alphadesk.api.routes import chat, desks, evals, portfolio, runs
 from alphadesk.config import Settings
 from alphadesk.data.base import MarketData
 
@@ -52,7 +52,7 @@ def create_app(
     app = FastAPI(title="alphadesk", version=__version__, description=_DESCRIPTION)
     app.state.ctx = ApiContext(settings=settings, config=config, market=market)
     errors.install(app)
-    for module in (desks, chat, runs, portfolio):
+    for module in (desks, chat, runs, evals, portfolio):
         app.include_router(module.router)
     app.add_api_route("/health", health, methods=["GET"], response_model=Health, tags=["server"])
     app.add_middleware(Guard, config=config)

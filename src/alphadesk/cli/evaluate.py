@@ -19,6 +19,7 @@ from alphadesk.cli.common import (
     ray_cluster,
     settings_from,
 )
+from alphadesk.cli.progress import CountingBar
 
 __all__ = ["evaluate_command"]
 
@@ -134,7 +135,7 @@ def _run(
                     spec,
                     out=out,
                     on_start=progress.start,
-                    on_decision=progress.advance,
+                    on_decision=progress.record,
                     cluster=cluster,
                 )
             )
@@ -148,37 +149,19 @@ def _run(
             ) from None
 
 
-class _Progress:
+class _Progress(CountingBar):
     """A bar of decisions made, with how many failed."""
 
     def __init__(self, *, enabled: bool) -> None:
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
-
+        super().__init__("deciding", enabled=enabled)
         self.failed = 0
-        self._bar = Progress(
-            TextColumn("deciding"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TextColumn("{task.description}"),
-            console=err_console,
-            disable=not enabled,
-            transient=True,
-        )
-        self._task = self._bar.add_task("", total=None)
-
-    def __enter__(self) -> _Progress:
-        self._bar.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._bar.stop()
 
     def start(self, total: int) -> None:
-        self._bar.update(self._task, total=total)
+        self.set_total(total)
 
-    def advance(self, record: Any) -> None:
+    def record(self, record: Any) -> None:
         self.failed += record.decision == "failed"
-        self._bar.update(self._task, advance=1, description=f"failed {self.failed}")
+        self.advance(f"failed {self.failed}")
 
 
 def _pct(value: float | None) -> str:

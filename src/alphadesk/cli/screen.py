@@ -21,6 +21,7 @@ from alphadesk.cli.common import (
     ray_cluster,
     settings_from,
 )
+from alphadesk.cli.progress import CountingBar
 
 __all__ = ["screen"]
 
@@ -90,7 +91,7 @@ def screen(
                 request,
                 workers=workers,
                 concurrency=concurrency,
-                on_outcome=progress.advance,
+                on_outcome=progress.record,
                 cluster=cluster,
             )
         )
@@ -107,37 +108,18 @@ def screen(
     )
 
 
-class _Progress:
+class _Progress(CountingBar):
     """A bar of symbol-dates screened, with how many were filtered out and selected."""
 
     def __init__(self, total: int, *, enabled: bool) -> None:
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
-
+        super().__init__("screening", total, enabled=enabled)
         self.filtered = self.selected = 0
-        self._bar = Progress(
-            TextColumn("screening"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TextColumn("{task.description}"),
-            console=err_console,
-            disable=not enabled,
-            transient=True,
-        )
-        self._task = self._bar.add_task("", total=total)
 
-    def __enter__(self) -> _Progress:
-        self._bar.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._bar.stop()
-
-    def advance(self, outcome: Any) -> None:
+    def record(self, outcome: Any) -> None:
         _, check, result = outcome
         self.filtered += not check.passed
         self.selected += result is not None and result.decision == "select"
-        described = f"filtered {self.filtered} · selected {self.selected}"
-        self._bar.update(self._task, advance=1, description=described)
+        self.advance(f"filtered {self.filtered} · selected {self.selected}")
 
 
 def _print_one(result: Any) -> None:

@@ -68,7 +68,7 @@ def _check_litellm_string(model_string: str, what: str) -> None:
             f"unknown {what} {model_string!r}: use a LiteLLM string `provider/model` "
             f"(e.g. {_EXAMPLES}) or a registered name ({registered})"
         )
-    from alphadesk.llm.litellm_model import load_litellm
+    from alphadesk.llm.litellm_response import load_litellm
 
     providers = {str(getattr(p, "value", p)) for p in load_litellm().provider_list}
     if provider not in providers:

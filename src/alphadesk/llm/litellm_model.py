@@ -19,27 +19,28 @@ Decisions:
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
-import math
 import os
 import random
 import re
 import time
-import warnings
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from alphadesk.llm.base import AuthenticationFailed, ModelError, ModelUnavailable, StreamItem
+from alphadesk.llm.litellm_response import (
+    BadResponse,
+    describe_error,
+    load_litellm,
+    parse_message,
+    usage_of,
+)
 from alphadesk.llm.messages import (
-    AssistantMessage,
     Message,
     ModelResponse,
     RequestSettings,
-    ToolCall,
     ToolSpec,
-    Usage,
 )
 from alphadesk.llm.openai_format import to_openai_messages, to_openai_tools
 
@@ -93,30 +94,6 @@ _MISSING_KEY = re.compile(
     r"|no api key",
     re.IGNORECASE,
 )
-
-_litellm_module: Any = None
-
-
-def load_litellm() -> Any:
-    """Import and quieten LiteLLM on first use."""
-    global _litellm_module
-    if _litellm_module is None:
-        os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # no price-map fetch
-        import litellm
-
-        litellm.suppress_debug_info = True  # no "Give Feedback / Get Help" banners
-        litellm.set_verbose = False
-        litellm.telemetry = False  # gone from recent versions; older ones phoned home
-        # Token counting falls back to the bundled tiktoken instead of fetching tokenizers.
-        litellm.disable_hf_tokenizer_download = True
-        # LiteLLM's lazily imported provider types trip a harmless pydantic warning.
-        warnings.filterwarnings(
-            "ignore", message=r".*using the `ReadOnly` qualifier", category=UserWarning
-        )
-        for name in ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy"):
-            logging.getLogger(name).setLevel(logging.ERROR)  # our own logs say what failed
-        _litellm_module = litellm
-    return _litellm_module
 
 
 def _provider(model: str) -> str:
@@ -201,69 +178,6 @@ def _response_format(settings: RequestSettings) -> dict[str, Any]:
     }
 
 
-# -- responses --------------------------------------------------------------------------------
-
-
-class _BadResponse(Exception):
-    """The provider answered, but not with a usable completion (retryable)."""
-
-
-def _arguments(value: Any) -> str:
-    if value is None or value == "":
-        return "{}"
-    return value if isinstance(value, str) else json.dumps(value)
-
-
-def _parse_message(raw: Any, model: str) -> tuple[AssistantMessage, str | None]:
-    choices = getattr(raw, "choices", None)
-    if not choices:
-        raise _BadResponse(f"{model} returned no choices")
-    choice = choices[0]
-    message = getattr(choice, "message", None)
-    if message is None:
-        raise _BadResponse(f"{model} returned a choice without a message")
-    calls = [
-        ToolCall(
-            id=getattr(call, "id", None) or f"call_{index}",  # some servers send no ids
-            name=call.function.name,
-            arguments=_arguments(call.function.arguments),
-        )
-        for index, call in enumerate(getattr(message, "tool_calls", None) or [], start=1)
-    ]
-    content = getattr(message, "content", None)
-    text = content if content is None or isinstance(content, str) else str(content)
-    return AssistantMessage(content=text, tool_calls=calls), getattr(choice, "finish_reason", None)
-
-
-def _cost(raw: Any, model: str) -> float:
-    """USD cost of one response; 0.0 whenever LiteLLM cannot price it (never raises)."""
-    cost: Any = None
-    try:
-        cost = (getattr(raw, "_hidden_params", None) or {}).get("response_cost")
-        if cost is None:
-            cost = load_litellm().completion_cost(completion_response=raw, model=model)
-        cost = float(cost)
-    except Exception:
-        logger.debug("no price known for %s; cost recorded as 0", model, exc_info=True)
-        return 0.0
-    return cost if math.isfinite(cost) and cost > 0 else 0.0
-
-
-def _usage(raw: Any, model: str) -> Usage:
-    usage = getattr(raw, "usage", None)
-
-    def count(name: str) -> int:
-        value = getattr(usage, name, None)
-        return value if isinstance(value, int) and value > 0 else 0
-
-    return Usage(
-        requests=1,
-        input_tokens=count("prompt_tokens"),
-        output_tokens=count("completion_tokens"),
-        cost_usd=_cost(raw, model),
-    )
-
-
 # -- errors -----------------------------------------------------------------------------------
 
 
@@ -271,7 +185,7 @@ _TRANSIENT, _AUTH, _FATAL = "transient", "auth", "fatal"
 
 
 def _classify(exc: BaseException) -> str:
-    if isinstance(exc, TimeoutError | _BadResponse):
+    if isinstance(exc, TimeoutError | BadResponse):
         return _TRANSIENT
     status = getattr(exc, "status_code", None)
     if status in (401, 403) or _MISSING_KEY.search(str(exc)):
@@ -283,14 +197,6 @@ def _classify(exc: BaseException) -> str:
         return _AUTH
     transient = (litellm.Timeout, litellm.APIConnectionError, litellm.RateLimitError)
     return _TRANSIENT if isinstance(exc, transient) else _FATAL
-
-
-def _describe(exc: BaseException, timeout_s: float) -> str:
-    if isinstance(exc, TimeoutError):
-        return f"timed out after {timeout_s:g}s"
-    status = getattr(exc, "status_code", None)
-    text = " ".join(str(exc).split())[:200] or type(exc).__name__
-    return f"HTTP {status}: {text}" if status else f"{type(exc).__name__}: {text}"
 
 
 def _retry_after(exc: BaseException) -> float | None:
@@ -491,10 +397,9 @@ class LiteLLMModel:
                 if kind == _AUTH:
                     raise self._auth_error(model, exc) from exc
                 if kind == _FATAL:
-                    raise ModelError(
-                        f"{model} rejected the request: {_describe(exc, timeout_s)}", model=model
-                    ) from exc
-                tried.append(f"{model} attempt {attempt + 1}: {_describe(exc, timeout_s)}")
+                    why = describe_error(exc, timeout_s)
+                    raise ModelError(f"{model} rejected the request: {why}", model=model) from exc
+                tried.append(f"{model} attempt {attempt + 1}: {describe_error(exc, timeout_s)}")
                 logger.info("%s", tried[-1])
                 if attempt < self.max_retries:
                     self.stats.retries += 1
@@ -508,11 +413,11 @@ class LiteLLMModel:
         # Our own deadline too: LiteLLM's timeout does not cover every phase of every provider.
         async with asyncio.timeout(timeout_s):
             raw = await litellm.acompletion(**kwargs)
-        message, finish_reason = _parse_message(raw, model)
+        message, finish_reason = parse_message(raw, model)
         return ModelResponse(
             message=message,
             model=model,
-            usage=_usage(raw, model),
+            usage=usage_of(raw, model),
             finish_reason=finish_reason,
             latency_s=time.monotonic() - started,
         )

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from alphadesk.llm.base import ModelUnavailable, StreamItem
-from alphadesk.llm.litellm_model import _describe, _parse_message, _usage
+from alphadesk.llm.litellm_response import describe_error, parse_message, usage_of
 from alphadesk.llm.messages import ModelResponse
 
 __all__ = ["OpenStream", "open_stream", "relay"]
@@ -61,18 +61,18 @@ async def relay(litellm: Any, opened: OpenStream, timeout_s: float) -> AsyncIter
                 chunk = await anext(opened.chunks, None)
     except Exception as exc:
         raise ModelUnavailable(
-            f"{opened.model} stream broke after it started ({_describe(exc, timeout_s)}); "
+            f"{opened.model} stream broke after it started ({describe_error(exc, timeout_s)}); "
             "ask again",
             model=opened.model,
         ) from exc
     full = litellm.stream_chunk_builder(received, messages=opened.messages) if received else None
     if full is None:
         raise ModelUnavailable(f"{opened.model} streamed no answer; ask again", model=opened.model)
-    message, finish_reason = _parse_message(full, opened.model)
+    message, finish_reason = parse_message(full, opened.model)
     yield ModelResponse(
         message=message,
         model=opened.model,
-        usage=_usage(full, opened.model),
+        usage=usage_of(full, opened.model),
         finish_reason=finish_reason,
         latency_s=time.monotonic() - opened.started,
     )

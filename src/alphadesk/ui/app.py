@@ -187,6 +187,24 @@ def _portfolio_tab(client: ApiClient) -> None:
                      hide_index=True)  # fmt: skip
 
 
+def _evals_tab(client: ApiClient) -> None:
+    saved = client.get("/evals")
+    if not saved:
+        st.info("no evaluation yet: run `alphadesk eval` (e.g. --symbols AAPL,MSFT) and reload")
+        return
+    name = st.selectbox("evaluation", [e["name"] for e in saved], key="eval_pick")
+    table = client.get(f"/evals/{name}")
+    spec = table["spec"]
+    st.caption(f"{spec['desk']} desk with {spec['model']}, {spec['start']} to {spec['end']}, "
+               f"every {spec['every']} sessions")  # fmt: skip
+    st.dataframe(pd.DataFrame(table["rows"]), hide_index=True)
+    left, right = st.columns(2)
+    for column, chart in ((left, "equity.png"), (right, "drawdown.png")):
+        image = client.raw(f"/evals/{name}/{chart}")
+        if image:
+            column.image(image, caption=chart.removesuffix(".png"))
+
+
 def main() -> None:
     st.set_page_config(page_title="alphadesk", layout="wide")
     st.title("alphadesk")
@@ -194,8 +212,8 @@ def main() -> None:
     if connected is None:
         return
     client, health = connected
-    desk, csp, chat, runs, portfolio = st.tabs(
-        ["Trading desk", "Cash-secured puts", "Assistant", "Runs", "Portfolio"]
+    desk, csp, chat, runs, evals, portfolio = st.tabs(
+        ["Trading desk", "Cash-secured puts", "Assistant", "Runs", "Evaluation", "Portfolio"]
     )
     try:
         with desk:
@@ -206,6 +224,8 @@ def main() -> None:
             _chat_tab(client, health)
         with runs:
             _runs_tab(client)
+        with evals:
+            _evals_tab(client)
         with portfolio:
             _portfolio_tab(client)
     except ApiFailure as exc:

@@ -200,3 +200,19 @@ def _drawdown_png(pooled: Sequence[Scored], spec: EvalSpec) -> bytes:
         ax.set_ylabel("drawdown %", fontsize=8)
 
     return _figure(draw, f"{spec.desk} vs baselines, pooled drawdown")
+
+
+CHARTS = ("equity.png", "drawdown.png")
+
+
+def saved_evaluations(root: Path) -> list[dict[str, Any]]:
+    """The evaluations saved under ``root`` (``data_dir/evals``), newest first: each one's
+    folder name and spec, as its ``table.json`` holds them."""
+    found = []
+    for table in root.glob("*/table.json"):
+        try:
+            spec = json.loads(table.read_text(encoding="utf-8"))["spec"]
+        except (OSError, ValueError, KeyError):
+            continue  # a folder being written, or not an evaluation's
+        found.append((table.stat().st_mtime, {"name": table.parent.name, "spec": spec}))
+    return [entry for _, entry in sorted(found, key=lambda f: f[0], reverse=True)]
