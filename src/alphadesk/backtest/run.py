@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict
 from datetime import date, datetime
 from typing import Any, Literal
 
 import pandas as pd
+
+from alphadesk.cluster import RayCluster, cluster_cpus
 
 from .fast import simulate
 from .frame import BacktestDataError, validate_frame
@@ -106,11 +109,13 @@ def sweep(
     *,
     engine: Engine = "fast",
     trade_from: date | datetime | None = None,
+    cluster: RayCluster | None = None,
 ) -> pd.DataFrame:
     """Backtest every combination of ``grid`` (default: the strategy's own grid).
 
     Combinations the strategy refuses (e.g. a fast SMA not shorter than the slow one)
-    are skipped.
+    are skipped. With ``cluster`` the combinations go to Ray tasks in chunks (the bars are
+    shipped once); the rows come back in the same order as here.
 
     Returns:
         One row per run: the parameters, then every metric of
@@ -119,9 +124,27 @@ def sweep(
     spec = get_strategy(name)
     grid = dict(grid if grid is not None else spec.grid)
     keys = list(grid)
+    combos = [
+        dict(zip(keys, values, strict=True))
+        for values in itertools.product(*(grid[k] for k in keys))
+    ]
+    if cluster is None:
+        rows = _sweep_chunk(name, frame, combos, config, engine, trade_from)
+    else:
+        rows = _sweep_on_ray(cluster, name, frame, combos, config, engine, trade_from)
+    return pd.DataFrame(rows)
+
+
+def _sweep_chunk(
+    name: str,
+    frame: pd.DataFrame,
+    combos: Sequence[dict[str, Any]],
+    config: BacktestConfig | None,
+    engine: Engine,
+    trade_from: date | datetime | None,
+) -> list[dict[str, Any]]:
     rows: list[dict[str, Any]] = []
-    for values in itertools.product(*(grid[k] for k in keys)):
-        params = dict(zip(keys, values, strict=True))
+    for params in combos:
         try:
             result = run_strategy(name, frame, params, config, engine=engine, trade_from=trade_from)
         except ValueError as exc:
@@ -132,4 +155,23 @@ def sweep(
         for key in ("start", "end"):
             figures.pop(key)
         rows.append({**params, **figures})
-    return pd.DataFrame(rows)
+    return rows
+
+
+def _sweep_on_ray(
+    cluster: RayCluster,
+    name: str,
+    frame: pd.DataFrame,
+    combos: Sequence[dict[str, Any]],
+    config: BacktestConfig | None,
+    engine: Engine,
+    trade_from: date | datetime | None,
+) -> list[dict[str, Any]]:
+    ray = cluster.connect()
+    # A few chunks per CPU: big enough to pay for a task, small enough to balance the load.
+    size = max(1, math.ceil(len(combos) / (4 * cluster_cpus(ray))))
+    chunks = [list(combos[i : i + size]) for i in range(0, len(combos), size)]
+    task = ray.remote(num_cpus=1)(_sweep_chunk)
+    bars = ray.put(frame)
+    refs = [task.remote(name, bars, c, config, engine, trade_from) for c in chunks]
+    return [row for rows in ray.get(refs) for row in rows]

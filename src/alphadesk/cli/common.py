@@ -14,6 +14,7 @@ from alphadesk.config import Settings
 from alphadesk.pipelines.models import Depth  # the choices of every --depth option
 
 if TYPE_CHECKING:
+    from alphadesk.cluster import RayCluster
     from alphadesk.data.base import MarketData
 
 __all__ = [
@@ -26,6 +27,7 @@ __all__ = [
     "fail",
     "parse_as_of",
     "parse_day",
+    "ray_cluster",
     "settings_from",
 ]
 
@@ -56,6 +58,22 @@ def fail(message: str, hint: str | None = None, code: int = 1) -> typer.Exit:
     if hint:
         err_console.print(f"[dim]hint:[/] {hint}")
     return typer.Exit(code)
+
+
+def ray_cluster(ray: bool, address: str | None) -> RayCluster | None:
+    """The cluster of ``--ray``/``--ray-address`` (an address implies --ray), or None.
+
+    Checks that Ray is installed without importing it: it loads only when a run starts.
+    """
+    import importlib.util
+
+    from alphadesk.cluster import RayCluster
+
+    if not ray and address is None:
+        return None
+    if importlib.util.find_spec("ray") is None:
+        raise fail("--ray needs Ray, which is not installed", "pip install 'alphadesk[ray]'")
+    return RayCluster(address)
 
 
 def parse_day(value: str, option: str = "--as-of") -> date:

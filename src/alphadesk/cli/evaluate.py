@@ -11,7 +11,14 @@ from typing import Any, Literal
 import typer
 from rich.table import Table
 
-from alphadesk.cli.common import MODEL_HELP, console, err_console, fail, settings_from
+from alphadesk.cli.common import (
+    MODEL_HELP,
+    console,
+    err_console,
+    fail,
+    ray_cluster,
+    settings_from,
+)
 from alphadesk.cli.progress import CountingBar
 
 __all__ = ["evaluate_command"]
@@ -59,7 +66,16 @@ def evaluate_command(
     slippage: float = typer.Option(0.0005, help="Slippage per fill, a fraction of the price."),
     fraction: float = typer.Option(0.95, help="Share of equity per position (1 = all-in)."),
     contract_fee: float = typer.Option(0.65, help="CSP: fee per put contract sold."),
-    concurrency: int = typer.Option(2, min=1, help="Decisions in flight at once."),
+    concurrency: int = typer.Option(2, min=1, help="Decisions in flight at once, in all."),
+    ray: bool = typer.Option(
+        False, "--ray", help="Walk the symbols on a Ray cluster; a local one by default."
+    ),
+    ray_address: str | None = typer.Option(
+        None,
+        "--ray-address",
+        metavar="ADDRESS",
+        help="With --ray: the cluster to join, 'auto' or 'ray://HOST:10001'.",
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print the table as JSON."),
 ) -> None:
     """Walk a desk forward and score its decisions beside the baselines, after costs.
@@ -73,6 +89,7 @@ def evaluate_command(
 
     from alphadesk.pipelines.evaluation import EvalSpec
 
+    cluster = ray_cluster(ray, ray_address)
     names = [s.strip() for group in symbols for s in group.split(",") if s.strip()]
     try:
         spec = EvalSpec(
@@ -93,7 +110,7 @@ def evaluate_command(
     except ValidationError as exc:
         problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
         raise fail(problems, "see `alphadesk eval --help`", BAD_INPUT) from None
-    result = _run(ctx, spec, out, quiet=as_json)
+    result = _run(ctx, spec, out, quiet=as_json, cluster=cluster)
     if as_json:
         payload = {"folder": str(result.folder), "spec": spec.model_dump(mode="json")}
         payload |= {"rows": result.rows, "manifest": result.manifest}
@@ -102,7 +119,9 @@ def evaluate_command(
     _print(result)
 
 
-def _run(ctx: typer.Context, spec: Any, out: Path | None, *, quiet: bool) -> Any:
+def _run(
+    ctx: typer.Context, spec: Any, out: Path | None, *, quiet: bool, cluster: Any = None
+) -> Any:
     from alphadesk.data import DataError
     from alphadesk.llm.base import CacheMiss
     from alphadesk.pipelines.evaluation import EvaluationError, LookAheadError, evaluate
@@ -117,6 +136,7 @@ def _run(ctx: typer.Context, spec: Any, out: Path | None, *, quiet: bool) -> Any
                     out=out,
                     on_start=progress.start,
                     on_decision=progress.record,
+                    cluster=cluster,
                 )
             )
         except (EvaluationError, DataError) as exc:

@@ -18,6 +18,7 @@ from alphadesk.cli.common import (
     fail,
     parse_as_of,
     parse_day,
+    ray_cluster,
     settings_from,
 )
 from alphadesk.cli.progress import CountingBar
@@ -47,6 +48,15 @@ def screen(
         None, "--workers", min=1, help="Processes to spread the screen over. Default: cores."
     ),
     concurrency: int = typer.Option(4, min=1, help="Desk runs in flight at once, in all."),
+    ray: bool = typer.Option(
+        False, "--ray", help="Spread the screen over a Ray cluster; a local one by default."
+    ),
+    ray_address: str | None = typer.Option(
+        None,
+        "--ray-address",
+        metavar="ADDRESS",
+        help="With --ray: the cluster to join, 'auto' or 'ray://HOST:10001'.",
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print the screen as JSON."),
 ) -> None:
     """Screen a universe for cash-secured puts: cheap checks first, agents on the survivors."""
@@ -55,6 +65,7 @@ def screen(
     from alphadesk.pipelines.csp.screening import ScreenRequest, rebalancing_dates, run_screens
 
     del strategy  # csp is the only one today; the option names what is screened for
+    cluster = ray_cluster(ray, ray_address)
     settings = settings_from(ctx)
     market = build_provider(settings)
     try:
@@ -81,6 +92,7 @@ def screen(
                 workers=workers,
                 concurrency=concurrency,
                 on_outcome=progress.record,
+                cluster=cluster,
             )
         )
     if as_json:

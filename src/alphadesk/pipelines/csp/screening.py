@@ -8,7 +8,8 @@ Symbol-dates go to worker processes in small batches; each worker builds its pro
 runner once and runs a batch's symbols concurrently, so the rules model's CPU work spreads
 over the cores while a remote model's latency still overlaps. At most ``concurrency`` desk
 runs are in flight in all, so the model-call rate a provider sees does not grow with the
-number of processes.
+number of processes. On a Ray cluster (``cluster``) the same batches go to actors, one per
+cluster CPU at most, each holding its runner, under the same limit.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import os
 import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
+from contextlib import aclosing
 from datetime import date, datetime
 from pathlib import Path
 from typing import Any
@@ -27,6 +29,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from alphadesk.agents.csp.models import CspConstraints
+from alphadesk.cluster import RayCluster, cluster_cpus, spread
 from alphadesk.config import Settings
 from alphadesk.data.calendar import session_close, sessions_between
 from alphadesk.pipelines.csp.models import CspResult, Depth
@@ -92,11 +95,13 @@ async def run_screens(
     workers: int | None = None,
     concurrency: int = 4,
     on_outcome: Callable[[Outcome], None] | None = None,
+    cluster: RayCluster | None = None,
 ) -> ScreenHistory:
     """Screen every symbol on every date, in worker processes when there is work for them.
 
     ``workers`` defaults to the number of cores; with one worker (or ``runner`` given) the
-    screen runs in this process, through ``runner`` if given.
+    screen runs in this process, through ``runner`` if given. With ``cluster`` the workers
+    are Ray actors (``workers`` defaults to, and is capped at, the cluster's CPUs).
     """
     pairs = [(symbol, day) for day in request.dates for symbol in request.symbols]
     store = RunStore(settings.store_path)
@@ -108,14 +113,19 @@ async def run_screens(
         model=request.model or settings.models.quick,
     )
     try:
-        workers = min(workers or os.cpu_count() or 1, len(pairs))
-        if runner is not None or workers <= 1:
+        # Each worker runs at least one desk run: more workers than that would exceed it.
+        local = min(workers or os.cpu_count() or 1, concurrency, len(pairs))
+        if cluster is not None and runner is None:
+            outcomes = await _on_ray(
+                cluster, settings, request, pairs, workers, concurrency, on_outcome
+            )
+        elif runner is not None or local <= 1:
             runner = runner or CspRunner(
                 settings, _market(settings), model=request.model, charts=False
             )
             outcomes = await _in_process(runner, request, pairs, concurrency, on_outcome)
         else:
-            outcomes = await _in_workers(settings, request, pairs, workers, concurrency, on_outcome)
+            outcomes = await _in_workers(settings, request, pairs, local, concurrency, on_outcome)
     except BaseException as exc:
         store.finish(run_id, status="interrupted", error=repr(exc))
         raise
@@ -134,6 +144,14 @@ def _title(request: ScreenRequest) -> str:
     first, last = request.dates[0].date(), request.dates[-1].date()
     when = str(first) if first == last else f"{first}..{last} ({len(request.dates)} dates)"
     return f"csp screen {when}, {len(request.symbols)} symbols"
+
+
+def _batches(
+    pairs: Sequence[tuple[str, datetime]], workers: int, concurrency: int
+) -> tuple[int, list[list[tuple[str, datetime]]]]:
+    """Desk runs in flight per worker, and the pairs cut into batches of that size."""
+    each = max(1, concurrency // workers)
+    return each, [list(pairs[i : i + each]) for i in range(0, len(pairs), each)]
 
 
 def _market(settings: Settings) -> Any:
@@ -207,8 +225,7 @@ async def _in_workers(
     concurrency: int,
     on_outcome: Callable[[Outcome], None] | None,
 ) -> list[Outcome]:
-    each = max(1, concurrency // workers)  # desk runs in flight per worker
-    batches = [list(pairs[i : i + each]) for i in range(0, len(pairs), each)]
+    each, batches = _batches(pairs, workers, concurrency)
     pool = ProcessPoolExecutor(
         max_workers=workers,
         mp_context=_start_method(),
@@ -226,6 +243,46 @@ async def _in_workers(
                     on_outcome(outcome)
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
+    return outcomes
+
+
+# -- on a Ray cluster ------------------------------------------------------------------------
+
+
+class _RayScreener:
+    """A Ray actor: one worker's runner and event loop, built once, screening batches."""
+
+    def __init__(self, settings: Settings, model: str | None, concurrency: int) -> None:
+        _start_worker(settings, model, concurrency)
+
+    def screen(self, request: ScreenRequest, batch: list[tuple[str, datetime]]) -> list[Outcome]:
+        return _screen_batch(request, batch)
+
+
+async def _on_ray(
+    cluster: RayCluster,
+    settings: Settings,
+    request: ScreenRequest,
+    pairs: Sequence[tuple[str, datetime]],
+    workers: int | None,
+    concurrency: int,
+    on_outcome: Callable[[Outcome], None] | None,
+) -> list[Outcome]:
+    ray = cluster.connect()
+    # No more actors than CPUs (an actor beyond them would wait for one forever) nor than
+    # desk runs allowed in flight (each actor runs at least one).
+    workers = min(workers or cluster_cpus(ray), cluster_cpus(ray), concurrency, len(pairs))
+    each, batches = _batches(pairs, workers, concurrency)
+    actor = ray.remote(num_cpus=1)(_RayScreener)
+    actors = [actor.remote(settings, request.model, each) for _ in range(workers)]
+    outcomes: list[Outcome] = []
+    calls = spread(ray, actors, lambda a, batch: a.screen.remote(request, batch), batches)
+    async with aclosing(calls) as results:  # the actors end even if a callback raises
+        async for done in results:
+            for outcome in done:
+                outcomes.append(outcome)
+                if on_outcome is not None:
+                    on_outcome(outcome)
     return outcomes
 
 

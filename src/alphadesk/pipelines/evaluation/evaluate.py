@@ -7,6 +7,7 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +15,7 @@ import pandas as pd
 
 from alphadesk import __version__
 from alphadesk.backtest import BacktestConfig, Costs, Sizing, frame_from_bars
+from alphadesk.cluster import RayCluster
 from alphadesk.config import CacheMode, MemorySettings, Settings
 from alphadesk.data.base import MarketData
 from alphadesk.data.calendar import session_close, sessions_between
@@ -73,6 +75,7 @@ async def evaluate(
     wrap_model: ModelWrap | None = None,
     on_start: Callable[[int], None] | None = None,
     on_decision: Callable[[DecisionRecord], None] | None = None,
+    cluster: RayCluster | None = None,
 ) -> Evaluation:
     """Walk ``spec``'s desk forward, score it beside the baselines, write the files.
 
@@ -86,6 +89,9 @@ async def evaluate(
         EvaluationError: No data or no session in the range, an unknown symbol.
         LookAheadError: The desk read data past a decision instant.
         CacheMiss: Replaying asked something the first evaluation did not.
+
+    With ``cluster`` each symbol's walk runs on a Ray actor (see
+    :mod:`~alphadesk.pipelines.evaluation.spread`); the decisions and files are the same.
     """
     started, wall = datetime.now(UTC), time.monotonic()
     folder = eval_folder(settings, spec, out)
@@ -97,6 +103,7 @@ async def evaluate(
             "memory": MemorySettings(enabled=False),
         }
     )
+    given = market is not None
     if market is None:
         from alphadesk.data import build_provider
 
@@ -109,7 +116,15 @@ async def evaluate(
         raise EvaluationError(str(exc)) from None
     if on_start is not None:
         on_start(len(dates) * len(spec.symbols))
-    records = await walk(spec, local, desk, dates, on_decision=on_decision)
+    if cluster is None:
+        records = await walk(spec, local, desk, dates, on_decision=on_decision)
+    else:
+        from .spread import walk_on_ray
+
+        # Each actor builds its own desk: from the settings, or from ``market`` if given.
+        args = (spec, local, settings, market if given else None, desk_factory, wrap_model, mode)
+        make = partial(_remote_desk, *args)
+        records = await walk_on_ray(cluster, spec, local, make, dates, on_decision=on_decision)
     config = config_of(spec)
     try:
         if spec.desk == "desk":
@@ -208,6 +223,23 @@ def _desk(
     from alphadesk.pipelines.csp.desk import CspDesk
 
     return CspDesk(settings, market, model=spec.model, models=models)
+
+
+def _remote_desk(
+    spec: EvalSpec,
+    local: Settings,
+    settings: Settings,
+    market: MarketData | None,
+    factory: DeskFactory | None,
+    wrap: ModelWrap | None,
+    mode: CacheMode,
+) -> Desk[Any, Any]:
+    """The evaluation's desk, built where it runs (on a Ray actor)."""
+    if market is None:
+        from alphadesk.data import build_provider
+
+        market = build_provider(settings)
+    return _desk(spec, local, guard(market), factory, wrap, mode)
 
 
 def _agent_specs(kind: str) -> list[Any]:
