@@ -75,14 +75,24 @@ def test_closing_right_after_acceptance_leaves_nothing_running(slow_api: LiveApi
         assert run.status_code == 404 or run.json()["status"] == "interrupted", run.text
 
 
+@pytest.fixture(scope="module")
+def slower_api(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveApi]:
+    settings = api_settings(tmp_path_factory.mktemp("slower"))
+    with LiveApi(settings, market=slow_market(settings, 1.0)) as live:
+        yield live
+
+
 @pytest.mark.parametrize("path", ["/analyze", "/csp"])
-def test_a_json_client_that_gives_up_cancels_its_run(slow_api: LiveApi, path: str) -> None:
-    store = RunStore(slow_api.settings.store_path)
+def test_a_json_client_that_gives_up_cancels_its_run(slower_api: LiveApi, path: str) -> None:
+    store = RunStore(slower_api.settings.store_path)
     before = {run.id for run in store.recent(limit=10_000)}
-    with slow_api.client() as client:
-        with pytest.raises(httpx.ReadTimeout):  # the client hangs up mid-run
-            client.post(path, json={"symbol": "NVDA", "as_of": DAY}, timeout=2.5)
+    with slower_api.client() as client:
+        # Every bar read takes 1 s: the check before the run (one read) is over at 1 s and
+        # the run's first read at 2 s at the earliest, so at 1.8 s the client hangs up
+        # mid-run however fast the machine.
+        with pytest.raises(httpx.ReadTimeout):
+            client.post(path, json={"symbol": "NVDA", "as_of": DAY}, timeout=1.8)
         _wait_idle(client)
     (new,) = [run for run in store.recent(limit=10_000) if run.id not in before]
-    run = wait_finished(slow_api.settings, new.id)
+    run = wait_finished(slower_api.settings, new.id)
     assert run.status == "interrupted" and "cancel" in (run.error or "").lower()

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ast
 import re
+import threading
 from dataclasses import dataclass
 from typing import Literal
 
@@ -23,6 +24,10 @@ __all__ = [
     "Finding",
     "check_strategy_code",
 ]
+
+# CPython 3.11 before 3.11.8 corrupts its AST state when two threads parse at once
+# ("AST constructor recursion depth mismatch"); variants are checked from worker threads.
+_PARSING = threading.Lock()
 
 #: Top-level modules strategy code may import (their submodules too, unless refused below).
 ALLOWED_MODULES = frozenset(
@@ -191,7 +196,8 @@ def check_strategy_code(code: str) -> CodeCheck:
         message = f"the code is over {MAX_CODE_BYTES:,} bytes; write a shorter strategy"
         return CodeCheck((Finding("size", message),))
     try:
-        tree = ast.parse(code, filename="<strategy>")
+        with _PARSING:
+            tree = ast.parse(code, filename="<strategy>")
     except SyntaxError as exc:
         message = f"syntax error: {exc.msg}"
         return CodeCheck((Finding("syntax", message, exc.lineno, exc.offset),))
