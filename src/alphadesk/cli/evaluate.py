@@ -164,52 +164,25 @@ class _Progress(CountingBar):
         self.advance(f"failed {self.failed}")
 
 
-def _pct(value: float | None) -> str:
-    return "-" if value is None else f"{value:.2%}"
-
-
-def _num(value: float | None, digits: int = 2) -> str:
-    return "-" if value is None else f"{value:,.{digits}f}"
-
-
 def _print(result: Any) -> None:
-    from alphadesk.pipelines.evaluation.files import decision_counts
+    from alphadesk.pipelines.evaluation.files import COLUMNS, DESKS, cells
 
     spec = result.spec
-    table = Table(
-        "strategy",
-        "symbol",
-        "cum. return",
-        "ann. return",
-        "Sharpe",
-        "max DD",
-        "win rate",
-        "trades",
-        "turnover/yr",
-        "costs",
-        "decisions",
-        "model calls",
-        title=(
-            f"{spec.desk} ({spec.model}) on {', '.join(spec.symbols)}, {spec.start} to "
-            f"{spec.end}, every {spec.every} sessions"
-        ),
+    title = (
+        f"{spec.desk} ({spec.model}) on {', '.join(spec.symbols)}, {spec.start} to "
+        f"{spec.end}, every {spec.every} sessions"
     )
+    table = Table(*COLUMNS[:-1], title=title)  # model calls and their cost in one column
     rows = result.rows
     for i, row in enumerate(rows):
-        ours = row["strategy"] in ("desk", "csp_desk")
+        shown = cells(row)
+        ours = row["strategy"] in DESKS
+        if ours:
+            shown[0] = f"[bold]{shown[0]}[/]"
+        calls = f"{shown[-2]} (${row['model_cost_usd']:.4f})" if ours else "-"
         table.add_row(
-            f"[bold]{row['strategy']}[/]" if ours else row["strategy"],
-            row["symbol"],
-            _pct(row["cumulative_return"]),
-            _pct(row["annualized_return"]),
-            _num(row["sharpe"]),
-            _pct(row["max_drawdown"]),
-            _pct(row["win_rate"]),
-            str(row["trades"]),
-            _num(row["turnover"]),
-            _num(row["costs"]),
-            decision_counts(row),
-            f"{row['model_calls']} (${row['model_cost_usd']:.4f})" if ours else "-",
+            *shown[:-2],
+            calls,
             end_section=i + 1 < len(rows) and rows[i + 1]["symbol"] != row["symbol"],
         )
     console.print(table)

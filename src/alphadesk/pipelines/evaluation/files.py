@@ -17,7 +17,15 @@ import pandas as pd
 from .models import DecisionRecord, EvalSpec
 from .scoring import POOLED, Scored
 
-__all__ = ["TABLE_FILES", "decision_counts", "markdown_table", "write_files"]
+__all__ = [
+    "COLUMNS",
+    "DESKS",
+    "TABLE_FILES",
+    "cells",
+    "decision_counts",
+    "markdown_table",
+    "write_files",
+]
 
 TABLE_FILES = ("table.md", "table.csv", "table.json", "decisions.csv")
 _COUNTS = {
@@ -48,41 +56,53 @@ def decision_counts(row: dict[str, Any]) -> str:
     return " / ".join(parts) or "-"
 
 
+# The table's columns, as read by a person (Markdown file and terminal alike).
+COLUMNS = (
+    "strategy",
+    "symbol",
+    "cum. return",
+    "ann. return",
+    "Sharpe",
+    "max DD",
+    "win rate",
+    "trades",
+    "turnover/yr",
+    "costs",
+    "decisions",
+    "model calls",
+    "model $",
+)
+DESKS = ("desk", "csp_desk")  # the rows of the desk evaluated (the others are baselines)
+
+
+def cells(row: dict[str, Any]) -> list[str]:
+    """One row formatted for reading, a cell per column of ``COLUMNS``."""
+    ours = row["strategy"] in DESKS
+    return [
+        row["strategy"],
+        row["symbol"],
+        _pct(row["cumulative_return"]),
+        _pct(row["annualized_return"]),
+        _num(row["sharpe"]),
+        _pct(row["max_drawdown"]),
+        _pct(row["win_rate"]),
+        str(row["trades"]),
+        _num(row["turnover"]),
+        _num(row["costs"]),
+        decision_counts(row),
+        str(row["model_calls"]) if ours else "-",
+        _num(row["model_cost_usd"], 4) if ours else "-",
+    ]
+
+
 def markdown_table(rows: Sequence[dict[str, Any]]) -> str:
     """The table as GitHub Markdown (percentages and money formatted for reading)."""
-    head = [
-        "strategy",
-        "symbol",
-        "cum. return",
-        "ann. return",
-        "Sharpe",
-        "max DD",
-        "win rate",
-        "trades",
-        "turnover/yr",
-        "costs",
-        "decisions",
-        "model calls",
-        "model $",
-    ]
-    lines = ["| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in head) + "|"]
+    lines = ["| " + " | ".join(COLUMNS) + " |", "|" + "|".join("---" for _ in COLUMNS) + "|"]
     for row in rows:
-        cells = [
-            row["strategy"],
-            f"**{row['symbol']}**" if row["symbol"] == POOLED else row["symbol"],
-            _pct(row["cumulative_return"]),
-            _pct(row["annualized_return"]),
-            _num(row["sharpe"]),
-            _pct(row["max_drawdown"]),
-            _pct(row["win_rate"]),
-            str(row["trades"]),
-            _num(row["turnover"]),
-            _num(row["costs"]),
-            decision_counts(row),
-            str(row["model_calls"]) if row["strategy"] in ("desk", "csp_desk") else "-",
-            _num(row["model_cost_usd"], 4) if row["strategy"] in ("desk", "csp_desk") else "-",
-        ]
-        lines.append("| " + " | ".join(cells) + " |")
+        shown = cells(row)
+        if row["symbol"] == POOLED:
+            shown[1] = f"**{shown[1]}**"
+        lines.append("| " + " | ".join(shown) + " |")
     return "\n".join(lines) + "\n"
 
 
