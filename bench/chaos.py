@@ -33,10 +33,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests.support: the harnesses
 
 from hypothesis import HealthCheck, given, settings
-from tests.reliability.test_concurrent_stores import _WRITER
 from tests.reliability.test_tool_fuzz import TOOLS, Crash, call_once, deps_for
 from tests.support.chaos_desk import REQUEST, chaos_runs
 from tests.support.fuzzing import arguments_for
+from tests.support.writers import start_writers
 
 from alphadesk.agent.tools import Tool
 from alphadesk.config import Settings
@@ -151,25 +151,7 @@ def writers(folder: Path, count: int) -> None:
     path, go = folder / "writers" / "alphadesk.sqlite", folder / "writers" / "go"
     path.parent.mkdir(parents=True)
     runs, events, entries = 50, 12, 100
-    procs = [
-        subprocess.Popen(
-            [
-                sys.executable,
-                "-c",
-                _WRITER,
-                str(path),
-                str(go),
-                f"w{n}",
-                str(runs),
-                str(events),
-                str(entries),
-            ],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        for n in range(count)
-    ]
+    procs = start_writers(path, go, count, runs, events, entries)
     time.sleep(1.5)
     started = time.perf_counter()
     go.touch()

@@ -11,9 +11,6 @@ from __future__ import annotations
 
 import logging
 import sqlite3
-import subprocess
-import sys
-import textwrap
 import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -25,70 +22,18 @@ from alphadesk.llm.cache import ResponseCache
 from alphadesk.llm.messages import AssistantMessage, ModelResponse, Usage
 from alphadesk.store import RunStore
 from alphadesk.store.sqlite import CorruptDatabase
+from tests.support.writers import start_writers
 
 WRITERS = 4
 RUNS_EACH = 25
 EVENTS_EACH = 12
 ENTRIES_EACH = 40
 
-_WRITER = textwrap.dedent(
-    """
-    import sys, time
-    from pathlib import Path
-    from alphadesk.agent.events import RunFinished, RunStarted
-    from alphadesk.llm.cache import ResponseCache
-    from alphadesk.llm.messages import AssistantMessage, ModelResponse, Usage
-    from alphadesk.store import RunStore
-    from datetime import UTC, datetime, timedelta
-
-    path, go, me = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3]
-    runs, events, entries = (int(v) for v in sys.argv[4:7])
-    while not go.exists():  # start together, to collide as much as possible
-        time.sleep(0.005)
-    store, cache = RunStore(path), ResponseCache(path)
-    as_of = datetime(2024, 11, 29, 21, tzinfo=UTC)
-    for i in range(runs):
-        run_id = store.start(kind="k", title=f"{me}-{i}", request={"i": i}, run_id=f"{me}-{i}")
-        writer = store.writer(run_id)
-        for j in range(events):  # a boundary every other event: several flushes per run
-            if j % 2:
-                writer.event(RunFinished(run_id=run_id, agent=f"a{j}", outcome="completed"))
-            else:
-                writer.event(RunStarted(run_id=run_id, agent=f"a{j}", model="m", as_of=as_of,
-                                        tools=[]))
-        writer.close()
-        store.finish(run_id, status="completed", result={"i": i})
-    for k in range(entries):
-        response = ModelResponse(
-            message=AssistantMessage(content=f"{me} {k}"), model="m", usage=Usage()
-        )
-        cache.put(f"{me}-{k}", "m", response)
-    print("done")
-    """
-)
 
 
 def test_four_processes_write_one_store_and_lose_nothing(tmp_path: Path) -> None:
     path, go = tmp_path / "alphadesk.sqlite", tmp_path / "go"
-    writers = [
-        subprocess.Popen(
-            [
-                sys.executable,
-                "-c",
-                _WRITER,
-                str(path),
-                str(go),
-                f"w{n}",
-                str(RUNS_EACH),
-                str(EVENTS_EACH),
-                str(ENTRIES_EACH),
-            ],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        for n in range(WRITERS)
-    ]
+    writers = start_writers(path, go, WRITERS, RUNS_EACH, EVENTS_EACH, ENTRIES_EACH)
     time.sleep(1.0)  # let them all import and wait at the line
     go.touch()
     for writer in writers:
