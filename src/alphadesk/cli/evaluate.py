@@ -165,7 +165,7 @@ class _Progress(CountingBar):
 
 
 def _print(result: Any) -> None:
-    from alphadesk.pipelines.evaluation.files import COLUMNS, DESKS, cells
+    from alphadesk.pipelines.evaluation.files import COLUMNS, DESK_ROWS, cells
 
     spec = result.spec
     title = (
@@ -176,7 +176,7 @@ def _print(result: Any) -> None:
     rows = result.rows
     for i, row in enumerate(rows):
         shown = cells(row)
-        ours = row["strategy"] in DESKS
+        ours = row["strategy"] in DESK_ROWS
         if ours:
             shown[0] = f"[bold]{shown[0]}[/]"
         calls = f"{shown[-2]} (${row['model_cost_usd']:.4f})" if ours else "-"

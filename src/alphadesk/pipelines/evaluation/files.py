@@ -19,7 +19,7 @@ from .scoring import POOLED, Scored
 
 __all__ = [
     "COLUMNS",
-    "DESKS",
+    "DESK_ROWS",
     "TABLE_FILES",
     "cells",
     "decision_counts",
@@ -72,12 +72,12 @@ COLUMNS = (
     "model calls",
     "model $",
 )
-DESKS = ("desk", "csp_desk")  # the rows of the desk evaluated (the others are baselines)
+DESK_ROWS = ("desk", "csp_desk")  # the rows of the desk evaluated (the others are baselines)
 
 
 def cells(row: dict[str, Any]) -> list[str]:
     """One row formatted for reading, a cell per column of ``COLUMNS``."""
-    ours = row["strategy"] in DESKS
+    ours = row["strategy"] in DESK_ROWS
     return [
         row["strategy"],
         row["symbol"],
