@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph import StateGraph
+from pydantic import BaseModel
 
 from alphadesk.agent import Completed, RunResult, UsageLedger, UsageLimits
 from alphadesk.agent.events import BaseEvent, EventSink
@@ -29,9 +30,47 @@ from alphadesk.llm.messages import ContentPart, ToolMessage, text_of
 from alphadesk.pipelines.events import StepFinished, StepStarted
 from alphadesk.pipelines.models import AgentReport, PipelineRequest
 
-__all__ = ["AgentModels", "AgentSteps", "RunSession", "StepOutcome", "limits_from"]
+__all__ = [
+    "AgentModels",
+    "AgentSteps",
+    "GraphPipeline",
+    "NodeFunction",
+    "Nodes",
+    "RunSession",
+    "StepOutcome",
+    "limits_from",
+    "run_graph",
+]
 
 OutputT = TypeVar("OutputT")
+RequestT = TypeVar("RequestT", bound=PipelineRequest, contravariant=True)
+ResultT = TypeVar("ResultT", bound=BaseModel, covariant=True)
+
+# A graph node: the state in, a JSON update out.
+NodeFunction = Callable[[Any], Awaitable[dict[str, Any]]]
+# Each node's function by node name: a run's bound methods when the graph runs here, a
+# dispatch to a worker when it runs as a durable workflow.
+Nodes = Callable[[str], NodeFunction]
+
+
+class GraphPipeline(Protocol[RequestT, ResultT]):
+    """A pipeline whose analysis is one graph over plain-JSON state that starts with
+    ``{"request": ...}`` and ends with a ``result``. Its topology is a pure function of the
+    request, so it can run here (``run_graph``) or as a durable workflow whose nodes run on
+    workers; route functions are ``async`` (a sync one would run on a thread pool, which a
+    workflow's event loop does not have)."""
+
+    @property
+    def result_type(self) -> type[ResultT]: ...
+
+    @staticmethod
+    def graph(request: Any, node: Nodes) -> StateGraph[Any]:
+        """The graph, with ``node(name)`` as the function of each node."""
+        ...
+
+    def nodes(self, request: RequestT, session: RunSession) -> Nodes:
+        """The node functions of one run."""
+        ...
 
 
 def limits_from(settings: Settings) -> UsageLimits:
@@ -77,6 +116,16 @@ class RunSession:
             resume = bool(saved.values)
         state = await compiled.ainvoke(None if resume else dict(initial), config)
         return dict(state)
+
+
+async def run_graph(
+    pipeline: GraphPipeline[RequestT, ResultT], request: RequestT, session: RunSession
+) -> ResultT | None:
+    """Run ``pipeline``'s graph for ``request`` in this process, within ``session``; None
+    when stopped at ``session.interrupt_after``."""
+    graph = pipeline.graph(request, pipeline.nodes(request, session))
+    state = await session.invoke(graph, {"request": request.model_dump(mode="json")})
+    return pipeline.result_type.model_validate(state["result"]) if "result" in state else None
 
 
 class AgentModels:

@@ -18,7 +18,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import operator
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from functools import partial
 from typing import Annotated, Any, TypedDict, TypeVar
@@ -37,7 +37,15 @@ from alphadesk.pipelines.csp.models import AgentReport, CspRequest, CspResult
 from alphadesk.pipelines.csp.report import render_report
 from alphadesk.pipelines.csp.synthesis import synthesize
 from alphadesk.pipelines.events import StepFinished
-from alphadesk.pipelines.steps import AgentModels, AgentSteps, RunSession, limits_from
+from alphadesk.pipelines.steps import (
+    AgentModels,
+    AgentSteps,
+    NodeFunction,
+    Nodes,
+    RunSession,
+    limits_from,
+    run_graph,
+)
 from alphadesk.tools.deps import ToolDeps
 from alphadesk.tools.render import save_chart
 
@@ -109,10 +117,26 @@ class CspDesk:
     async def analyze(self, request: CspRequest, session: RunSession) -> CspResult | None:
         """Analyse one symbol. Returns None when stopped at ``session.interrupt_after``; run
         again with ``session.resume`` and the same run id to continue from the checkpoint."""
+        return await run_graph(self, request, session)
+
+    def nodes(self, request: CspRequest, session: RunSession) -> Nodes:
+        """The graph's node functions, bound to one run."""
         steps = AgentSteps(session, self.model, limits_from(self.settings))
-        initial = CspState(request=request.model_dump(mode="json"))
-        state = await session.invoke(_Nodes(self, session, steps).graph(), initial)
-        return CspResult.model_validate(state["result"]) if "result" in state else None
+        return _Nodes(self, session, steps).node
+
+    @staticmethod
+    def graph(request: CspRequest, node: Nodes) -> StateGraph[CspState]:
+        """The desk's graph with ``node(name)`` as each node's function. The same for every
+        request: the chart node decides itself whether research runs alongside."""
+        graph = StateGraph(CspState)
+        for name in ("chart", "options", "research", "finish"):
+            graph.add_node(name, node(name))
+        graph.add_edge(START, "chart")
+        graph.add_conditional_edges("chart", _unless_stopped("options"), ["options", "finish"])
+        graph.add_conditional_edges("options", _after_options, ["research", "finish"])
+        graph.add_edge("research", "finish")
+        graph.add_edge("finish", END)
+        return graph
 
 
 @dataclass
@@ -123,18 +147,8 @@ class _Nodes:
     session: RunSession
     steps: AgentSteps
 
-    def graph(self) -> StateGraph[CspState]:
-        graph = StateGraph(CspState)
-        graph.add_node("chart", self._chart_node)
-        graph.add_node("options", self._options_node)
-        graph.add_node("research", self._research_node)
-        graph.add_node("finish", self._finish_node)
-        graph.add_edge(START, "chart")
-        graph.add_conditional_edges("chart", _unless_stopped("options"), ["options", "finish"])
-        graph.add_conditional_edges("options", _after_options, ["research", "finish"])
-        graph.add_edge("research", "finish")
-        graph.add_edge("finish", END)
-        return graph
+    def node(self, name: str) -> NodeFunction:
+        return getattr(self, f"_{name}_node")  # type: ignore[no-any-return]
 
     async def _chart_node(self, state: CspState) -> dict[str, Any]:
         request = CspRequest.model_validate(state["request"])
@@ -238,14 +252,14 @@ class _Nodes:
         return _Step(update)
 
 
-def _unless_stopped(next_node: str) -> Callable[[CspState], str]:
-    def route(state: CspState) -> str:
+def _unless_stopped(next_node: str) -> Callable[[CspState], Awaitable[str]]:
+    async def route(state: CspState) -> str:
         return "finish" if "verdict" in state else next_node
 
     return route
 
 
-def _after_options(state: CspState) -> str:
+async def _after_options(state: CspState) -> str:
     if "verdict" in state or "research" in state:  # research may have run alongside the chart
         return "finish"
     return "research"

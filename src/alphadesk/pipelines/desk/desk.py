@@ -15,7 +15,7 @@ each checkpoint can be stored and an interrupted run resumed.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 from langgraph.graph import END, START, StateGraph
@@ -28,7 +28,14 @@ from alphadesk.pipelines.desk.memory import DeskMemory, open_memory
 from alphadesk.pipelines.desk.models import DeskRequest, DeskResult
 from alphadesk.pipelines.desk.nodes import DeskNodes, DeskState
 from alphadesk.pipelines.desk.report import render_report
-from alphadesk.pipelines.steps import AgentModels, AgentSteps, RunSession, limits_from
+from alphadesk.pipelines.steps import (
+    AgentModels,
+    AgentSteps,
+    Nodes,
+    RunSession,
+    limits_from,
+    run_graph,
+)
 from alphadesk.store import RunStore
 
 __all__ = ["TradingDesk"]
@@ -70,54 +77,56 @@ class TradingDesk:
     async def analyze(self, request: DeskRequest, session: RunSession) -> DeskResult | None:
         """Decide on one symbol. None when stopped at ``session.interrupt_after``; run again
         with ``session.resume`` and the same run id to continue from the checkpoint."""
+        return await run_graph(self, request, session)
+
+    def nodes(self, request: DeskRequest, session: RunSession) -> Nodes:
+        """The graph's node functions, bound to one run."""
         steps = AgentSteps(session, self.models, limits_from(self.settings))
-        nodes = DeskNodes(self, session, steps)
-        initial = DeskState(request=request.model_dump(mode="json"))
-        state = await session.invoke(_graph(nodes, request), initial)
-        return DeskResult.model_validate(state["result"]) if "result" in state else None
+        return DeskNodes(self, session, steps).node
+
+    @staticmethod
+    def graph(request: DeskRequest, node: Nodes) -> StateGraph[DeskState]:
+        """The desk's graph for ``request``, with ``node(name)`` as each node's function."""
+        graph = StateGraph(DeskState)
+        first: list[str] = list(request.analysts)
+        if request.memory:  # the reflect node itself skips what this desk cannot do
+            first.append("reflect")
+        first.append("chart")
+        for name in (*first, "brief", "debate", "manager", "trader", "risk", "judge", "finish"):
+            graph.add_node(name, node(name))
+        for name in first:
+            graph.add_edge(START, name)
+        graph.add_edge(first, "brief")  # the fan-in waits for every analyst
+        rounds, risk_rounds = request.max_debate_rounds, request.max_risk_discuss_rounds
+        graph.add_conditional_edges("brief", _next("debate"), ["debate", "finish"])
+        graph.add_conditional_edges(
+            "debate",
+            _loop("debate", "manager", rounds, "debate"),
+            ["debate", "manager", "finish"],
+        )
+        graph.add_conditional_edges("manager", _next("trader"), ["trader", "finish"])
+        graph.add_conditional_edges("trader", _next("risk"), ["risk", "finish"])
+        graph.add_conditional_edges(
+            "risk",
+            _loop("risk", "judge", risk_rounds, "risk_debate"),
+            ["risk", "judge", "finish"],
+        )
+        graph.add_edge("judge", "finish")
+        graph.add_edge("finish", END)
+        return graph
 
 
-def _graph(nodes: DeskNodes, request: DeskRequest) -> StateGraph[DeskState]:
-    graph = StateGraph(DeskState)
-    first: list[str] = list(request.analysts)
-    for analyst in first:
-        graph.add_node(analyst, nodes.analyst(analyst))
-    if nodes.reflecting(request):
-        graph.add_node("reflect", nodes.reflect)
-        first.append("reflect")
-    graph.add_node("chart", nodes.chart)
-    first.append("chart")
-    for name in ("brief", "debate", "manager", "trader", "risk", "judge", "finish"):
-        graph.add_node(name, getattr(nodes, name))
-    for node in first:
-        graph.add_edge(START, node)
-    graph.add_edge(first, "brief")  # the fan-in waits for every analyst
-    rounds, risk_rounds = request.max_debate_rounds, request.max_risk_discuss_rounds
-    graph.add_conditional_edges("brief", _next("debate"), ["debate", "finish"])
-    graph.add_conditional_edges(
-        "debate", _loop("debate", "manager", rounds, "debate"), ["debate", "manager", "finish"]
-    )
-    graph.add_conditional_edges("manager", _next("trader"), ["trader", "finish"])
-    graph.add_conditional_edges("trader", _next("risk"), ["risk", "finish"])
-    graph.add_conditional_edges(
-        "risk", _loop("risk", "judge", risk_rounds, "risk_debate"), ["risk", "judge", "finish"]
-    )
-    graph.add_edge("judge", "finish")
-    graph.add_edge("finish", END)
-    return graph
-
-
-def _next(node: str) -> Callable[[DeskState], str]:
-    def route(state: DeskState) -> str:
+def _next(node: str) -> Callable[[DeskState], Awaitable[str]]:
+    async def route(state: DeskState) -> str:
         return "finish" if state.get("verdict") else node
 
     return route
 
 
-def _loop(node: str, then: str, rounds: int, turns: str) -> Callable[[DeskState], str]:
+def _loop(node: str, then: str, rounds: int, turns: str) -> Callable[[DeskState], Awaitable[str]]:
     """Repeat ``node`` until ``rounds`` rounds are spoken, then go on to ``then``."""
 
-    def route(state: DeskState) -> str:
+    async def route(state: DeskState) -> str:
         if state.get("verdict"):
             return "finish"
         entries: list[dict[str, Any]] = state.get(turns, [])  # type: ignore[assignment]

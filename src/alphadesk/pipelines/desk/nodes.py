@@ -30,7 +30,7 @@ from alphadesk.pipelines.desk.memory import past_situation
 from alphadesk.pipelines.desk.models import DeskRequest, DeskResult
 from alphadesk.pipelines.desk.reflection import reflect
 from alphadesk.pipelines.events import DebateMessage
-from alphadesk.pipelines.steps import AgentSteps, RunSession, StepOutcome
+from alphadesk.pipelines.steps import AgentSteps, NodeFunction, RunSession, StepOutcome
 from alphadesk.tools.chart import render_chart
 from alphadesk.tools.deps import ToolDeps
 
@@ -120,6 +120,12 @@ class DeskNodes:
     session: RunSession
     steps: AgentSteps
 
+    def node(self, name: str) -> NodeFunction:
+        """The function of the graph node ``name``."""
+        if name in self.desk.agents.analysts:
+            return _AnalystNode(self, name)
+        return getattr(self, name)  # type: ignore[no-any-return]
+
     def remembering(self, request: DeskRequest) -> bool:
         return request.memory and self.desk.memory is not None
 
@@ -167,9 +173,6 @@ class DeskNodes:
 
     # -- analysts, reflection, briefing ---------------------------------------------------
 
-    def analyst(self, name: str) -> _AnalystNode:
-        return _AnalystNode(self, name)
-
     async def run_analyst(self, name: str, state: DeskState) -> dict[str, Any]:
         request = _request(state)
         step = await self._run(self.desk.agents.analysts[name], request, {})
@@ -180,7 +183,8 @@ class DeskNodes:
 
     async def reflect(self, state: DeskState) -> dict[str, Any]:
         request = _request(state)
-        assert self.desk.memory is not None  # the node exists only with a memory
+        if not self.reflecting(request) or self.desk.memory is None:
+            return {"missing": []}
         written = await reflect(
             self.desk.memory,
             self.desk.store,
