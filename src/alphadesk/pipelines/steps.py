@@ -47,7 +47,7 @@ RequestT = TypeVar("RequestT", bound=PipelineRequest, contravariant=True)
 ResultT = TypeVar("ResultT", bound=BaseModel, covariant=True)
 
 # A graph node: the state in, a JSON update out.
-NodeFunction = Callable[[Any], Awaitable[dict[str, Any]]]
+NodeFunction = Callable[..., Awaitable[dict[str, Any]]]
 # Each node's function by node name: a run's bound methods when the graph runs here, a
 # dispatch to a worker when it runs as a durable workflow.
 Nodes = Callable[[str], NodeFunction]

@@ -148,7 +148,7 @@ class _Nodes:
     steps: AgentSteps
 
     def node(self, name: str) -> NodeFunction:
-        return getattr(self, f"_{name}_node")  # type: ignore[no-any-return]
+        return getattr(self, f"_{name}_node")
 
     async def _chart_node(self, state: CspState) -> dict[str, Any]:
         request = CspRequest.model_validate(state["request"])

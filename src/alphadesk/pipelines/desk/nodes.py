@@ -124,7 +124,7 @@ class DeskNodes:
         """The function of the graph node ``name``."""
         if name in self.desk.agents.analysts:
             return _AnalystNode(self, name)
-        return getattr(self, name)  # type: ignore[no-any-return]
+        return getattr(self, name)
 
     def remembering(self, request: DeskRequest) -> bool:
         return request.memory and self.desk.memory is not None
