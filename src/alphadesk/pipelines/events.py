@@ -3,13 +3,21 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import Field
+from pydantic import Field, TypeAdapter, ValidationError
 
+from alphadesk.agent import events as agent_events
 from alphadesk.agent.events import BaseEvent
 
-__all__ = ["DebateMessage", "GateDecided", "ReflectionWritten", "StepFinished", "StepStarted"]
+__all__ = [
+    "DebateMessage",
+    "GateDecided",
+    "ReflectionWritten",
+    "StepFinished",
+    "StepStarted",
+    "parse_event",
+]
 
 
 class StepStarted(BaseEvent):
@@ -68,3 +76,25 @@ class GateDecided(BaseEvent):
     best_variant: str | None
     best_score: float
     reasoning: str
+
+
+_ANY_EVENT: TypeAdapter[BaseEvent] = TypeAdapter(
+    Annotated[
+        agent_events.Event
+        | StepStarted
+        | StepFinished
+        | DebateMessage
+        | ReflectionWritten
+        | GateDecided,
+        Field(discriminator="kind"),
+    ]
+)
+
+
+def parse_event(body: dict[str, Any]) -> BaseEvent | None:
+    """A stored event back as its model (what a run's recorder wrote); None for a kind this
+    version does not know."""
+    try:
+        return _ANY_EVENT.validate_python(body)
+    except ValidationError:
+        return None

@@ -88,11 +88,16 @@ class RunRecorder:
     def save(self, name: str, path: Path, media_type: str) -> None:
         self.store.add_artifact(self.run_id, name, path, media_type)
 
+    def close(self) -> None:
+        """Stop writing without finishing the run: it goes on in another recorder (a retried
+        step resumes it from the store, with every call answered so far in its journal)."""
+        self._writer.ledger(self.ledger.entries)
+        self._writer.close()
+
     def finish(
         self, *, status: str, result: BaseModel | dict[str, Any] | None, error: str | None = None
     ) -> None:
-        self._writer.ledger(self.ledger.entries)
-        self._writer.close()
+        self.close()
         self.store.finish(self.run_id, status=status, result=result, error=error)
 
 

@@ -28,7 +28,7 @@ from alphadesk.pipelines.steps import RunSession
 from alphadesk.store import RunStore
 from alphadesk.store.redact import redact_json
 
-__all__ = ["DESKS", "Desk", "PipelineRunner", "build_desk", "replay"]
+__all__ = ["DESKS", "Desk", "PipelineRunner", "build_desk", "desk_class", "record_result", "replay"]
 
 RequestT = TypeVar("RequestT", bound=PipelineRequest)
 ResultT = TypeVar("ResultT", bound=PipelineResult)
@@ -72,6 +72,14 @@ class Desk(Protocol[RequestT, ResultT]):
         ...
 
 
+def desk_class(kind: str) -> Any:
+    """The class of the pipeline of ``kind`` (``csp``, ``desk``...), imported on first use."""
+    if kind not in DESKS:
+        raise ValueError(f"unknown pipeline {kind!r}; the pipelines are {sorted(DESKS)}")
+    module, name = DESKS[kind].split(":")
+    return getattr(import_module(module), name)
+
+
 def build_desk(
     kind: str,
     settings: Settings,
@@ -81,12 +89,7 @@ def build_desk(
     models: Mapping[str, Model] | None = None,
 ) -> Desk[Any, Any]:
     """The pipeline of ``kind`` (``csp``, ``desk``...), constructed with its models."""
-    if kind not in DESKS:
-        raise ValueError(f"unknown pipeline {kind!r}; the pipelines are {sorted(DESKS)}")
-    module, name = DESKS[kind].split(":")
-    desk: Desk[Any, Any] = getattr(import_module(module), name)(
-        settings, market, model=model, models=models
-    )
+    desk: Desk[Any, Any] = desk_class(kind)(settings, market, model=model, models=models)
     return desk
 
 
@@ -164,9 +167,7 @@ class PipelineRunner(Generic[RequestT, ResultT]):
                 hint = f"stopped at a checkpoint; continue with --resume {recorder.run_id}"
                 recorder.finish(status="interrupted", result=None, error=hint)
                 return None
-            result = self._redacted(result)
-            self._save(recorder, run_dir, result)
-            return result
+            return record_result(self.desk, recorder, run_dir, result)
 
     async def analyze_many(self, requests: list[RequestT]) -> list[ResultT]:
         """Analyse several requests concurrently (within the concurrency limit)."""
@@ -189,26 +190,29 @@ class PipelineRunner(Generic[RequestT, ResultT]):
             run_id=run_id,
         )
 
-    def _redacted(self, result: ResultT) -> ResultT:
-        """``result`` without any API key a model (or a hostile text it read) put in it:
-        what is returned, printed, saved and reported is the same redacted result."""
-        dumped = result.model_dump(mode="json")
-        cleaned = redact_json(dumped)
-        if cleaned == dumped:
-            return result
-        return self.desk.result_type.model_validate(cleaned)
 
-    def _save(self, recorder: RunRecorder, run_dir: Path, result: ResultT) -> None:
-        report = run_dir / "report.md"
-        report.write_text(self.desk.report(result), encoding="utf-8")
-        recorder.save("report.md", report, "text/markdown")
-        payload = run_dir / "result.json"
-        payload.write_text(result.model_dump_json(indent=2), encoding="utf-8")
-        recorder.save("result.json", payload, "application/json")
-        for pattern, media_type in _ARTIFACTS:
-            for path in sorted(run_dir.glob(pattern)):
-                recorder.save(path.name, path, media_type)
-        recorder.finish(status=result.decision, result=result)
+def record_result(
+    desk: Desk[Any, ResultT], recorder: RunRecorder, run_dir: Path, result: ResultT
+) -> ResultT:
+    """Save a finished run: its result without any API key a model (or a hostile text it
+    read) put in it, the Markdown report, the result file and the artefacts the pipeline
+    left in ``run_dir``. Returns the redacted result: what is returned, printed, saved and
+    reported is the same."""
+    dumped = result.model_dump(mode="json")
+    cleaned = redact_json(dumped)
+    if cleaned != dumped:
+        result = desk.result_type.model_validate(cleaned)
+    report = run_dir / "report.md"
+    report.write_text(desk.report(result), encoding="utf-8")
+    recorder.save("report.md", report, "text/markdown")
+    payload = run_dir / "result.json"
+    payload.write_text(result.model_dump_json(indent=2), encoding="utf-8")
+    recorder.save("result.json", payload, "application/json")
+    for pattern, media_type in _ARTIFACTS:
+        for path in sorted(run_dir.glob(pattern)):
+            recorder.save(path.name, path, media_type)
+    recorder.finish(status=result.decision, result=result)
+    return result
 
 
 @asynccontextmanager

@@ -1,0 +1,13 @@
+"""Durable desk runs on Temporal: a run survives the worker that was running it.
+
+A desk's graph runs as a Temporal workflow (``workflow.py``) whose every node (an agent, or
+a round of agents) is an activity on a worker (``activities.py``), heartbeating at every
+model turn and tool call. When a worker dies, the workflow hands the run to another worker,
+which carries on from the last completed node: completed activities are never redone, and
+the interrupted node's answered model calls replay from the run's journal for free. The run
+store and ledger are fed as in a local run. ``alphadesk worker`` runs a worker
+(``worker.py``); ``alphadesk csp|desk ... --temporal ADDRESS`` submits and follows a run
+(``client.py``); ``server.py`` starts the Temporal dev server for local work and tests.
+
+Temporal is an optional extra (``pip install 'alphadesk[temporal]'``), imported only here.
+"""

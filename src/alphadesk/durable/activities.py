@@ -1,0 +1,149 @@
+"""A worker's activities: take a run on, run one node of its graph, record its result.
+
+A worker keeps each run it works on open (its recorder, session and node functions), so
+the nodes of one run share one store writer and one ledger, as in a local run; the workflow
+sends every node of a run to the worker that holds it (its own task queue). A node that
+raises closes the run here, so its retry resumes the run from the store, whose journal
+answers every model call made so far for free.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from dataclasses import dataclass
+from typing import Any
+
+from temporalio import activity
+
+from alphadesk.agent.events import BaseEvent, EventSink
+from alphadesk.config import Settings
+from alphadesk.data.base import MarketData
+from alphadesk.durable.jobs import DeskJob, NodeCall
+from alphadesk.pipelines.recording import RunRecorder
+from alphadesk.pipelines.runner import Desk, build_desk, record_result
+from alphadesk.pipelines.steps import Nodes, RunSession
+from alphadesk.store import RunNotFound, RunStore
+
+__all__ = ["DeskActivities"]
+
+logger = logging.getLogger(__name__)
+
+# The events that end a model turn or a tool call: each one is a heartbeat with its name.
+_PROGRESS = {"model_response", "tool_finished", "tool_failed"}
+
+
+@dataclass
+class _OpenRun:
+    desk: Desk[Any, Any]
+    recorder: RunRecorder
+    session: RunSession
+    nodes: Nodes
+
+
+class DeskActivities:
+    """The activities of one worker process; ``queue`` is the worker's own task queue."""
+
+    def __init__(self, settings: Settings, market: MarketData, queue: str) -> None:
+        self.settings, self.market, self.queue = settings, market, queue
+        self.store = RunStore(settings.store_path)
+        self._desks: dict[tuple[str, str | None], Desk[Any, Any]] = {}
+        self._runs: dict[str, _OpenRun] = {}
+
+    @activity.defn(name="alphadesk.claim_run")
+    async def claim_run(self, job: DeskJob) -> str:
+        """Take the run on in this worker: record it (the first time) or take it over from a
+        worker that is gone. Returns the task queue its nodes go to from now on."""
+        self._open(job)
+        logger.info("run %s (%s) taken on by %s", job.run_id, job.kind, self.queue)
+        return self.queue
+
+    @activity.defn(name="alphadesk.run_node")
+    async def run_node(self, call: NodeCall) -> dict[str, Any]:
+        """Run one node of the run's graph on ``call.state``; returns its state update."""
+        run = self._open(call.job)
+        beating = asyncio.create_task(_keep_alive(call.job.timeouts.heartbeat / 3, call.node))
+        try:
+            return await run.nodes(call.node)(call.state)
+        except BaseException:
+            self._close(call.job.run_id)
+            raise
+        finally:
+            beating.cancel()
+
+    @activity.defn(name="alphadesk.finish_run")
+    async def finish_run(self, job: DeskJob, state: dict[str, Any]) -> dict[str, Any]:
+        """Record the run's result (report, result file, artefacts); returns the result."""
+        record = self.store.get(job.run_id)
+        if record.result is not None:  # recorded already, by an attempt that died after it
+            return record.result
+        run = self._open(job)
+        result = run.desk.result_type.model_validate(state["result"])
+        assert run.session.run_dir is not None  # every durable run has its folder
+        saved = record_result(run.desk, run.recorder, run.session.run_dir, result)
+        del self._runs[job.run_id]
+        return saved.model_dump(mode="json")  # type: ignore[no-any-return]
+
+    def _open(self, job: DeskJob) -> _OpenRun:
+        """The run as this worker holds it: recorded anew, or resumed from the store."""
+        if job.run_id in self._runs:
+            return self._runs[job.run_id]
+        desk = self._desk(job.kind, job.model)
+        request = desk.request_type.model_validate(job.request)
+        try:
+            recorder = RunRecorder.resume(self.store, job.run_id)
+        except RunNotFound:
+            recorder = RunRecorder.start(
+                self.store,
+                kind=desk.kind,
+                title=desk.title(request),
+                request=request,
+                as_of=request.as_of,
+                model=desk.model_label,
+                run_id=job.run_id,
+            )
+        run_dir = self.settings.runs_dir / job.run_id
+        run_dir.mkdir(parents=True, exist_ok=True)
+        session = RunSession(
+            run_id=job.run_id,
+            ledger=recorder.ledger,
+            emit=_heartbeating(recorder.emit),
+            run_dir=run_dir,
+            charts=job.charts,
+            journal=recorder.journal,
+        )
+        opened = _OpenRun(desk, recorder, session, desk.nodes(request, session))  # type: ignore[attr-defined]
+        self._runs[job.run_id] = opened
+        return opened
+
+    def _close(self, run_id: str) -> None:
+        run = self._runs.pop(run_id, None)
+        if run is not None:
+            run.recorder.close()
+
+    def _desk(self, kind: str, model: str | None) -> Desk[Any, Any]:
+        """One desk per pipeline and model (a desk is stateless per analysis)."""
+        if (kind, model) not in self._desks:
+            self._desks[kind, model] = build_desk(kind, self.settings, self.market, model=model)
+        return self._desks[kind, model]
+
+
+def _heartbeating(emit: EventSink) -> EventSink:
+    """``emit``, and a heartbeat with the agent's name at every model turn and tool call."""
+
+    def on_event(event: BaseEvent) -> None:
+        emit(event)
+        kind = getattr(event, "kind", "")
+        if kind in _PROGRESS and activity.in_activity():
+            activity.heartbeat(f"{event.agent}: {kind}")
+
+    return on_event
+
+
+async def _keep_alive(every: float, node: str) -> None:
+    """Heartbeat while a node runs, so a slow model call does not read as a lost worker."""
+    with contextlib.suppress(asyncio.CancelledError):
+        while True:
+            activity.heartbeat(f"{node}: running")
+            await asyncio.sleep(every)

@@ -1,0 +1,53 @@
+"""What crosses the wire between a Temporal client, the workflow and the workers: plain
+dataclasses of JSON (the run's request and graph state are JSON already)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import timedelta
+from typing import Any
+
+__all__ = ["DEFAULT_ADDRESS", "DEFAULT_QUEUE", "DeskJob", "NodeCall", "Timeouts"]
+
+DEFAULT_ADDRESS = "localhost:7233"
+DEFAULT_QUEUE = "alphadesk"
+
+
+@dataclass(frozen=True)
+class Timeouts:
+    """How long the workflow waits on a worker, in seconds.
+
+    ``heartbeat`` is how soon a silent node counts as lost (its worker heartbeats every
+    third of it while the node runs, and at each model turn and tool call); ``pickup`` how
+    long a node may wait for the worker that holds the run before the run moves to another
+    worker; ``node`` is the most one node may take, retries included.
+    """
+
+    heartbeat: float = 30.0
+    pickup: float = 30.0
+    node: float = 3600.0
+
+    def span(self, name: str) -> timedelta:
+        return timedelta(seconds=getattr(self, name))
+
+
+@dataclass(frozen=True)
+class DeskJob:
+    """One desk run: the pipeline kind (``csp``, ``desk``), its request as JSON, the run id
+    it is recorded under, the model override and whether the report gets its charts."""
+
+    kind: str
+    request: dict[str, Any]
+    run_id: str
+    model: str | None = None
+    charts: bool = True
+    timeouts: Timeouts = field(default_factory=Timeouts)
+
+
+@dataclass(frozen=True)
+class NodeCall:
+    """One graph node to run for ``job`` on ``state``."""
+
+    job: DeskJob
+    node: str
+    state: dict[str, Any]

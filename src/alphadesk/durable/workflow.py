@@ -1,0 +1,137 @@
+"""A desk run as a Temporal workflow: the desk's own graph, walked in the workflow, each node
+an activity on the worker that holds the run.
+
+The workflow first has some worker take the run on (``claim_run`` on the shared queue),
+which answers with its own queue; every node then runs there. If that worker dies, its
+node is not picked up within ``Timeouts.pickup`` and the workflow has another worker take
+the run over, then runs the node again there. Completed nodes are in the workflow's
+history and never run again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from temporalio import workflow
+from temporalio.common import RetryPolicy
+from temporalio.exceptions import ActivityError, TimeoutError, TimeoutType
+
+with workflow.unsafe.imports_passed_through():
+    from datetime import timedelta
+
+    from pydantic import ValidationError
+
+    from alphadesk.data.errors import DataError, ProviderUnavailable
+    from alphadesk.data.errors import RateLimited as DataRateLimited
+    from alphadesk.durable.jobs import DeskJob, NodeCall
+    from alphadesk.llm.base import ModelError
+    from alphadesk.pipelines.runner import desk_class
+    from alphadesk.pipelines.steps import NodeFunction
+    from alphadesk.store import RunConflict, RunNotFound
+
+__all__ = ["RETRY", "DeskWorkflow", "never_retried"]
+
+
+def _family(cls: type[Exception]) -> list[type[Exception]]:
+    return [cls, *(c for sub in cls.__subclasses__() for c in _family(sub))]
+
+
+def never_retried() -> list[str]:
+    """The errors a retry cannot mend, by class name (how Temporal matches them): a model
+    error the engine does not retry (a refused key, a replay with no recorded answer), data
+    that is not there or not configured, a run already finished or unknown, a request that
+    does not validate."""
+    model = [c for c in _family(ModelError) if not getattr(c, "retryable", False)]
+    data = [
+        c
+        for c in _family(DataError)
+        if not issubclass(c, DataRateLimited | ProviderUnavailable)
+    ]
+    fixed = [RunConflict, RunNotFound, ValidationError]
+    return sorted({c.__name__ for c in (*model, *data, *fixed)})
+
+
+RETRY = RetryPolicy(
+    initial_interval=timedelta(seconds=1),
+    backoff_coefficient=2.0,
+    maximum_interval=timedelta(minutes=1),
+    maximum_attempts=5,
+    non_retryable_error_types=never_retried(),
+)
+
+
+@workflow.defn(name="alphadesk.desk")
+class DeskWorkflow:
+    """Runs one desk job; returns its result as JSON."""
+
+    def __init__(self) -> None:
+        self._queue: str | None = None
+        self._done: list[str] = []
+
+    @workflow.query
+    def progress(self) -> list[str]:
+        """The nodes completed so far, in order."""
+        return list(self._done)
+
+    @workflow.run
+    async def run(self, job: DeskJob) -> dict[str, Any]:
+        desk = desk_class(job.kind)
+        request = desk.request_type.model_validate(job.request)
+        self._queue = await self._claim(job)
+        graph = desk.graph(request, lambda name: self._node(job, name))
+        state = await graph.compile().ainvoke({"request": job.request})
+        result: dict[str, Any] = await self._on_worker(
+            job, lambda: workflow.execute_activity("alphadesk.finish_run", args=[job, state], **self._options(job))
+        )
+        return result
+
+    def _node(self, job: DeskJob, name: str) -> NodeFunction:
+        async def run(state: dict[str, Any]) -> dict[str, Any]:
+            call = NodeCall(job=job, node=name, state=dict(state))
+            update: dict[str, Any] = await self._on_worker(
+                job,
+                lambda: workflow.execute_activity(
+                    "alphadesk.run_node", call, summary=name, **self._options(job)
+                ),
+            )
+            self._done.append(name)
+            return update
+
+        return run
+
+    async def _claim(self, job: DeskJob) -> str:
+        queue: str = await workflow.execute_activity(
+            "alphadesk.claim_run",
+            job,
+            start_to_close_timeout=job.timeouts.span("pickup"),
+            retry_policy=RETRY,
+        )
+        return queue
+
+    async def _on_worker(self, job: DeskJob, start: Callable[[], Awaitable[Any]]) -> Any:
+        """``start()`` on the worker that holds the run; when that worker is gone, another
+        worker takes the run over and ``start()`` runs again there."""
+        while True:
+            try:
+                return await start()
+            except ActivityError as exc:
+                if not _worker_gone(exc):
+                    raise
+                workflow.logger.warning("worker %s is gone; moving the run", self._queue)
+                self._queue = await self._claim(job)
+
+    def _options(self, job: DeskJob) -> dict[str, Any]:
+        return {
+            "task_queue": self._queue,
+            "schedule_to_start_timeout": job.timeouts.span("pickup"),
+            "start_to_close_timeout": job.timeouts.span("node"),
+            "heartbeat_timeout": job.timeouts.span("heartbeat"),
+            "retry_policy": RETRY,
+        }
+
+
+def _worker_gone(exc: ActivityError) -> bool:
+    """Nobody picked the activity up from the worker's own queue: the worker is gone."""
+    cause = exc.cause
+    return isinstance(cause, TimeoutError) and cause.type == TimeoutType.SCHEDULE_TO_START
