@@ -21,6 +21,7 @@ from alphadesk.cli.screen import screen
 from alphadesk.cli.serve import serve
 from alphadesk.cli.tools import tools_app
 from alphadesk.cli.ui import ui
+from alphadesk.cli.worker import worker
 
 app = typer.Typer(
     name="alphadesk",
@@ -44,6 +45,7 @@ app.command("eval")(evaluate_command)
 app.command("serve")(serve)
 app.command("ui")(ui)
 app.command("algo")(algo)
+app.command("worker")(worker)
 
 
 @app.callback()

@@ -19,6 +19,7 @@ from alphadesk.cli.common import (
     parse_as_of,
     settings_from,
 )
+from alphadesk.cli.worker import TEMPORAL_HELP, run_on_temporal
 
 __all__ = ["csp"]
 
@@ -36,6 +37,7 @@ def csp(
     ),
     as_json: bool = typer.Option(False, "--json", help="Print the results as JSON."),
     resume: str | None = typer.Option(None, "--resume", metavar="RUN_ID", help=RESUME_HELP),
+    temporal: str | None = typer.Option(None, "--temporal", metavar="ADDRESS", help=TEMPORAL_HELP),
 ) -> None:
     """Find a cash-secured put to sell: chart, options and research analysts, then synthesis."""
     from alphadesk.data import build_provider
@@ -56,10 +58,17 @@ def csp(
         CspRequest(symbol=s, as_of=instant, depth=depth, parallel_research=parallel_research)
         for s in wanted
     ]
-    try:
-        results = asyncio.run(_run(settings, market, requests, model, resume, live=not as_json))
-    except (DataError, ModelError, KeyError, RunConflict) as exc:
-        raise fail(str(exc)) from None
+    if temporal is not None:
+        if resume is not None:
+            raise fail("--resume and --temporal together", "a Temporal run resumes itself")
+        results = run_on_temporal(
+            settings, "csp", requests, address=temporal, model=model, live=not as_json
+        )
+    else:
+        try:
+            results = asyncio.run(_run(settings, market, requests, model, resume, live=not as_json))
+        except (DataError, ModelError, KeyError, RunConflict) as exc:
+            raise fail(str(exc)) from None
     if as_json:
         typer.echo(json.dumps([r.model_dump(mode="json") for r in results], indent=2))
     else:

@@ -18,6 +18,7 @@ from alphadesk.cli.common import (
     parse_as_of,
     settings_from,
 )
+from alphadesk.cli.worker import TEMPORAL_HELP, run_on_temporal
 
 __all__ = ["desk"]
 
@@ -45,6 +46,7 @@ def desk(
     depth: Depth = typer.Option("standard", help="Each agent's turn budget."),
     as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
     resume: str | None = typer.Option(None, "--resume", metavar="RUN_ID", help=RESUME_HELP),
+    temporal: str | None = typer.Option(None, "--temporal", metavar="ADDRESS", help=TEMPORAL_HELP),
 ) -> None:
     """BUY, HOLD or SELL: analysts, a bull/bear debate, a trader, a risk discussion and a judge."""
     from pydantic import ValidationError
@@ -78,10 +80,17 @@ def desk(
         raise fail(_first_error(exc), "see `alphadesk desk --help`") from None
     except ValueError as exc:
         raise fail(str(exc)) from None
-    try:
-        result = asyncio.run(_run(settings, market, request, model, resume, live=not as_json))
-    except (DataError, ModelError, KeyError, RunConflict) as exc:
-        raise fail(str(exc)) from None
+    if temporal is not None:
+        if resume is not None:
+            raise fail("--resume and --temporal together", "a Temporal run resumes itself")
+        (result,) = run_on_temporal(
+            settings, "desk", [request], address=temporal, model=model, live=not as_json
+        )
+    else:
+        try:
+            result = asyncio.run(_run(settings, market, request, model, resume, live=not as_json))
+        except (DataError, ModelError, KeyError, RunConflict) as exc:
+            raise fail(str(exc)) from None
     if result is None:
         raise fail("the run stopped before a decision", f"continue it with --resume {resume}")
     if as_json:

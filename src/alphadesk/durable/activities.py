@@ -83,7 +83,7 @@ class DeskActivities:
         assert run.session.run_dir is not None  # every durable run has its folder
         saved = record_result(run.desk, run.recorder, run.session.run_dir, result)
         del self._runs[job.run_id]
-        return saved.model_dump(mode="json")  # type: ignore[no-any-return]
+        return saved.model_dump(mode="json")
 
     def _open(self, job: DeskJob) -> _OpenRun:
         """The run as this worker holds it: recorded anew, or resumed from the store."""

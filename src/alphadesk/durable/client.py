@@ -87,10 +87,10 @@ async def _result(handle: WorkflowHandle[Any, dict[str, Any]]) -> dict[str, Any]
     try:
         return await handle.result()
     except WorkflowFailureError as exc:
-        cause = exc.cause
-        while getattr(cause, "cause", None) is not None:
-            cause = cause.cause
-        raise DurableRunFailed(f"workflow {handle.id} failed: {cause or exc}") from None
+        cause: BaseException = exc  # the innermost cause says what went wrong on the worker
+        while (deeper := getattr(cause, "cause", None)) is not None:
+            cause = deeper
+        raise DurableRunFailed(f"workflow {handle.id} failed: {cause}") from None
 
 
 @dataclass

@@ -74,7 +74,9 @@ def dev_server(
             process.wait()
 
 
-def _wait_until_serving(process: subprocess.Popen[bytes], host: str, port: int, timeout_s: float) -> None:
+def _wait_until_serving(
+    process: subprocess.Popen[bytes], host: str, port: int, timeout_s: float
+) -> None:
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         if process.poll() is not None:

@@ -36,7 +36,7 @@ logger = logging.getLogger(__name__)
 _SHARED_MODULES = ("alphadesk", "langgraph", "langchain_core", "langsmith", "pydantic", "numpy")
 
 
-async def connect(address: str, namespace: str = "default", *, wait_s: float = 10.0) -> Client:
+async def connect(address: str, namespace: str = "default", *, wait_s: float = 3.0) -> Client:
     """A Temporal client, trying for ``wait_s`` (a server just started takes a moment);
     ``RuntimeError`` naming the address when nothing answers there."""
     deadline = time.monotonic() + wait_s

@@ -44,9 +44,7 @@ def never_retried() -> list[str]:
     does not validate."""
     model = [c for c in _family(ModelError) if not getattr(c, "retryable", False)]
     data = [
-        c
-        for c in _family(DataError)
-        if not issubclass(c, DataRateLimited | ProviderUnavailable)
+        c for c in _family(DataError) if not issubclass(c, DataRateLimited | ProviderUnavailable)
     ]
     fixed = [RunConflict, RunNotFound, ValidationError]
     return sorted({c.__name__ for c in (*model, *data, *fixed)})
@@ -82,7 +80,10 @@ class DeskWorkflow:
         graph = desk.graph(request, lambda name: self._node(job, name))
         state = await graph.compile().ainvoke({"request": job.request})
         result: dict[str, Any] = await self._on_worker(
-            job, lambda: workflow.execute_activity("alphadesk.finish_run", args=[job, state], **self._options(job))
+            job,
+            lambda: workflow.execute_activity(
+                "alphadesk.finish_run", args=[job, state], **self._options(job)
+            ),
         )
         return result
 

@@ -1,0 +1,96 @@
+"""``alphadesk worker``: run desk workflows from a Temporal server; and the ``--temporal``
+path of ``alphadesk csp`` and ``alphadesk desk``, which submits a run and follows it."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from typing import Any
+
+import typer
+
+from alphadesk.cli.common import err_console, fail, settings_from
+
+__all__ = ["TEMPORAL_HELP", "run_on_temporal", "worker"]
+
+TEMPORAL_HELP = (
+    "Run on a Temporal server at this address (e.g. localhost:7233) instead of in this "
+    "process; an `alphadesk worker` must be polling it."
+)
+
+
+def worker(
+    ctx: typer.Context,
+    temporal: str = typer.Option(
+        "localhost:7233", "--temporal", metavar="ADDRESS", help="The Temporal server."
+    ),
+    dev: bool = typer.Option(
+        False, "--dev", help="Start a local Temporal dev server at ADDRESS first (in memory)."
+    ),
+    task_queue: str = typer.Option("alphadesk", metavar="QUEUE", help="The shared task queue."),
+    namespace: str = typer.Option("default", metavar="NAMESPACE", help="The Temporal namespace."),
+) -> None:
+    """Run desk runs submitted with --temporal: a Temporal worker, until Ctrl-C."""
+    try:
+        from alphadesk.durable.server import dev_server
+        from alphadesk.durable.worker import run_worker
+    except ImportError:
+        raise fail("Temporal is not installed", "pip install 'alphadesk[temporal]'") from None
+
+    settings = settings_from(ctx)
+
+    def ready(own_queue: str) -> None:
+        err_console.print(
+            f"[dim]worker polling {task_queue} (and {own_queue}) at {temporal}; "
+            f"runs recorded in {settings.data_dir}; Ctrl-C stops it[/]"
+        )
+
+    server = dev_server(temporal) if dev else contextlib.nullcontext(temporal)
+    try:
+        with server as address, contextlib.suppress(KeyboardInterrupt):
+            asyncio.run(
+                run_worker(
+                    settings, address, task_queue=task_queue, namespace=namespace, ready=ready
+                )
+            )
+    except RuntimeError as exc:
+        raise fail(str(exc)) from None
+
+
+def run_on_temporal(
+    settings: Any,
+    kind: str,
+    requests: list[Any],
+    *,
+    address: str,
+    model: str | None,
+    live: bool,
+) -> list[Any]:
+    """Run each request as a workflow, one after another, following its events live;
+    returns the results as the pipeline's result models."""
+    from alphadesk.cli.live import LiveView
+    from alphadesk.pipelines.runner import desk_class
+
+    try:
+        from alphadesk.durable.client import run_durably
+    except ImportError:
+        raise fail("Temporal is not installed", "pip install 'alphadesk[temporal]'") from None
+
+    result_type = desk_class(kind).result_type
+    view = LiveView(enabled=live)
+
+    async def run_all() -> list[Any]:
+        return [
+            result_type.model_validate(
+                await run_durably(
+                    settings, kind, r, address=address, model=model, on_event=view.on_event
+                )
+            )
+            for r in requests
+        ]
+
+    try:
+        with view:
+            return asyncio.run(run_all())
+    except RuntimeError as exc:  # no server there, or the workflow failed (DurableRunFailed)
+        raise fail(str(exc)) from None

