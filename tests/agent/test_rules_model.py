@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import time
 from datetime import UTC, datetime
 
 from pydantic import BaseModel
 
 from alphadesk.agent import Agent, NoValidOutput, Toolset, tool
 from alphadesk.llm.rules import RulesModel, RulesPolicy, Transcript
+from alphadesk.llm.testing import add_rules_latency
 
 AS_OF = datetime(2021, 6, 30, tzinfo=UTC)
 
@@ -95,3 +97,17 @@ async def test_turn_limit_makes_the_policy_decide_early() -> None:
     assert not result.ok
     assert result.outcome.kind == "model_failed"
     assert "needs a result of 'double'" in result.outcome.reason
+
+
+async def test_added_latency_delays_every_call_the_same_answers_and_is_taken_away() -> None:
+    answer = RulesModel.request
+    restore = add_rules_latency(0.2)
+    try:
+        started = time.monotonic()
+        slowed = await AGENT.run(RulesModel(POLICY), "alpha desk", deps=None, as_of=AS_OF)
+        waited = time.monotonic() - started
+    finally:
+        restore()
+    assert waited >= 3 * 0.2  # three model calls, each held back
+    assert slowed.output == Total(total=18, parts=[5, 4])
+    assert RulesModel.request is answer  # no call is held back any more

@@ -132,8 +132,8 @@ async def test_a_desk_run_as_a_workflow_decides_and_records_as_the_local_run(
 _WORKER = textwrap.dedent(
     """
     import asyncio, sys
-    from tests.support.slow_rules import make_rules_slow
-    make_rules_slow(float(sys.argv[3]))
+    from alphadesk.llm.testing import add_rules_latency
+    add_rules_latency(float(sys.argv[3]))
     from alphadesk.config import Settings
     from alphadesk.durable.worker import run_worker
     asyncio.run(run_worker(Settings(), sys.argv[1], task_queue=sys.argv[2],

@@ -18,6 +18,7 @@ from pydantic import BaseModel
 
 from alphadesk.llm.base import ModelError, StreamItem, chunk_text
 from alphadesk.llm.chaos import ChaosModel, Injected
+from alphadesk.llm.rules import RulesModel
 from alphadesk.llm.messages import (
     AssistantMessage,
     Message,
@@ -36,6 +37,7 @@ __all__ = [
     "RecordedRequest",
     "ScriptExhausted",
     "ScriptedModel",
+    "add_rules_latency",
     "answer",
     "json_answer",
     "tool_calls",
@@ -228,3 +230,27 @@ class FunctionModel(_Recording):
         if inspect.isawaitable(reply):
             reply = await reply
         return self._response(answer(reply) if isinstance(reply, str) else reply)
+
+
+def add_rules_latency(latency_s: float) -> Callable[[], None]:
+    """Make every ``rules`` call in this process take ``latency_s`` longer, as a remote
+    model would: for benchmarks and tests of concurrency and durability, in worker
+    processes too (a Ray worker's setup hook, a Temporal worker's start-up). Returns the
+    function that takes the latency away again."""
+    answer = RulesModel.request
+
+    async def slowed(
+        self: RulesModel,
+        messages: Sequence[Message],
+        tools: Sequence[ToolSpec],
+        settings: RequestSettings,
+    ) -> ModelResponse:
+        await asyncio.sleep(latency_s)
+        return await answer(self, messages, tools, settings)
+
+    RulesModel.request = slowed  # type: ignore[method-assign]
+
+    def restore() -> None:
+        RulesModel.request = answer  # type: ignore[method-assign]
+
+    return restore
