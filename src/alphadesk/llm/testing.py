@@ -18,7 +18,6 @@ from pydantic import BaseModel
 
 from alphadesk.llm.base import ModelError, StreamItem, chunk_text
 from alphadesk.llm.chaos import ChaosModel, Injected
-from alphadesk.llm.rules import RulesModel
 from alphadesk.llm.messages import (
     AssistantMessage,
     Message,
@@ -29,6 +28,7 @@ from alphadesk.llm.messages import (
     Usage,
     text_of,
 )
+from alphadesk.llm.rules import RulesModel
 
 __all__ = [
     "ChaosModel",
