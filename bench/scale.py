@@ -1,6 +1,6 @@
-"""Fan-out benchmarks: local processes against a local Ray cluster.
+"""Fan-out and durability benchmarks: local processes, a local Ray cluster, Temporal.
 
-    python bench/scale.py [--dates 5] [--cpus 2]
+    python bench/scale.py [--dates 5] [--cpus 2] [--latency 1.0] [--concurrency 8] [--runs 8]
 
 Prints, in one run:
 
@@ -8,8 +8,13 @@ Prints, in one run:
 - a screen of the whole bundled universe on ``--dates`` dates (every 5th session from
   June 2012), in worker processes and on the Ray cluster: wall seconds, symbol-dates per
   second, and whether the two tables agree (they should, run ids apart);
+- the universe screened on one date with every model call taking ``--latency`` seconds (the
+  rules policy slowed like a remote model, in Ray's workers too), ``--concurrency`` desk
+  runs at a time, in this process and on Ray;
 - a sweep of 120 SMA-crossover parameter sets over ten years of NVDA, in this process and
-  on Ray with cold and with warm workers: wall seconds, and whether the rows agree.
+  on Ray with cold and with warm workers: wall seconds, and whether the rows agree;
+- ``--runs`` CSP desk runs in this process and as Temporal workflows (a dev server and a
+  worker in this process), and the overhead Temporal adds per activity.
 
 On one machine Ray adds actor start-up and serialisation to what processes already do, so
 expect it to be no faster here; it pays on a cluster with more cores than this machine.
@@ -22,6 +27,7 @@ import argparse
 import asyncio
 import tempfile
 import time
+import uuid
 from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
@@ -32,13 +38,18 @@ from alphadesk.backtest import BacktestConfig, Costs, frame_from_bars, sweep
 from alphadesk.cluster import RayCluster
 from alphadesk.config import Settings
 from alphadesk.data import build_provider
+from alphadesk.data.calendar import session_close
 from alphadesk.data.providers.bundled import BundledProvider
+from alphadesk.llm.testing import add_rules_latency
+from alphadesk.pipelines.csp.desk import CspDesk
+from alphadesk.pipelines.csp.models import CspRequest
 from alphadesk.pipelines.csp.screening import (
     ScreenHistory,
     ScreenRequest,
     rebalancing_dates,
     run_screens,
 )
+from alphadesk.pipelines.runner import PipelineRunner
 
 
 def _table(history: ScreenHistory) -> pd.DataFrame:
@@ -79,10 +90,112 @@ def _sweeps(cluster: RayCluster) -> None:
     print(f"sweep rows agree: {all(rows[0].equals(r) for r in rows[1:])}")
 
 
+def _slow_screens(root: Path, latency: float, concurrency: int, cpus: int) -> None:
+    """The universe on one date with every model call taking ``latency`` seconds."""
+    import ray
+
+    universe = build_provider(Settings(data_dir=root / "probe")).universe()
+    request = ScreenRequest(symbols=universe, dates=[session_close(date(2012, 6, 29))])
+    restore = add_rules_latency(latency)
+    try:
+        start = time.perf_counter()
+        here = asyncio.run(
+            run_screens(Settings(data_dir=root / "slow-here"), request, workers=1,
+                        concurrency=concurrency)
+        )  # fmt: skip
+        wall = time.perf_counter() - start
+    finally:
+        restore()
+    print(
+        f"screen {len(universe)} symbols, {latency:g} s per model call, in this process: "
+        f"{wall:6.2f} s ({concurrency} runs at a time)"
+    )
+
+    def slow_model_calls() -> None:  # Ray's workers are processes of their own
+        add_rules_latency(latency)
+
+    ray.init(
+        num_cpus=cpus,
+        include_dashboard=False,
+        log_to_driver=False,
+        runtime_env={"worker_process_setup_hook": slow_model_calls},
+    )
+    try:
+        start = time.perf_counter()
+        spread = asyncio.run(
+            run_screens(Settings(data_dir=root / "slow-ray"), request,
+                        concurrency=concurrency, cluster=RayCluster())
+        )  # fmt: skip
+        wall = time.perf_counter() - start
+    finally:
+        ray.shutdown()
+    print(
+        f"screen {len(universe)} symbols, {latency:g} s per model call, on Ray:          "
+        f"{wall:6.2f} s ({concurrency} runs at a time over {cpus} CPUs)"
+    )
+    print(f"slow screen tables agree: {_table(here).equals(_table(spread))}")
+
+
+def _temporal_overhead(root: Path, runs: int) -> None:
+    """Local desk runs against the same runs as workflows: the cost of durability."""
+    from alphadesk.durable.client import run_durably, workflow_id
+    from alphadesk.durable.server import dev_server
+    from alphadesk.durable.worker import connect, run_worker
+
+    days = rebalancing_dates(date(2012, 1, 3), date(2012, 12, 31), 5)[:runs]
+    requests = [CspRequest(symbol="AAPL", as_of=session_close(day)) for day in days]
+
+    async def local() -> float:
+        settings = Settings(data_dir=root / "local")
+        runner = PipelineRunner(settings, CspDesk(settings, build_provider(settings)), charts=False)
+        start = time.perf_counter()
+        for request in requests:
+            await runner.analyze(request)
+        return time.perf_counter() - start
+
+    async def durable(address: str) -> tuple[float, int]:
+        settings, queue = Settings(data_dir=root / "durable"), f"bench-{uuid.uuid4().hex[:6]}"
+        ready = asyncio.Event()
+        worker = asyncio.create_task(
+            run_worker(settings, address, task_queue=queue, ready=lambda _: ready.set())
+        )
+        await ready.wait()
+        results = []
+        start = time.perf_counter()
+        for request in requests:
+            results.append(
+                await run_durably(settings, "csp", request, address=address, task_queue=queue,
+                                  charts=False)
+            )  # fmt: skip
+        wall = time.perf_counter() - start
+        worker.cancel()
+        client = await connect(address)
+        activities = 0
+        for result in results:
+            history = await client.get_workflow_handle(
+                workflow_id(result["run_id"])
+            ).fetch_history()
+            activities += sum(
+                e.HasField("activity_task_scheduled_event_attributes") for e in history.events
+            )
+        return wall, activities
+
+    with dev_server() as address:
+        asyncio.run(durable(address))  # warm up: imports, the worker's first workflow
+        here = asyncio.run(local())
+        there, activities = asyncio.run(durable(address))
+    print(f"{runs} CSP desk runs in this process:       {here:6.2f} s")
+    print(f"{runs} CSP desk runs as Temporal workflows: {there:6.2f} s ({activities} activities)")
+    print(f"Temporal overhead: {(there - here) / activities * 1000:.0f} ms per activity")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--dates", type=int, default=5, help="screen dates (every 5th session)")
     parser.add_argument("--cpus", type=int, default=2, help="CPUs of the local Ray cluster")
+    parser.add_argument("--latency", type=float, default=1.0, help="seconds per model call")
+    parser.add_argument("--concurrency", type=int, default=8, help="desk runs at a time")
+    parser.add_argument("--runs", type=int, default=8, help="desk runs through Temporal")
     args = parser.parse_args()
 
     import ray
@@ -97,6 +210,9 @@ def main() -> None:
         _sweeps(cluster)
     finally:
         ray.shutdown()
+    with tempfile.TemporaryDirectory() as root:
+        _slow_screens(Path(root), args.latency, args.concurrency, args.cpus)
+        _temporal_overhead(Path(root), args.runs)
 
 
 if __name__ == "__main__":

@@ -4,11 +4,12 @@ as a run with its table of candidates."""
 from __future__ import annotations
 
 import json
-from datetime import date
+from datetime import date, datetime
 from pathlib import Path
 
 import pandas as pd
 import pytest
+from pydantic import ValidationError
 from typer.testing import CliRunner
 
 from alphadesk.cli.app import app
@@ -36,6 +37,11 @@ def test_rebalancing_dates_take_every_nth_session() -> None:
         rebalancing_dates(date(2012, 6, 30), date(2012, 7, 1), 5)  # a weekend
     with pytest.raises(ValueError, match="at least 1"):
         rebalancing_dates(date(2012, 6, 1), date(2012, 6, 29), 0)
+
+
+def test_a_screen_date_without_a_zone_is_refused_before_anything_runs() -> None:
+    with pytest.raises(ValidationError, match="timezone"):
+        ScreenRequest(symbols=SYMBOLS, dates=[datetime(2012, 6, 29, 16)])
 
 
 def _table(history: ScreenHistory) -> pd.DataFrame:

@@ -12,6 +12,7 @@ import json
 import os
 import re
 import signal
+import socket
 import subprocess
 import sys
 import textwrap
@@ -286,3 +287,54 @@ async def test_no_server_at_the_address_is_a_clear_error(tmp_path: Path) -> None
             charts=False,
         )
     assert issubclass(DurableRunFailed, RuntimeError)
+
+
+def test_alphadesk_worker_dev_serves_a_run_submitted_with_temporal(tmp_path: Path) -> None:
+    """The commands a user types: a worker with its own dev server, a run submitted to it,
+    then Ctrl-C stops both."""
+    try:
+        temporal_binary()
+    except RuntimeError as exc:
+        pytest.skip(str(exc))
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        address = f"127.0.0.1:{probe.getsockname()[1]}"
+    env = {**os.environ, "ALPHADESK_DATA_DIR": str(tmp_path), "COLUMNS": "200"}
+    command = [sys.executable, "-m", "alphadesk"]
+    worker = subprocess.Popen(
+        [*command, "worker", "--dev", "--temporal", address],
+        env=env,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert worker.stderr is not None
+        banner = worker.stderr.readline()
+        assert banner.startswith("worker polling alphadesk"), banner
+        submitted = subprocess.run(
+            [*command, "csp", "NVDA", "--as-of", "2024-11-29", "--temporal", address, "--json"],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=180,
+        )
+        assert submitted.returncode == 0, submitted.stderr
+        (result,) = json.loads(submitted.stdout)
+        assert result["decision"] == "select"
+        run = RunStore(tmp_path / "alphadesk.sqlite").get(result["run_id"])
+        assert run.kind == "csp" and run.status == "select"
+
+        both = subprocess.run(
+            [*command, "csp", "NVDA", "--temporal", address, "--resume", run.id],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert both.returncode == 1 and "a Temporal run resumes itself" in both.stderr
+    finally:
+        worker.send_signal(signal.SIGINT)
+        worker.wait(timeout=30)
+    assert worker.returncode == 0
+    with pytest.raises(OSError):  # the dev server stopped with the worker
+        socket.create_connection(("127.0.0.1", int(address.rsplit(":", 1)[1])), timeout=1)

@@ -26,7 +26,7 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import AwareDatetime, BaseModel, Field
 
 from alphadesk.agents.csp.models import CspConstraints
 from alphadesk.cluster import RayCluster, cluster_cpus, spread
@@ -55,7 +55,7 @@ class ScreenRequest(BaseModel):
     """A universe to screen on one or more dates (session closes)."""
 
     symbols: list[str] = Field(min_length=1)
-    dates: list[datetime] = Field(min_length=1)
+    dates: list[AwareDatetime] = Field(min_length=1)  # point in time needs a zone
     depth: Depth = "quick"
     model: str | None = Field(None, description="Every agent's model; None: the settings.")
     constraints: CspConstraints = Field(default_factory=CspConstraints)
