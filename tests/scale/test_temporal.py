@@ -269,10 +269,26 @@ async def test_an_authentication_failure_is_a_typed_failure_asked_once(
     assert len(openai_server.requests) == 1  # neither the adapter nor Temporal asked again
 
 
+async def test_a_job_no_retry_can_mend_fails_the_workflow_at_once_with_its_reason(
+    temporal: str, tmp_path: Path
+) -> None:
+    settings = Settings(data_dir=tmp_path)
+    request = CspRequest(symbol="NVDA", as_of=AS_OF)
+    async with worker_here(settings, temporal) as queue:
+        with pytest.raises(DurableRunFailed, match="unknown model 'no-such-model'"):
+            await run_durably(
+                settings, "csp", request, address=temporal, task_queue=queue,
+                model="no-such-model", charts=False,
+            )  # fmt: skip
+    assert not [run for run in RunStore(settings.store_path).recent() if run.status == "running"]
+    with pytest.raises(ValueError, match="cannot run on Temporal"):
+        await run_durably(settings, "algo", request, address=temporal)
+
+
 def test_errors_a_retry_cannot_mend_are_never_retried() -> None:
     names = set(never_retried())
     assert {"AuthenticationFailed", "CacheMiss", "NoData", "InvalidSymbol"} <= names
-    assert {"RunConflict", "ValidationError"} <= names
+    assert {"RunConflict", "ValidationError", "ValueError"} <= names
     # Transient failures are retried: a timeout, a server error, a rate limit.
     assert not {"ProviderTimeout", "ProviderServerError", "RateLimited"} & names
 

@@ -92,5 +92,5 @@ def run_on_temporal(
     try:
         with view:
             return asyncio.run(run_all())
-    except RuntimeError as exc:  # no server there, or the workflow failed (DurableRunFailed)
+    except (RuntimeError, ValueError) as exc:  # no server there, the workflow failed...
         raise fail(str(exc)) from None

@@ -85,6 +85,14 @@ class DeskActivities:
         del self._runs[job.run_id]
         return saved.model_dump(mode="json")
 
+    @activity.defn(name="alphadesk.fail_run")
+    async def fail_run(self, job: DeskJob, reason: str) -> None:
+        """Record that the workflow failed (an error no retry mends): the run reads
+        ``failed`` with the reason, not ``running`` forever."""
+        self._close(job.run_id)
+        with contextlib.suppress(RunNotFound):  # failed before it was recorded
+            self.store.finish(job.run_id, status="failed", error=reason)
+
     def _open(self, job: DeskJob) -> _OpenRun:
         """The run as this worker holds it: recorded anew, or resumed from the store."""
         if job.run_id in self._runs:

@@ -19,7 +19,7 @@ from alphadesk.agent.events import EventSink
 from alphadesk.config import Settings
 from alphadesk.durable.jobs import DEFAULT_QUEUE, DeskJob, Timeouts
 from alphadesk.durable.worker import connect
-from alphadesk.durable.workflow import DeskWorkflow
+from alphadesk.durable.workflow import DeskWorkflow, durable_desk, innermost_cause
 from alphadesk.pipelines.events import parse_event
 from alphadesk.pipelines.models import PipelineRequest
 from alphadesk.store import RunStore
@@ -56,9 +56,11 @@ async def run_durably(
     JSON once a worker finished it. ``on_event`` sees the run's events as they are recorded.
 
     Raises:
+        ValueError: a pipeline that cannot run on Temporal.
         RuntimeError: no Temporal server at ``address``.
         DurableRunFailed: the workflow failed (e.g. a non-retryable error on a worker).
     """
+    durable_desk(kind)
     client = await connect(address, namespace)
     job = DeskJob(
         kind=kind,
@@ -87,10 +89,7 @@ async def _result(handle: WorkflowHandle[Any, dict[str, Any]]) -> dict[str, Any]
     try:
         return await handle.result()
     except WorkflowFailureError as exc:
-        cause: BaseException = exc  # the innermost cause says what went wrong on the worker
-        while (deeper := getattr(cause, "cause", None)) is not None:
-            cause = deeper
-        raise DurableRunFailed(f"workflow {handle.id} failed: {cause}") from None
+        raise DurableRunFailed(f"workflow {handle.id} failed: {innermost_cause(exc)}") from None
 
 
 @dataclass

@@ -72,7 +72,7 @@ async def run_worker(
             client,
             task_queue=task_queue,
             workflows=[DeskWorkflow],
-            activities=[activities.claim_run],
+            activities=[activities.claim_run, activities.fail_run],
             workflow_runner=runner,
             activity_executor=executor,
         )

@@ -15,7 +15,7 @@ from typing import Any
 
 from temporalio import workflow
 from temporalio.common import RetryPolicy
-from temporalio.exceptions import ActivityError, TimeoutError, TimeoutType
+from temporalio.exceptions import ActivityError, ApplicationError, TimeoutError, TimeoutType
 
 with workflow.unsafe.imports_passed_through():
     from datetime import timedelta
@@ -30,7 +30,7 @@ with workflow.unsafe.imports_passed_through():
     from alphadesk.pipelines.steps import NodeFunction
     from alphadesk.store import RunConflict, RunNotFound
 
-__all__ = ["RETRY", "DeskWorkflow", "never_retried"]
+__all__ = ["RETRY", "DeskWorkflow", "durable_desk", "innermost_cause", "never_retried"]
 
 
 def _family(cls: type[Exception]) -> list[type[Exception]]:
@@ -40,13 +40,13 @@ def _family(cls: type[Exception]) -> list[type[Exception]]:
 def never_retried() -> list[str]:
     """The errors a retry cannot mend, by class name (how Temporal matches them): a model
     error the engine does not retry (a refused key, a replay with no recorded answer), data
-    that is not there or not configured, a run already finished or unknown, a request that
-    does not validate."""
+    that is not there or not configured, a run already finished or unknown, a request or a
+    setting that does not validate (``ValueError``: an unknown model string, say)."""
     model = [c for c in _family(ModelError) if not getattr(c, "retryable", False)]
     data = [
         c for c in _family(DataError) if not issubclass(c, DataRateLimited | ProviderUnavailable)
     ]
-    fixed = [RunConflict, RunNotFound, ValidationError]
+    fixed = [RunConflict, RunNotFound, ValidationError, ValueError]
     return sorted({c.__name__ for c in (*model, *data, *fixed)})
 
 
@@ -74,17 +74,29 @@ class DeskWorkflow:
 
     @workflow.run
     async def run(self, job: DeskJob) -> dict[str, Any]:
-        desk = desk_class(job.kind)
-        request = desk.request_type.model_validate(job.request)
-        self._queue = await self._claim(job)
+        try:
+            desk = durable_desk(job.kind)
+            request = desk.request_type.model_validate(job.request)
+        except ValueError as exc:  # raised here it would retry the workflow task forever
+            raise ApplicationError(str(exc), non_retryable=True) from None
         graph = desk.graph(request, lambda name: self._node(job, name))
-        state = await graph.compile().ainvoke({"request": job.request})
-        result: dict[str, Any] = await self._on_worker(
-            job,
-            lambda: workflow.execute_activity(
-                "alphadesk.finish_run", args=[job, state], **self._options(job)
-            ),
-        )
+        try:
+            self._queue = await self._claim(job)
+            state = await graph.compile().ainvoke({"request": job.request})
+            result: dict[str, Any] = await self._on_worker(
+                job,
+                lambda: workflow.execute_activity(
+                    "alphadesk.finish_run", args=[job, state], **self._options(job)
+                ),
+            )
+        except ActivityError as exc:
+            await workflow.execute_activity(
+                "alphadesk.fail_run",
+                args=[job, f"{innermost_cause(exc)} (workflow {workflow.info().workflow_id})"],
+                start_to_close_timeout=job.timeouts.span("pickup"),
+                retry_policy=RETRY,
+            )
+            raise
         return result
 
     def _node(self, job: DeskJob, name: str) -> NodeFunction:
@@ -130,6 +142,25 @@ class DeskWorkflow:
             "heartbeat_timeout": job.timeouts.span("heartbeat"),
             "retry_policy": RETRY,
         }
+
+
+def durable_desk(kind: str) -> Any:
+    """The desk class of ``kind`` if it can run as a workflow (it exposes its graph).
+
+    Raises:
+        ValueError: no such pipeline, or one that cannot run on Temporal.
+    """
+    desk = desk_class(kind)
+    if not hasattr(desk, "graph"):
+        raise ValueError(f"the {kind} pipeline cannot run on Temporal; the csp and desk ones can")
+    return desk
+
+
+def innermost_cause(exc: BaseException) -> BaseException:
+    """The error a worker raised, under the layers Temporal wraps it in."""
+    while (cause := getattr(exc, "cause", None)) is not None:
+        exc = cause
+    return exc
 
 
 def _worker_gone(exc: ActivityError) -> bool:
