@@ -62,7 +62,7 @@ def csp(
         if resume is not None:
             raise fail("--resume and --temporal together", "a Temporal run resumes itself")
         results = run_on_temporal(
-            settings, "csp", requests, address=temporal, model=model, live=not as_json
+            settings, market, "csp", requests, address=temporal, model=model, live=not as_json
         )
     else:
         try:

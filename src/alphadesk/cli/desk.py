@@ -84,7 +84,7 @@ def desk(
         if resume is not None:
             raise fail("--resume and --temporal together", "a Temporal run resumes itself")
         (result,) = run_on_temporal(
-            settings, "desk", [request], address=temporal, model=model, live=not as_json
+            settings, market, "desk", [request], address=temporal, model=model, live=not as_json
         )
     else:
         try:

@@ -59,6 +59,7 @@ def worker(
 
 def run_on_temporal(
     settings: Any,
+    market: Any,
     kind: str,
     requests: list[Any],
     *,
@@ -66,8 +67,8 @@ def run_on_temporal(
     model: str | None,
     live: bool,
 ) -> list[Any]:
-    """Run each request as a workflow, one after another, following its events live;
-    returns the results as the pipeline's result models."""
+    """Run each request as a workflow, all at once (the workers share them out), following
+    their events live; returns the results as the pipeline's result models."""
     from alphadesk.cli.live import LiveView
     from alphadesk.pipelines.runner import desk_class
 
@@ -76,18 +77,24 @@ def run_on_temporal(
     except ImportError:
         raise fail("Temporal is not installed", "pip install 'alphadesk[temporal]'") from None
 
+    from alphadesk.data.errors import DataError
+
+    for request in requests:  # fail fast, as a local run does, before anything is submitted
+        try:
+            market.daily_bars(request.symbol, request.as_of)
+        except DataError as exc:
+            raise fail(str(exc)) from None
     result_type = desk_class(kind).result_type
     view = LiveView(enabled=live)
 
     async def run_all() -> list[Any]:
-        return [
-            result_type.model_validate(
-                await run_durably(
-                    settings, kind, r, address=address, model=model, on_event=view.on_event
-                )
+        results = await asyncio.gather(
+            *(
+                run_durably(settings, kind, r, address=address, model=model, on_event=view.on_event)
+                for r in requests
             )
-            for r in requests
-        ]
+        )
+        return [result_type.model_validate(result) for result in results]
 
     try:
         with view:

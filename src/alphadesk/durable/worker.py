@@ -43,10 +43,10 @@ async def connect(address: str, namespace: str = "default", *, wait_s: float = 3
     while True:
         try:
             return await Client.connect(address, namespace=namespace)
-        except RuntimeError as exc:
+        except RuntimeError:
             if time.monotonic() >= deadline:
                 raise RuntimeError(
-                    f"no Temporal server at {address} ({exc}); start one with "
+                    f"no Temporal server at {address}; start one with "
                     "`alphadesk worker --dev`, or point --temporal at yours"
                 ) from None
             await asyncio.sleep(0.5)
