@@ -10,6 +10,7 @@ history and never run again.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -65,6 +66,7 @@ class DeskWorkflow:
 
     def __init__(self) -> None:
         self._queue: str | None = None
+        self._moving = asyncio.Lock()  # concurrent nodes that lose their worker move once
         self._done: list[str] = []
 
     @workflow.query
@@ -126,13 +128,16 @@ class DeskWorkflow:
         """``start()`` on the worker that holds the run; when that worker is gone, another
         worker takes the run over and ``start()`` runs again there."""
         while True:
+            queue = self._queue
             try:
                 return await start()
             except ActivityError as exc:
                 if not _worker_gone(exc):
                     raise
-                workflow.logger.warning("worker %s is gone; moving the run", self._queue)
-                self._queue = await self._claim(job)
+                async with self._moving:
+                    if self._queue == queue:  # not moved yet by a node lost alongside
+                        workflow.logger.warning("worker %s is gone; moving the run", queue)
+                        self._queue = await self._claim(job)
 
     def _options(self, job: DeskJob) -> dict[str, Any]:
         return {
