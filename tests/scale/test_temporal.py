@@ -39,8 +39,9 @@ from tests.support.openai_server import OpenAIServer, reply_status
 
 pytest.importorskip("temporalio")
 
+from alphadesk.durable.activities import DeskActivities
 from alphadesk.durable.client import DurableRunFailed, run_durably, workflow_id
-from alphadesk.durable.jobs import Timeouts
+from alphadesk.durable.jobs import DeskJob, Timeouts
 from alphadesk.durable.server import dev_server, temporal_binary
 from alphadesk.durable.worker import connect, run_worker
 from alphadesk.durable.workflow import never_retried
@@ -160,14 +161,17 @@ def _start_worker(address: str, queue: str, data_dir: Path, latency_s: float) ->
 
 async def _node_activities(address: str, run_id: str) -> dict[str, Counter[str]]:
     """From the workflow's history: per node, how often its activity was scheduled,
-    completed, and timed out (its worker gone)."""
+    completed, and timed out (its worker gone); and how often a worker took the run on."""
     client = await connect(address)
     history = await client.get_workflow_handle(workflow_id(run_id)).fetch_history()
     node_of: dict[int, str] = {}
-    seen: dict[str, Counter[str]] = {k: Counter() for k in ("scheduled", "completed", "lost")}
+    seen: dict[str, Counter[str]] = {
+        k: Counter() for k in ("scheduled", "completed", "lost", "claims")
+    }
     for event in history.events:
         if event.HasField("activity_task_scheduled_event_attributes"):
             attributes = event.activity_task_scheduled_event_attributes
+            seen["claims"]["run"] += attributes.activity_type.name == "alphadesk.claim_run"
             if attributes.activity_type.name == "alphadesk.run_node":
                 node = json.loads(attributes.input.payloads[0].data)["node"]
                 node_of[event.event_id] = node
@@ -245,6 +249,7 @@ async def test_a_worker_killed_mid_run_hands_it_over_without_redoing_completed_a
     assert nodes["scheduled"] == nodes["completed"] + nodes["lost"], nodes
     assert set(request.analysts) <= set(nodes["lost"]), nodes
     assert nodes["scheduled"]["judge"] == nodes["scheduled"]["finish"] == 1
+    assert nodes["claims"]["run"] == 2  # taken on, then moved once for all the lost nodes
     print(f"answered before the kill: {dict(before)}; node activities: {nodes}")
 
 
@@ -354,3 +359,21 @@ def test_alphadesk_worker_dev_serves_a_run_submitted_with_temporal(tmp_path: Pat
     assert worker.returncode == 0
     with pytest.raises(OSError):  # the dev server stopped with the worker
         socket.create_connection(("127.0.0.1", int(address.rsplit(":", 1)[1])), timeout=1)
+
+
+async def test_a_failed_workflow_marks_its_run_failed_but_never_a_finished_one(
+    tmp_path: Path,
+) -> None:
+    settings = Settings(data_dir=tmp_path)
+    store = RunStore(settings.store_path)
+    activities = DeskActivities(settings, build_provider(settings), "queue-of-a-test")
+    request = {"symbol": "NVDA", "as_of": AS_OF.isoformat()}
+    running = store.start(kind="csp", title="csp NVDA", request=request, as_of=AS_OF)
+    finished = store.start(kind="csp", title="csp NVDA", request=request, as_of=AS_OF)
+    store.finish(finished, status="select", result={"decision": "select"})
+
+    for run_id in (running, finished, "never-recorded"):
+        await activities.fail_run(DeskJob(kind="csp", request=request, run_id=run_id), "boom")
+
+    assert store.get(running).status == "failed" and store.get(running).error == "boom"
+    assert store.get(finished).status == "select" and store.get(finished).error is None

@@ -90,7 +90,11 @@ class DeskActivities:
         """Record that the workflow failed (an error no retry mends): the run reads
         ``failed`` with the reason, not ``running`` forever."""
         self._close(job.run_id)
-        with contextlib.suppress(RunNotFound):  # failed before it was recorded
+        try:
+            record = self.store.get(job.run_id)
+        except RunNotFound:  # it failed before it was recorded
+            return
+        if record.status in ("running", "interrupted"):  # never over a finished record
             self.store.finish(job.run_id, status="failed", error=reason)
 
     def _open(self, job: DeskJob) -> _OpenRun:

@@ -4,7 +4,6 @@ dataclasses of JSON (the run's request and graph state are JSON already)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import timedelta
 from typing import Any
 
 __all__ = ["DEFAULT_ADDRESS", "DEFAULT_QUEUE", "DeskJob", "NodeCall", "Timeouts"]
@@ -26,9 +25,6 @@ class Timeouts:
     heartbeat: float = 30.0
     pickup: float = 30.0
     node: float = 3600.0
-
-    def span(self, name: str) -> timedelta:
-        return timedelta(seconds=getattr(self, name))
 
 
 @dataclass(frozen=True)

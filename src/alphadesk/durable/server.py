@@ -8,9 +8,11 @@ import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import IO
 
 __all__ = ["dev_server", "temporal_binary"]
 
@@ -61,27 +63,30 @@ def dev_server(
     ]
     if db_file is not None:
         command += ["--db-filename", str(db_file)]
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    try:
-        _wait_until_serving(process, host, port, timeout_s)
-        yield f"{host}:{port}"
-    finally:
-        process.terminate()
+    # Its errors go to a file, not a pipe: a pipe nobody reads would fill and stall it.
+    with tempfile.TemporaryFile() as errors:
+        process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=errors)
         try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+            _wait_until_serving(process, errors, host, port, timeout_s)
+            yield f"{host}:{port}"
+        finally:
+            process.terminate()
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
 
 
 def _wait_until_serving(
-    process: subprocess.Popen[bytes], host: str, port: int, timeout_s: float
+    process: subprocess.Popen[bytes], errors: IO[bytes], host: str, port: int, timeout_s: float
 ) -> None:
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         if process.poll() is not None:
-            error = process.stderr.read().decode(errors="replace") if process.stderr else ""
-            raise RuntimeError(f"the Temporal dev server exited: {error.strip()[-500:]}")
+            errors.seek(0)
+            said = errors.read().decode(errors="replace").strip()
+            raise RuntimeError(f"the Temporal dev server exited: {said[-500:]}")
         with contextlib.suppress(OSError), socket.create_connection((host, port), timeout=0.5):
             return
         time.sleep(0.1)

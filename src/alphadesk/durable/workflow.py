@@ -67,12 +67,6 @@ class DeskWorkflow:
     def __init__(self) -> None:
         self._queue: str | None = None
         self._moving = asyncio.Lock()  # concurrent nodes that lose their worker move once
-        self._done: list[str] = []
-
-    @workflow.query
-    def progress(self) -> list[str]:
-        """The nodes completed so far, in order."""
-        return list(self._done)
 
     @workflow.run
     async def run(self, job: DeskJob) -> dict[str, Any]:
@@ -95,7 +89,7 @@ class DeskWorkflow:
             await workflow.execute_activity(
                 "alphadesk.fail_run",
                 args=[job, f"{innermost_cause(exc)} (workflow {workflow.info().workflow_id})"],
-                start_to_close_timeout=job.timeouts.span("pickup"),
+                start_to_close_timeout=timedelta(seconds=job.timeouts.pickup),
                 retry_policy=RETRY,
             )
             raise
@@ -110,7 +104,6 @@ class DeskWorkflow:
                     "alphadesk.run_node", call, summary=name, **self._options(job)
                 ),
             )
-            self._done.append(name)
             return update
 
         return run
@@ -119,7 +112,7 @@ class DeskWorkflow:
         queue: str = await workflow.execute_activity(
             "alphadesk.claim_run",
             job,
-            start_to_close_timeout=job.timeouts.span("pickup"),
+            start_to_close_timeout=timedelta(seconds=job.timeouts.pickup),
             retry_policy=RETRY,
         )
         return queue
@@ -142,9 +135,9 @@ class DeskWorkflow:
     def _options(self, job: DeskJob) -> dict[str, Any]:
         return {
             "task_queue": self._queue,
-            "schedule_to_start_timeout": job.timeouts.span("pickup"),
-            "start_to_close_timeout": job.timeouts.span("node"),
-            "heartbeat_timeout": job.timeouts.span("heartbeat"),
+            "schedule_to_start_timeout": timedelta(seconds=job.timeouts.pickup),
+            "start_to_close_timeout": timedelta(seconds=job.timeouts.node),
+            "heartbeat_timeout": timedelta(seconds=job.timeouts.heartbeat),
             "retry_policy": RETRY,
         }
 
