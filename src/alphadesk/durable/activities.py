@@ -67,7 +67,7 @@ class DeskActivities:
         try:
             return await run.nodes(call.node)(call.state)
         except BaseException:
-            self._close(call.job.run_id)
+            self._close(call.job.run_id, run)
             raise
         finally:
             beating.cancel()
@@ -89,7 +89,7 @@ class DeskActivities:
     async def fail_run(self, job: DeskJob, reason: str) -> None:
         """Record that the workflow failed (an error no retry mends): the run reads
         ``failed`` with the reason, not ``running`` forever."""
-        self._close(job.run_id)
+        self._close(job.run_id, self._runs.get(job.run_id))
         try:
             record = self.store.get(job.run_id)
         except RunNotFound:  # it failed before it was recorded
@@ -98,7 +98,10 @@ class DeskActivities:
             self.store.finish(job.run_id, status="failed", error=reason)
 
     def _open(self, job: DeskJob) -> _OpenRun:
-        """The run as this worker holds it: recorded anew, or resumed from the store."""
+        """The run as this worker holds it: recorded anew, or resumed from the store.
+
+        Synchronous on purpose: concurrent nodes of a run (the desk's analysts) must not
+        open it twice, and its store reads and writes take milliseconds."""
         if job.run_id in self._runs:
             return self._runs[job.run_id]
         desk = self._desk(job.kind, job.model)
@@ -129,9 +132,11 @@ class DeskActivities:
         self._runs[job.run_id] = opened
         return opened
 
-    def _close(self, run_id: str) -> None:
-        run = self._runs.pop(run_id, None)
-        if run is not None:
+    def _close(self, run_id: str, run: _OpenRun | None) -> None:
+        """Close ``run`` if this worker still holds it as it was (a node failing late, while
+        a retry has opened the run again, leaves the new one alone)."""
+        if run is not None and self._runs.get(run_id) is run:
+            del self._runs[run_id]
             run.recorder.close()
 
     def _desk(self, kind: str, model: str | None) -> Desk[Any, Any]:
