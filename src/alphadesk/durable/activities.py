@@ -22,7 +22,7 @@ from alphadesk.config import Settings
 from alphadesk.data.base import MarketData
 from alphadesk.durable.jobs import DeskJob, NodeCall
 from alphadesk.pipelines.recording import RunRecorder
-from alphadesk.pipelines.runner import Desk, build_desk, record_result
+from alphadesk.pipelines.runner import Desk, build_desk, record_result, start_recording
 from alphadesk.pipelines.steps import Nodes, RunSession
 from alphadesk.store import RunNotFound, RunStore
 
@@ -109,15 +109,7 @@ class DeskActivities:
         try:
             recorder = RunRecorder.resume(self.store, job.run_id)
         except RunNotFound:
-            recorder = RunRecorder.start(
-                self.store,
-                kind=desk.kind,
-                title=desk.title(request),
-                request=request,
-                as_of=request.as_of,
-                model=desk.model_label,
-                run_id=job.run_id,
-            )
+            recorder = start_recording(self.store, desk, request, run_id=job.run_id)
         run_dir = self.settings.runs_dir / job.run_id
         run_dir.mkdir(parents=True, exist_ok=True)
         session = RunSession(

@@ -28,7 +28,16 @@ from alphadesk.pipelines.steps import RunSession
 from alphadesk.store import RunStore
 from alphadesk.store.redact import redact_json
 
-__all__ = ["DESKS", "Desk", "PipelineRunner", "build_desk", "desk_class", "record_result", "replay"]
+__all__ = [
+    "DESKS",
+    "Desk",
+    "PipelineRunner",
+    "build_desk",
+    "desk_class",
+    "record_result",
+    "replay",
+    "start_recording",
+]
 
 RequestT = TypeVar("RequestT", bound=PipelineRequest)
 ResultT = TypeVar("ResultT", bound=PipelineResult)
@@ -179,16 +188,27 @@ class PipelineRunner(Generic[RequestT, ResultT]):
     ) -> RunRecorder:
         if resume_run_id is not None:
             return RunRecorder.resume(self.store, resume_run_id, self._on_event)
-        return RunRecorder.start(
-            self.store,
-            kind=self.desk.kind,
-            title=self.desk.title(request),
-            request=request,
-            as_of=request.as_of,
-            model=self.model_label,
-            on_event=self._on_event,
-            run_id=run_id,
-        )
+        return start_recording(self.store, self.desk, request, self._on_event, run_id)
+
+
+def start_recording(
+    store: RunStore,
+    desk: Desk[RequestT, Any],
+    request: RequestT,
+    on_event: EventSink | None = None,
+    run_id: str | None = None,
+) -> RunRecorder:
+    """Record a new run of ``desk`` on ``request`` (under ``run_id`` when given)."""
+    return RunRecorder.start(
+        store,
+        kind=desk.kind,
+        title=desk.title(request),
+        request=request,
+        as_of=request.as_of,
+        model=desk.model_label,
+        on_event=on_event,
+        run_id=run_id,
+    )
 
 
 def record_result(
