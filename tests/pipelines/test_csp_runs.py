@@ -29,6 +29,8 @@ async def test_a_run_stopped_after_options_resumes_without_redoing_the_chart(
     store = RunStore(settings.store_path)
     (run,) = store.recent(kind="csp")
     assert run.status == "interrupted" and "--resume" in (run.error or "")
+    checkpoints = settings.data_dir / "checkpoints"
+    assert [p.name for p in checkpoints.glob("*.sqlite")] == [f"{run.id}.sqlite"]
     calls_before = {name: m.calls for name, m in models.items()}
     assert calls_before["chart"] > 0 and calls_before["options"] > 0
     assert calls_before["research"] == 0
@@ -46,6 +48,7 @@ async def test_a_run_stopped_after_options_resumes_without_redoing_the_chart(
         "chart_NVDA.png",
     }
     assert len(store.ledger(run.id)) == sum(m.calls for m in models.values())
+    assert not list(checkpoints.iterdir())  # a finished run's checkpoints are gone
 
 
 async def test_full_run_through_litellm_then_replayed_with_zero_model_calls(

@@ -176,7 +176,9 @@ class PipelineRunner(Generic[RequestT, ResultT]):
                 hint = f"stopped at a checkpoint; continue with --resume {recorder.run_id}"
                 recorder.finish(status="interrupted", result=None, error=hint)
                 return None
-            return record_result(self.desk, recorder, run_dir, result)
+            saved = record_result(self.desk, recorder, run_dir, result)
+            _discard(checkpoint_file)  # a finished run is never resumed
+            return saved
 
     async def analyze_many(self, requests: list[RequestT]) -> list[ResultT]:
         """Analyse several requests concurrently (within the concurrency limit)."""
@@ -244,6 +246,12 @@ async def _checkpoints(path: Path) -> AsyncIterator[AsyncSqliteSaver]:
     path.parent.mkdir(parents=True, exist_ok=True)
     async with aiosqlite.connect(str(path), timeout=60) as conn:
         yield AsyncSqliteSaver(conn)
+
+
+def _discard(database: Path) -> None:
+    """Delete an SQLite file with its write-ahead log and shared-memory index."""
+    for suffix in ("", "-wal", "-shm"):
+        database.with_name(database.name + suffix).unlink(missing_ok=True)
 
 
 async def replay(
