@@ -39,9 +39,11 @@ from tests.support.openai_server import OpenAIServer, reply_status
 
 pytest.importorskip("temporalio")
 
+from temporalio.testing import ActivityEnvironment
+
 from alphadesk.durable.activities import DeskActivities
 from alphadesk.durable.client import DurableRunFailed, run_durably, workflow_id
-from alphadesk.durable.jobs import DeskJob, Timeouts
+from alphadesk.durable.jobs import DeskJob, NodeCall, Timeouts
 from alphadesk.durable.server import dev_server, temporal_binary
 from alphadesk.durable.worker import connect, run_worker
 from alphadesk.durable.workflow import never_retried
@@ -377,3 +379,26 @@ async def test_a_failed_workflow_marks_its_run_failed_but_never_a_finished_one(
 
     assert store.get(running).status == "failed" and store.get(running).error == "boom"
     assert store.get(finished).status == "select" and store.get(finished).error is None
+
+
+async def test_a_node_heartbeats_at_every_model_turn_and_tool_call(tmp_path: Path) -> None:
+    settings = Settings(data_dir=tmp_path)
+    activities = DeskActivities(settings, build_provider(settings), "queue-of-a-test")
+    request = CspRequest(symbol="NVDA", as_of=AS_OF).model_dump(mode="json")
+    job = DeskJob(kind="csp", request=request, run_id="beating", charts=False)
+    environment = ActivityEnvironment()
+    beats: list[str] = []
+    environment.on_heartbeat = lambda *details: beats.append(details[0])
+
+    update = await environment.run(
+        activities.run_node, NodeCall(job=job, node="chart", state={"request": request})
+    )
+
+    assert "chart" in update  # the chart analyst's analysis, as in a local run
+    events = RunStore(settings.store_path).events("beating")
+    turns = [e for e in events if e["kind"] in ("model_response", "tool_finished", "tool_failed")]
+    assert len(turns) >= 2
+    assert [b for b in beats if b != "chart: running"] == [
+        f"{e['agent']}: {e['kind']}" for e in turns
+    ]
+    assert "chart: running" in beats  # and every few seconds while a slow call is out
