@@ -26,6 +26,7 @@ from typing import Any
 
 import pytest
 
+from alphadesk.api import ApiConfig
 from alphadesk.config import CacheMode, ModelSettingsConfig, Settings
 from alphadesk.data import build_provider
 from alphadesk.data.calendar import session_close
@@ -35,6 +36,7 @@ from alphadesk.pipelines.events import parse_event
 from alphadesk.pipelines.models import PipelineRequest
 from alphadesk.pipelines.runner import PipelineRunner, build_desk
 from alphadesk.store import RunStore
+from tests.support.live_api import LiveApi
 from tests.support.openai_server import OpenAIServer, reply_status
 
 pytest.importorskip("temporalio")
@@ -43,7 +45,7 @@ from temporalio.testing import ActivityEnvironment
 
 from alphadesk.durable.activities import DeskActivities
 from alphadesk.durable.client import DurableRunFailed, run_durably, workflow_id
-from alphadesk.durable.jobs import DeskJob, NodeCall, Timeouts
+from alphadesk.durable.jobs import DEFAULT_QUEUE, DeskJob, NodeCall, Timeouts
 from alphadesk.durable.server import dev_server, temporal_binary
 from alphadesk.durable.worker import connect, run_worker
 from alphadesk.durable.workflow import never_retried
@@ -66,9 +68,12 @@ def temporal() -> Iterator[str]:
 
 
 @asynccontextmanager
-async def worker_here(settings: Settings, address: str) -> AsyncIterator[str]:
-    """A worker in this process on a task queue of its own (tests do not share workers)."""
-    queue = f"test-{uuid.uuid4().hex[:8]}"
+async def worker_here(
+    settings: Settings, address: str, queue: str | None = None
+) -> AsyncIterator[str]:
+    """A worker in this process, on a task queue of its own unless ``queue`` is given
+    (tests do not share workers)."""
+    queue = queue or f"test-{uuid.uuid4().hex[:8]}"
     started = asyncio.Event()
     task = asyncio.create_task(
         run_worker(settings, address, task_queue=queue, ready=lambda _: started.set())
@@ -402,3 +407,30 @@ async def test_a_node_heartbeats_at_every_model_turn_and_tool_call(tmp_path: Pat
         f"{e['agent']}: {e['kind']}" for e in turns
     ]
     assert "chart: running" in beats  # and every few seconds while a slow call is out
+
+
+async def test_the_api_sends_desk_runs_to_the_temporal_workers(
+    temporal: str, tmp_path: Path
+) -> None:
+    """`alphadesk serve --temporal`: the JSON and streaming desk routes run as workflows on
+    the workers; the stream carries the recorded events, as for a run in the server."""
+    settings = Settings(data_dir=tmp_path)
+    config = ApiConfig(rate_per_minute=1_000, max_runs=8, temporal=temporal)
+    body = {"symbol": "NVDA", "as_of": "2024-11-29"}
+    async with worker_here(settings, temporal, queue=DEFAULT_QUEUE):
+        with LiveApi(settings, config) as api, api.client() as client:
+            plain = await asyncio.to_thread(client.post, "/csp", json=body)
+            events = await asyncio.to_thread(api.stream, client, "/csp/stream", body)
+    assert plain.status_code == 200, plain.text
+    assert plain.json()["decision"] == "select"
+    assert [events[0].event, events[-1].event] == ["accepted", "result"]
+    streamed = events[-1].json()
+    assert _decided(streamed) == _decided(plain.json())
+    assert streamed["run_id"] == events[0].json()["run_id"]
+    store = RunStore(settings.store_path)
+    assert [e.json() for e in events[1:-1]] == store.events(streamed["run_id"])
+    # Each run is a workflow of its own on the server.
+    client_ = await connect(temporal)
+    for run_id in (plain.json()["run_id"], streamed["run_id"]):
+        handle = client_.get_workflow_handle(workflow_id(run_id))
+        assert (await handle.result())["run_id"] == run_id

@@ -33,6 +33,8 @@ class ApiConfig:
         rate_per_minute: Requests per client address per minute; more get 429.
         max_runs: Pipeline runs (and chats) at the same time; one more gets 429.
         models: Model strings a request may ask for, besides ``rules`` and the settings'.
+        temporal: A Temporal server's address: desk runs go to its workers as durable
+            workflows (they outlive this server) instead of running in this process.
     """
 
     host: str = "127.0.0.1"
@@ -41,6 +43,7 @@ class ApiConfig:
     rate_per_minute: int = 120
     max_runs: int = 8
     models: frozenset[str] = field(default_factory=frozenset)
+    temporal: str | None = None
 
     def check(self) -> None:
         """Refuse a configuration that would expose the server without a key.

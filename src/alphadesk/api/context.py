@@ -15,7 +15,7 @@ from alphadesk.config import RULES_MODEL, Settings
 from alphadesk.data.base import MarketData
 from alphadesk.data.calendar import close_on_or_before
 from alphadesk.data.symbols import normalize_symbol
-from alphadesk.pipelines.runner import PipelineRunner, build_desk
+from alphadesk.pipelines.runner import PipelineRunner, build_desk, desk_class
 
 __all__ = ["ApiContext", "RunSlots", "Slot"]
 
@@ -98,6 +98,33 @@ class ApiContext:
     ) -> PipelineRunner[Any, Any]:
         desk = build_desk(kind, self.settings, self.market, model=self.model(model))
         return PipelineRunner(self.settings, desk, on_event=on_event, **options)
+
+    async def analyze(
+        self,
+        kind: str,
+        model: str | None,
+        request: Any,
+        *,
+        on_event: EventSink | None = None,
+        run_id: str | None = None,
+    ) -> Any:
+        """One desk run: in this process, or on the Temporal workers when the server has
+        one (a client that goes away then stops following; the run goes on)."""
+        if self.config.temporal is None:
+            runner = self.runner(kind, model, on_event=on_event)
+            return await runner.analyze(request, run_id=run_id)
+        from alphadesk.durable.client import DurableRunFailed, run_durably
+
+        try:
+            result = await run_durably(
+                self.settings, kind, request, address=self.config.temporal,
+                model=self.model(model), on_event=on_event, run_id=run_id,
+            )  # fmt: skip
+        except DurableRunFailed as exc:
+            raise ApiError(502, "durable_run_failed", str(exc), "see the worker's log") from None
+        except RuntimeError as exc:  # nobody answers at the address
+            raise ApiError(503, "temporal_unavailable", str(exc)) from None
+        return desk_class(kind).result_type.model_validate(result)
 
 
 def thread_safe(sink: EventSink) -> EventSink:

@@ -20,6 +20,12 @@ def serve(
         [], "--allow-model", help="A model string requests may ask for (repeatable)."
     ),
     log_level: str = typer.Option("info", help="uvicorn's log level."),
+    temporal: str | None = typer.Option(
+        None,
+        "--temporal",
+        metavar="ADDRESS",
+        help="Send desk runs to the workers of this Temporal server (they outlive the API).",
+    ),
 ) -> None:
     """Serve the HTTP API (OpenAPI page at /docs). Offline by default: model `rules`."""
     from alphadesk.api import ApiConfig, ApiKeyRequired
@@ -29,11 +35,16 @@ def serve(
     key = settings.api_key.get_secret_value() if settings.api_key else None
     config = ApiConfig(host=host, api_key=key or None, max_body_bytes=max_body,
                        rate_per_minute=rate, max_runs=max_runs,
-                       models=frozenset(allow_model))  # fmt: skip
+                       models=frozenset(allow_model), temporal=temporal)  # fmt: skip
     try:
         config.check()
     except ApiKeyRequired as exc:
         raise fail(str(exc), "e.g. export ALPHADESK_API_KEY=$(openssl rand -hex 32)", 2) from None
+    if temporal is not None:
+        try:
+            import temporalio  # noqa: F401 - checked now, used by the first desk run
+        except ImportError:
+            raise fail("Temporal is not installed", "pip install 'alphadesk[temporal]'") from None
     auth = "API key required" if key else "no API key (loopback only)"
     err_console.print(f"[dim]alphadesk API on http://{host}:{port} ({auth}); docs at /docs[/]")
     run(settings, config, port, log_level=log_level)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 from typing import Any
 
 import typer
@@ -27,8 +28,6 @@ def worker(
     dev: bool = typer.Option(
         False, "--dev", help="Start a local Temporal dev server at ADDRESS first (in memory)."
     ),
-    task_queue: str = typer.Option("alphadesk", metavar="QUEUE", help="The shared task queue."),
-    namespace: str = typer.Option("default", metavar="NAMESPACE", help="The Temporal namespace."),
 ) -> None:
     """Run desk runs submitted with --temporal: a Temporal worker, until Ctrl-C."""
     try:
@@ -38,21 +37,20 @@ def worker(
         raise fail("Temporal is not installed", "pip install 'alphadesk[temporal]'") from None
 
     settings = settings_from(ctx)
+    # An operator watches a worker: every run it takes on and finishes is a line.
+    logging.basicConfig(format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logging.getLogger("alphadesk.durable").setLevel(logging.INFO)
 
     def ready(own_queue: str) -> None:
         err_console.print(
-            f"[dim]worker polling {task_queue} (and {own_queue}) at {temporal}; "
+            f"[dim]worker polling alphadesk (and {own_queue}) at {temporal}; "
             f"runs recorded in {settings.data_dir}; Ctrl-C stops it[/]"
         )
 
     server = dev_server(temporal) if dev else contextlib.nullcontext(temporal)
     try:
         with server as address, contextlib.suppress(KeyboardInterrupt):
-            asyncio.run(
-                run_worker(
-                    settings, address, task_queue=task_queue, namespace=namespace, ready=ready
-                )
-            )
+            asyncio.run(run_worker(settings, address, ready=ready))
     except RuntimeError as exc:
         raise fail(str(exc)) from None
 

@@ -83,6 +83,7 @@ class DeskActivities:
         assert run.session.run_dir is not None  # every durable run has its folder
         saved = record_result(run.desk, run.recorder, run.session.run_dir, result)
         del self._runs[job.run_id]
+        logger.info("run %s finished: %s", job.run_id, saved.decision)
         return saved.model_dump(mode="json")
 
     @activity.defn(name="alphadesk.fail_run")
@@ -96,6 +97,7 @@ class DeskActivities:
             return
         if record.status in ("running", "interrupted"):  # never over a finished record
             self.store.finish(job.run_id, status="failed", error=reason)
+        logger.warning("run %s failed: %s", job.run_id, reason)
 
     def _open(self, job: DeskJob) -> _OpenRun:
         """The run as this worker holds it: recorded anew, or resumed from the store.

@@ -8,7 +8,6 @@ the data folder (``ALPHADESK_DATA_DIR``) where runs, ledgers and caches are reco
 from __future__ import annotations
 
 import asyncio
-import logging
 import os
 import socket
 import time
@@ -28,7 +27,6 @@ from alphadesk.durable.workflow import DeskWorkflow
 
 __all__ = ["connect", "run_worker"]
 
-logger = logging.getLogger(__name__)
 
 # Modules the workflow sandbox shares with the worker instead of re-importing them for every
 # workflow: the graph library, and our own code (the workflow calls only pure functions of
@@ -83,7 +81,6 @@ async def run_worker(
             activity_executor=executor,
         )
         async with shared, own:
-            logger.info("worker polling %s and %s at %s", task_queue, own_queue, address)
             if ready is not None:
                 ready(own_queue)
             await asyncio.Event().wait()

@@ -56,11 +56,10 @@ def _csp_request(ctx: ApiContext, body: CspBody) -> CspRequest:
 
 async def _run(http: Request, kind: str, model: str | None, request: Any) -> Any:
     ctx = _ctx(http)
-    runner = ctx.runner(kind, model)
-    await runner.preflight(request)  # an unknown symbol fails here: no run is recorded
+    await ctx.runner(kind, model).preflight(request)  # an unknown symbol: no run recorded
     slot = ctx.slots.claim()
     try:
-        return await unless_gone(http, runner.analyze(request))
+        return await unless_gone(http, ctx.analyze(kind, model, request))
     finally:
         slot.release()
 
@@ -73,7 +72,7 @@ async def _stream(ctx: ApiContext, kind: str, model: str | None, request: Any) -
     accepted = Accepted(run_id=run_id, pipeline=kind, request=request.model_dump(mode="json"))
 
     async def produce(emit: EventSink) -> Any:
-        return await ctx.runner(kind, model, on_event=emit).analyze(request, run_id=run_id)
+        return await ctx.analyze(kind, model, request, on_event=emit, run_id=run_id)
 
     return EventSourceResponse(
         stream_run(produce, slot, accepted=accepted), ping=15, background=release(slot)
