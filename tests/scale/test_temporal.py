@@ -35,7 +35,7 @@ from alphadesk.pipelines.desk.models import DeskRequest
 from alphadesk.pipelines.events import parse_event
 from alphadesk.pipelines.models import PipelineRequest
 from alphadesk.pipelines.runner import PipelineRunner, build_desk
-from alphadesk.store import RunStore
+from alphadesk.store import RunConflict, RunStore
 from tests.support.live_api import LiveApi
 from tests.support.openai_server import OpenAIServer, reply_status
 
@@ -232,7 +232,12 @@ async def test_a_worker_killed_mid_run_hands_it_over_without_redoing_completed_a
         first.send_signal(signal.SIGKILL)
         first.wait(timeout=30)
         before = _paid_calls(store, run_id)
-        assert store.get(run_id).status == "interrupted"  # its process is gone
+        gone = store.get(run_id)
+        assert gone.status == "interrupted"  # its process is gone; the workflow is not
+        assert gone.workflow == workflow_id(run_id) and gone.resume_command is None
+        assert f"the Temporal workflow {workflow_id(run_id)} carries on" in (gone.error or "")
+        with pytest.raises(RunConflict, match="not with --resume"):
+            store.claim(run_id)  # a local --resume would race the workflow
 
         second = _start_worker(temporal, queue, data_dir, latency_s=0.0)
         result = await asyncio.wait_for(running, 240)

@@ -108,10 +108,13 @@ class DeskActivities:
             return self._runs[job.run_id]
         desk = self._desk(job.kind, job.model)
         request = desk.request_type.model_validate(job.request)
+        workflow = activity.info().workflow_id
         try:
-            recorder = RunRecorder.resume(self.store, job.run_id)
+            recorder = RunRecorder.resume(self.store, job.run_id, workflow=workflow)
         except RunNotFound:
-            recorder = start_recording(self.store, desk, request, run_id=job.run_id)
+            recorder = start_recording(
+                self.store, desk, request, run_id=job.run_id, workflow=workflow
+            )
         run_dir = self.settings.runs_dir / job.run_id
         run_dir.mkdir(parents=True, exist_ok=True)
         session = RunSession(

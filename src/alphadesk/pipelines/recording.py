@@ -54,17 +54,32 @@ class RunRecorder:
         model: str,
         on_event: EventSink | None = None,
         run_id: str | None = None,
+        workflow: str | None = None,
     ) -> RunRecorder:
         run_id = store.start(
-            kind=kind, title=title, request=request, as_of=as_of, model=model, run_id=run_id
+            kind=kind,
+            title=title,
+            request=request,
+            as_of=as_of,
+            model=model,
+            run_id=run_id,
+            workflow=workflow,
         )
         return cls(store, run_id, UsageLedger(), on_event)
 
     @classmethod
-    def resume(cls, store: RunStore, run_id: str, on_event: EventSink | None = None) -> RunRecorder:
+    def resume(
+        cls,
+        store: RunStore,
+        run_id: str,
+        on_event: EventSink | None = None,
+        *,
+        workflow: str | None = None,
+    ) -> RunRecorder:
         """Continue recording ``run_id``: this process takes it over (raises RunNotFound
-        when there is no such run, RunBusy while another live process runs it)."""
-        store.claim(run_id)
+        when there is no such run, RunBusy while another live process runs it, RunConflict
+        when it finished or belongs to another ``workflow``)."""
+        store.claim(run_id, workflow=workflow)
         earlier = [LedgerEntry.model_validate(entry) for entry in store.ledger(run_id)]
         return cls(
             store,

@@ -199,8 +199,10 @@ def start_recording(
     request: RequestT,
     on_event: EventSink | None = None,
     run_id: str | None = None,
+    workflow: str | None = None,
 ) -> RunRecorder:
-    """Record a new run of ``desk`` on ``request`` (under ``run_id`` when given)."""
+    """Record a new run of ``desk`` on ``request`` (under ``run_id`` when given; as part of
+    a Temporal ``workflow`` for a durable run)."""
     return RunRecorder.start(
         store,
         kind=desk.kind,
@@ -210,6 +212,7 @@ def start_recording(
         model=desk.model_label,
         on_event=on_event,
         run_id=run_id,
+        workflow=workflow,
     )
 
 

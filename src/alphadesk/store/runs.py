@@ -37,6 +37,7 @@ _ADDED_COLUMNS = {
     "owner_host": "TEXT",
     "owner_started": "TEXT",
     "heartbeat_at": "TEXT",
+    "workflow": "TEXT",
 }
 # Pipelines a run can be resumed from the command line with.
 _RESUMABLE = ("csp", "desk")
@@ -57,7 +58,8 @@ CREATE TABLE IF NOT EXISTS runs (
     owner_pid INTEGER,
     owner_host TEXT,
     owner_started TEXT,
-    heartbeat_at TEXT
+    heartbeat_at TEXT,
+    workflow TEXT
 );
 CREATE INDEX IF NOT EXISTS runs_created ON runs(created_at);
 CREATE TABLE IF NOT EXISTS run_events (
@@ -137,11 +139,13 @@ class RunRecord(BaseModel):
     owner_pid: int | None = None
     owner_host: str | None = None
     heartbeat_at: datetime | None = None
+    workflow: str | None = None  # the Temporal workflow that runs it, for a durable run
 
     @property
     def resume_command(self) -> str | None:
-        """The command that continues this run, when it is interrupted and resumable."""
-        if self.status != "interrupted":
+        """The command that continues this run, when it is interrupted and resumable (a
+        durable run continues by itself)."""
+        if self.status != "interrupted" or self.workflow is not None:
             return None
         return resume_command(self)
 
@@ -191,16 +195,18 @@ class RunStore:
         as_of: datetime | None = None,
         model: str | None = None,
         run_id: str | None = None,
+        workflow: str | None = None,
     ) -> str:
-        """Record a new run, owned by this process (see ``RunRecord.status``)."""
+        """Record a new run, owned by this process (see ``RunRecord.status``); ``workflow``
+        names the Temporal workflow of a durable run."""
         run_id = run_id or new_run_id()
         me = current_owner()
         sqlite.write(
             self.path,
             lambda db: db.execute(
                 "INSERT INTO runs (id, kind, title, status, created_at, as_of, model, request,"
-                " owner_pid, owner_host, owner_started, heartbeat_at)"
-                " VALUES (?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?)",
+                " owner_pid, owner_host, owner_started, heartbeat_at, workflow)"
+                " VALUES (?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     run_id,
                     kind,
@@ -213,16 +219,25 @@ class RunStore:
                     me.host,
                     me.started,
                     _now(),
+                    workflow,
                 ),
             ),
         )
         return run_id
 
-    def claim(self, run_id: str) -> RunRecord:
+    def claim(self, run_id: str, *, workflow: str | None = None) -> RunRecord:
         """Take over ``run_id`` to resume it: this process becomes its owner and it is
         ``running`` again. Raises RunNotFound; RunBusy while its owner still runs it;
-        RunConflict when it already finished."""
+        RunConflict when it already finished, or when it is a durable run and this is not
+        a worker of its ``workflow``."""
         run = self.get(run_id)
+        if run.workflow != workflow:
+            raise RunConflict(
+                f"run {run_id} runs as the Temporal workflow {run.workflow}: it goes on by "
+                "itself when a worker polls (`alphadesk worker`), not with --resume"
+                if run.workflow
+                else f"run {run_id} is not a durable run: resume it with --resume"
+            )
         if run.status not in ("running", "interrupted"):
             raise RunConflict(
                 f"run {run_id} already finished ({run.status}): nothing to resume; "
@@ -511,4 +526,6 @@ def _record(row: sqlite3.Row) -> RunRecord:
     why = f"its process ({record.owner_pid} on {record.owner_host}) ended before it finished"
     command = interrupted.resume_command
     hint = f"; continue it with `{command}`" if command else ""
+    if record.workflow is not None:
+        hint = f"; the Temporal workflow {record.workflow} carries on when a worker polls"
     return interrupted.model_copy(update={"error": why + hint})
