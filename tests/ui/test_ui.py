@@ -3,6 +3,8 @@ what the API answers, and only through the API."""
 
 from __future__ import annotations
 
+import json
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -80,6 +82,25 @@ def test_runs_and_portfolio_tabs_read_the_store(api: LiveApi, app: AppTest) -> N
     assert run["run_id"] in set(runs["id"])
     metrics = {m.label: m.value for m in app.metric}
     assert metrics["cash"] == "$99,800.00"  # 10 NVDA bought at the judge's 20.00
+
+
+def test_a_tab_that_fails_says_so_and_the_tabs_after_it_still_draw(
+    api: LiveApi, app: AppTest
+) -> None:
+    broken = api.settings.data_dir / "evals" / "broken"
+    broken.mkdir(parents=True)
+    spec = {"desk": "desk", "model": "rules", "start": DAY, "end": DAY, "every": 5}
+    (broken / "table.json").write_text(json.dumps({"spec": spec}), encoding="utf-8")  # no rows
+    try:
+        app.run()
+    finally:
+        shutil.rmtree(broken)
+    assert not app.exception, app.exception
+    evaluation, portfolio = app.tabs[4], app.tabs[5]
+    assert [e.value for e in evaluation.error] == [
+        "this tab could not be drawn: KeyError: 'rows'"
+    ]
+    assert {m.label for m in portfolio.metric} >= {"account value", "cash"}
 
 
 def test_the_client_raises_typed_failures(api: LiveApi) -> None:

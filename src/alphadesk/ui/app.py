@@ -4,7 +4,9 @@ recorded runs and the paper portfolio, all over the HTTP API."""
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from datetime import date
+from functools import partial
 from typing import Any
 
 import httpx
@@ -212,26 +214,30 @@ def main() -> None:
     if connected is None:
         return
     client, health = connected
-    desk, csp, chat, runs, evals, portfolio = st.tabs(
-        ["Trading desk", "Cash-secured puts", "Assistant", "Runs", "Evaluation", "Portfolio"]
-    )
+    tabs: dict[str, Callable[[], None]] = {
+        "Trading desk": partial(_desk_tab, client, health),
+        "Cash-secured puts": partial(_csp_tab, client, health),
+        "Assistant": partial(_chat_tab, client, health),
+        "Runs": partial(_runs_tab, client),
+        "Evaluation": partial(_evals_tab, client),
+        "Portfolio": partial(_portfolio_tab, client),
+    }
     try:
-        with desk:
-            _desk_tab(client, health)
-        with csp:
-            _csp_tab(client, health)
-        with chat:
-            _chat_tab(client, health)
-        with runs:
-            _runs_tab(client)
-        with evals:
-            _evals_tab(client)
-        with portfolio:
-            _portfolio_tab(client)
-    except ApiFailure as exc:
-        st.error(str(exc))
+        for container, draw in zip(st.tabs(list(tabs)), tabs.values(), strict=True):
+            with container:
+                _drawn(draw)
     finally:
         client.close()
+
+
+def _drawn(draw: Callable[[], None]) -> None:
+    """Draw one tab; what goes wrong in it is said in it, and the other tabs still draw."""
+    try:
+        draw()
+    except ApiFailure as exc:
+        st.error(str(exc))
+    except (httpx.HTTPError, KeyError, TypeError, ValueError) as exc:  # an API gone or odd
+        st.error(f"this tab could not be drawn: {type(exc).__name__}: {exc}")
 
 
 if __name__ == "__main__":
