@@ -96,3 +96,22 @@ def test_screen_filters_then_ranks(api: LiveApi, client: httpx.Client) -> None:
     assert set(checks) == {"NVDA", "KO", "BTC-USD"}
     assert not checks["BTC-USD"]["passed"]  # no listed puts on a coin
     assert {r["symbol"] for r in screen["results"]} == {s for s, c in checks.items() if c["passed"]}
+
+
+def test_csp_constraints_choose_the_put_and_a_bad_range_is_a_422(client: httpx.Client) -> None:
+    constraints = {"dte_min": 20, "dte_max": 30, "delta_min": 0.10, "delta_max": 0.20}
+    body = {"symbol": "NVDA", "as_of": "2024-11-29", "constraints": constraints}
+    response = client.post("/csp", json=body)
+    assert response.status_code == 200, response.text
+    result = response.json()
+    assert result["decision"] == "select"
+    put = result["synthesis"]["suggested_position"]
+    assert 20 <= put["dte"] <= 30 and 0.10 <= abs(put["delta"]) <= 0.20
+    assert client.get(f"/runs/{result['run_id']}").json()["request"]["constraints"] == {
+        **constraints, "min_weekly_roc": 0.3
+    }  # fmt: skip
+
+    backwards = {**body, "constraints": {"dte_min": 30, "dte_max": 20}}
+    refused = client.post("/csp", json=backwards)
+    assert refused.status_code == 422
+    assert "dte_min 30 is above dte_max 20" in refused.json()["error"]["message"]

@@ -88,6 +88,29 @@ def test_csp_command_errors_are_clear(tmp_path: Path, monkeypatch: pytest.Monkey
     assert stale.exit_code == 1 and "NFLX" in stale.output
 
 
+def test_csp_command_constraints_pick_the_put_and_bad_ranges_are_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ALPHADESK_DATA_DIR", str(tmp_path))
+    runner = CliRunner()
+    base = ["csp", "NVDA", "--as-of", "2024-11-29", "--json"]
+    default = runner.invoke(app, base)
+    narrow = runner.invoke(app, [*base, "--dte", "20-30", "--delta", "0.10-0.20"])
+    assert default.exit_code == narrow.exit_code == 0, narrow.output
+    (wide,) = json.loads(default.output)
+    (chosen,) = json.loads(narrow.output)
+    put = chosen["synthesis"]["suggested_position"]
+    assert 20 <= put["dte"] <= 30 and 0.10 <= abs(put["delta"]) <= 0.20
+    assert put != wide["synthesis"]["suggested_position"]  # the constraints changed the pick
+    for args, said in (
+        (["--dte", "30-20"], "dte_min 30 is above dte_max 20"),
+        (["--delta", "0.3"], "--delta '0.3' is not a range"),
+        (["--delta", "0.2-1.5"], "delta_max: Input should be less than 1"),
+    ):
+        refused = runner.invoke(app, [*base, *args])
+        assert refused.exit_code == 2 and said in refused.output, refused.output
+
+
 def test_as_of_dates_without_a_session_and_the_default_now(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

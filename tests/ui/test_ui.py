@@ -64,6 +64,23 @@ def test_the_csp_tab_and_an_unknown_symbol(app: AppTest) -> None:
     assert next(s.value for s in app.success).startswith("NVDA: select")
 
 
+def test_the_csp_tab_sends_the_put_to_sell(api: LiveApi, app: AppTest) -> None:
+    app.text_input(key="csp_symbol").input("NVDA")
+    app.slider(key="csp_dte").set_value((20, 30))
+    app.slider(key="csp_delta").set_value((0.10, 0.20))
+    app.button(key="csp_go").click().run()
+    assert not app.exception, app.exception
+    said = next(s.value for s in app.success)  # none qualifies then: the desk says why
+    assert said.startswith("NVDA: reject (options: No put between 20 and 30 days with |delta|")
+    with api.client() as client:
+        (latest,) = client.get("/runs", params={"kind": "csp", "limit": 1}).json()
+        run = client.get(f"/runs/{latest['id']}").json()
+    assert run["request"]["constraints"] == {
+        "dte_min": 20, "dte_max": 30, "delta_min": 0.10, "delta_max": 0.20,
+        "min_weekly_roc": 0.3,
+    }  # fmt: skip
+
+
 def test_the_assistant_tab_streams_an_answer(app: AppTest) -> None:
     app.chat_input[0].set_value("how does NVDA look?").run()
     assert not app.exception, app.exception

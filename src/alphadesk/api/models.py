@@ -8,6 +8,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from alphadesk.agents.csp.models import CspConstraints
 from alphadesk.agents.desk.models import AnalystName
 from alphadesk.pipelines.models import Depth
 
@@ -67,6 +68,9 @@ class CspBody(_Body):
     model: str | None = _MODEL
     depth: Depth = "standard"
     parallel_research: bool = Field(False, description="Research alongside the chart step.")
+    constraints: CspConstraints = Field(
+        default_factory=CspConstraints, description="The put that may be sold."
+    )
 
 
 class ScreenBody(_Body):
@@ -79,6 +83,9 @@ class ScreenBody(_Body):
     model: str | None = _MODEL
     depth: Depth = "quick"
     concurrency: int = Field(4, ge=1, le=8, description="Symbols analysed at the same time.")
+    constraints: CspConstraints = Field(
+        default_factory=CspConstraints, description="The put that may be sold."
+    )
 
 
 class ChatBody(_Body):

@@ -14,18 +14,23 @@ from alphadesk.config import Settings
 from alphadesk.pipelines.models import Depth  # the choices of every --depth option
 
 if TYPE_CHECKING:
+    from alphadesk.agents.csp.models import CspConstraints
     from alphadesk.cluster import RayCluster
     from alphadesk.data.base import MarketData
 
 __all__ = [
     "AS_OF_HELP",
+    "DELTA_HELP",
+    "DTE_HELP",
     "MODEL_HELP",
     "RESUME_HELP",
+    "ROC_HELP",
     "Depth",
     "console",
     "err_console",
     "fail",
     "parse_as_of",
+    "parse_constraints",
     "parse_day",
     "ray_cluster",
     "settings_from",
@@ -41,6 +46,9 @@ AS_OF_HELP = (
 )
 MODEL_HELP = "LiteLLM model string for every agent, or 'rules' (offline)."
 RESUME_HELP = "Resume an interrupted run by its id."
+DTE_HELP = "Days to expiry the put may have, MIN-MAX. Default: 14-45."
+DELTA_HELP = "The put's |delta|, MIN-MAX. Default: 0.15-0.30."
+ROC_HELP = "Least premium per week, in percent of the strike. Default: 0.3."
 
 
 def settings_from(ctx: typer.Context) -> Settings:
@@ -114,3 +122,39 @@ def parse_as_of(
     if local_date(close) != day:
         err_console.print(f"[dim]{day} has no session: using the close of {local_date(close)}[/]")
     return close
+
+
+def parse_constraints(dte: str | None, delta: str | None, min_roc: float | None) -> CspConstraints:
+    """The put a CSP run may sell, from ``--dte``, ``--delta`` and ``--min-roc`` (each
+    left out keeps its default); a clear error (exit 2) for a range that is not one."""
+    from pydantic import ValidationError
+
+    from alphadesk.agents.csp.models import CspConstraints
+
+    fields: dict[str, float] = {}
+    for option, text, low, high, kind in (
+        ("--dte", dte, "dte_min", "dte_max", int),
+        ("--delta", delta, "delta_min", "delta_max", float),
+    ):
+        if text is not None:
+            fields[low], fields[high] = _range(option, text, kind)
+    if min_roc is not None:
+        fields["min_weekly_roc"] = min_roc
+    try:
+        return CspConstraints.model_validate(fields)
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        where = ".".join(str(part) for part in error["loc"])
+        message = f"{where}: {error['msg']}" if where else str(error["msg"])
+        raise fail(message.removeprefix("Value error, "), "see --help", 2) from None
+
+
+def _range(option: str, text: str, kind: type[float]) -> tuple[float, float]:
+    low, sep, high = text.partition("-")
+    try:
+        if not sep:
+            raise ValueError(text)
+        return kind(low), kind(high)
+    except ValueError:
+        raise fail(f"{option} {text!r} is not a range", f"write MIN-MAX, e.g. {option} "
+                   + ("20-40" if kind is int else "0.20-0.30"), 2) from None  # fmt: skip

@@ -10,13 +10,17 @@ import typer
 
 from alphadesk.cli.common import (
     AS_OF_HELP,
+    DELTA_HELP,
+    DTE_HELP,
     MODEL_HELP,
     RESUME_HELP,
+    ROC_HELP,
     Depth,
     console,
     err_console,
     fail,
     parse_as_of,
+    parse_constraints,
     settings_from,
 )
 from alphadesk.cli.worker import TEMPORAL_HELP, run_on_temporal
@@ -34,6 +38,11 @@ def csp(
     depth: Depth = typer.Option("standard", help="Each agent's turn budget."),
     parallel_research: bool = typer.Option(
         False, "--parallel-research", help="Run research alongside the chart step."
+    ),
+    dte: str | None = typer.Option(None, "--dte", metavar="MIN-MAX", help=DTE_HELP),
+    delta: str | None = typer.Option(None, "--delta", metavar="MIN-MAX", help=DELTA_HELP),
+    min_roc: float | None = typer.Option(
+        None, "--min-roc", metavar="PERCENT", min=0, help=ROC_HELP
     ),
     as_json: bool = typer.Option(False, "--json", help="Print the results as JSON."),
     resume: str | None = typer.Option(None, "--resume", metavar="RUN_ID", help=RESUME_HELP),
@@ -54,8 +63,15 @@ def csp(
     except ValueError as exc:
         raise fail(str(exc)) from None
     instant = parse_as_of(as_of, market=market, symbols=wanted)
+    constraints = parse_constraints(dte, delta, min_roc)
     requests = [
-        CspRequest(symbol=s, as_of=instant, depth=depth, parallel_research=parallel_research)
+        CspRequest(
+            symbol=s,
+            as_of=instant,
+            depth=depth,
+            parallel_research=parallel_research,
+            constraints=constraints,
+        )
         for s in wanted
     ]
     if temporal is not None:

@@ -11,12 +11,16 @@ from rich.table import Table
 
 from alphadesk.cli.common import (
     AS_OF_HELP,
+    DELTA_HELP,
+    DTE_HELP,
     MODEL_HELP,
+    ROC_HELP,
     Depth,
     console,
     err_console,
     fail,
     parse_as_of,
+    parse_constraints,
     parse_day,
     ray_cluster,
     settings_from,
@@ -44,6 +48,11 @@ def screen(
     ),
     model: str | None = typer.Option(None, "--model", "-m", metavar="MODEL", help=MODEL_HELP),
     depth: Depth = typer.Option("quick", help="Each agent's turn budget."),
+    dte: str | None = typer.Option(None, "--dte", metavar="MIN-MAX", help=DTE_HELP),
+    delta: str | None = typer.Option(None, "--delta", metavar="MIN-MAX", help=DELTA_HELP),
+    min_roc: float | None = typer.Option(
+        None, "--min-roc", metavar="PERCENT", min=0, help=ROC_HELP
+    ),
     workers: int | None = typer.Option(
         None, "--workers", min=1, help="Processes to spread the screen over. Default: cores."
     ),
@@ -83,7 +92,13 @@ def screen(
             raise fail(str(exc), "pick dates the exchange was open, --from before --to") from None
     else:
         dates = [parse_as_of(as_of, market=market, symbols=universe)]
-    request = ScreenRequest(symbols=universe, dates=dates, depth=depth, model=model)
+    request = ScreenRequest(
+        symbols=universe,
+        dates=dates,
+        depth=depth,
+        model=model,
+        constraints=parse_constraints(dte, delta, min_roc),
+    )
     with _Progress(len(universe) * len(dates), enabled=not as_json) as progress:
         history = asyncio.run(
             run_screens(

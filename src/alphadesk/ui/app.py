@@ -110,10 +110,18 @@ def _csp_tab(client: ApiClient, health: dict[str, Any]) -> None:
         as_of = _as_of("csp_as_of")
         depth = st.selectbox("depth", ["quick", "standard", "deep"], 1, key="csp_depth")
         model = _model(health, "csp_model")
+        with st.expander("the put to sell"):
+            dte = st.slider("days to expiry", 0, 120, (14, 45), key="csp_dte")
+            delta = st.slider("|delta|", 0.05, 0.50, (0.15, 0.30), 0.01, key="csp_delta")
+            roc = st.number_input("least premium, % of the strike a week", 0.0, 5.0, 0.3, 0.05,
+                                  key="csp_roc")  # fmt: skip
         go = st.form_submit_button("Find a put", key="csp_go")
     if not go:
         return
-    body = {"symbol": symbol, "as_of": as_of, "depth": depth, "model": model}
+    constraints = {"dte_min": dte[0], "dte_max": dte[1], "delta_min": delta[0],
+                   "delta_max": delta[1], "min_weekly_roc": roc}  # fmt: skip
+    body = {"symbol": symbol, "as_of": as_of, "depth": depth, "model": model,
+            "constraints": constraints}  # fmt: skip
     progress = _stream_run(client, "/csp/stream", body)
     if progress.result:
         result = progress.result

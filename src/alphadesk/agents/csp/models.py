@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import date
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 __all__ = [
     "AlternativeStrike",
@@ -36,6 +36,14 @@ class CspConstraints(BaseModel):
     delta_min: float = Field(0.15, gt=0, lt=1, description="Smallest |delta| accepted.")
     delta_max: float = Field(0.30, gt=0, lt=1, description="Largest |delta| accepted.")
     min_weekly_roc: float = Field(0.3, ge=0, description="Percent of the strike per week.")
+
+    @model_validator(mode="after")
+    def _ranges(self) -> CspConstraints:
+        if self.dte_min > self.dte_max:
+            raise ValueError(f"dte_min {self.dte_min} is above dte_max {self.dte_max}")
+        if self.delta_min > self.delta_max:
+            raise ValueError(f"delta_min {self.delta_min} is above delta_max {self.delta_max}")
+        return self
 
 
 class PriceLevel(_Output):

@@ -51,6 +51,7 @@ def _csp_request(ctx: ApiContext, body: CspBody) -> CspRequest:
         as_of=ctx.as_of(body.as_of),
         depth=body.depth,
         parallel_research=body.parallel_research,
+        constraints=body.constraints,
     )
 
 
@@ -127,7 +128,9 @@ async def screen(body: ScreenBody, request: Request) -> Any:
     runner = CspRunner(ctx.settings, ctx.market, model=model, concurrency=body.concurrency)
     slot = ctx.slots.claim()
     try:
-        work = run_screen(runner, universe, instant, depth=body.depth)
+        work = run_screen(
+            runner, universe, instant, depth=body.depth, constraints=body.constraints
+        )
         result: ScreenResult = await unless_gone(request, work)
     finally:
         slot.release()
