@@ -101,6 +101,29 @@ def test_runs_and_portfolio_tabs_read_the_store(api: LiveApi, app: AppTest) -> N
     assert metrics["cash"] == "$99,800.00"  # 10 NVDA bought at the judge's 20.00
 
 
+def test_the_portfolio_tab_places_an_order_and_says_why_one_is_refused(app: AppTest) -> None:
+    app.number_input(key="order_quantity").set_value(5.0)
+    app.button(key="order_go").click().run()  # NVDA at the close of the portfolio's date
+    assert not app.exception, app.exception
+    (filled,) = [s.value for s in app.success]
+    assert filled.startswith("buy 5 NVDA at ")
+    transactions = app.tabs[5].dataframe[-1].value
+    assert list(transactions["symbol"]).count("NVDA") >= 1 and 5 in set(transactions["quantity"])
+
+    app.radio(key="order_kind").set_value("put")
+    app.button(key="order_go").click().run()
+    refused = [e.value for e in app.error]
+    assert refused == [
+        "an option needs right (put/call), strike and expiration "
+        "(e.g. right=put, strike=120, expiration=2021-07-16)"
+    ], refused
+    app.number_input(key="order_strike").set_value(120.0)
+    app.button(key="order_go").click().run()
+    refused = [e.value for e in app.error]
+    assert refused == ["an option order needs a price (per share)"], refused
+    assert {m.label for m in app.tabs[5].metric} >= {"cash"}  # the rest of the tab still drew
+
+
 def test_a_tab_that_fails_says_so_and_the_tabs_after_it_still_draw(
     api: LiveApi, app: AppTest
 ) -> None:

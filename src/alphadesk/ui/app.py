@@ -181,6 +181,7 @@ def _runs_tab(client: ApiClient) -> None:
 
 def _portfolio_tab(client: ApiClient) -> None:
     as_of = st.date_input("value at the close of", date(2021, 6, 30), key="pf_as_of")
+    _order_form(client, as_of.isoformat())
     report = client.get("/portfolio", as_of=as_of.isoformat())
     cols = st.columns(4)
     cols[0].metric("account value", f"${report['account_value']:,.2f}")
@@ -195,6 +196,35 @@ def _portfolio_tab(client: ApiClient) -> None:
                                     "symbol": o["contract"]["symbol"], "price": o["price"],
                                     "source": o["source"]} for o in orders]),
                      hide_index=True)  # fmt: skip
+
+
+def _order_form(client: ApiClient, as_of: str) -> None:
+    """A paper order by hand, filled at the portfolio's date (a stock at that close)."""
+    with st.expander("place an order"), st.form("order"):
+        left, middle, right = st.columns(3)
+        side = left.radio("side", ["buy", "sell"], horizontal=True, key="order_side")
+        symbol = middle.text_input("symbol", "NVDA", key="order_symbol")
+        quantity = right.number_input("quantity", 1.0, 1e6, 10.0, key="order_quantity")
+        kind = left.radio("contract", ["stock", "put", "call"], horizontal=True, key="order_kind")
+        strike = middle.number_input("strike (options)", 0.0, 1e6, 0.0, key="order_strike")
+        expiration = right.date_input("expiration (options)", date(2021, 7, 16),
+                                      key="order_expiration")  # fmt: skip
+        price = left.number_input("price per share (0: the close, stocks)", 0.0, 1e6, 0.0,
+                                  key="order_price")  # fmt: skip
+        go = st.form_submit_button("Place", key="order_go")
+    if not go:
+        return
+    body: dict[str, Any] = {"side": side, "symbol": symbol, "quantity": quantity, "as_of": as_of,
+                            "price": price or None}  # fmt: skip
+    if kind != "stock":
+        body |= {"right": kind, "strike": strike or None, "expiration": expiration.isoformat()}
+    try:
+        order = client.post("/portfolio/orders", body)
+    except ApiFailure as exc:  # refused (cash, a missing price...): said, the tab goes on
+        st.error(str(exc))
+        return
+    st.success(f"{order['side']} {order['quantity']:g} {order['contract']['symbol']} "
+               f"at {order['price']:.2f} (order {order['id']})")  # fmt: skip
 
 
 def _evals_tab(client: ApiClient) -> None:

@@ -7,7 +7,7 @@ from datetime import date
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 
 from alphadesk.api.context import ApiContext
 from alphadesk.api.errors import ApiError, ErrorBody
@@ -79,9 +79,10 @@ async def place(body: OrderBody, request: Request) -> Any:
     try:
         contract = Contract(symbol=ctx.symbol(body.symbol), right=body.right,
                             strike=body.strike, expiration=body.expiration)  # fmt: skip
-    except ValueError as exc:
-        raise ApiError(422, "invalid_contract", str(exc).splitlines()[-1].strip(),
-                       "an option needs right, strike and expiration") from None  # fmt: skip
+    except ValidationError as exc:  # the validator's own words, not pydantic's trailer
+        message = str(exc.errors()[0]["msg"]).removeprefix("Value error, ")
+        raise ApiError(422, "invalid_contract", message,
+                       "e.g. right=put, strike=120, expiration=2021-07-16") from None  # fmt: skip
     price = body.price
     if price is None:
         if contract.is_option:
