@@ -128,9 +128,7 @@ async def screen(body: ScreenBody, request: Request) -> Any:
     runner = CspRunner(ctx.settings, ctx.market, model=model, concurrency=body.concurrency)
     slot = ctx.slots.claim()
     try:
-        work = run_screen(
-            runner, universe, instant, depth=body.depth, constraints=body.constraints
-        )
+        work = run_screen(runner, universe, instant, depth=body.depth, constraints=body.constraints)
         result: ScreenResult = await unless_gone(request, work)
     finally:
         slot.release()
