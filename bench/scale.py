@@ -139,8 +139,8 @@ def _slow_screens(root: Path, latency: float, concurrency: int, cpus: int) -> No
 def _temporal_overhead(root: Path, runs: int) -> None:
     """Local desk runs against the same runs as workflows: the cost of durability."""
     from alphadesk.durable.client import run_durably, workflow_id
-    from alphadesk.durable.server import dev_server
-    from alphadesk.durable.worker import connect, run_worker
+    from alphadesk.durable.server import connect, dev_server
+    from alphadesk.durable.worker import run_worker
 
     days = rebalancing_dates(date(2012, 1, 3), date(2012, 12, 31), 5)[:runs]
     requests = [CspRequest(symbol="AAPL", as_of=session_close(day)) for day in days]

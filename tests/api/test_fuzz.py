@@ -50,6 +50,16 @@ _VALID: dict[str, st.SearchStrategy[Any]] = {
     "memory": st.just(False),
     "parallel_research": st.booleans(),
     "expiration": st.sampled_from(["2021-07-16", "2021-08-20"]),
+    "constraints": st.fixed_dictionaries(
+        {},
+        optional={
+            "dte_min": st.integers(7, 20),
+            "dte_max": st.integers(30, 60),
+            "delta_min": st.floats(0.05, 0.15),
+            "delta_max": st.floats(0.2, 0.4),
+            "min_weekly_roc": st.floats(0, 1),
+        },
+    ),
 }
 _INVALID: dict[str, st.SearchStrategy[Any]] = {
     "symbol": st.sampled_from(["ZZZQ", "BTC-USD", "", "A" * 30, "../x", "^GSPC", "AAPL"]),
@@ -74,6 +84,8 @@ _INVALID: dict[str, st.SearchStrategy[Any]] = {
     "memory": st.sampled_from(["maybe", 2]),
     "parallel_research": st.sampled_from(["yes please", 3]),
     "expiration": st.sampled_from(["2021-13-01", "soon"]),
+    "constraints": st.fixed_dictionaries({"dte_min": st.integers(-5, 500),
+                                          "delta_max": st.floats(-1, 2, allow_nan=False)}),
 }  # fmt: skip
 
 

