@@ -30,6 +30,7 @@ from alphadesk.api import ApiConfig
 from alphadesk.config import CacheMode, ModelSettingsConfig, Settings
 from alphadesk.data import build_provider
 from alphadesk.data.calendar import session_close
+from alphadesk.llm.testing import add_rules_latency
 from alphadesk.pipelines.csp.models import CspRequest
 from alphadesk.pipelines.desk.models import DeskRequest
 from alphadesk.pipelines.events import parse_event
@@ -300,6 +301,45 @@ async def test_a_job_no_retry_can_mend_fails_the_workflow_at_once_with_its_reaso
     assert not [run for run in RunStore(settings.store_path).recent() if run.status == "running"]
     with pytest.raises(ValueError, match="cannot run on Temporal"):
         await run_durably(settings, "algo", request, address=temporal)
+
+
+async def test_a_cancelled_workflow_leaves_its_run_failed_not_running(
+    temporal: str, tmp_path: Path
+) -> None:
+    settings = Settings(data_dir=tmp_path)
+    request = CspRequest(symbol="NVDA", as_of=AS_OF)
+    store = RunStore(settings.store_path)
+    restore = add_rules_latency(0.5)  # this process's worker: a run that takes a while
+    try:
+        answered = asyncio.Event()
+
+        def on_event(event: Any) -> None:
+            if event.kind == "model_response":
+                answered.set()
+
+        async with worker_here(settings, temporal) as queue:
+            running = asyncio.create_task(
+                run_durably(
+                    settings,
+                    "csp",
+                    request,
+                    address=temporal,
+                    task_queue=queue,
+                    charts=False,
+                    run_id="cancelled-run",
+                    on_event=on_event,
+                )
+            )
+            await asyncio.wait_for(answered.wait(), 60)  # mid-run: a model call answered
+            client = await connect(temporal)
+            await client.get_workflow_handle(workflow_id("cancelled-run")).cancel()
+            with pytest.raises(DurableRunFailed, match="cancel"):
+                await asyncio.wait_for(running, 60)
+    finally:
+        restore()
+    run = store.get("cancelled-run")
+    assert run.status == "failed" and run.result is None
+    assert "the workflow was cancelled" in (run.error or "")
 
 
 def test_errors_a_retry_cannot_mend_are_never_retried() -> None:

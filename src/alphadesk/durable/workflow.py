@@ -16,7 +16,13 @@ from typing import Any
 
 from temporalio import workflow
 from temporalio.common import RetryPolicy
-from temporalio.exceptions import ActivityError, ApplicationError, TimeoutError, TimeoutType
+from temporalio.exceptions import (
+    ActivityError,
+    ApplicationError,
+    CancelledError,
+    TimeoutError,
+    TimeoutType,
+)
 
 with workflow.unsafe.imports_passed_through():
     from datetime import timedelta
@@ -50,6 +56,8 @@ def never_retried() -> list[str]:
     fixed = [RunConflict, RunNotFound, ValidationError, ValueError]
     return sorted({c.__name__ for c in (*model, *data, *fixed)})
 
+
+_CANCELLED = "the workflow was cancelled"
 
 RETRY = RetryPolicy(
     initial_interval=timedelta(seconds=1),
@@ -86,14 +94,23 @@ class DeskWorkflow:
                 ),
             )
         except ActivityError as exc:
-            await workflow.execute_activity(
-                "alphadesk.fail_run",
-                args=[job, f"{innermost_cause(exc)} (workflow {workflow.info().workflow_id})"],
-                start_to_close_timeout=timedelta(seconds=job.timeouts.pickup),
-                retry_policy=RETRY,
-            )
+            cause = innermost_cause(exc)
+            cancelled = isinstance(cause, CancelledError)  # a node's, by the workflow's cancel
+            await self._fail(job, _CANCELLED if cancelled else str(cause))
+            raise
+        except asyncio.CancelledError:  # cancelled between nodes
+            await self._fail(job, _CANCELLED)
             raise
         return result
+
+    async def _fail(self, job: DeskJob, reason: str) -> None:
+        """Mark the run failed with ``reason``, so it never reads ``running`` forever."""
+        await workflow.execute_activity(
+            "alphadesk.fail_run",
+            args=[job, f"{reason} (workflow {workflow.info().workflow_id})"],
+            start_to_close_timeout=timedelta(seconds=job.timeouts.pickup),
+            retry_policy=RETRY,
+        )
 
     def _node(self, job: DeskJob, name: str) -> NodeFunction:
         async def run(state: dict[str, Any]) -> dict[str, Any]:
