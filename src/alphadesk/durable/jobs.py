@@ -6,9 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["DEFAULT_ADDRESS", "DEFAULT_QUEUE", "DeskJob", "NodeCall", "Timeouts"]
+__all__ = ["DEFAULT_QUEUE", "DeskJob", "NodeCall", "Timeouts"]
 
-DEFAULT_ADDRESS = "localhost:7233"
 DEFAULT_QUEUE = "alphadesk"
 
 
