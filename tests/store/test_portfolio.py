@@ -58,9 +58,9 @@ def test_a_position_without_a_mark_is_held_at_cost_and_listed(tmp_path: Path) ->
 def test_orders_the_paper_account_cannot_fill_are_refused_with_the_reason(tmp_path: Path) -> None:
     book = PaperPortfolio(tmp_path / "p.sqlite")
     book.reset(cash=1_000)
-    with pytest.raises(OrderRejected, match="not enough cash"):
+    with pytest.raises(OrderRejected, match="not enough free cash"):
         book.place(_order(AAPL, "buy", 100, 50.0))
-    with pytest.raises(OrderRejected, match="holds 0"):
+    with pytest.raises(OrderRejected, match="held 0"):
         book.place(_order(AAPL, "sell", 1, 50.0))
     assert book.orders() == []
     with pytest.raises(ValueError, match="right"):

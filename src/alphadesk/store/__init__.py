@@ -2,6 +2,7 @@
 
 from alphadesk.store.conversations import AuditEntry, ChatMessage, ConversationStore
 from alphadesk.store.portfolio import (
+    AccountNotFound,
     Contract,
     OrderRejected,
     OrderRequest,
@@ -19,6 +20,7 @@ from alphadesk.store.runs import (
 )
 
 __all__ = [
+    "AccountNotFound",
     "Artifact",
     "AuditEntry",
     "ChatMessage",

@@ -1,48 +1,66 @@
 """The paper portfolio: accounts and their orders in SQLite; cash, positions and P&L from them.
 
 Orders are the only thing written: cash, positions, average cost and realised P&L are
-replayed from an account's orders, so they can never drift from the order log. Each order
-is checked and inserted in one ``BEGIN IMMEDIATE`` transaction, so concurrent orders from
-several threads or processes are serialised: none is lost and none spends cash another
-already spent.
+replayed from an account's orders in trade-date order (:mod:`alphadesk.store.book`), so
+they can never drift from the order log, and a valuation at an instant sees only the
+orders traded up to it. Each order is checked against the whole timeline (at its own
+trade date and at every later order's) and inserted in one ``BEGIN IMMEDIATE``
+transaction, so concurrent orders from several threads or processes are serialised: none
+is lost and none spends cash, or collateral, another already spent.
 
-Rules of the paper account: a buy needs the cash (no margin); a stock sale may not exceed
-the shares held (no short stock); options may be sold to open (premium sellers). Options
-have a multiplier of 100. Average cost accounting: a trade that reduces a position
-realises ``(price - average cost) x quantity x multiplier`` (sign reversed for shorts).
+Accounts are opened explicitly; only the default account opens itself on first use.
 """
 
 from __future__ import annotations
 
+import bisect
 import sqlite3
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from contextlib import AbstractContextManager
-from dataclasses import dataclass
-from datetime import UTC, date, datetime
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Literal
 
-from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, model_validator
-
+from alphadesk.money import usd
 from alphadesk.store import sqlite
+from alphadesk.store.book import Book, first_new_problem, replay_orders, valuation
+from alphadesk.store.orders import (
+    Account,
+    AccountExists,
+    AccountNotFound,
+    Contract,
+    InsufficientCash,
+    Order,
+    OrderRejected,
+    OrderRequest,
+    Position,
+    PositionValue,
+    PriceNotVerified,
+    Valuation,
+)
 
 __all__ = [
     "DEFAULT_ACCOUNT",
     "DEFAULT_CASH",
+    "Account",
+    "AccountExists",
+    "AccountNotFound",
+    "Book",
     "Contract",
+    "InsufficientCash",
     "Order",
     "OrderRejected",
     "OrderRequest",
     "PaperPortfolio",
     "Position",
     "PositionValue",
+    "PriceNotVerified",
     "Valuation",
     "replay_orders",
+    "valuation",
 ]
 
 DEFAULT_ACCOUNT = "paper"
 DEFAULT_CASH = 100_000.0
-_EPS = 1e-9
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS portfolio_accounts (
@@ -60,183 +78,63 @@ CREATE TABLE IF NOT EXISTS portfolio_orders (
 CREATE INDEX IF NOT EXISTS portfolio_orders_account ON portfolio_orders(account, id);
 """
 
-
-class OrderRejected(ValueError):
-    """An order the paper account refuses; the message says why and what would pass."""
-
-
-class Contract(BaseModel):
-    """What is traded: a stock (or ETF, crypto) or a listed option on it."""
-
-    model_config = ConfigDict(frozen=True)
-
-    symbol: str = Field(description="Underlying ticker, upper case.")
-    right: Literal["put", "call"] | None = Field(None, description="Set for an option.")
-    strike: float | None = Field(None, gt=0)
-    expiration: date | None = None
-
-    @model_validator(mode="after")
-    def _option_complete(self) -> Contract:
-        fields = (self.right, self.strike, self.expiration)
-        if any(f is not None for f in fields) and not all(f is not None for f in fields):
-            raise ValueError("an option needs right (put/call), strike and expiration")
-        return self
-
-    @property
-    def is_option(self) -> bool:
-        return self.right is not None
-
-    @property
-    def multiplier(self) -> int:
-        return 100 if self.is_option else 1
-
-    @property
-    def key(self) -> str:
-        """``AAPL`` or ``SPY 2024-12-20 450P``: one position per key."""
-        if not self.is_option:
-            return self.symbol
-        assert self.expiration is not None and self.right is not None
-        return f"{self.symbol} {self.expiration.isoformat()} {self.strike:g}{self.right[0].upper()}"
+# Columns added since the first schema, with how an older row gets its value.
+_ADDED_COLUMNS = {
+    # the trade date: an old order's fill instant, else when it was placed (UTC text, so
+    # it sorts as time)
+    "trade_at": "TEXT",
+    "forced": "INTEGER NOT NULL DEFAULT 0",
+}
 
 
-class OrderRequest(BaseModel):
-    """An order to place: buy or sell a quantity of a contract at a price."""
-
-    model_config = ConfigDict(frozen=True)
-
-    contract: Contract
-    side: Literal["buy", "sell"]
-    quantity: float = Field(gt=0, description="Shares or contracts.")
-    price: float = Field(ge=0, description="Per share (per share of the option's 100).")
-    fees: float = Field(0.0, ge=0, description="Commission in dollars.")
-    as_of: AwareDatetime | None = Field(None, description="The market instant of the fill.")
-    source: str = Field("manual", description="Who placed it: manual, a desk run, ...")
-    note: str = ""
-
-    @property
-    def cash_change(self) -> float:
-        """Cash in (positive) or out (negative), fees included."""
-        notional = self.quantity * self.price * self.contract.multiplier
-        return (notional if self.side == "sell" else -notional) - self.fees
+def _utc(instant: datetime) -> str:
+    return instant.astimezone(UTC).isoformat()
 
 
-class Order(OrderRequest):
-    """An order as recorded."""
-
-    id: int
-    account: str
-    placed_at: AwareDatetime
-
-
-class Position(BaseModel):
-    """A holding: signed quantity (negative is short), average cost, realised P&L."""
-
-    contract: Contract
-    quantity: float
-    average_cost: float = Field(description="Per share, positive; 0 when flat.")
-    realized_pnl: float = 0.0
-    opened_at: datetime | None = None
-
-    @property
-    def cost_basis(self) -> float:
-        """Signed cost of the open quantity (negative for a short: premium received)."""
-        return self.quantity * self.average_cost * self.contract.multiplier
-
-
-class PositionValue(BaseModel):
-    """A position at a mark."""
-
-    key: str
-    contract: Contract
-    quantity: float
-    average_cost: float
-    cost_basis: float
-    mark: float | None = Field(description="Per share; None when no price was found.")
-    market_value: float = Field(description="Signed; at cost when there is no mark.")
-    unrealized_pnl: float
-    realized_pnl: float
-
-
-class Valuation(BaseModel):
-    """An account at a set of marks: cash, positions, P&L and account value."""
-
-    account: str
-    starting_cash: float
-    cash: float
-    positions: list[PositionValue]
-    market_value: float = Field(description="Signed value of the open positions.")
-    realized_pnl: float
-    unrealized_pnl: float
-    account_value: float = Field(description="cash + market_value.")
-    total_pnl: float = Field(description="account_value - starting_cash.")
-    unpriced: list[str] = Field(default_factory=list, description="Positions held at cost.")
-    orders: int
-
-
-@dataclass
-class _Book:
-    """Running state while replaying orders."""
-
-    cash: float
-    positions: dict[str, Position]
-    realized: float = 0.0
-
-
-def _apply(book: _Book, order: OrderRequest) -> None:
-    key = order.contract.key
-    held = book.positions.get(key) or Position(
-        contract=order.contract, quantity=0.0, average_cost=0.0
-    )
-    signed = order.quantity if order.side == "buy" else -order.quantity
-    qty, avg, realized = held.quantity, held.average_cost, held.realized_pnl
-    mult = order.contract.multiplier
-    if abs(qty) < _EPS or (qty > 0) == (signed > 0):
-        avg = (abs(qty) * avg + order.quantity * order.price) / (abs(qty) + order.quantity)
-    else:
-        closed = min(abs(qty), order.quantity)
-        gain = closed * (order.price - avg) * mult * (1 if qty > 0 else -1)
-        realized += gain
-        book.realized += gain
-        if order.quantity > abs(qty) + _EPS:  # flipped: the rest opens at this price
-            avg = order.price
-    qty += signed
-    if abs(qty) < _EPS:
-        qty, avg = 0.0, 0.0
-    opened = held.opened_at if held.quantity else order.as_of
-    book.positions[key] = Position(
-        contract=order.contract,
-        quantity=qty,
-        average_cost=avg,
-        realized_pnl=realized,
-        opened_at=opened,
-    )
-    book.cash += order.cash_change
-
-
-def replay_orders(starting_cash: float, orders: Iterable[OrderRequest]) -> _Book:
-    """Cash, positions and realised P&L after ``orders``, in order."""
-    book = _Book(cash=starting_cash, positions={})
-    for order in orders:
-        _apply(book, order)
-    return book
-
-
-def _check(book: _Book, order: OrderRequest) -> None:
-    """Refuse what the paper account does not allow, saying what would pass."""
-    after = book.cash + order.cash_change
-    if order.side == "buy" and after < -_EPS:
-        raise OrderRejected(
-            f"not enough cash: the order costs ${-order.cash_change:,.2f} and the account has "
-            f"${book.cash:,.2f}; buy fewer or add cash with `alphadesk portfolio reset --cash`"
+def _migrate(db: sqlite3.Connection) -> None:
+    """Bring an older order table up to date in place; no order is lost or changed."""
+    have = {row[1] for row in db.execute("PRAGMA table_info(portfolio_orders)")}
+    for name, kind in _ADDED_COLUMNS.items():
+        if name not in have:
+            db.execute(f"ALTER TABLE portfolio_orders ADD COLUMN {name} {kind}")
+    rows = db.execute(
+        "SELECT id, placed_at, as_of FROM portfolio_orders WHERE trade_at IS NULL"
+    ).fetchall()
+    for order_id, placed_at, as_of in rows:
+        traded = datetime.fromisoformat(as_of or placed_at)
+        db.execute(
+            "UPDATE portfolio_orders SET trade_at = ? WHERE id = ?", (_utc(traded), order_id)
         )
-    if order.side == "sell" and not order.contract.is_option:
-        held = book.positions.get(order.contract.key)
-        have = held.quantity if held else 0.0
-        if order.quantity > have + _EPS:
-            raise OrderRejected(
-                f"cannot sell {order.quantity:g} {order.contract.symbol}: the account holds "
-                f"{have:g} (short selling stock is not supported in the paper account)"
-            )
+
+
+def _needs_migration(db: sqlite3.Connection) -> bool:
+    have = {row[1] for row in db.execute("PRAGMA table_info(portfolio_orders)")}
+    if not set(_ADDED_COLUMNS) <= have:
+        return True
+    return (
+        db.execute("SELECT 1 FROM portfolio_orders WHERE trade_at IS NULL").fetchone() is not None
+    )
+
+
+def _order(
+    account: str, order_id: int, placed_at: str, trade_at: str, forced: int, body: str
+) -> Order:
+    request = OrderRequest.model_validate_json(body)
+    return Order(
+        **request.model_dump(exclude={"as_of", "forced"}),
+        id=order_id,
+        account=account,
+        as_of=datetime.fromisoformat(trade_at),
+        forced=bool(forced),
+        placed_at=datetime.fromisoformat(placed_at),
+    )
+
+
+def _trade_order(order: Order) -> tuple[datetime, int]:
+    return order.as_of, order.id
+
+
+_ORDER_COLUMNS = "id, placed_at, trade_at, forced, body"
 
 
 class PaperPortfolio:
@@ -245,154 +143,177 @@ class PaperPortfolio:
     def __init__(self, path: Path) -> None:
         self.path = path
         sqlite.create(path, _SCHEMA)
+        with self._connect() as db:
+            stale = _needs_migration(db)
+        if stale:
+            with self._connect(immediate=True) as db:  # serialised: one process migrates
+                _migrate(db)
 
     def _connect(self, *, immediate: bool = False) -> AbstractContextManager[sqlite3.Connection]:
         return sqlite.transaction(self.path, immediate=immediate)
 
     # -- accounts ---------------------------------------------------------------------------
 
-    def open_account(self, name: str = DEFAULT_ACCOUNT, cash: float = DEFAULT_CASH) -> None:
-        """Create the account with ``cash`` if it does not exist (an existing one is kept)."""
-        if cash < 0:
-            raise OrderRejected(f"starting cash must not be negative, got {cash}")
+    def open_account(self, name: str, cash: float = DEFAULT_CASH) -> Account:
+        """Open a new account with ``cash``.
+
+        Raises:
+            AccountExists: the name is taken.
+            ValueError: negative cash.
+        """
+        _check_cash(cash)
+        created = datetime.now(UTC)
+        with self._connect(immediate=True) as db:
+            row = _account_row(db, name)
+            if row is not None:
+                raise AccountExists(
+                    f"account {name!r} is already open (starting cash {usd(row[0])}); reset "
+                    "it to start again"
+                )
+            _insert_account(db, name, cash, created)
+        return Account(name=name, starting_cash=cash, created_at=created)
+
+    def accounts(self) -> list[Account]:
+        """Every account, by name (the default one once it was first used)."""
         with self._connect() as db:
-            db.execute(
-                "INSERT OR IGNORE INTO portfolio_accounts (name, starting_cash, created_at)"
-                " VALUES (?, ?, ?)",
-                (name, cash, _now()),
-            )
+            rows = db.execute(
+                "SELECT name, starting_cash, created_at FROM portfolio_accounts ORDER BY name"
+            ).fetchall()
+        return [Account(name=n, starting_cash=c, created_at=datetime.fromisoformat(t))
+                for n, c, t in rows]  # fmt: skip
+
+    def account(self, name: str = DEFAULT_ACCOUNT) -> Account:
+        """The account ``name``; the default one is opened on first use.
+
+        Raises:
+            AccountNotFound: no such account (the message lists the open ones).
+        """
+        with self._connect(immediate=name == DEFAULT_ACCOUNT) as db:
+            cash = _starting_cash(db, name, open_default=True)
+            row = _account_row(db, name)
+        assert row is not None
+        return Account(name=name, starting_cash=cash, created_at=datetime.fromisoformat(row[1]))
 
     def reset(self, name: str = DEFAULT_ACCOUNT, cash: float = DEFAULT_CASH) -> None:
-        """Forget the account's orders and start again with ``cash``."""
-        if cash < 0:
-            raise OrderRejected(f"starting cash must not be negative, got {cash}")
+        """Forget the account's orders and start again with ``cash``.
+
+        Raises:
+            AccountNotFound: no such account.
+        """
+        _check_cash(cash)
         with self._connect(immediate=True) as db:
+            _starting_cash(db, name, open_default=True)
             db.execute("DELETE FROM portfolio_orders WHERE account = ?", (name,))
             db.execute(
-                "INSERT OR REPLACE INTO portfolio_accounts (name, starting_cash, created_at)"
-                " VALUES (?, ?, ?)",
-                (name, cash, _now()),
+                "UPDATE portfolio_accounts SET starting_cash = ?, created_at = ? WHERE name = ?",
+                (cash, _utc(datetime.now(UTC)), name),
             )
 
     def starting_cash(self, name: str = DEFAULT_ACCOUNT) -> float:
         with self._connect() as db:
-            row = db.execute(
-                "SELECT starting_cash FROM portfolio_accounts WHERE name = ?", (name,)
-            ).fetchone()
-        if row is None:
-            return DEFAULT_CASH
-        return float(row[0])
+            return _starting_cash(db, name)
 
     # -- orders -----------------------------------------------------------------------------
 
     def place(self, order: OrderRequest, account: str = DEFAULT_ACCOUNT) -> Order:
-        """Check and record ``order``; raises OrderRejected saying why it cannot be filled."""
-        self.open_account(account)
+        """Check and record ``order`` at its trade date (``as_of``; default: now).
+
+        Raises:
+            AccountNotFound: no such account.
+            InsufficientCash: not enough free cash at its date (collateral counted).
+            OrderRejected: a price of 0, a sale of shares not held at its date, or an
+                order that would break a later one.
+        """
+        if order.price <= 0:
+            raise OrderRejected(f"a price must be above 0, got {order.price:g}")
         placed_at = datetime.now(UTC)
+        order = order.model_copy(update={"as_of": order.as_of or placed_at})
+        assert order.as_of is not None
         with self._connect(immediate=True) as db:
-            cash, orders = self._read(db, account)
-            _check(replay_orders(cash, orders), order)
+            starting, timeline = self._read(db, account, open_default=True)
+            at = bisect.bisect_right([o.as_of for o in timeline], order.as_of)
+            problem = first_new_problem(starting, timeline, order, at)
+            if problem is not None:
+                raise problem
             cursor = db.execute(
-                "INSERT INTO portfolio_orders (account, placed_at, as_of, body) VALUES (?,?,?,?)",
-                (
-                    account,
-                    placed_at.isoformat(),
-                    order.as_of.isoformat() if order.as_of else None,
-                    order.model_dump_json(),
-                ),
-            )
+                "INSERT INTO portfolio_orders (account, placed_at, as_of, trade_at, forced, body)"
+                " VALUES (?,?,?,?,?,?)",
+                (account, placed_at.isoformat(), order.as_of.isoformat(), _utc(order.as_of),
+                 int(order.forced), order.model_dump_json()),
+            )  # fmt: skip
             order_id = int(cursor.lastrowid or 0)
         return Order(**order.model_dump(), id=order_id, account=account, placed_at=placed_at)
 
-    def orders(self, account: str = DEFAULT_ACCOUNT) -> list[Order]:
-        """The account's orders, oldest first."""
+    def orders(self, account: str = DEFAULT_ACCOUNT, as_of: datetime | None = None) -> list[Order]:
+        """The account's orders in trade-date order (then as placed); with ``as_of``, only
+        those traded at or before it."""
         with self._connect() as db:
-            rows = db.execute(
-                "SELECT id, placed_at, body FROM portfolio_orders WHERE account = ? ORDER BY id",
-                (account,),
-            ).fetchall()
-        return [_order(account, *row) for row in rows]
+            _, timeline = self._read(db, account)
+        return timeline if as_of is None else [o for o in timeline if o.as_of <= as_of]
 
-    def positions(self, account: str = DEFAULT_ACCOUNT) -> tuple[float, list[Position]]:
-        """Cash and the open positions (flat ones dropped), from the order log."""
-        book = replay_orders(self.starting_cash(account), self.orders(account))
+    def positions(
+        self, account: str = DEFAULT_ACCOUNT, as_of: datetime | None = None
+    ) -> tuple[float, list[Position]]:
+        """Cash and the open positions (flat ones dropped) at ``as_of`` (default: every order)."""
+        book = self.book(account, as_of)
         return book.cash, [p for p in book.positions.values() if p.quantity]
 
-    def value(self, marks: Mapping[str, float | None], account: str = DEFAULT_ACCOUNT) -> Valuation:
-        """The account at ``marks`` (per-share prices by contract key). A position without
-        a mark is held at cost and listed in ``unpriced``."""
-        orders = self.orders(account)
+    def book(self, account: str = DEFAULT_ACCOUNT, as_of: datetime | None = None) -> Book:
+        """The replayed book at ``as_of`` (default: every order)."""
+        return replay_orders(self.starting_cash(account), self.orders(account, as_of))
+
+    def value(
+        self,
+        marks: Mapping[str, float | None],
+        account: str = DEFAULT_ACCOUNT,
+        as_of: datetime | None = None,
+    ) -> Valuation:
+        """The account at ``as_of`` (only the orders traded by then) and ``marks``
+        (per-share prices by contract key). A position without a mark is held at cost and
+        listed in ``unpriced``."""
         starting = self.starting_cash(account)
-        return valuation(account, starting, replay_orders(starting, orders), marks, len(orders))
+        orders = self.orders(account, as_of)
+        book = replay_orders(starting, orders)
+        return valuation(account, starting, book, marks, len(orders), as_of)
 
-    def _read(self, db: sqlite3.Connection, account: str) -> tuple[float, list[Order]]:
-        row = db.execute(
-            "SELECT starting_cash FROM portfolio_accounts WHERE name = ?", (account,)
-        ).fetchone()
+    def _read(
+        self, db: sqlite3.Connection, account: str, *, open_default: bool = False
+    ) -> tuple[float, list[Order]]:
+        starting = _starting_cash(db, account, open_default=open_default)
         rows = db.execute(
-            "SELECT id, placed_at, body FROM portfolio_orders WHERE account = ? ORDER BY id",
-            (account,),
+            f"SELECT {_ORDER_COLUMNS} FROM portfolio_orders WHERE account = ?", (account,)
         ).fetchall()
-        return float(row[0]), [_order(account, *r) for r in rows]
+        return starting, sorted((_order(account, *r) for r in rows), key=_trade_order)
 
 
-def valuation(
-    account: str,
-    starting_cash: float,
-    book: _Book,
-    marks: Mapping[str, float | None],
-    orders: int,
-) -> Valuation:
-    """Value a replayed book at ``marks``."""
-    rows: list[PositionValue] = []
-    unpriced: list[str] = []
-    for key, pos in book.positions.items():
-        if not pos.quantity:
-            continue
-        mark = marks.get(key)
-        if mark is None:
-            unpriced.append(key)
-        per_share = pos.average_cost if mark is None else mark
-        value = pos.quantity * per_share * pos.contract.multiplier
-        rows.append(
-            PositionValue(
-                key=key,
-                contract=pos.contract,
-                quantity=pos.quantity,
-                average_cost=pos.average_cost,
-                cost_basis=pos.cost_basis,
-                mark=mark,
-                market_value=value,
-                unrealized_pnl=value - pos.cost_basis,
-                realized_pnl=pos.realized_pnl,
-            )
-        )
-    market_value = sum(r.market_value for r in rows)
-    account_value = book.cash + market_value
-    return Valuation(
-        account=account,
-        starting_cash=starting_cash,
-        cash=book.cash,
-        positions=rows,
-        market_value=market_value,
-        realized_pnl=book.realized,
-        unrealized_pnl=sum(r.unrealized_pnl for r in rows),
-        account_value=account_value,
-        total_pnl=account_value - starting_cash,
-        unpriced=unpriced,
-        orders=orders,
+def _check_cash(cash: float) -> None:
+    if not cash >= 0:  # also NaN
+        raise ValueError(f"starting cash must be 0 or more, got {cash}")
+
+
+def _account_row(db: sqlite3.Connection, name: str) -> tuple[float, str] | None:
+    row = db.execute(
+        "SELECT starting_cash, created_at FROM portfolio_accounts WHERE name = ?", (name,)
+    ).fetchone()
+    return None if row is None else (float(row[0]), str(row[1]))
+
+
+def _insert_account(db: sqlite3.Connection, name: str, cash: float, created: datetime) -> None:
+    db.execute(
+        "INSERT INTO portfolio_accounts (name, starting_cash, created_at) VALUES (?, ?, ?)",
+        (name, cash, _utc(created)),
     )
 
 
-def _order(account: str, order_id: int, placed_at: str, body: str) -> Order:
-    request = OrderRequest.model_validate_json(body)
-    return Order(
-        **request.model_dump(),
-        id=order_id,
-        account=account,
-        placed_at=datetime.fromisoformat(placed_at),
-    )
-
-
-def _now() -> str:
-    return datetime.now(UTC).isoformat()
+def _starting_cash(db: sqlite3.Connection, name: str, *, open_default: bool = False) -> float:
+    """The account's starting cash. The default account opens itself on first use
+    (``open_default``, in a write transaction); until then it reads as fresh."""
+    row = _account_row(db, name)
+    if row is not None:
+        return row[0]
+    if name == DEFAULT_ACCOUNT:
+        if open_default:
+            _insert_account(db, name, DEFAULT_CASH, datetime.now(UTC))
+        return DEFAULT_CASH
+    names = [r[0] for r in db.execute("SELECT name FROM portfolio_accounts ORDER BY name")]
+    raise AccountNotFound(name, names)

@@ -1,0 +1,187 @@
+"""What the paper portfolio records and reports: contracts, orders, positions, valuations,
+and the typed refusals of an order or an account."""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+from typing import Literal
+
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, model_validator
+
+__all__ = [
+    "Account",
+    "AccountExists",
+    "AccountNotFound",
+    "Contract",
+    "InsufficientCash",
+    "Order",
+    "OrderRejected",
+    "OrderRequest",
+    "Position",
+    "PositionValue",
+    "PriceNotVerified",
+    "Valuation",
+]
+
+
+class OrderRejected(ValueError):
+    """An order the paper account refuses; the message says why and what would pass."""
+
+    code = "order_rejected"
+
+
+class InsufficientCash(OrderRejected):
+    """The order needs more free cash (cash less the collateral of open short puts) than
+    the account has at the order's trade date."""
+
+    code = "insufficient_cash"
+
+    def __init__(self, message: str, *, needed: float, free: float) -> None:
+        super().__init__(message)
+        self.needed, self.free = needed, free
+
+
+class PriceNotVerified(OrderRejected):
+    """The price is off the day's range, or there is no data to check it against; placing
+    it anyway needs force (and the order is labelled forced)."""
+
+    code = "price_not_verified"
+
+
+class AccountNotFound(LookupError):
+    """No paper account of that name; the message lists the ones there are."""
+
+    def __init__(self, name: str, existing: list[str]) -> None:
+        known = ", ".join(existing) if existing else "none yet"
+        super().__init__(f"no paper account named {name!r} (accounts: {known})")
+        self.name, self.existing = name, existing
+
+
+class AccountExists(ValueError):
+    """An account of that name is already open."""
+
+
+class Account(BaseModel):
+    """A paper account: its name, starting cash and when it was opened."""
+
+    name: str
+    starting_cash: float
+    created_at: AwareDatetime
+
+
+class Contract(BaseModel):
+    """What is traded: a stock (or ETF, crypto) or a listed option on it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    symbol: str = Field(description="Underlying ticker, upper case.")
+    right: Literal["put", "call"] | None = Field(None, description="Set for an option.")
+    strike: float | None = Field(None, gt=0)
+    expiration: date | None = None
+
+    @model_validator(mode="after")
+    def _option_complete(self) -> Contract:
+        fields = (self.right, self.strike, self.expiration)
+        if any(f is not None for f in fields) and not all(f is not None for f in fields):
+            raise ValueError("an option needs right (put/call), strike and expiration")
+        return self
+
+    @property
+    def is_option(self) -> bool:
+        return self.right is not None
+
+    @property
+    def multiplier(self) -> int:
+        return 100 if self.is_option else 1
+
+    @property
+    def key(self) -> str:
+        """``AAPL`` or ``SPY 2024-12-20 450P``: one position per key."""
+        if not self.is_option:
+            return self.symbol
+        assert self.expiration is not None and self.right is not None
+        return f"{self.symbol} {self.expiration.isoformat()} {self.strike:g}{self.right[0].upper()}"
+
+
+class OrderRequest(BaseModel):
+    """An order to place: buy or sell a quantity of a contract at a price on a trade date."""
+
+    model_config = ConfigDict(frozen=True)
+
+    contract: Contract
+    side: Literal["buy", "sell"]
+    quantity: float = Field(gt=0, description="Shares or contracts.")
+    # ge, not gt: order logs written before prices were checked must still read; placing
+    # an order refuses a price of 0.
+    price: float = Field(ge=0, description="Per share (per share of the option's 100).")
+    fees: float = Field(0.0, ge=0, description="Commission in dollars.")
+    as_of: AwareDatetime | None = Field(
+        None, description="The trade date: the market instant of the fill. Default: when placed."
+    )
+    source: str = Field("manual", description="Who placed it: manual, a desk run, ...")
+    note: str = ""
+    forced: bool = Field(
+        False, description="Placed with force: the price could not be verified against the data."
+    )
+    price_check: str = Field("", description="How the price was checked, or why it was not.")
+
+    @property
+    def cash_change(self) -> float:
+        """Cash in (positive) or out (negative), fees included."""
+        notional = self.quantity * self.price * self.contract.multiplier
+        return (notional if self.side == "sell" else -notional) - self.fees
+
+
+class Order(OrderRequest):
+    """An order as recorded: ``as_of`` is its trade date, ``placed_at`` when it was recorded."""
+
+    id: int
+    account: str
+    as_of: AwareDatetime = Field(description="The trade date: the market instant of the fill.")
+    placed_at: AwareDatetime = Field(description="When the order was recorded (wall clock).")
+
+
+class Position(BaseModel):
+    """A holding: signed quantity (negative is short), average cost, realised P&L."""
+
+    contract: Contract
+    quantity: float
+    average_cost: float = Field(description="Per share, positive; 0 when flat.")
+    realized_pnl: float = 0.0
+    opened_at: datetime | None = None
+
+    @property
+    def cost_basis(self) -> float:
+        """Signed cost of the open quantity (negative for a short: premium received)."""
+        return self.quantity * self.average_cost * self.contract.multiplier
+
+
+class PositionValue(BaseModel):
+    """A position at a mark."""
+
+    key: str
+    contract: Contract
+    quantity: float
+    average_cost: float
+    cost_basis: float
+    mark: float | None = Field(description="Per share; None when no price was found.")
+    market_value: float = Field(description="Signed; at cost when there is no mark.")
+    unrealized_pnl: float
+    realized_pnl: float
+
+
+class Valuation(BaseModel):
+    """An account at an instant and a set of marks: cash, positions, P&L, account value."""
+
+    account: str
+    starting_cash: float
+    cash: float
+    collateral: float = Field(0.0, description="Cash reserved for the open short puts.")
+    positions: list[PositionValue]
+    market_value: float = Field(description="Signed value of the open positions.")
+    realized_pnl: float
+    unrealized_pnl: float
+    account_value: float = Field(description="cash + market_value.")
+    total_pnl: float = Field(description="account_value - starting_cash.")
+    unpriced: list[str] = Field(default_factory=list, description="Positions held at cost.")
+    orders: int
