@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from alphadesk.agents.csp.models import CspConstraints
 from alphadesk.agents.desk.models import AnalystName
 from alphadesk.pipelines.models import Depth
+from alphadesk.store.orders import ACCOUNT_PATTERN
 
 __all__ = [
     "AnalyzeBody",
@@ -38,7 +39,6 @@ _MODEL = Field(
     description="A LiteLLM model string for every agent, or 'rules' (offline). Default: the "
     "server's settings (rules unless configured). GET /health lists the allowed ones.",
 )
-ACCOUNT_PATTERN = r"^[A-Za-z0-9_-]{1,40}$"
 
 
 class _Body(BaseModel):

@@ -3,12 +3,18 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from datetime import date, datetime
-from typing import Any
+from typing import TYPE_CHECKING
 
 import typer
 
 from alphadesk.cli.common import console, err_console, fail, parse_as_of, settings_from
+from alphadesk.money import usd
+
+if TYPE_CHECKING:
+    from alphadesk.store import OrderRequest, PaperPortfolio
 
 __all__ = ["portfolio_app"]
 
@@ -17,17 +23,49 @@ portfolio_app = typer.Typer(
     invoke_without_command=True,
 )
 
-_ACCOUNT = typer.Option("paper", "--account", help="The paper account.")
+_ACCOUNT = typer.Option("paper", "--account", help="The paper account (alphadesk portfolio open).")
 _AS_OF = typer.Option(
+    None, "--as-of", metavar="DATE", help="Value at this date's close (YYYY-MM-DD). Default: now."
+)
+_TRADE_DATE = typer.Option(
     None,
+    "--date",
     "--as-of",
     metavar="DATE",
-    help="Value (or fill) at this date's close (YYYY-MM-DD). Default: now.",
+    help="The trade date: fill at this date's close (YYYY-MM-DD). Default: now.",
+)
+_FORCE = typer.Option(
+    False,
+    "--force",
+    help="Place it even when the price is off the day's low-high range or the symbol has no "
+    "data that day (the order is labelled forced).",
 )
 
 
-def _instant(value: str | None) -> datetime:
-    return parse_as_of(value)
+def _book(ctx: typer.Context) -> PaperPortfolio:
+    from alphadesk.store import PaperPortfolio
+
+    return PaperPortfolio(settings_from(ctx).store_path)
+
+
+@contextmanager
+def _refusals() -> Iterator[None]:
+    """The portfolio's refusals as a clear message and exit 1."""
+    from alphadesk.store import AccountNotFound, OrderRejected
+    from alphadesk.store.portfolio import AccountExists, PriceNotVerified
+
+    try:
+        yield
+    except AccountNotFound as exc:
+        raise fail(
+            str(exc), f"open it with `alphadesk portfolio open {exc.name} --cash C`"
+        ) from None
+    except PriceNotVerified as exc:
+        raise fail(
+            str(exc), "check the price and --date, or add --force to place it anyway"
+        ) from None
+    except (OrderRejected, AccountExists, ValueError) as exc:
+        raise fail(str(exc)) from None
 
 
 @portfolio_app.callback()
@@ -37,7 +75,8 @@ def show(
     account: str = _ACCOUNT,
     as_json: bool = typer.Option(False, "--json", help="Print the valuation as JSON."),
 ) -> None:
-    """Cash, positions marked at an instant, P&L and account value."""
+    """Cash, positions marked at an instant, P&L and account value; only the orders traded
+    by that instant count."""
     if ctx.invoked_subcommand is not None:
         return
     from rich.table import Table
@@ -46,9 +85,11 @@ def show(
     from alphadesk.pipelines.assistant.orders import value_portfolio
 
     settings = settings_from(ctx)
-    report = asyncio.run(
-        value_portfolio(settings, build_provider(settings), _instant(as_of), account)
-    )
+    with _refusals():
+        _book(ctx).account(account)  # an unknown account fails here, before any data is read
+        report = asyncio.run(
+            value_portfolio(settings, build_provider(settings), parse_as_of(as_of), account)
+        )
     if as_json:
         typer.echo(report.model_dump_json(indent=2))
         return
@@ -58,31 +99,34 @@ def show(
     for p in report.positions:
         mark = "-" if p.mark is None else f"{p.mark:,.2f}"
         table.add_row(p.position, f"{p.quantity:g}", f"{p.average_cost:,.2f}", mark,
-                      f"{p.market_value:,.2f}", f"{p.unrealized_pnl:,.2f}",
-                      f"{p.realized_pnl:,.2f}")  # fmt: skip
+                      usd(p.market_value), usd(p.unrealized_pnl), usd(p.realized_pnl))  # fmt: skip
     console.print(table)
+    reserved = f" ({usd(report.collateral)} reserved for short puts)" if report.collateral else ""
     console.print(
-        f"cash ${report.cash:,.2f} · positions ${report.market_value:,.2f} · account value "
-        f"${report.account_value:,.2f} · P&L ${report.total_pnl:,.2f} ({report.total_pnl_pct}%)"
-        f" · {report.orders} orders",
+        f"cash {usd(report.cash)}{reserved} · positions {usd(report.market_value)} · account value {usd(report.account_value)} · "
+        f"P&L {usd(report.total_pnl)} ({report.total_pnl_pct}%) · {report.orders} orders",
         highlight=False,
     )
     for note in report.missing:
         err_console.print(f"[yellow]{note}[/]")
 
 
-def _place(ctx: typer.Context, order: Any, account: str) -> None:
-    from alphadesk.store import OrderRejected, PaperPortfolio
+def _place(ctx: typer.Context, order: OrderRequest, account: str, force: bool) -> None:
+    from alphadesk.data import build_provider
+    from alphadesk.pipelines.assistant.fills import verify_price
 
-    try:
-        placed = PaperPortfolio(settings_from(ctx).store_path).place(order, account)
-    except OrderRejected as exc:
-        raise fail(str(exc)) from None
+    with _refusals():
+        book = _book(ctx)
+        book.account(account)
+        checked = verify_price(build_provider(settings_from(ctx)), order, force=force)
+        placed = book.place(checked, account)
+    forced = " [FORCED]" if placed.forced else ""
     console.print(
         f"order {placed.id}: {placed.side} {placed.quantity:g} {placed.contract.key} at "
-        f"{placed.price:g} ({placed.source})",
+        f"{placed.price:g} on {placed.as_of:%Y-%m-%d} ({placed.source}){forced}",
         highlight=False,
     )
+    err_console.print(f"[dim]price check: {placed.price_check}[/]", highlight=False)
 
 
 def _order(
@@ -94,14 +138,14 @@ def _order(
     right: str | None,
     strike: float | None,
     expiration: str | None,
-    as_of: str | None,
-) -> Any:
+    trade_date: str | None,
+) -> OrderRequest:
     from alphadesk.data import build_provider
     from alphadesk.data.errors import DataError
     from alphadesk.data.symbols import normalize_symbol
     from alphadesk.store import Contract, OrderRequest
 
-    instant = _instant(as_of)
+    instant = parse_as_of(trade_date)
     try:
         contract = Contract(
             symbol=normalize_symbol(symbol),
@@ -117,36 +161,43 @@ def _order(
         try:
             price = build_provider(settings_from(ctx)).quote(contract.symbol, instant).price
         except DataError as exc:
-            raise fail(str(exc), "give --price, or an --as-of the data covers") from None
-    try:
-        return OrderRequest(contract=contract, side=side, quantity=quantity, price=price,
-                            as_of=instant, source="manual")  # fmt: skip
-    except ValueError as exc:
-        raise fail(str(exc)) from None
+            raise fail(str(exc), "give a --date the data covers (alphadesk data list)") from None
+    if not price > 0:
+        raise fail(f"a price must be above 0, got {price:g}")
+    return OrderRequest(contract=contract, side=side, quantity=quantity, price=price,
+                        as_of=instant, source="manual")  # fmt: skip
 
 
-def _trade(side: str) -> Any:
+def _trade(side: str) -> Callable[..., None]:
     def command(
         ctx: typer.Context,
         symbol: str = typer.Argument(..., metavar="SYMBOL", help="Ticker, e.g. AAPL."),
         quantity: float = typer.Argument(
-            ..., metavar="QUANTITY", help="Shares, or option contracts."
+            ..., metavar="QUANTITY", min=0, help="Shares, or option contracts."
         ),
-        price: float | None = typer.Option(None, help="Per share. Default: the close at --as-of."),
+        price: float | None = typer.Option(
+            None, help="Per share. Default: the close at --date. Checked against that day."
+        ),
         put: bool = typer.Option(False, "--put", help="A put option."),
         call: bool = typer.Option(False, "--call", help="A call option."),
         strike: float | None = typer.Option(None, help="Option strike."),
         expiration: str | None = typer.Option(
             None, metavar="DATE", help="Option expiration (YYYY-MM-DD)."
         ),
-        as_of: str | None = _AS_OF,
+        trade_date: str | None = _TRADE_DATE,
+        force: bool = _FORCE,
         account: str = _ACCOUNT,
     ) -> None:
+        if not quantity > 0:
+            raise fail(f"the quantity must be above 0, got {quantity:g}")
         right = "put" if put else "call" if call else None
-        order = _order(ctx, side, symbol, quantity, price, right, strike, expiration, as_of)
-        _place(ctx, order, account)
+        order = _order(ctx, side, symbol, quantity, price, right, strike, expiration, trade_date)
+        _place(ctx, order, account, force)
 
-    command.__doc__ = f"{side.capitalize()} shares or option contracts (paper)."
+    command.__doc__ = (
+        f"{side.capitalize()} shares or option contracts (paper) on a trade date; a short put "
+        "needs its strike x 100 in free cash."
+    )
     return command
 
 
@@ -165,10 +216,12 @@ def follow(
         min=1,
         help="Contracts for a CSP run, shares for a trading-desk run.",
     ),
+    force: bool = _FORCE,
     account: str = _ACCOUNT,
 ) -> None:
-    """Place the order a desk's recorded decision stands for: a CSP run sells its put, a
-    trading-desk run buys or sells the stock at the judge's entry."""
+    """Place the order a desk's recorded decision stands for, dated the run's as-of: a CSP
+    run sells its put (strike x 100 per contract must be free cash), a trading-desk run
+    buys or sells the stock at the judge's entry."""
     from alphadesk.pipelines.assistant.orders import order_from_run
     from alphadesk.store import RunNotFound, RunStore
 
@@ -176,20 +229,59 @@ def follow(
         order = order_from_run(RunStore(settings_from(ctx).store_path), run_id, contracts)
     except (RunNotFound, ValueError) as exc:
         raise fail(str(exc)) from None
-    _place(ctx, order, account)
+    _place(ctx, order, account, force)
+
+
+def _when(instant: datetime) -> str:
+    return f"{instant.astimezone():%Y-%m-%d %H:%M}"
 
 
 @portfolio_app.command("orders")
-def orders(ctx: typer.Context, account: str = _ACCOUNT) -> None:
-    """Every order of the account, oldest first."""
+def orders(
+    ctx: typer.Context,
+    account: str = _ACCOUNT,
+    as_json: bool = typer.Option(False, "--json", help="One JSON object per order."),
+) -> None:
+    """Every order of the account by trade date; forced orders (price not verified) are
+    marked, and when each was recorded is shown last."""
     from rich.table import Table
 
-    from alphadesk.store import PaperPortfolio
+    with _refusals():
+        listed = _book(ctx).orders(account)
+    if as_json:
+        for o in listed:
+            typer.echo(o.model_dump_json())
+        return
+    table = Table("traded", "id", "side", "qty", "contract", "price", "fees", "price check",
+                  "source", "recorded")  # fmt: skip
+    for o in listed:
+        check = "FORCED" if o.forced else "verified" if o.price_check else "-"
+        table.add_row(f"{o.as_of:%Y-%m-%d}", str(o.id), o.side, f"{o.quantity:g}",
+                      o.contract.key, f"{o.price:g}", usd(o.fees), check, o.source,
+                      _when(o.placed_at))  # fmt: skip
+    console.print(table)
 
-    table = Table("id", "placed", "side", "qty", "contract", "price", "fees", "source")
-    for o in PaperPortfolio(settings_from(ctx).store_path).orders(account):
-        table.add_row(str(o.id), f"{o.placed_at:%Y-%m-%d %H:%M}", o.side, f"{o.quantity:g}",
-                      o.contract.key, f"{o.price:g}", f"{o.fees:g}", o.source)  # fmt: skip
+
+@portfolio_app.command("open")
+def open_account(
+    ctx: typer.Context,
+    name: str = typer.Argument(..., metavar="NAME", help="Letters, digits, - and _."),
+    cash: float = typer.Option(100_000.0, min=0, help="Starting cash."),
+) -> None:
+    """Open a new paper account with CASH (the default account, paper, opens itself)."""
+    with _refusals():
+        opened = _book(ctx).open_account(name, cash)
+    console.print(f"account {opened.name} opened with {usd(opened.starting_cash)}", highlight=False)
+
+
+@portfolio_app.command("accounts")
+def accounts(ctx: typer.Context) -> None:
+    """The paper accounts and their starting cash."""
+    from rich.table import Table
+
+    table = Table("account", "starting cash", "opened")
+    for a in _book(ctx).accounts():
+        table.add_row(a.name, usd(a.starting_cash), _when(a.created_at))
     console.print(table)
 
 
@@ -201,9 +293,10 @@ def reset(
     yes: bool = typer.Option(False, "--yes", help="Do not ask for confirmation."),
 ) -> None:
     """Forget the account's orders and start again with CASH."""
-    from alphadesk.store import PaperPortfolio
-
-    if not yes and not typer.confirm(f"forget every order of {account}?"):
-        raise typer.Exit(1)
-    PaperPortfolio(settings_from(ctx).store_path).reset(account, cash)
-    console.print(f"account {account} reset with ${cash:,.2f}")
+    with _refusals():
+        book = _book(ctx)
+        book.account(account)
+        if not yes and not typer.confirm(f"forget every order of {account}?"):
+            raise typer.Exit(1)
+        book.reset(account, cash)
+    console.print(f"account {account} reset with {usd(cash)}", highlight=False)

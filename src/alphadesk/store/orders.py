@@ -9,6 +9,7 @@ from typing import Literal
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, model_validator
 
 __all__ = [
+    "ACCOUNT_PATTERN",
     "Account",
     "AccountExists",
     "AccountNotFound",
@@ -22,6 +23,9 @@ __all__ = [
     "PriceNotVerified",
     "Valuation",
 ]
+
+
+ACCOUNT_PATTERN = r"^[A-Za-z0-9_-]{1,40}$"
 
 
 class OrderRejected(ValueError):

@@ -14,6 +14,7 @@ Accounts are opened explicitly; only the default account opens itself on first u
 from __future__ import annotations
 
 import bisect
+import re
 import sqlite3
 from collections.abc import Mapping
 from contextlib import AbstractContextManager
@@ -24,6 +25,7 @@ from alphadesk.money import usd
 from alphadesk.store import sqlite
 from alphadesk.store.book import Book, first_new_problem, replay_orders, valuation
 from alphadesk.store.orders import (
+    ACCOUNT_PATTERN,
     Account,
     AccountExists,
     AccountNotFound,
@@ -39,6 +41,7 @@ from alphadesk.store.orders import (
 )
 
 __all__ = [
+    "ACCOUNT_PATTERN",
     "DEFAULT_ACCOUNT",
     "DEFAULT_CASH",
     "Account",
@@ -159,8 +162,10 @@ class PaperPortfolio:
 
         Raises:
             AccountExists: the name is taken.
-            ValueError: negative cash.
+            ValueError: a name other than 1-40 letters, digits, - and _; negative cash.
         """
+        if not re.fullmatch(ACCOUNT_PATTERN, name):
+            raise ValueError(f"{name!r} is not an account name: use 1-40 letters, digits, - or _")
         _check_cash(cash)
         created = datetime.now(UTC)
         with self._connect(immediate=True) as db:

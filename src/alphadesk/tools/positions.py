@@ -41,6 +41,7 @@ class PositionsReport(ToolOutput):
 
     account: str
     cash: float
+    collateral: float = Field(0.0, description="Cash reserved for the open short puts.")
     starting_cash: float
     positions: list[HeldPosition]
     market_value: float
@@ -104,10 +105,11 @@ async def get_positions(ctx: RunContext[ChatDeps]) -> PositionsReport:
     if book is None:
         raise DataError("no paper portfolio is configured for this session")
     account = ctx.deps.account
-    _, held = await asyncio.to_thread(book.positions, account)
+    # Only the orders traded by the run's instant: a valuation never sees the future.
+    _, held = await asyncio.to_thread(book.positions, account, ctx.as_of)
     marks = await asyncio.to_thread(_marks, ctx, [p.contract for p in held])
     prices = {key: (None if value != value else value) for key, (value, _) in marks.items()}
-    valuation: Valuation = await asyncio.to_thread(book.value, prices, account)
+    valuation: Valuation = await asyncio.to_thread(book.value, prices, account, ctx.as_of)
     rows = [
         HeldPosition(
             position=p.key,
@@ -128,6 +130,7 @@ async def get_positions(ctx: RunContext[ChatDeps]) -> PositionsReport:
         missing=[f"{key}: {marks[key][1]}; held at cost" for key in valuation.unpriced],
         account=account,
         cash=round(valuation.cash, 2),
+        collateral=round(valuation.collateral, 2),
         starting_cash=round(start, 2),
         positions=rows,
         market_value=round(valuation.market_value, 2),
