@@ -95,6 +95,7 @@ def test_portfolio_follows_a_run_and_values_it(
     client: httpx.Client, desk_run: dict[str, Any]
 ) -> None:
     account = "followtest"
+    assert client.post("/portfolio/accounts", json={"name": account}).status_code == 201
     followed = client.post(
         "/portfolio/follow", json={"run_id": desk_run["run_id"], "quantity": 10, "account": account}
     )
@@ -121,6 +122,7 @@ def test_portfolio_follows_a_run_and_values_it(
 
 def test_manual_orders(client: httpx.Client) -> None:
     account = "manual"
+    assert client.post("/portfolio/accounts", json={"name": account}).status_code == 201
     bought = client.post(
         "/portfolio/orders",
         json={"side": "buy", "symbol": "jpm", "quantity": 5, "as_of": DAY, "account": account},

@@ -14,6 +14,7 @@ from alphadesk.pipelines.models import Depth
 from alphadesk.store.orders import ACCOUNT_PATTERN
 
 __all__ = [
+    "AccountBody",
     "AnalyzeBody",
     "ChatBody",
     "CspBody",
@@ -38,6 +39,13 @@ _MODEL = Field(
     examples=["rules"],
     description="A LiteLLM model string for every agent, or 'rules' (offline). Default: the "
     "server's settings (rules unless configured). GET /health lists the allowed ones.",
+)
+
+
+_FORCE = Field(
+    False,
+    description="Place it even when the price is off the trade date's low-high range or the "
+    "symbol has no data that day; the order is labelled forced.",
 )
 
 
@@ -109,13 +117,21 @@ class OrderBody(_Body):
     symbol: str = _SYMBOL
     quantity: float = Field(gt=0, le=1e9, description="Shares, or option contracts.")
     price: float | None = Field(
-        None, ge=0, le=1e9, description="Per share. Default: the close at as_of (stocks only)."
+        None,
+        gt=0,
+        le=1e9,
+        description="Per share. Default: the close at as_of (stocks only). Checked against "
+        "that day's low-high range.",
     )
     right: Literal["put", "call"] | None = Field(None, description="Set for an option.")
     strike: float | None = Field(None, gt=0, le=1e9)
     expiration: date | None = None
-    as_of: date | None = _AS_OF
+    as_of: date | None = Field(
+        None, examples=["2021-06-30"], description="The trade date: fill at this date's close "
+        "(a day without a session: the close before). Default: now.",
+    )  # fmt: skip
     account: str = Field("paper", pattern=ACCOUNT_PATTERN)
+    force: bool = _FORCE
 
 
 class FollowBody(_Body):
@@ -124,6 +140,14 @@ class FollowBody(_Body):
     run_id: str = Field(min_length=1, max_length=64)
     quantity: int = Field(1, ge=1, le=100_000, description="Contracts (CSP) or shares (desk).")
     account: str = Field("paper", pattern=ACCOUNT_PATTERN)
+    force: bool = _FORCE
+
+
+class AccountBody(_Body):
+    """A new paper account (``alphadesk portfolio open``)."""
+
+    name: str = Field(pattern=ACCOUNT_PATTERN, examples=["ira"])
+    cash: float = Field(100_000.0, ge=0, le=1e12, description="Starting cash.")
 
 
 class RunSummary(BaseModel):

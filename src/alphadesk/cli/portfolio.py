@@ -103,7 +103,8 @@ def show(
     console.print(table)
     reserved = f" ({usd(report.collateral)} reserved for short puts)" if report.collateral else ""
     console.print(
-        f"cash {usd(report.cash)}{reserved} · positions {usd(report.market_value)} · account value {usd(report.account_value)} · "
+        f"cash {usd(report.cash)}{reserved} · positions {usd(report.market_value)} · "
+        f"account value {usd(report.account_value)} · "
         f"P&L {usd(report.total_pnl)} ({report.total_pnl_pct}%) · {report.orders} orders",
         highlight=False,
     )

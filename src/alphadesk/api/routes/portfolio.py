@@ -1,22 +1,34 @@
-"""The paper portfolio: valued at an instant, positions at cost, orders, and following a
-desk's decision."""
+"""The paper portfolio: accounts, valued at an instant, positions at cost, orders, and
+following a desk's decision."""
 
 from __future__ import annotations
 
-from datetime import date
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import date, datetime
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, Field, ValidationError
 
 from alphadesk.api.context import ApiContext
 from alphadesk.api.errors import ApiError, ErrorBody
-from alphadesk.api.models import ACCOUNT_PATTERN, FollowBody, OrderBody
+from alphadesk.api.models import ACCOUNT_PATTERN, AccountBody, FollowBody, OrderBody
 from alphadesk.store import Contract, OrderRequest, PaperPortfolio, RunStore
-from alphadesk.store.portfolio import Order, Position
+from alphadesk.store.portfolio import (
+    Account,
+    AccountExists,
+    AccountNotFound,
+    Order,
+    OrderRejected,
+    Position,
+)
 from alphadesk.tools.positions import PositionsReport
 
 __all__ = ["router"]
+
+# The routes that only read SQLite and bars are plain functions: FastAPI runs them in its
+# thread pool, so a slow disk never stalls the event loop.
 
 router = APIRouter(
     prefix="/portfolio",
@@ -24,15 +36,38 @@ router = APIRouter(
     responses={code: {"model": ErrorBody} for code in (404, 409, 422)},
 )
 
-Account = Annotated[str, Query(pattern=ACCOUNT_PATTERN, description="The paper account.")]
+AccountName = Annotated[str, Query(pattern=ACCOUNT_PATTERN, description="The paper account.")]
+AsOf = Annotated[date | None, Query(description="Only orders traded by this date's close.")]
+
+_HINTS = {
+    "insufficient_cash": "place fewer shares or contracts, or open an account with more cash "
+    "(POST /portfolio/accounts)",
+    "price_not_verified": 'check the price and as_of, or send "force": true to place it anyway',
+}
 
 
 class Positions(BaseModel):
-    """Cash and open positions at cost, from the order log."""
+    """Cash and open positions at cost, from the orders traded by ``as_of``."""
 
     account: str
+    as_of: datetime | None = Field(description="None: every order.")
     cash: float
+    collateral: float = Field(description="Cash reserved for the open short puts.")
     positions: list[Position]
+
+
+@contextmanager
+def _refusals() -> Iterator[None]:
+    """The portfolio's refusals as typed 4xx answers."""
+    try:
+        yield
+    except AccountNotFound as exc:
+        hint = "POST /portfolio/accounts opens one; GET /portfolio/accounts lists them"
+        raise ApiError(404, "account_not_found", str(exc), hint) from None
+    except AccountExists as exc:
+        raise ApiError(409, "account_exists", str(exc)) from None
+    except OrderRejected as exc:
+        raise ApiError(409, exc.code, str(exc), _HINTS.get(exc.code)) from None
 
 
 def _ctx(request: Request) -> ApiContext:
@@ -44,36 +79,72 @@ def _book(request: Request) -> PaperPortfolio:
     return PaperPortfolio(_ctx(request).settings.store_path)
 
 
+def _instant(request: Request, day: date | None) -> datetime | None:
+    return None if day is None else _ctx(request).as_of(day)
+
+
 @router.get("", response_model=PositionsReport)
 async def portfolio(
     request: Request,
     as_of: Annotated[date | None, Query(description="Mark at this date's close.")] = None,
-    account: Account = "paper",
+    account: AccountName = "paper",
 ) -> Any:
-    """Cash, positions marked at an instant, P&L and account value."""
+    """Cash, positions marked at an instant, P&L and account value; only the orders traded
+    by that instant count."""
     from alphadesk.pipelines.assistant.orders import value_portfolio
 
     ctx = _ctx(request)
+    with _refusals():
+        _book(request).account(account)
     return await value_portfolio(ctx.settings, ctx.market, ctx.as_of(as_of), account)
 
 
+@router.get("/accounts", response_model=list[Account])
+def accounts(request: Request) -> Any:
+    """The paper accounts and their starting cash."""
+    return _book(request).accounts()
+
+
+@router.post("/accounts", response_model=Account, status_code=201)
+def open_account(body: AccountBody, request: Request) -> Any:
+    """Open a paper account with its starting cash (the default one, paper, opens itself)."""
+    with _refusals():
+        return _book(request).open_account(body.name, body.cash)
+
+
 @router.get("/positions", response_model=Positions)
-async def positions(request: Request, account: Account = "paper") -> Any:
-    """Open positions at cost, and cash."""
-    cash, held = _book(request).positions(account)
-    return Positions(account=account, cash=cash, positions=held)
+def positions(request: Request, account: AccountName = "paper", as_of: AsOf = None) -> Any:
+    """Open positions at cost, cash and the collateral the short puts reserve."""
+    instant = _instant(request, as_of)
+    with _refusals():
+        book = _book(request).book(account, instant)
+    held = [p for p in book.positions.values() if p.quantity]
+    return Positions(account=account, as_of=instant, cash=book.cash,
+                     collateral=book.collateral(instant), positions=held)  # fmt: skip
 
 
 @router.get("/transactions", response_model=list[Order])
-async def transactions(request: Request, account: Account = "paper") -> Any:
-    """Every order of the account, oldest first."""
-    return _book(request).orders(account)
+def transactions(request: Request, account: AccountName = "paper", as_of: AsOf = None) -> Any:
+    """The account's orders by trade date (``as_of``), each with when it was recorded
+    (``placed_at``) and whether its price was verified or forced."""
+    with _refusals():
+        return _book(request).orders(account, _instant(request, as_of))
+
+
+def _place(request: Request, order: OrderRequest, account: str, force: bool) -> Order:
+    from alphadesk.pipelines.assistant.fills import verify_price
+
+    with _refusals():
+        book = _book(request)
+        book.account(account)
+        return book.place(verify_price(_ctx(request).market, order, force=force), account)
 
 
 @router.post("/orders", response_model=Order, status_code=201)
-async def place(body: OrderBody, request: Request) -> Any:
-    """Buy or sell shares or option contracts (paper). A stock order without a price fills
-    at the close of `as_of`."""
+def place(body: OrderBody, request: Request) -> Any:
+    """Buy or sell shares or option contracts (paper) on a trade date (`as_of`). A stock
+    order without a price fills at that close; a price off the day's range, or a symbol
+    without data, needs `force`. A short put needs its strike x 100 in free cash."""
     ctx = _ctx(request)
     instant = ctx.as_of(body.as_of)
     try:
@@ -90,13 +161,14 @@ async def place(body: OrderBody, request: Request) -> Any:
         price = ctx.market.quote(contract.symbol, instant).price  # NoData -> 404
     order = OrderRequest(contract=contract, side=body.side, quantity=body.quantity,
                          price=price, as_of=instant, source="api")  # fmt: skip
-    return _book(request).place(order, body.account)
+    return _place(request, order, body.account, body.force)
 
 
 @router.post("/follow", response_model=Order, status_code=201)
-async def follow(body: FollowBody, request: Request) -> Any:
-    """Place the order a desk's recorded decision stands for: a CSP run sells its put, a
-    trading-desk run buys or sells the stock at the judge's entry."""
+def follow(body: FollowBody, request: Request) -> Any:
+    """Place the order a desk's recorded decision stands for, dated the run's as-of: a CSP
+    run sells its put (its strike x 100 per contract must be free cash), a trading-desk
+    run buys or sells the stock at the judge's entry."""
     from alphadesk.pipelines.assistant.orders import order_from_run
 
     settings = _ctx(request).settings
@@ -104,4 +176,4 @@ async def follow(body: FollowBody, request: Request) -> Any:
         order = order_from_run(RunStore(settings.store_path), body.run_id, body.quantity)
     except ValueError as exc:  # an unknown run (RunNotFound) is a 404 on its own
         raise ApiError(409, "no_order", str(exc)) from None
-    return _book(request).place(order, body.account)
+    return _place(request, order, body.account, body.force)
