@@ -67,8 +67,8 @@ def test_portfolio_orders_by_hand_and_from_a_desk_decision(
     assert "sell 2 NVDA 2024-12-13 130P at 2.03" in followed.output, followed.output
     bought = cli.invoke(app, ["portfolio", "buy", "NVDA", "50", "--as-of", "2024-11-29"])
     assert "buy 50 NVDA at 138.25" in bought.output, bought.output
-    refused = cli.invoke(app, ["portfolio", "sell", "NVDA", "80", "--price", "140"])
-    assert refused.exit_code == 1 and "holds 50" in refused.output
+    refused = cli.invoke(app, ["portfolio", "sell", "NVDA", "80", "--date", "2024-11-29"])
+    assert refused.exit_code == 1 and "held 50 then" in refused.output
     shown = cli.invoke(app, ["portfolio", "--as-of", "2024-12-31", "--json"])
     report = json.loads(shown.output)
     # cash = 100000 + 2*203 - 50*138.25 = 93493.50

@@ -174,7 +174,7 @@ def _trade(side: str) -> Callable[..., None]:
         ctx: typer.Context,
         symbol: str = typer.Argument(..., metavar="SYMBOL", help="Ticker, e.g. AAPL."),
         quantity: float = typer.Argument(
-            ..., metavar="QUANTITY", min=0, help="Shares, or option contracts."
+            ..., metavar="QUANTITY", help="Shares, or option contracts."
         ),
         price: float | None = typer.Option(
             None, help="Per share. Default: the close at --date. Checked against that day."

@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from alphadesk.money import usd
+
 __all__ = ["GREETING", "NO_TOOLS", "write_answer"]
 
 GREETING = (
@@ -32,7 +34,7 @@ def _g(value: Any) -> str:
 
 def _usd(value: Any) -> str:
     """A dollar amount to the cent (the tools round money to cents already)."""
-    return f"${value:,.2f}" if isinstance(value, int | float) else str(value)
+    return usd(value) if isinstance(value, int | float) else str(value)
 
 
 def _indicators(r: Result) -> str:
