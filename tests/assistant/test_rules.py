@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+from datetime import date
 
 import pytest
 
 from alphadesk.agent.events import ToolFinished, ToolStarted
+from alphadesk.data.calendar import session_close
 from alphadesk.pipelines.assistant import ChatRequest
 from alphadesk.pipelines.assistant.events import sse_frame
 from alphadesk.pipelines.assistant.orders import order_from_run
@@ -37,8 +39,9 @@ async def test_a_technical_question_routes_direct_to_the_chart_tools(make: Make)
     assert result.classification.symbols == ["NVDA"]
     assert result.route is not None and result.route.strategy == "DIRECT"
     assert set(result.route.selected_tools) == CHART == set(_answer_tools(result))
-    assert all(json.loads(c.arguments)["symbol"] == "NVDA" for c in result.tool_calls
-               if c.tool in CHART)
+    assert all(
+        json.loads(c.arguments)["symbol"] == "NVDA" for c in result.tool_calls if c.tool in CHART
+    )
     # Concurrent: every chart call started before the first one finished.
     chart = [e for e in events if getattr(e, "tool", None) in CHART]
     first_finish = next(i for i, e in enumerate(chart) if isinstance(e, ToolFinished))
@@ -68,7 +71,13 @@ async def test_a_comparison_runs_per_symbol_in_parallel(make: Make) -> None:
 async def test_what_are_my_positions_reads_the_portfolio(make: Make) -> None:
     pipeline = make()
     pipeline.portfolio.place(
-        OrderRequest(contract=Contract(symbol="KO"), side="buy", quantity=100, price=40.0)
+        OrderRequest(
+            contract=Contract(symbol="KO"),
+            side="buy",
+            quantity=100,
+            price=40.0,
+            as_of=session_close(date(2022, 6, 30)),
+        )
     )
     result, _ = await ask(pipeline, "what are my positions")
     assert result.classification is not None
