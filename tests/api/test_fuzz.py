@@ -11,7 +11,15 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from alphadesk.api.models import AnalyzeBody, ChatBody, CspBody, FollowBody, OrderBody, ScreenBody
+from alphadesk.api.models import (
+    AccountBody,
+    AnalyzeBody,
+    ChatBody,
+    CspBody,
+    FollowBody,
+    OrderBody,
+    ScreenBody,
+)
 from tests.support.live_api import LiveApi, parse_sse
 
 _JSON = st.recursive(
@@ -46,6 +54,9 @@ _VALID: dict[str, st.SearchStrategy[Any]] = {
     "strike": st.floats(1, 500, allow_nan=False) | st.none(),
     "right": st.sampled_from([None, "put", "call"]),
     "account": st.sampled_from(["paper", "fuzz"]),
+    "force": st.booleans(),
+    "name": st.sampled_from(["fuzz", "paper", "ira-2"]),
+    "cash": st.floats(0, 1e7, allow_nan=False),
     "run_id": st.just("nope"),
     "memory": st.just(False),
     "parallel_research": st.booleans(),
@@ -80,6 +91,9 @@ _INVALID: dict[str, st.SearchStrategy[Any]] = {
     "strike": st.floats(-1, 1e4, allow_nan=False),
     "right": st.just("straddle"),
     "account": st.sampled_from(["", "a/b", "x" * 50]),
+    "force": st.sampled_from(["yes", 2]),
+    "name": st.sampled_from(["", "a b", "x" * 50]),
+    "cash": st.floats(-1, 1e13, allow_nan=False),
     "run_id": st.text(max_size=70),
     "memory": st.sampled_from(["maybe", 2]),
     "parallel_research": st.sampled_from(["yes please", 3]),
@@ -121,6 +135,7 @@ _ROUTES: list[tuple[str, st.SearchStrategy[Any]]] = [
     ("/chat/v3", _bodies(ChatBody, ("question",))),
     ("/portfolio/orders", _bodies(OrderBody, ("side", "symbol", "quantity"))),
     ("/portfolio/follow", _bodies(FollowBody, ("run_id",))),
+    ("/portfolio/accounts", _bodies(AccountBody, ("name",))),
 ]
 
 
@@ -151,7 +166,7 @@ def test_no_body_makes_a_5xx(
 
 @settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
 @given(
-    path=st.sampled_from(["/runs", "/portfolio", "/portfolio/positions",
+    path=st.sampled_from(["/runs", "/portfolio", "/portfolio/positions", "/portfolio/accounts",
                           "/portfolio/transactions", "/runs/{x}", "/runs/{x}/events",
                           "/runs/{x}/report", "/runs/{x}/chart"]),
     params=st.dictionaries(st.sampled_from(["kind", "limit", "as_of", "account"]),
