@@ -56,7 +56,7 @@ def test_orders_are_dated_and_the_valuation_is_point_in_time(cli: CliRunner) -> 
 
     listed = cli.invoke(app, ["portfolio", "orders"]).output
     header = next(line for line in listed.splitlines() if "traded" in line)
-    assert header.split()[1] == "traded" and header.index("traded") < header.index("recorded")
+    assert header.split()[0] == "traded" and header.index("traded") < header.index("recorded")
     assert "2022-06-30" in listed and "2022-09-30" in listed
 
     shown = cli.invoke(app, ["portfolio", "--as-of", "2022-12-28"]).output

@@ -253,13 +253,23 @@ def orders(
         for o in listed:
             typer.echo(o.model_dump_json())
         return
-    table = Table("traded", "id", "side", "qty", "contract", "price", "fees", "price check",
-                  "source", "recorded")  # fmt: skip
+    fees = any(o.fees for o in listed)
+    # One space between columns, so the ids, dates and contracts fit 80 columns uncut; only
+    # the source folds.
+    table = Table(box=None, padding=(0, 1, 0, 0), pad_edge=False, header_style="bold underline")
+    for name in ("traded", "id", "side", "qty", "contract", "price"):
+        table.add_column(name, no_wrap=True)
+    if fees:
+        table.add_column("fees", no_wrap=True)
+    table.add_column("check", no_wrap=True)  # verified, FORCED, or - (placed before checks)
+    table.add_column("recorded", no_wrap=True)
+    table.add_column("source", overflow="fold", min_width=8)
     for o in listed:
-        check = "FORCED" if o.forced else "verified" if o.price_check else "-"
-        table.add_row(f"{o.as_of:%Y-%m-%d}", str(o.id), o.side, f"{o.quantity:g}",
-                      o.contract.key, f"{o.price:g}", usd(o.fees), check, o.source,
-                      _when(o.placed_at))  # fmt: skip
+        check = "FORCED" if o.forced else "ok" if o.price_check else "-"
+        cells = [f"{o.as_of:%Y-%m-%d}", str(o.id), o.side, f"{o.quantity:g}", o.contract.key,
+                 f"{o.price:g}", *([usd(o.fees)] if fees else []), check,
+                 _when(o.placed_at), o.source]  # fmt: skip
+        table.add_row(*cells)
     console.print(table)
 
 
