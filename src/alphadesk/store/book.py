@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime, time
+from datetime import UTC, datetime, time
 from zoneinfo import ZoneInfo
 
 from alphadesk.money import usd
@@ -41,12 +41,12 @@ def expires_at(contract: Contract) -> datetime:
     return datetime.combine(contract.expiration, time(16), _NEW_YORK)
 
 
-def _collateral(contract: Contract, quantity: float, at: datetime | None) -> float:
+def _collateral(contract: Contract, quantity: float, at: datetime) -> float:
     """Cash a position of ``quantity`` reserves at ``at``: strike x 100 per short put
     contract until it expires."""
     if contract.right != "put" or quantity >= 0 or contract.strike is None:
         return 0.0
-    if at is not None and at >= expires_at(contract):
+    if at >= expires_at(contract):
         return 0.0
     return -quantity * contract.strike * contract.multiplier
 
@@ -60,8 +60,9 @@ class Book:
     realized: float = 0.0
 
     def collateral(self, at: datetime | None = None) -> float:
-        """Cash reserved at ``at`` (None: ignoring expiry) for the open short puts."""
-        return sum(_collateral(p.contract, p.quantity, at) for p in self.positions.values())
+        """Cash reserved at ``at`` (default: now) for the open short puts."""
+        when = at or datetime.now(UTC)
+        return sum(_collateral(p.contract, p.quantity, when) for p in self.positions.values())
 
     def held(self, contract: Contract) -> float:
         position = self.positions.get(contract.key)
@@ -114,7 +115,7 @@ def _describe(order: OrderRequest) -> str:
 
 def _cash_problem(book: Book, order: OrderRequest) -> InsufficientCash | None:
     """Refuse an order that spends free cash the account does not have at its date."""
-    at = order.as_of
+    at = order.as_of or datetime.now(UTC)
     reserved = book.collateral(at)
     free = book.cash - reserved
     contract = order.contract
@@ -181,14 +182,13 @@ def first_new_problem(
         if order is new:
             return problem
         if id(order) not in known:
-            kind = type(problem)
             message = (
                 f"this order ({_describe(new)}) would break a later one, "
                 f"{getattr(order, 'id', '?')} ({_describe(order)}): {problem}"
             )
             if isinstance(problem, InsufficientCash):
                 return InsufficientCash(message, needed=problem.needed, free=problem.free)
-            return kind(message)
+            return OrderRejected(message)
     return None
 
 
