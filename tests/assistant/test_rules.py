@@ -39,9 +39,8 @@ async def test_a_technical_question_routes_direct_to_the_chart_tools(make: Make)
     assert result.classification.symbols == ["NVDA"]
     assert result.route is not None and result.route.strategy == "DIRECT"
     assert set(result.route.selected_tools) == CHART == set(_answer_tools(result))
-    assert all(
-        json.loads(c.arguments)["symbol"] == "NVDA" for c in result.tool_calls if c.tool in CHART
-    )
+    assert all(json.loads(c.arguments)["symbol"] == "NVDA" for c in result.tool_calls
+               if c.tool in CHART)
     # Concurrent: every chart call started before the first one finished.
     chart = [e for e in events if getattr(e, "tool", None) in CHART]
     first_finish = next(i for i, e in enumerate(chart) if isinstance(e, ToolFinished))
@@ -70,15 +69,9 @@ async def test_a_comparison_runs_per_symbol_in_parallel(make: Make) -> None:
 
 async def test_what_are_my_positions_reads_the_portfolio(make: Make) -> None:
     pipeline = make()
-    pipeline.portfolio.place(
-        OrderRequest(
-            contract=Contract(symbol="KO"),
-            side="buy",
-            quantity=100,
-            price=40.0,
-            as_of=session_close(date(2022, 6, 30)),
-        )
-    )
+    traded = session_close(date(2022, 6, 30))  # before the answer's instant (KO's last close)
+    pipeline.portfolio.place(OrderRequest(contract=Contract(symbol="KO"), side="buy",
+                                          quantity=100, price=40.0, as_of=traded))  # fmt: skip
     result, _ = await ask(pipeline, "what are my positions")
     assert result.classification is not None
     assert result.classification.question_type == "portfolio"

@@ -28,22 +28,10 @@ def test_history_holds_the_last_ten_exchanges_oldest_first(tmp_path: Path) -> No
 def test_the_audit_log_filters_by_session_tool_and_outcome(tmp_path: Path) -> None:
     store = ConversationStore(tmp_path / "c.sqlite")
     now = datetime.now(UTC)
-    for session, tool, outcome in [
-        ("s1", "get_positions", "ok"),
-        ("s1", "get_news", "failed"),
-        ("s2", "get_positions", "ok"),
-    ]:
-        store.audit(
-            AuditEntry(
-                session_id=session,
-                at=now,
-                kind="tool_call",
-                tool=tool,
-                arguments="{}",
-                outcome=outcome,
-                detail="x" * 10_000,
-            )
-        )
+    for session, tool, outcome in [("s1", "get_positions", "ok"), ("s1", "get_news", "failed"),
+                                   ("s2", "get_positions", "ok")]:
+        store.audit(AuditEntry(session_id=session, at=now, kind="tool_call", tool=tool,
+                               arguments="{}", outcome=outcome, detail="x" * 10_000))
     assert len(store.audit_log(session_id="s1")) == 2
     assert [e.session_id for e in store.audit_log(tool="get_positions")] == ["s2", "s1"]
     failed = store.audit_log(outcome="failed")
