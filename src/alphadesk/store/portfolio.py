@@ -81,10 +81,9 @@ CREATE TABLE IF NOT EXISTS portfolio_orders (
 CREATE INDEX IF NOT EXISTS portfolio_orders_account ON portfolio_orders(account, id);
 """
 
-# Columns added since the first schema, with how an older row gets its value.
+# Columns added since the first schema. An older row's trade date (trade_at, UTC text so
+# it sorts as time) is its fill instant, else when it was placed; forced is 0.
 _ADDED_COLUMNS = {
-    # the trade date: an old order's fill instant, else when it was placed (UTC text, so
-    # it sorts as time)
     "trade_at": "TEXT",
     "forced": "INTEGER NOT NULL DEFAULT 0",
 }
@@ -137,7 +136,8 @@ def _trade_order(order: Order) -> tuple[datetime, int]:
     return order.as_of, order.id
 
 
-_ORDER_COLUMNS = "id, placed_at, trade_at, forced, body"
+# COALESCE: a row an older alphadesk wrote since the migration is dated as _migrate dates it.
+_ORDER_COLUMNS = "id, placed_at, COALESCE(trade_at, as_of, placed_at), forced, body"
 
 
 class PaperPortfolio:
