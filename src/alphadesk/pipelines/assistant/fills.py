@@ -98,7 +98,7 @@ def verify_price(market: MarketData, order: OrderRequest, *, force: bool = False
     symbol = order.contract.symbol
     try:
         fits, words = _judge(order, day_range(market, symbol, order.as_of))
-    except DataError as exc:
+    except (DataError, ValueError) as exc:  # ValueError: a date outside the calendar
         fits, words = False, f"no data to check {order.price:g} against: {exc}"
     if fits:
         return order.model_copy(update={"price_check": words, "forced": False})
