@@ -1,0 +1,52 @@
+"""An order's price against the trade date's bar, read from the bundled data here too."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+
+from alphadesk.config import Settings
+from alphadesk.data import build_provider
+from alphadesk.data.calendar import session_close
+from alphadesk.pipelines.assistant.fills import verify_price
+from alphadesk.store import Contract, OrderRequest
+from alphadesk.store.portfolio import PriceNotVerified
+
+DAY = session_close(date(2021, 6, 30))
+MARKET = build_provider(Settings())
+
+
+def _bar(symbol: str) -> tuple[float, float]:
+    row = MARKET.daily_bars(symbol, DAY).frame.iloc[-1]
+    return float(row["low"]), float(row["high"])
+
+
+def _order(contract: Contract, price: float) -> OrderRequest:
+    return OrderRequest(contract=contract, side="buy", quantity=1, price=price, as_of=DAY)
+
+
+def test_a_stock_price_must_lie_in_the_days_range() -> None:
+    low, high = _bar("NVDA")  # NVDA's bundled bars have a low and a high
+    nvda = Contract(symbol="NVDA")
+    inside = verify_price(MARKET, _order(nvda, (low + high) / 2))
+    assert not inside.forced and "within NVDA's 2021-06-30 range" in inside.price_check
+    for price, word in ((low * 0.98, "below"), (high * 1.02, "above")):
+        with pytest.raises(PriceNotVerified, match=word):
+            verify_price(MARKET, _order(nvda, price))
+        forced = verify_price(MARKET, _order(nvda, price), force=True)
+        assert forced.forced and forced.price_check.startswith(f"forced: {price:g} is {word}")
+
+
+def test_an_option_premium_is_at_most_what_the_option_can_be_worth() -> None:
+    _, high = _bar("NVDA")
+    put = Contract(symbol="NVDA", right="put", strike=19, expiration=date(2021, 7, 16))
+    call = put.model_copy(update={"right": "call"})
+    assert not verify_price(MARKET, _order(put, 0.5)).forced
+    with pytest.raises(PriceNotVerified, match="more than a put can be worth"):
+        verify_price(MARKET, _order(put, 19.5))  # above its strike
+    with pytest.raises(PriceNotVerified, match="more than a call can be worth"):
+        verify_price(MARKET, _order(call, high + 1))
+    gone = Contract(symbol="ZZZQ", right="put", strike=5, expiration=date(2021, 7, 16))
+    with pytest.raises(PriceNotVerified, match="no data"):
+        verify_price(MARKET, _order(gone, 0.5))
