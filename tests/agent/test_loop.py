@@ -259,7 +259,7 @@ async def test_output_retry_then_success_and_then_failure() -> None:
     events: list[Any] = []
     result = await run(model, on_event=events.append)
     assert result.output.score == 0.9
-    assert "no JSON object found" in model.requests[1].last_text
+    assert "holds no JSON object" in model.requests[1].last_text
     assert "score: Field required" in model.requests[2].last_text
     assert [e.attempt for e in events if isinstance(e, ev.OutputRetry)] == [1, 2]
 

@@ -91,7 +91,7 @@ async def test_invalid_json_then_a_valid_answer(
         )
     )
     result = await run_desk(settings, market, {"chart": chart, "options": options})
-    assert "no JSON object found" in chart.requests[1].last_text
+    assert "holds no JSON object" in chart.requests[1].last_text
     assert result.decision == "reject" and result.stage == "options"
     assert result.reason == "options: Premiums too thin."
     assert result.research is None  # rejected before research
