@@ -110,7 +110,7 @@ async def test_a_made_up_price_is_flagged(make: Make) -> None:
 
 
 async def test_a_model_failure_ends_in_error_with_the_reason(make: Make) -> None:
-    result, events = await ask(make({"classifier": ScriptedModel([])}), "hello")
+    result, events = await ask(make({"classifier": ScriptedModel([])}), "how is NVDA?")
     assert result.status == "error" and "has no scripted response" in (result.error or "")
     assert states(events) == ["PLANNING", "ERROR", "IDLE"]
     store = ConversationStore(make().settings.store_path)

@@ -9,6 +9,7 @@ from typing import Any, Literal, TypeVar, cast
 from pydantic import BaseModel, ValidationError
 
 from alphadesk.agent.errors import describe_invalid
+from alphadesk.agent.schema import untitled
 
 __all__ = [
     "AnswerMode",
@@ -46,7 +47,7 @@ def output_schema(output_type: type[Any]) -> dict[str, Any] | None:
     """
     if output_type not in _SCHEMAS:
         is_model = isinstance(output_type, type) and issubclass(output_type, BaseModel)
-        _SCHEMAS[output_type] = output_type.model_json_schema() if is_model else None
+        _SCHEMAS[output_type] = untitled(output_type.model_json_schema()) if is_model else None
     return _SCHEMAS[output_type]
 
 

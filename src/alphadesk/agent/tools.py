@@ -25,6 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from alphadesk.agent.context import RunContext
 from alphadesk.agent.errors import ToolDefinitionError
+from alphadesk.agent.schema import untitled
 from alphadesk.llm.messages import ContentPart, ImagePart, TextPart, ToolSpec
 
 __all__ = ["Tool", "ToolReturn", "render_result", "tool"]
@@ -151,26 +152,9 @@ def _build_tool(fn: ToolFunction, name: str, retries: int, report_errors: bool) 
         fields[param.name] = (hints[param.name], Field(default, description=param_docs[param.name]))
     arguments = create_model(f"{name}_arguments", __config__=ConfigDict(extra="forbid"), **fields)
     spec = ToolSpec(
-        name=name, description=description, parameters=_untitled(arguments.model_json_schema())
+        name=name, description=description, parameters=untitled(arguments.model_json_schema())
     )
     return Tool(fn, spec, arguments, takes_context, retries, report_errors)
-
-
-_VALUES = frozenset({"default", "const", "enum", "examples"})  # data, not schema
-
-
-def _untitled(schema: Any) -> Any:
-    """``schema`` without pydantic's ``title`` keys: they repeat each parameter's name and
-    would be sent with every request (a parameter *named* ``title`` is kept)."""
-    if isinstance(schema, list):
-        return [_untitled(item) for item in schema]
-    if not isinstance(schema, dict):
-        return schema
-    return {
-        key: value if key in _VALUES else _untitled(value)
-        for key, value in schema.items()
-        if not (key == "title" and isinstance(value, str))
-    }
 
 
 def _is_context(annotation: Any) -> bool:
