@@ -369,7 +369,9 @@ async def test_native_json_schema_when_supported_and_fenced_instructions_otherwi
         ['{"symbol": "MSFT", "score": 0.4}'], capabilities={"tools", "json_schema"}
     )
     assert (await run(native)).ok
-    assert native.requests[0].settings.output_schema == Verdict.model_json_schema()
+    sent = native.requests[0].settings.output_schema
+    assert sent is not None and sent["required"] == ["symbol", "score"]
+    assert sent["properties"]["score"] == {"type": "number"}  # no title repeating the name
     assert "```json" not in native.requests[0].messages[0].content
 
     plain = ScriptedModel([json_answer({"symbol": "MSFT", "score": 0.4})], capabilities={"tools"})
