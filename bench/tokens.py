@@ -196,16 +196,16 @@ def report(name: str, title: str, tally: Tally) -> None:
     schemas and the tool results carried as history) and completion tokens."""
     print(f"\n{title}")
     print(
-        f"  {'agent':<20}{'requests':>9}{'prompt':>9}{'largest':>9}{'schemas':>9}"
+        f"  {'agent':<24}{'requests':>9}{'prompt':>9}{'largest':>9}{'schemas':>9}"
         f"{'results':>9}{'completion':>11}"
     )
     for agent, a in sorted(tally.agents.items(), key=lambda kv: -kv[1].prompt):
         print(
-            f"  {agent:<20}{a.requests:>9}{a.prompt:>9,}{a.largest:>9,}{a.tool_schemas:>9,}"
+            f"  {agent:<24}{a.requests:>9}{a.prompt:>9,}{a.largest:>9,}{a.tool_schemas:>9,}"
             f"{a.tool_results:>9,}{a.completion:>11,}"
         )
     requests = sum(a.requests for a in tally.agents.values())
-    print(f"  {'total':<20}{requests:>9}{tally.prompt:>9,}{'':>27}{tally.completion:>11,}")
+    print(f"  {'total':<24}{requests:>9}{tally.prompt:>9,}{'':>27}{tally.completion:>11,}")
     if name in GOALS:
         goal = GOALS[name]
         verdict = "met" if tally.prompt < goal else "NOT met"
