@@ -125,6 +125,6 @@ def test_screen_command_refuses_bad_dates(
     monkeypatch.setenv("ALPHADESK_DATA_DIR", str(tmp_path))
     refused = CliRunner().invoke(app, ["screen", "AAPL", *args])
     assert refused.exit_code == 1 and said in refused.output
-    assert (
-        not (tmp_path / "runs.sqlite").exists() or not RunStore(tmp_path / "runs.sqlite").recent()
-    )
+    assert not (tmp_path / "runs.sqlite").exists() or not RunStore(
+        tmp_path / "runs.sqlite"
+    ).recent()
