@@ -53,6 +53,11 @@ class ModelSettingsConfig(BaseModel):
     timeout_s: float = Field(120.0, gt=0, description="per-request timeout")
     max_retries: int = Field(3, ge=0, description="retries on rate limits and timeouts")
     temperature: float | None = None
+    max_tokens: int | None = Field(
+        None,
+        ge=16,
+        description="every answer's token cap for every agent; unset: each agent's own",
+    )
 
     def for_agent(self, agent: str, tier: str = "quick") -> str:
         """The model string for ``agent``: its override, else the ``quick``/``deep`` default."""
@@ -68,6 +73,9 @@ class LimitSettings(BaseModel):
     total_tokens: int | None = Field(2_000_000, ge=1)
     cost_usd: float | None = Field(5.0, gt=0)
     wall_time_s: float | None = Field(900.0, gt=0)
+    agent_wall_time_s: float | None = Field(
+        300.0, gt=0, description="one agent step's wall-time budget; past it the step fails"
+    )
 
 
 class DataSettings(BaseModel):

@@ -259,7 +259,7 @@ async def test_output_retry_then_success_and_then_failure() -> None:
     events: list[Any] = []
     result = await run(model, on_event=events.append)
     assert result.output.score == 0.9
-    assert "no JSON object found" in model.requests[1].last_text
+    assert "holds no JSON object" in model.requests[1].last_text
     assert "score: Field required" in model.requests[2].last_text
     assert [e.attempt for e in events if isinstance(e, ev.OutputRetry)] == [1, 2]
 
@@ -369,7 +369,9 @@ async def test_native_json_schema_when_supported_and_fenced_instructions_otherwi
         ['{"symbol": "MSFT", "score": 0.4}'], capabilities={"tools", "json_schema"}
     )
     assert (await run(native)).ok
-    assert native.requests[0].settings.output_schema == Verdict.model_json_schema()
+    sent = native.requests[0].settings.output_schema
+    assert sent is not None and sent["required"] == ["symbol", "score"]
+    assert sent["properties"]["score"] == {"type": "number"}  # no title repeating the name
     assert "```json" not in native.requests[0].messages[0].content
 
     plain = ScriptedModel([json_answer({"symbol": "MSFT", "score": 0.4})], capabilities={"tools"})

@@ -52,7 +52,6 @@ def test_schema_from_signature_and_docstring() -> None:
     assert list(props) == ["symbol", "period", "limit", "window"]  # ctx is not exposed
     assert props["symbol"] == {
         "description": "Ticker to look up.",
-        "title": "Symbol",
         "type": "string",
     }
     assert props["period"]["enum"] == ["1mo", "6mo", "1y"]
@@ -60,6 +59,7 @@ def test_schema_from_signature_and_docstring() -> None:
     assert props["limit"]["type"] == "integer"
     assert "Window" in json.dumps(params["$defs"])
     assert lookup.takes_context
+    assert "title" not in json.dumps(params)  # pydantic's titles only repeat the names
 
 
 def test_validation_coerces_and_rejects() -> None:

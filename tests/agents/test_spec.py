@@ -43,3 +43,15 @@ def test_every_task_template_renders_with_its_context() -> None:
     assert "within 45 days" in agents.prompt("research", deps, as_of)
     for spec in (agents.chart, agents.options, agents.research, agents.narrator):
         assert not spec.agent.instructions.startswith("<!--")  # the version line is dropped
+
+
+def test_each_agent_caps_its_answer_and_the_settings_can_lift_every_cap(tmp_path: Path) -> None:
+    from alphadesk.agents.desk import default_agents as desk_agents
+    from alphadesk.agents.spec import configured
+
+    desk = desk_agents()
+    caps = {spec.name: spec.agent.max_tokens for spec in desk.all}
+    assert all(500 <= cap <= 1_500 for cap in caps.values()), caps
+    lifted = Settings(data_dir=tmp_path, models=ModelSettingsConfig(max_tokens=4_000))
+    assert configured(desk.trader.agent, lifted).max_tokens == 4_000
+    assert configured(desk.trader.agent, Settings(data_dir=tmp_path)) is desk.trader.agent

@@ -80,15 +80,16 @@ async def test_the_iteration_limit_forces_a_final_answer(make: Make) -> None:
 
 async def test_the_tool_call_limit_stops_a_loop(make: Make) -> None:
     router = ScriptedModel([json_answer(route("ITERATIVE", [], complexity="COMPLEX",
-                                              tools=["get_market_overview"]))])  # fmt: skip
+                                              tools=["get_market_data"]))])  # fmt: skip
     looping = ScriptedModel([
-        tool_calls(("get_market_overview", {}), ("get_market_overview", {})),
-        tool_calls(("get_market_overview", {})),
-        "Two overviews were enough.",
+        tool_calls(("get_market_data", {"symbol": "AAPL"}),
+                   ("get_market_data", {"symbol": "MSFT"})),
+        tool_calls(("get_market_data", {"symbol": "NVDA"})),
+        "Two quotes were enough.",
     ])  # fmt: skip
     pipeline = make({"router": router, "answer": looping})
     result, _ = await ask(pipeline, "market?", limits=ChatLimits(max_tool_calls=2))
-    assert [r.ok for r in result.tool_calls if r.tool == "get_market_overview"] == [
+    assert [r.ok for r in result.tool_calls if r.tool == "get_market_data"] == [
         True, True, False]  # fmt: skip
     assert "limit of 2 tool calls" in result.failures[-1]
     assert "limit of 2 tool calls" in looping.requests[2].messages[-1].content  # type: ignore[union-attr]
@@ -108,7 +109,7 @@ async def test_a_made_up_price_is_flagged(make: Make) -> None:
 
 
 async def test_a_model_failure_ends_in_error_with_the_reason(make: Make) -> None:
-    result, events = await ask(make({"classifier": ScriptedModel([])}), "hello")
+    result, events = await ask(make({"classifier": ScriptedModel([])}), "how is NVDA?")
     assert result.status == "error" and "has no scripted response" in (result.error or "")
     assert states(events) == ["PLANNING", "ERROR", "IDLE"]
     store = ConversationStore(make().settings.store_path)
@@ -159,3 +160,18 @@ async def test_the_skill_follows_the_asset_class_and_history_is_context(make: Ma
     assert "Stock analysis framework" in str(answer.requests[1].messages[0].content)
     second_task = str(answer.requests[1].messages[1].content)
     assert "user: how does bitcoin look?\nassistant: Bitcoin is in the data." in second_task
+
+
+async def test_identical_calls_run_once_whichever_way_the_assistant_calls(make: Make) -> None:
+    twice = route("DIRECT", [("get_market_overview", {}), ("get_market_overview", {})])
+    direct, _ = await ask(make({"router": ScriptedModel([json_answer(twice)])}), "market?")
+    assert [r.tool for r in direct.tool_calls] == ["get_market_overview"]
+
+    router = ScriptedModel([json_answer(route("ITERATIVE", [], tools=["get_market_overview"]))])
+    looping = ScriptedModel([
+        tool_calls(*[("get_market_overview", {})] * 5),
+        "The VIX is 28.34.",
+    ])  # fmt: skip
+    loop, _ = await ask(make({"router": router, "answer": looping}), "market?")
+    assert [r.tool for r in loop.tool_calls] == ["get_market_overview"]
+    assert "repeated identical tool call(s) were dropped" in looping.requests[1].last_text

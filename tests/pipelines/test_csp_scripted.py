@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
+import time
 from typing import Any
 
 import pytest
 
 from alphadesk.config import Settings
 from alphadesk.data.base import MarketData
-from alphadesk.llm.testing import ScriptedModel, json_answer, tool_calls
+from alphadesk.llm.testing import FunctionModel, ScriptedModel, json_answer, tool_calls
 from alphadesk.pipelines.csp.desk import CspDesk
 from alphadesk.pipelines.csp.models import CspRequest, CspResult
 from alphadesk.pipelines.steps import RunSession
@@ -91,7 +93,7 @@ async def test_invalid_json_then_a_valid_answer(
         )
     )
     result = await run_desk(settings, market, {"chart": chart, "options": options})
-    assert "no JSON object found" in chart.requests[1].last_text
+    assert "holds no JSON object" in chart.requests[1].last_text
     assert result.decision == "reject" and result.stage == "options"
     assert result.reason == "options: Premiums too thin."
     assert result.research is None  # rejected before research
@@ -145,3 +147,22 @@ async def test_an_exhausted_turn_budget_fails_visibly(
     assert result.options is None and result.synthesis is None
     assert result.agents[0].outcome == "max_turns"
     chart.assert_consumed()
+
+
+async def test_a_chart_step_past_its_wall_time_ends_the_run_typed(
+    settings: Settings, market: MarketData
+) -> None:
+    async def stalls(*_: Any) -> str:
+        await asyncio.sleep(30)
+        return "never"
+
+    tight = settings.model_copy(
+        update={"limits": settings.limits.model_copy(update={"agent_wall_time_s": 0.5})}
+    )
+    stalled = FunctionModel(stalls, name="stalled/llm")
+    started = time.monotonic()
+    result = await run_desk(tight, market, {"chart": stalled})  # type: ignore[dict-item]
+    assert time.monotonic() - started < 20
+    assert result.decision == "failed" and result.stage == "chart"
+    assert result.reason is not None and "agent_wall_time_s=0.5" in result.reason
+    assert result.agents[0].outcome == "usage_limit"

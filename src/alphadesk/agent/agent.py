@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import time
 import uuid
 from collections import Counter
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any, Generic, TypeVar
@@ -18,9 +19,17 @@ from typing import Any, Generic, TypeVar
 from pydantic import ValidationError
 
 from alphadesk.agent import events as ev
+from alphadesk.agent.calls import CallLog, TurnPlan, plan_turn
 from alphadesk.agent.context import RunContext
 from alphadesk.agent.errors import ModelRetry, describe_invalid
-from alphadesk.agent.output import OutputInvalid, format_instructions, output_schema, parse_output
+from alphadesk.agent.output import (
+    AnswerMode,
+    OutputInvalid,
+    format_instructions,
+    output_schema,
+    parse_output,
+    retry_prompt,
+)
 from alphadesk.agent.result import (
     Completed,
     MaxTurnsReached,
@@ -35,8 +44,9 @@ from alphadesk.agent.result import (
 from alphadesk.agent.tools import Tool, render_result
 from alphadesk.agent.toolsets import Toolset
 from alphadesk.agent.usage import LimitExceeded, UsageLedger, UsageLimits
-from alphadesk.llm.base import Model, ModelError, stream_response
+from alphadesk.llm.base import Model, ModelError, RequestRejected, stream_response
 from alphadesk.llm.messages import (
+    AssistantMessage,
     ContentPart,
     Message,
     ModelResponse,
@@ -63,11 +73,18 @@ FORCE_FINAL = (
     "from the information gathered so far."
 )
 _DISPLAY_LIMIT = 2_000
+_QUOTED_ANSWER = 400  # how much of a rejected answer the history keeps
+DEFAULT_MAX_TOKENS = 1_024
+DEFAULT_MAX_TOOL_CALLS = 8
 
 
 @dataclass(frozen=True)
 class Agent(Generic[DepsT, OutputT]):
-    """What an agent is: instructions, tools, an output type and its budgets."""
+    """What an agent is: instructions, tools, an output type and its budgets.
+
+    ``max_tokens`` caps every answer of the agent (a rambling model cannot spend minutes
+    on one); ``max_tool_calls`` caps the distinct tool calls one turn runs.
+    """
 
     name: str
     instructions: str
@@ -76,6 +93,8 @@ class Agent(Generic[DepsT, OutputT]):
     output_validators: tuple[OutputValidator, ...] = ()
     max_turns: int = 10
     output_retries: int = 2
+    max_tokens: int = DEFAULT_MAX_TOKENS
+    max_tool_calls: int = DEFAULT_MAX_TOOL_CALLS
     settings: RequestSettings = field(default_factory=RequestSettings)
     stream: bool = False  # emit the answer's text as TextDelta events while it arrives
 
@@ -134,7 +153,12 @@ class Agent(Generic[DepsT, OutputT]):
 # The closed set of things a model turn can lead to.
 @dataclass(frozen=True)
 class _RunTools:
-    calls: list[ToolCall]
+    plan: TurnPlan
+
+
+@dataclass(frozen=True)
+class _AskAgain:
+    """The server refused the request; the model has been told why and is asked again."""
 
 
 @dataclass(frozen=True)
@@ -147,7 +171,7 @@ class _Stop:
     outcome: Outcome
 
 
-_Step = _RunTools | _Final | _Stop
+_Step = _RunTools | _Final | _Stop | _AskAgain
 
 
 class AgentRun(Generic[DepsT, OutputT]):
@@ -174,7 +198,10 @@ class AgentRun(Generic[DepsT, OutputT]):
         self.usage = Usage()
         self.tool_calls = 0
         self._tool_retries: Counter[str] = Counter()
+        self._calls = CallLog()
+        self._rejected = False
         self._started = datetime.now(UTC)
+        self._begun = time.monotonic()
         self._result: RunResult[OutputT] | None = None
 
     # -- public ---------------------------------------------------------------------------
@@ -210,14 +237,17 @@ class AgentRun(Generic[DepsT, OutputT]):
                 tools=agent.toolset.names,
             )
         )
+        self._begun = time.monotonic()
         turn, output_attempts = 0, 0
         while True:
             forced = turn >= agent.max_turns
             step = await self._ask(turn, forced)
             if isinstance(step, _Stop):
                 return step.outcome
+            if isinstance(step, _AskAgain):
+                continue
             if isinstance(step, _RunTools) and not forced:
-                crash = await self._run_tools(step.calls)
+                crash = await self._run_tools(step.plan)
                 if crash is not None:
                     return crash
                 turn += 1
@@ -232,7 +262,8 @@ class AgentRun(Generic[DepsT, OutputT]):
                 if output_attempts > agent.output_retries:
                     return NoValidOutput(text, str(exc))
                 self._emit(ev.OutputRetry(**self._ids(), attempt=output_attempts, error=str(exc)))
-                self.messages.append(UserMessage(content=_retry_prompt(exc)))
+                self._quote_failed_answer()
+                self.messages.append(UserMessage(content=retry_prompt(exc, self._answer_mode())))
                 continue
             self._emit(ev.FinalOutput(**self._ids(), output=_jsonable(output)))
             return Completed(output, forced_final=forced)
@@ -252,16 +283,22 @@ class AgentRun(Generic[DepsT, OutputT]):
         )
         await self._beat()
         try:
-            async with asyncio.timeout(self.limits.remaining_time(self.ctx.ledger)):
+            async with asyncio.timeout(self._time_left()):
                 response = await self._respond(tools, turn)
         except TimeoutError:
             return _Stop(self._out_of_time())
+        except RequestRejected as exc:
+            return self._rejection(exc)
         except ModelError as exc:
             return _Stop(ModelFailed(type(exc).__name__, str(exc)))
         await self._beat()
         self.ctx.ledger.record(self.agent.name, response)
         self.usage = self.usage + (Usage() if response.cached else response.usage)
         message = response.message
+        plan = None
+        if message.tool_calls and not forced:
+            plan = plan_turn(message.tool_calls, self._calls, self.agent.max_tool_calls)
+            message = message.model_copy(update={"tool_calls": plan.kept})
         self.messages.append(message)
         self._emit(
             ev.ModelResponded(
@@ -278,7 +315,23 @@ class AgentRun(Generic[DepsT, OutputT]):
         self._emit(
             ev.UsageUpdated(**self._ids(), agent_usage=self.usage, run_usage=self.ctx.ledger.totals)
         )
-        return _RunTools(message.tool_calls) if message.tool_calls else _Final(message.content)
+        return _RunTools(plan) if plan is not None else _Final(message.content)
+
+    def _rejection(self, exc: RequestRejected) -> _Step:
+        """The server refused the request as sent: tell the model once, then fail typed."""
+        if self._rejected:
+            return _Stop(ModelFailed(type(exc).__name__, str(exc)))
+        self._rejected = True
+        self._emit(ev.OutputRetry(**self._ids(), attempt=1, error=f"request refused: {exc.reason}"))
+        self.messages.append(
+            UserMessage(
+                content=(
+                    f"The server refused the last request: {exc.reason[:300]}\n"
+                    "Answer again more briefly; call tools only with short, valid JSON arguments."
+                )
+            )
+        )
+        return _AskAgain()
 
     async def _respond(self, tools: list[ToolSpec], turn: int) -> ModelResponse:
         """The model's response; streamed as TextDelta events when the agent streams."""
@@ -294,25 +347,43 @@ class AgentRun(Generic[DepsT, OutputT]):
             raise ModelError(f"{self.model.name} ended its stream without a response")
         return response
 
-    async def _run_tools(self, calls: Sequence[ToolCall]) -> Outcome | None:
-        """Run one turn's tool calls concurrently; answer each, in the model's order."""
+    async def _run_tools(self, plan: TurnPlan) -> Outcome | None:
+        """Run one turn's new tool calls concurrently; answer every kept call in the model's
+        order (a repeat points at its earlier result, invalid arguments say what was wrong)."""
+        answers: dict[str, tuple[ToolMessage, Outcome | None]] = {}
+        for call in plan.kept:
+            if call.id in plan.repeated:
+                earlier = plan.repeated[call.id]
+                text = f"Already called with the same arguments (call {earlier}); result above."
+                answers[call.id] = (_reply(call, text), None)
+        runs = [c for c in plan.kept if c.id not in answers]
         try:
-            async with asyncio.timeout(self.limits.remaining_time(self.ctx.ledger)):
-                answers = await asyncio.gather(*(self._call_tool(call) for call in calls))
+            async with asyncio.timeout(self._time_left()):
+                ran = await asyncio.gather(
+                    *(self._call_tool(c, plan.invalid.get(c.id)) for c in runs)
+                )
         except TimeoutError:
             return self._out_of_time()
-        self.tool_calls += len(calls)
-        for message, _ in answers:
-            self.messages.append(message)
-        return next((outcome for _, outcome in answers if outcome is not None), None)
+        answers.update(zip((c.id for c in runs), ran, strict=True))
+        self.tool_calls += len(plan.run)
+        for call in plan.kept:
+            self.messages.append(answers[call.id][0])
+        dropped = plan.note(self.agent.max_tool_calls)
+        if dropped is not None:
+            self.messages.append(UserMessage(content=dropped))
+        return next((outcome for _, outcome in answers.values() if outcome is not None), None)
 
-    async def _call_tool(self, call: ToolCall) -> tuple[ToolMessage, Outcome | None]:
+    async def _call_tool(
+        self, call: ToolCall, invalid: str | None = None
+    ) -> tuple[ToolMessage, Outcome | None]:
         """Run one tool call. Fixable errors go back to the model; others end the run."""
         ids = {**self._ids(), "call_id": call.id, "tool": call.name}
         self._emit(ev.ToolStarted(**ids, arguments=call.arguments))
         started = asyncio.get_running_loop().time()
         tool = self.agent.toolset.get(call.name)
         try:
+            if invalid is not None:
+                raise ModelRetry(f"Invalid arguments for {call.name}: {invalid}; not called.")
             if tool is None:
                 raise ModelRetry(
                     f"Unknown tool {call.name!r}. Available: {self.agent.toolset.names}"
@@ -375,19 +446,48 @@ class AgentRun(Generic[DepsT, OutputT]):
 
     # -- helpers ----------------------------------------------------------------------------
 
+    def _answer_mode(self) -> AnswerMode:
+        """How the final answer is asked for: native structured output, a fenced JSON block
+        in the text, or free text."""
+        if output_schema(self.agent.output_type) is None:
+            return "text"
+        return "native" if self.model.supports("json_schema") else "fenced"
+
     def _system_prompt(self) -> str:
         instructions = format_instructions(self.agent.output_type)
-        if instructions is None or self.model.supports("json_schema"):
+        if instructions is None or self._answer_mode() == "native":
             return self.agent.instructions
         return f"{self.agent.instructions}\n\n{instructions}"
 
     def _settings(self) -> RequestSettings:
-        schema = output_schema(self.agent.output_type)
-        if schema is None or not self.model.supports("json_schema"):
-            return self.agent.settings
-        return self.agent.settings.model_copy(update={"output_schema": schema})
+        update: dict[str, Any] = {"max_tokens": self.agent.max_tokens}
+        if self._answer_mode() == "native":
+            update["output_schema"] = output_schema(self.agent.output_type)
+        return self.agent.settings.model_copy(update=update)
+
+    def _quote_failed_answer(self) -> None:
+        """Keep only the start of a rejected answer in the history: re-sending it whole
+        would grow every retry's request by the whole failed answer."""
+        last = self.messages[-1]
+        text = last.content if isinstance(last, AssistantMessage) else None
+        if text and len(text) > _QUOTED_ANSWER:
+            cut = f"{text[:_QUOTED_ANSWER]}… [{len(text) - _QUOTED_ANSWER:,} more characters cut]"
+            self.messages[-1] = last.model_copy(update={"content": cut})
+
+    def _time_left(self) -> float | None:
+        """Seconds until the run's or this agent's wall-time budget ends (None: no budget)."""
+        budgets = [self.limits.remaining_time(self.ctx.ledger)]
+        if self.limits.agent_wall_time_s is not None:
+            spent = time.monotonic() - self._begun
+            budgets.append(max(self.limits.agent_wall_time_s - spent, 0.0))
+        given = [b for b in budgets if b is not None]
+        return min(given) if given else None
 
     def _out_of_time(self) -> UsageLimitReached:
+        agent_budget = self.limits.agent_wall_time_s
+        spent = round(time.monotonic() - self._begun, 3)
+        if agent_budget is not None and spent >= agent_budget:
+            return UsageLimitReached(LimitExceeded("agent_wall_time_s", agent_budget, spent))
         allowed = self.limits.wall_time_s or 0.0
         return UsageLimitReached(
             LimitExceeded("wall_time_s", allowed, round(self.ctx.ledger.elapsed_s, 3))
@@ -426,11 +526,8 @@ def _validated(tool: Tool, call: ToolCall) -> dict[str, Any]:
         raise ModelRetry(f"Invalid arguments for {tool.name}:\n{describe_invalid(exc)}") from exc
 
 
-def _retry_prompt(error: OutputInvalid) -> str:
-    return (
-        f"Your final answer could not be accepted:\n{error}\n"
-        "Reply again with a corrected final answer."
-    )
+def _reply(call: ToolCall, text: str) -> ToolMessage:
+    return ToolMessage(tool_call_id=call.id, name=call.name, content=text)
 
 
 def _jsonable(output: Any) -> Any:

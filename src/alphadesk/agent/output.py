@@ -4,13 +4,31 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any, TypeVar, cast
+from typing import Any, Literal, TypeVar, cast
 
 from pydantic import BaseModel, ValidationError
 
 from alphadesk.agent.errors import describe_invalid
+from alphadesk.agent.schema import untitled
 
-__all__ = ["OutputInvalid", "format_instructions", "output_schema", "parse_output"]
+__all__ = [
+    "AnswerMode",
+    "OutputInvalid",
+    "format_instructions",
+    "output_schema",
+    "parse_output",
+    "retry_prompt",
+]
+
+AnswerMode = Literal["native", "fenced", "text"]
+"""How a final answer is asked for: the provider's structured output, a ```json block in
+the text (models without it), or free text (``str`` outputs)."""
+
+_REPLY = {
+    "native": "Reply again with only the corrected JSON object, matching the response format.",
+    "fenced": "Reply again with the corrected final answer as one JSON object in a ```json block.",
+    "text": "Reply again with a corrected final answer.",
+}
 
 OutputT = TypeVar("OutputT")
 
@@ -29,7 +47,7 @@ def output_schema(output_type: type[Any]) -> dict[str, Any] | None:
     """
     if output_type not in _SCHEMAS:
         is_model = isinstance(output_type, type) and issubclass(output_type, BaseModel)
-        _SCHEMAS[output_type] = output_type.model_json_schema() if is_model else None
+        _SCHEMAS[output_type] = untitled(output_type.model_json_schema()) if is_model else None
     return _SCHEMAS[output_type]
 
 
@@ -66,7 +84,7 @@ def parse_output(text: str | None, output_type: type[OutputT]) -> OutputT:
             errors.append(describe_invalid(exc))
     if errors:
         raise OutputInvalid("the JSON answer does not match the schema:\n" + errors[0])
-    raise OutputInvalid("no JSON object found; reply with the final answer in a ```json block")
+    raise OutputInvalid("the answer holds no JSON object")
 
 
 def _json_candidates(text: str) -> list[str]:
@@ -75,3 +93,9 @@ def _json_candidates(text: str) -> list[str]:
     if 0 <= start < end:
         candidates.append(text[start : end + 1])
     return list(dict.fromkeys(candidates))
+
+
+def retry_prompt(error: OutputInvalid, mode: AnswerMode) -> str:
+    """What the model is told when its final answer is refused, phrased for how the answer
+    is asked for (never a ```json block when the provider constrains the output)."""
+    return f"Your final answer could not be accepted:\n{error}\n{_REPLY[mode]}"

@@ -25,6 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from alphadesk.agent.context import RunContext
 from alphadesk.agent.errors import ToolDefinitionError
+from alphadesk.agent.schema import untitled
 from alphadesk.llm.messages import ContentPart, ImagePart, TextPart, ToolSpec
 
 __all__ = ["Tool", "ToolReturn", "render_result", "tool"]
@@ -150,9 +151,9 @@ def _build_tool(fn: ToolFunction, name: str, retries: int, report_errors: bool) 
         default = ... if param.default is param.empty else param.default
         fields[param.name] = (hints[param.name], Field(default, description=param_docs[param.name]))
     arguments = create_model(f"{name}_arguments", __config__=ConfigDict(extra="forbid"), **fields)
-    schema = arguments.model_json_schema()
-    schema.pop("title", None)
-    spec = ToolSpec(name=name, description=description, parameters=schema)
+    spec = ToolSpec(
+        name=name, description=description, parameters=untitled(arguments.model_json_schema())
+    )
     return Tool(fn, spec, arguments, takes_context, retries, report_errors)
 
 

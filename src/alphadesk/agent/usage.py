@@ -22,6 +22,9 @@ class UsageLimits(BaseModel):
     total_tokens: int | None = Field(None, ge=1)
     cost_usd: float | None = Field(None, gt=0)
     wall_time_s: float | None = Field(None, gt=0)
+    agent_wall_time_s: float | None = Field(
+        None, gt=0, description="each agent run's own wall-time budget (one pipeline step)"
+    )
 
     def exceeded(
         self, ledger: UsageLedger, *, before_request: bool = False

@@ -16,7 +16,7 @@ from alphadesk.config import CacheMode, Settings
 from alphadesk.llm.base import Model
 from alphadesk.llm.rules import RULES_MODEL, RulesModel, RulesPolicy
 
-__all__ = ["AgentSpec", "Tier", "load_prompt", "model_for"]
+__all__ = ["AgentSpec", "Tier", "configured", "load_prompt", "model_for"]
 
 DepsT = TypeVar("DepsT")
 OutputT = TypeVar("OutputT")
@@ -54,6 +54,13 @@ class AgentSpec(Generic[DepsT, OutputT]):
         if depth not in self.turns:
             raise ValueError(f"unknown depth {depth!r}; use one of {sorted(self.turns)}")
         return replace(self.agent, max_turns=self.turns[depth])
+
+
+def configured(agent: Agent[DepsT, OutputT], settings: Settings) -> Agent[DepsT, OutputT]:
+    """``agent`` under the settings: every answer capped at ``models.max_tokens`` when set
+    (e.g. a reasoning model that thinks before it answers needs more than the agent's own)."""
+    cap = settings.models.max_tokens
+    return agent if cap is None else replace(agent, max_tokens=cap)
 
 
 def model_for(spec: AgentSpec[Any, Any], settings: Settings, override: str | None = None) -> Model:

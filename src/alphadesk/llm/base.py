@@ -17,6 +17,7 @@ __all__ = [
     "ProviderServerError",
     "ProviderTimeout",
     "RateLimited",
+    "RequestRejected",
     "StreamItem",
     "StreamingModel",
     "chunk_text",
@@ -128,6 +129,15 @@ class ProviderServerError(ModelUnavailable):
 
 class ProviderConnectionError(ModelUnavailable):
     """The connection failed or was reset before an answer arrived."""
+
+
+class RequestRejected(ModelError):
+    """The server refused this request as sent (a 4xx, a context overflow, tool-call arguments
+    it cannot parse). Sending it again unchanged fails again, so it is never retried blindly."""
+
+    def __init__(self, message: str, *, model: str | None = None, reason: str = "") -> None:
+        super().__init__(message, model=model)
+        self.reason = reason or message
 
 
 class AuthenticationFailed(ModelError):

@@ -21,7 +21,7 @@ from pydantic import BaseModel
 
 from alphadesk.agent import Completed, RunResult, UsageLedger, UsageLimits
 from alphadesk.agent.events import BaseEvent, EventSink
-from alphadesk.agents.spec import AgentSpec, model_for
+from alphadesk.agents.spec import AgentSpec, configured, model_for
 from alphadesk.config import Settings
 from alphadesk.data.errors import DataError
 from alphadesk.llm.base import Model
@@ -154,6 +154,10 @@ class AgentModels:
             self._models[agent] = model_for(self._specs[agent], self._settings, self._override)
         return self._models[agent]
 
+    @property
+    def settings(self) -> Settings:
+        return self._settings
+
     def label(self, agents: Iterable[str]) -> str:
         """The models these agents run with, e.g. ``rules`` or ``openai/gpt-4o``."""
         return ", ".join(sorted({self(agent).name for agent in agents}))
@@ -195,7 +199,8 @@ class AgentSteps:
         self._announce(StepStarted, spec.name, request.symbol, model=model.name)
         started = time.monotonic()
         try:
-            result = await spec.at_depth(request.depth).run(
+            agent = configured(spec.at_depth(request.depth), self.models.settings)
+            result = await agent.run(
                 model,
                 prompt,
                 deps=deps,

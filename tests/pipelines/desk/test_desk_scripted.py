@@ -3,13 +3,15 @@ model that keeps failing ends in a typed failure, invented facts sent back."""
 
 from __future__ import annotations
 
+import asyncio
+import time
 from typing import Any
 
 import pytest
 
 from alphadesk.config import Settings
 from alphadesk.data.base import MarketData
-from alphadesk.llm.testing import ScriptedModel, json_answer, tool_calls
+from alphadesk.llm.testing import FunctionModel, ScriptedModel, json_answer, tool_calls
 from alphadesk.pipelines.desk.report import render_report
 from tests.pipelines.desk.answers import absent, indicators_of, market_answer, position, turn, view
 from tests.pipelines.desk.conftest import decide
@@ -155,3 +157,23 @@ async def test_invented_numbers_and_news_go_back_to_the_analyst(
     assert "there is no news data" in news_feedback and "news_available is false" in news_feedback
     assert f"market.current_price is {indicators['current_price']:g}" in bull.requests[1].last_text
     assert result.news is not None and result.news.figures == {}
+
+
+async def test_a_step_past_its_wall_time_stops_the_desk_naming_it(
+    settings: Settings, market: MarketData, indicators: dict[str, Any]
+) -> None:
+    async def stalls(*_: Any) -> str:
+        await asyncio.sleep(30)
+        return "never"
+
+    models = desk_models(indicators)
+    models["market"] = FunctionModel(stalls, name="stalled/llm")
+    tight = settings.model_copy(
+        update={"limits": settings.limits.model_copy(update={"agent_wall_time_s": 0.5})}
+    )
+    started = time.monotonic()
+    result = await decide(tight, market, SYMBOL, DAY, models=models)
+    assert time.monotonic() - started < 20
+    assert result.decision == "failed" and result.stage == "market"
+    assert result.reason is not None and "agent_wall_time_s=0.5" in result.reason
+    assert models["bull"].requests == [] and models["judge"].requests == []

@@ -163,6 +163,7 @@ def new_distinct_variants(ctx: RunContext[AlgoDeps], out: StrategyBatch) -> Stra
 STRATEGIST: AgentSpec[AlgoDeps, StrategyBatch] = AgentSpec(
     agent=Agent(
         name="strategist",
+        max_tokens=6000,
         instructions=load_prompt(_PKG, "strategist_system").template,
         output_type=StrategyBatch,
         output_validators=(new_distinct_variants,),

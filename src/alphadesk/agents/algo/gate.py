@@ -117,6 +117,7 @@ def _diagnose(t: Transcript) -> FailureAnalysis:
 FAILURE_ANALYST: AgentSpec[AlgoDeps, FailureAnalysis] = AgentSpec(
     agent=Agent(
         name="failure_analyst",
+        max_tokens=800,
         instructions=load_prompt(_PKG, "failure_system").template,
         output_type=FailureAnalysis,
     ),
@@ -144,6 +145,7 @@ def _read_trajectory(t: Transcript) -> TrajectoryReading:
 TRAJECTORY_ANALYST: AgentSpec[AlgoDeps, TrajectoryReading] = AgentSpec(
     agent=Agent(
         name="trajectory_analyst",
+        max_tokens=600,
         instructions=load_prompt(_PKG, "trajectory_system").template,
         output_type=TrajectoryReading,
     ),
@@ -215,6 +217,7 @@ def only_what_passed(ctx: RunContext[AlgoDeps], out: GateDecision) -> GateDecisi
 QUALITY_GATE: AgentSpec[AlgoDeps, GateDecision] = AgentSpec(
     agent=Agent(
         name="quality_gate",
+        max_tokens=800,
         instructions=load_prompt(_PKG, "gate_system").template,
         output_type=GateDecision,
         output_validators=(only_what_passed,),

@@ -140,6 +140,7 @@ def research_subagent(row: Subagent) -> AgentSpec[ToolDeps, ResearchReport]:
     return AgentSpec(
         agent=Agent(
             name=row.name,
+            max_tokens=1000,
             instructions=instructions,
             output_type=ResearchReport,
             toolset=Toolset.of(f"algo_{row.name}", tools),
@@ -221,6 +222,7 @@ def synthesizer(domain: Domain) -> AgentSpec[ToolDeps, FactSheet]:
     return AgentSpec(
         agent=Agent(
             name=name,
+            max_tokens=1000,
             instructions=load_prompt(_PKG, "synthesizer_system").substitute(domain=domain),
             output_type=FactSheet,
         ),
@@ -269,6 +271,7 @@ def _brief(t: Transcript) -> ResearchBrief:
 LEADER: AgentSpec[ToolDeps, ResearchBrief] = AgentSpec(
     agent=Agent(
         name="research_leader",
+        max_tokens=800,
         instructions=load_prompt(_PKG, "leader_system").template,
         output_type=ResearchBrief,
     ),

@@ -100,7 +100,7 @@ def _second_step(t: Transcript) -> list[PlannedCall]:
 answer_policy = RulesPolicy(plan=[_first_step, _second_step], decide=_decide, name="answer")
 
 ANSWER: AgentSpec[Any, str] = AgentSpec(
-    agent=Agent(name="answer", instructions="", output_type=str, stream=True),
+    agent=Agent(name="answer", instructions="", output_type=str, stream=True, max_tokens=1200),
     policy=answer_policy,
     turns={"quick": 2, "standard": 4, "deep": 6},
 )

@@ -170,6 +170,7 @@ classifier_policy = RulesPolicy(plan=[_lookup], decide=classify_by_rules, name="
 CLASSIFIER: AgentSpec[ToolDeps, Classification] = AgentSpec(
     agent=Agent(
         name="classifier",
+        max_tokens=400,
         instructions=load_prompt(_PROMPTS, "classifier_system").template,
         output_type=Classification,
         toolset=SYMBOL_TOOLS,

@@ -6,6 +6,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from alphadesk.agents.bounds import Name, Phrase
+
 __all__ = [
     "TURN_BUDGET",
     "AssetClass",
@@ -46,8 +48,10 @@ TURN_BUDGET: dict[str, int] = {"SIMPLE": 2, "MEDIUM": 4, "COMPLEX": 6}
 
 
 class UnresolvedSymbol(BaseModel):
-    text: str = Field(description="The mention as the user wrote it.")
-    close_matches: list[str] = Field(default_factory=list, description="Symbols to offer.")
+    text: Phrase = Field(description="The mention as the user wrote it.")
+    close_matches: list[Name] = Field(
+        default_factory=list, max_length=8, description="Symbols to offer."
+    )
 
 
 class Classification(BaseModel):
@@ -58,18 +62,20 @@ class Classification(BaseModel):
         "symbol), comparison (two or more), screener (find symbols), portfolio (the "
         "user's positions) or market (the market as a whole, SPY, VIX, 0DTE trades)."
     )
-    symbols: list[str] = Field(
-        default_factory=list, description="Resolved tickers, as lookup_symbols gave them."
+    symbols: list[Name] = Field(
+        default_factory=list,
+        max_length=20,
+        description="Resolved tickers, as lookup_symbols gave them.",
     )
-    unresolved: list[UnresolvedSymbol] = Field(default_factory=list)
+    unresolved: list[UnresolvedSymbol] = Field(default_factory=list, max_length=10)
     categories: list[Category] = Field(
-        default_factory=list, description="What the answer needs: price, technical, ..."
+        default_factory=list, max_length=13, description="What the answer needs: price, ..."
     )
     asset_class: AssetClass = Field("none", description="stock, crypto, mixed or none.")
 
 
 class PlannedToolCall(BaseModel):
-    tool: str = Field(description="A tool name from the catalogue.")
+    tool: Name = Field(description="A tool name from the catalogue.")
     arguments: dict[str, Any] = Field(
         default_factory=dict,
         description="Its arguments. For PARALLEL, leave out symbol: each symbol fills it.",
@@ -79,8 +85,8 @@ class PlannedToolCall(BaseModel):
 class RouterDecision(BaseModel):
     """Which tools answer the question and how much work it needs."""
 
-    selected_tools: list[str] = Field(
-        default_factory=list, description="Tool names; empty to answer without tools."
+    selected_tools: list[Name] = Field(
+        default_factory=list, max_length=12, description="Tool names; empty for none."
     )
     complexity: Complexity = Field(description="SIMPLE (1-2 tools), MEDIUM (3-5), COMPLEX.")
     strategy: Strategy = Field(
@@ -88,9 +94,9 @@ class RouterDecision(BaseModel):
         "where each turn's results decide the next calls. PARALLEL: the calls per symbol."
     )
     calls: list[PlannedToolCall] = Field(
-        default_factory=list, description="For DIRECT and PARALLEL: the calls to make."
+        default_factory=list, max_length=12, description="For DIRECT and PARALLEL: the calls."
     )
-    reason: str = Field("", description="Why, in a sentence.")
+    reason: Phrase = Field("", description="Why, in a sentence.")
 
     @property
     def max_turns(self) -> int:

@@ -179,6 +179,7 @@ def router_agent(catalog: ToolCatalog) -> Agent[RouteDeps, RouterDecision]:
         instructions=system,
         output_type=RouterDecision,
         output_validators=(decision_fits,),
+        max_tokens=600,
         max_turns=1,
         output_retries=2,
     )

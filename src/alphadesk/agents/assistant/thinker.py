@@ -32,6 +32,7 @@ thinker_policy = RulesPolicy(plan=[], decide=_decide, name="thinker")
 THINKER: AgentSpec[Any, str] = AgentSpec(
     agent=Agent(
         name="thinker",
+        max_tokens=1000,
         instructions=load_prompt(_PROMPTS, "thinker_system").template,
         output_type=str,
         max_turns=1,

@@ -107,6 +107,7 @@ chart_policy = RulesPolicy(plan=[_gather], decide=_decide, name="chart")
 CHART: AgentSpec[CspDeps, ChartAnalysis] = AgentSpec(
     agent=Agent(
         name="chart",
+        max_tokens=1200,
         instructions=load_prompt("alphadesk.agents.csp", "chart_system").template,
         output_type=ChartAnalysis,
         toolset=CHART_TOOLS,

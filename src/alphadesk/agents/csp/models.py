@@ -7,6 +7,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from alphadesk.agents.bounds import Paragraph, Phrase
+
 __all__ = [
     "AlternativeStrike",
     "ChartAnalysis",
@@ -49,12 +51,16 @@ class CspConstraints(BaseModel):
 class PriceLevel(_Output):
     price: float = Field(gt=0, description="Price of the level, from the tools' output.")
     strength: Strength
-    type: str = Field(description="What makes it a level, e.g. 'swing_low', 'fib_61.8', 'sma_200'.")
+    type: Phrase = Field(
+        description="What makes it a level, e.g. 'swing_low', 'fib_61.8', 'sma_200'."
+    )
 
 
 class ConfluenceZone(_Output):
     price: float = Field(gt=0)
-    levels: list[str] = Field(min_length=1, description="The levels that agree here.")
+    levels: list[Phrase] = Field(
+        min_length=1, max_length=8, description="The levels that agree here."
+    )
 
 
 class ChartAnalysis(_Output):
@@ -64,11 +70,15 @@ class ChartAnalysis(_Output):
     trend_direction: Literal["up", "down", "sideways"]
     trend_quality: Strength
     current_price: float = Field(gt=0, description="Last close as of the analysis instant.")
-    support_levels: list[PriceLevel] = Field(description="Below the current price, nearest first.")
-    resistance_levels: list[PriceLevel] = Field(description="Above the current price.")
-    fib_confluence_zones: list[ConfluenceZone] = Field(default_factory=list)
+    support_levels: list[PriceLevel] = Field(
+        max_length=10, description="Below the current price, nearest first."
+    )
+    resistance_levels: list[PriceLevel] = Field(
+        max_length=10, description="Above the current price."
+    )
+    fib_confluence_zones: list[ConfluenceZone] = Field(default_factory=list, max_length=6)
     extension_risk: Risk = Field(description="How far price is stretched above support.")
-    chart_notes: str = Field(min_length=1)
+    chart_notes: Paragraph = Field(min_length=1)
 
 
 class AlternativeStrike(_Output):
@@ -96,9 +106,9 @@ class OptionsAnalysis(_Output):
     hv: float | None = Field(None, ge=0, description="Historical volatility of the stock.")
     iv_hv_ratio: float | None = Field(None, ge=0)
     liquidity_score: Literal["good", "fair", "poor"] | None = None
-    alternative_strikes: list[AlternativeStrike] = Field(default_factory=list)
-    rationale: str = Field(min_length=1)
-    options_notes: str = ""
+    alternative_strikes: list[AlternativeStrike] = Field(default_factory=list, max_length=6)
+    rationale: Paragraph = Field(min_length=1)
+    options_notes: Paragraph = ""
 
 
 class ResearchAnalysis(_Output):
@@ -109,4 +119,4 @@ class ResearchAnalysis(_Output):
     earnings_risk: Risk
     short_interest_risk: Risk
     next_earnings: date | None = Field(None, description="Next earnings date if known.")
-    research_notes: str = Field(min_length=1)
+    research_notes: Paragraph = Field(min_length=1)

@@ -16,6 +16,7 @@ __all__ = ["NARRATOR"]
 NARRATOR: AgentSpec[CspDeps, str] = AgentSpec(
     agent=Agent(
         name="orchestrator",
+        max_tokens=800,
         instructions=load_prompt("alphadesk.agents.csp", "narrator_system").template,
         output_type=str,
     ),

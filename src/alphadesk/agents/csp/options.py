@@ -154,6 +154,7 @@ options_policy = RulesPolicy(plan=[_scan, _price_best], decide=_decide, name="op
 OPTIONS: AgentSpec[CspDeps, OptionsAnalysis] = AgentSpec(
     agent=Agent(
         name="options",
+        max_tokens=1000,
         instructions=load_prompt("alphadesk.agents.csp", "options_system").template,
         output_type=OptionsAnalysis,
         toolset=OPTIONS_TOOLS,

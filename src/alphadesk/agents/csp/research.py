@@ -98,6 +98,7 @@ research_policy = RulesPolicy(plan=[_gather], decide=_decide, name="research")
 RESEARCH: AgentSpec[CspDeps, ResearchAnalysis] = AgentSpec(
     agent=Agent(
         name="research",
+        max_tokens=700,
         instructions=load_prompt("alphadesk.agents.csp", "research_system").template,
         output_type=ResearchAnalysis,
         toolset=RESEARCH_TOOLS,

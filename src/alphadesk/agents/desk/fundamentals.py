@@ -80,6 +80,7 @@ fundamentals_policy = RulesPolicy(plan=[_gather], decide=_decide, name="fundamen
 FUNDAMENTALS: AgentSpec[DeskDeps, FundamentalsReport] = AgentSpec(
     agent=Agent(
         name="fundamentals",
+        max_tokens=1200,
         instructions=load_prompt("alphadesk.agents.desk", "fundamentals_system").template,
         output_type=FundamentalsReport,
         toolset=FUNDAMENTALS_TOOLS,

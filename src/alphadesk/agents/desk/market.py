@@ -121,6 +121,7 @@ market_policy = RulesPolicy(plan=[_gather], decide=_decide, name="market")
 MARKET: AgentSpec[DeskDeps, MarketReport] = AgentSpec(
     agent=Agent(
         name="market",
+        max_tokens=1200,
         instructions=load_prompt("alphadesk.agents.desk", "market_system").template,
         output_type=MarketReport,
         toolset=_TOOLS,

@@ -13,6 +13,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from alphadesk.agents.bounds import Name, Paragraph, Phrase
+
 __all__ = [
     "Action",
     "AnalystName",
@@ -44,13 +46,13 @@ class _Output(BaseModel):
 class Evidence(_Output):
     """One number an argument rests on, quoted from the facts, and what it says."""
 
-    fact: str = Field(
+    fact: Name = Field(
         description="The figure's name: a key of the analyst's own `figures`, or of the "
         "fact sheet elsewhere (e.g. 'market.rsi_14')."
     )
     value: float = Field(description="Its value, copied from the facts.")
     lean: Signal = Field(description="Which way this fact points.")
-    reading: str = Field(min_length=1, description="What it means, in a few words.")
+    reading: Phrase = Field(min_length=1, description="What it means, in a few words.")
 
 
 class AnalystReport(_Output):
@@ -59,13 +61,17 @@ class AnalystReport(_Output):
     signal: Signal
     score: float = Field(ge=-1, le=1, description="Net evidence, -1 bearish to 1 bullish.")
     confidence: float = Field(ge=0, le=1, description="0 when the data could not say.")
-    figures: dict[str, float] = Field(
-        default_factory=dict, description="Named numbers from the tools, e.g. rsi_14."
+    figures: dict[Name, float] = Field(
+        default_factory=dict,
+        max_length=40,
+        description="Named numbers from the tools, e.g. rsi_14.",
     )
-    evidence: list[Evidence] = Field(default_factory=list, description="Strongest first.")
-    summary: str = Field(min_length=1)
-    missing: list[str] = Field(
-        default_factory=list, description="Data the tools said was missing, in words."
+    evidence: list[Evidence] = Field(
+        default_factory=list, max_length=12, description="Strongest first."
+    )
+    summary: Paragraph = Field(min_length=1)
+    missing: list[Phrase] = Field(
+        default_factory=list, max_length=12, description="Data the tools said was missing."
     )
 
     @model_validator(mode="after")
@@ -83,9 +89,15 @@ class MarketReport(AnalystReport):
     current_price: float = Field(gt=0, description="Last close at the analysis instant.")
     trend_direction: Literal["up", "down", "sideways"]
     trend_quality: Literal["strong", "moderate", "weak"]
-    support_levels: list[float] = Field(default_factory=list, description="Below the price.")
-    resistance_levels: list[float] = Field(default_factory=list, description="Above it.")
-    patterns: list[str] = Field(default_factory=list, description="e.g. 'double_top (bearish)'.")
+    support_levels: list[float] = Field(
+        default_factory=list, max_length=10, description="Below the price."
+    )
+    resistance_levels: list[float] = Field(
+        default_factory=list, max_length=10, description="Above it."
+    )
+    patterns: list[Phrase] = Field(
+        default_factory=list, max_length=10, description="e.g. 'double_top (bearish)'."
+    )
 
 
 class SentimentReport(AnalystReport):
@@ -102,8 +114,8 @@ class NewsReport(AnalystReport):
 
     news_available: bool
     days: int = Field(7, ge=1, le=90, description="Look-back window used, in days.")
-    headlines: list[str] = Field(
-        default_factory=list, description="The most telling, newest first."
+    headlines: list[Phrase] = Field(
+        default_factory=list, max_length=10, description="The most telling, newest first."
     )
 
 
@@ -117,9 +129,13 @@ class FundamentalsReport(AnalystReport):
 class DebateTurn(_Output):
     """One researcher's turn in the bull/bear debate."""
 
-    argument: str = Field(min_length=1, description="The case, in a few sentences.")
-    evidence: list[Evidence] = Field(default_factory=list, description="Facts cited.")
-    rebuttal: str | None = Field(None, description="The answer to the other side's last turn.")
+    argument: Paragraph = Field(min_length=1, description="The case, in a few sentences.")
+    evidence: list[Evidence] = Field(
+        default_factory=list, max_length=12, description="Facts cited."
+    )
+    rebuttal: Paragraph | None = Field(
+        None, description="The answer to the other side's last turn."
+    )
     conviction: float = Field(ge=0, le=1)
 
 
@@ -129,9 +145,9 @@ class InvestmentPlan(_Output):
     recommendation: Action
     confidence: float = Field(ge=0, le=1)
     winning_side: Literal["bull", "bear", "balanced"]
-    rationale: str = Field(min_length=1)
-    evidence: list[Evidence] = Field(default_factory=list)
-    strategic_actions: list[str] = Field(default_factory=list)
+    rationale: Paragraph = Field(min_length=1)
+    evidence: list[Evidence] = Field(default_factory=list, max_length=12)
+    strategic_actions: list[Phrase] = Field(default_factory=list, max_length=8)
 
 
 class Position(_Output):
@@ -144,8 +160,8 @@ class Position(_Output):
     target: float | None = Field(None, gt=0)
     horizon_days: int = Field(ge=1, le=365, description="Calendar days the view holds for.")
     conviction: float = Field(ge=0, le=1)
-    rationale: str = Field(min_length=1)
-    evidence: list[Evidence] = Field(default_factory=list)
+    rationale: Paragraph = Field(min_length=1)
+    evidence: list[Evidence] = Field(default_factory=list, max_length=12)
 
     @model_validator(mode="after")
     def _consistent(self) -> Any:
@@ -181,15 +197,17 @@ class RiskView(_Output):
 
     stance: Literal["support", "adjust", "oppose"]
     recommended_size: float = Field(ge=0, le=1, description="Fraction of capital; 0 = stay out.")
-    argument: str = Field(min_length=1)
-    evidence: list[Evidence] = Field(default_factory=list)
-    rebuttal: str | None = Field(None, description="The answer to the other analysts.")
+    argument: Paragraph = Field(min_length=1)
+    evidence: list[Evidence] = Field(default_factory=list, max_length=12)
+    rebuttal: Paragraph | None = Field(None, description="The answer to the other analysts.")
 
 
 class FinalDecision(Position):
     """The risk judge's binding decision."""
 
-    risk_notes: list[str] = Field(default_factory=list, description="What would change it.")
+    risk_notes: list[Phrase] = Field(
+        default_factory=list, max_length=8, description="What would change it."
+    )
 
 
 class PastSituation(BaseModel):

@@ -69,6 +69,7 @@ news_policy = RulesPolicy(plan=[_gather], decide=_decide, name="news")
 NEWS: AgentSpec[DeskDeps, NewsReport] = AgentSpec(
     agent=Agent(
         name="news",
+        max_tokens=1200,
         instructions=load_prompt("alphadesk.agents.desk", "news_system").template,
         output_type=NewsReport,
         toolset=Toolset.of("desk_news", [get_news, get_earnings_dates, get_sec_filings]),

@@ -104,6 +104,7 @@ def researcher(stance: Stance) -> AgentSpec[DeskDeps, DebateTurn]:
     return AgentSpec(
         agent=Agent(
             name=stance,
+            max_tokens=900,
             instructions=instructions,
             output_type=DebateTurn,
             output_validators=(cites_the_facts,),
@@ -146,6 +147,7 @@ def _actions(action: Action) -> list[str]:
 MANAGER: AgentSpec[DeskDeps, InvestmentPlan] = AgentSpec(
     agent=Agent(
         name="manager",
+        max_tokens=1000,
         instructions=load_prompt(_PKG, "manager_system").template,
         output_type=InvestmentPlan,
         output_validators=(cites_the_facts,),

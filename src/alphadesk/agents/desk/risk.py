@@ -108,6 +108,7 @@ def risk_analyst(persona: Persona) -> AgentSpec[DeskDeps, RiskView]:
     return AgentSpec(
         agent=Agent(
             name=persona,
+            max_tokens=900,
             instructions=instructions,
             output_type=RiskView,
             output_validators=(cites_the_facts,),
@@ -165,6 +166,7 @@ def _hold(
 JUDGE: AgentSpec[DeskDeps, FinalDecision] = AgentSpec(
     agent=Agent(
         name="judge",
+        max_tokens=1000,
         instructions=load_prompt(_PKG, "judge_system").template,
         output_type=FinalDecision,
         output_validators=(position_lies_in_range,),

@@ -98,6 +98,7 @@ sentiment_policy = RulesPolicy(plan=[_gather], decide=_decide, name="sentiment")
 SENTIMENT: AgentSpec[DeskDeps, SentimentReport] = AgentSpec(
     agent=Agent(
         name="sentiment",
+        max_tokens=1200,
         instructions=load_prompt("alphadesk.agents.desk", "sentiment_system").template,
         output_type=SentimentReport,
         toolset=Toolset.of(

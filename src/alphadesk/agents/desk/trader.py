@@ -125,6 +125,7 @@ def _propose(t: Transcript) -> TradeProposal:
 TRADER: AgentSpec[DeskDeps, TradeProposal] = AgentSpec(
     agent=Agent(
         name="trader",
+        max_tokens=1000,
         instructions=load_prompt("alphadesk.agents.desk", "trader_system").template,
         output_type=TradeProposal,
         toolset=Toolset.of(

@@ -20,6 +20,7 @@ from pydantic import ValidationError
 
 from alphadesk.agent import RunContext, Tool, Toolset
 from alphadesk.agent import events as ev
+from alphadesk.agent.calls import call_key
 from alphadesk.agent.errors import describe_invalid
 from alphadesk.agent.tools import render_result
 from alphadesk.llm.messages import text_of
@@ -133,5 +134,9 @@ def _failed(
 async def run_planned(
     toolset: Toolset, ctx: RunContext[Any], calls: list[PlannedCall]
 ) -> list[ToolOutcome]:
-    """Run ``calls`` concurrently; every one ends as a result or an error, in order."""
-    return list(await asyncio.gather(*(_one(toolset, ctx, call) for call in calls)))
+    """Run ``calls`` concurrently, identical ones (as the agent loop judges them) once;
+    every call ends as a result or an error, listed once, in order."""
+    unique: dict[tuple[str, str], PlannedCall] = {}
+    for call in calls:
+        unique.setdefault(call_key(call.tool, json.dumps(call.arguments)), call)
+    return list(await asyncio.gather(*(_one(toolset, ctx, call) for call in unique.values())))

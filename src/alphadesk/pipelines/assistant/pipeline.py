@@ -16,6 +16,7 @@ import json
 import logging
 import time
 from collections.abc import AsyncIterator, Mapping
+from dataclasses import replace
 from typing import Any
 
 from alphadesk.agent import RunContext, RunResult, Toolset, UsageLimits
@@ -31,7 +32,7 @@ from alphadesk.agents.assistant import (
     RouterDecision,
     answer_agent,
 )
-from alphadesk.agents.spec import AgentSpec, load_prompt, model_for
+from alphadesk.agents.spec import AgentSpec, configured, load_prompt, model_for
 from alphadesk.config import Settings
 from alphadesk.data.base import Clock, MarketData, utc_now
 from alphadesk.data.web import WebSearch, web_search
@@ -44,6 +45,11 @@ from alphadesk.pipelines.assistant.guard import CallBudget, PlannedCall, guarded
 from alphadesk.pipelines.assistant.models import ChatRequest, ChatResult
 from alphadesk.pipelines.assistant.numbers import check_numbers
 from alphadesk.pipelines.assistant.session import Session
+from alphadesk.pipelines.assistant.smalltalk import (
+    SMALL_TALK_CLASSIFICATION,
+    SMALL_TALK_DECISION,
+    is_small_talk,
+)
 from alphadesk.pipelines.recording import RunRecorder
 from alphadesk.store import ConversationStore, PaperPortfolio, RunStore
 from alphadesk.store.portfolio import DEFAULT_ACCOUNT
@@ -54,6 +60,8 @@ from alphadesk.tools.deps import ToolDeps
 __all__ = ["AGENTS", "AssistantPipeline"]
 
 logger = logging.getLogger(__name__)
+
+_SMALL_TALK = 150  # tokens: a greeting's answer is a sentence or two
 
 _PROMPTS = "alphadesk.agents.assistant"
 AGENTS: dict[str, AgentSpec[Any, Any]] = {
@@ -171,6 +179,9 @@ class AssistantPipeline:
 
     async def _answer(self, s: Session) -> None:
         s.to("PLANNING")
+        if is_small_talk(s.request.question):
+            await self._small_talk(s)
+            return
         c = await self._classify(s)
         symbols = c.symbols + (self._held() if c.question_type == "portfolio" else [])
         if c.question_type == "market":
@@ -201,13 +212,27 @@ class AssistantPipeline:
         s.answer = run.output
         s.check(check_numbers(s.answer, [*s.sources, s.request.question, *s.history_texts]))
 
+    async def _small_talk(self, s: Session) -> None:
+        """A greeting or thanks: no classifier, router or tool, one short answer."""
+        c = s.classification = SMALL_TALK_CLASSIFICATION
+        s.emit(Classified(**s.ids, classification=c))
+        s.route = SMALL_TALK_DECISION
+        s.emit(Routed(**s.ids, decision=SMALL_TALK_DECISION, max_turns=1))
+        s.to("RESPONDING")
+        prompt = self._prompt("answer_task", s, c, results="[]")
+        agent = replace(answer_agent(c.asset_class, Toolset("none"), 1), max_tokens=_SMALL_TALK)
+        run = await agent.run(self.models["answer"], prompt, deps=None, **s.run_kw(self))
+        s.answer = run.output
+        s.check(check_numbers(s.answer, [s.request.question, *s.history_texts]))
+
     # -- the steps ------------------------------------------------------------------------
 
     async def _classify(self, s: Session) -> Classification:
         prompt = load_prompt(_PROMPTS, "classifier_task").substitute(
             history=s.history_text, question=s.request.question
         )
-        run = await CLASSIFIER.agent.run(
+        classifier = configured(CLASSIFIER.agent, self.settings)
+        run = await classifier.run(
             self.models["classifier"], prompt, deps=ToolDeps(market=self.market), **s.run_kw(self)
         )
         s.classification = run.output
@@ -219,7 +244,8 @@ class AssistantPipeline:
             question=s.request.question, classification=c.model_dump_json(indent=1)
         )
         deps = RouteDeps(self.catalog, c, s.request.limits.max_tool_calls)
-        run = await ROUTER.agent.run(self.models["router"], prompt, deps=deps, **s.run_kw(self))
+        router = configured(ROUTER.agent, self.settings)
+        run = await router.run(self.models["router"], prompt, deps=deps, **s.run_kw(self))
         s.route = run.output
         return run.output
 
@@ -232,7 +258,7 @@ class AssistantPipeline:
         prompt: str,
         deps: ChatDeps,
     ) -> RunResult[str]:
-        agent = answer_agent(c.asset_class, toolset, turns)
+        agent = configured(answer_agent(c.asset_class, toolset, turns), self.settings)
         return await agent.run(self.models["answer"], prompt, deps=deps, **s.run_kw(self))
 
     def _context(self, s: Session) -> RunContext[ChatDeps]:
