@@ -47,14 +47,22 @@ def _book(request: Request) -> PaperPortfolio:
 @router.get("", response_model=PositionsReport)
 async def portfolio(
     request: Request,
-    as_of: Annotated[date | None, Query(description="Mark at this date's close.")] = None,
+    as_of: Annotated[
+        date | None,
+        Query(
+            description="Mark at this date's close. Default: now, or the last close "
+            "the data covers for the positions held."
+        ),
+    ] = None,
     account: Account = "paper",
 ) -> Any:
     """Cash, positions marked at an instant, P&L and account value."""
     from alphadesk.pipelines.assistant.orders import value_portfolio
 
     ctx = _ctx(request)
-    return await value_portfolio(ctx.settings, ctx.market, ctx.as_of(as_of), account)
+    _, held = _book(request).positions(account)  # no date: the last close they are priced at
+    instant = ctx.as_of(as_of, sorted({p.contract.symbol for p in held}))
+    return await value_portfolio(ctx.settings, ctx.market, instant, account)
 
 
 @router.get("/positions", response_model=Positions)
@@ -75,7 +83,7 @@ async def place(body: OrderBody, request: Request) -> Any:
     """Buy or sell shares or option contracts (paper). A stock order without a price fills
     at the close of `as_of`."""
     ctx = _ctx(request)
-    instant = ctx.as_of(body.as_of)
+    instant = ctx.as_of(body.as_of, [ctx.symbol(body.symbol)])
     try:
         contract = Contract(symbol=ctx.symbol(body.symbol), right=body.right,
                             strike=body.strike, expiration=body.expiration)  # fmt: skip
