@@ -50,7 +50,7 @@ def ui(
 
     server = None
     if api is None:
-        server, api = _start_api(ctx)
+        server, api = _start_api(ctx, key)
     auth = "with the API key" if key else "no API key"
     err_console.print(f"[dim]alphadesk UI on http://{host}:{port}, talking to {api} ({auth})[/]")
     # A minimal toolbar: no "Deploy" button nor developer menu for the UI's users.
@@ -70,8 +70,9 @@ def ui(
     raise typer.Exit(done.returncode)
 
 
-def _start_api(ctx: typer.Context) -> tuple[subprocess.Popen[bytes], str]:
-    """``alphadesk serve`` on a free loopback port, once it answers /health."""
+def _start_api(ctx: typer.Context, key: str | None) -> tuple[subprocess.Popen[bytes], str]:
+    """``alphadesk serve`` on a free loopback port, once it answers /health (with the key
+    the server will ask for)."""
     import httpx
 
     with socket.socket() as probe:
@@ -87,7 +88,8 @@ def _start_api(ctx: typer.Context) -> tuple[subprocess.Popen[bytes], str]:
         if server.poll() is not None:
             raise fail("the API did not start", "run `alphadesk serve` to see why")
         try:
-            if httpx.get(f"{url}/health", timeout=2).status_code == 200:
+            headers = {"X-API-Key": key} if key else {}
+            if httpx.get(f"{url}/health", headers=headers, timeout=2).status_code == 200:
                 return server, url
         except httpx.HTTPError:
             time.sleep(0.3)

@@ -16,8 +16,9 @@ __all__ = ["show_run"]
 
 def show_run(client: ApiClient, run_id: str) -> None:
     run = client.get(f"/runs/{run_id}")
+    as_of = (run.get("result") or {}).get("as_of") or run.get("as_of")  # the one it ran at
     st.caption(
-        f"{run['kind']} run {run_id} · {run['status']} · as of {day(run.get('as_of'))} · "
+        f"{run['kind']} run {run_id} · {run['status']} · as of {day(as_of)} · "
         f"model {run.get('model') or MISSING}"
     )
     if run.get("error"):
