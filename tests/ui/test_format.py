@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from alphadesk.ui.format import mark_label, money, orders_table, report_parts
+from alphadesk.ui.format import eval_table, mark_label, money, orders_table, report_parts
 
 
 def test_money_puts_the_sign_before_the_dollar() -> None:
@@ -42,3 +42,20 @@ def test_a_report_is_split_where_it_shows_an_image() -> None:
     report = "# NVDA\n\n## Chart\n\n![NVDA daily chart](/srv/data/runs/x/chart.png)\n\n## Why\n"
     assert report_parts(report) == ["# NVDA\n\n## Chart\n\n", "\n\n## Why\n"]
     assert report_parts("# CSP\n") == ["# CSP\n"]
+
+
+def test_an_evaluation_reads_as_its_markdown_file_with_a_dash_for_what_is_missing() -> None:
+    from alphadesk.pipelines.evaluation.files import COLUMNS, cells
+
+    desk = {"strategy": "desk", "symbol": "AAPL", "cumulative_return": 0.4005,
+            "annualized_return": -0.0123, "sharpe": 1.016832, "max_drawdown": -0.262108,
+            "win_rate": None, "trades": 1, "turnover": 1.584985, "costs": 1325.49,
+            "model_calls": 112, "model_cost_usd": 0.0, "decisions": 7, "buy": 5, "hold": 1,
+            "sell": 1, "failed": 0}  # fmt: skip
+    baseline = desk | {"strategy": "buy_hold", "buy": None, "hold": None, "sell": None,
+                       "failed": None, "model_calls": 0}  # fmt: skip
+    table = eval_table([desk, baseline])
+    assert list(table.columns) == list(COLUMNS)
+    for shown, row in zip(table.to_dict("records"), (desk, baseline), strict=True):
+        assert list(shown.values()) == ["–" if c == "-" else c for c in cells(row)]
+    assert table.iloc[0]["cum. return"] == "40.05%" and table.iloc[1]["decisions"] == "–"

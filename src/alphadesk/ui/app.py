@@ -153,6 +153,7 @@ def _csp_tab(client: ApiClient, health: dict[str, Any]) -> None:
 
 def _chat_tab(client: ApiClient, health: dict[str, Any]) -> None:
     as_of = _as_of("chat_as_of", "answer as of the close of", "the symbols asked about")
+    model = _model(health, "chat_model")
     history: list[tuple[str, str]] = st.session_state.setdefault("chat", [])
     for role, text in history:
         st.chat_message(role).markdown(text)
@@ -162,7 +163,7 @@ def _chat_tab(client: ApiClient, health: dict[str, Any]) -> None:
     st.chat_message("user").markdown(question)
     history.append(("user", question))
     body = {"question": question, "session_id": st.session_state.get("chat_session"),
-            "as_of": as_of, "model": _model(health, "chat_model")}  # fmt: skip
+            "as_of": as_of, "model": model}  # fmt: skip
     steps = st.status("thinking", expanded=False)
     answer = st.chat_message("assistant").empty()
     text = ""

@@ -10,9 +10,6 @@ from typing import Any
 
 import pandas as pd
 
-from alphadesk.pipelines.evaluation.files import COLUMNS as EVAL_COLUMNS
-from alphadesk.pipelines.evaluation.files import cells as eval_cells
-
 __all__ = [
     "MISSING",
     "day",
@@ -27,6 +24,10 @@ __all__ = [
 ]
 
 MISSING = "–"
+_DESK_ROWS = ("desk", "csp_desk")  # an evaluation's rows of the desk; the others: baselines
+_COUNTS = {"buy": "B", "hold": "H", "sell": "S", "select": "sel", "reject": "rej",
+           "filtered": "filt", "failed": "fail", "puts": "puts", "assigned": "ITM",
+           "skipped": "skip"}  # fmt: skip
 _LABEL_CHARS = 32  # a mark basis longer than this goes to the notes under the table
 _IMAGE = re.compile(r"!\[[^\]]*\]\([^)]*\)")
 
@@ -52,13 +53,43 @@ def day(stamp: str | None) -> str:
     return stamp[:10] if stamp else MISSING
 
 
-def _cell(text: str) -> str:
-    return MISSING if text in ("-", "", "None") else text
+def _percent(fraction: float | None) -> str:
+    return MISSING if fraction is None else f"{fraction:.2%}"
+
+
+def _decisions(row: dict[str, Any]) -> str:
+    parts = [f"{short} {row[key]}" for key, short in _COUNTS.items() if row.get(key) is not None]
+    return " / ".join(parts) or MISSING
 
 
 def eval_table(rows: Sequence[dict[str, Any]]) -> pd.DataFrame:
-    """An evaluation's table with the columns and formats of its Markdown file."""
-    return pd.DataFrame([[_cell(c) for c in eval_cells(r)] for r in rows], columns=EVAL_COLUMNS)
+    """An evaluation's table with the columns and formats of its Markdown file
+    (``table.md``): percentages, two decimals, a dash for what a baseline has not."""
+    shown = []
+    for row in rows:
+        ours = row["strategy"] in _DESK_ROWS
+        shown.append(
+            {
+                "strategy": row["strategy"],
+                "symbol": row["symbol"],
+                "cum. return": _percent(row.get("cumulative_return")),
+                "ann. return": _percent(row.get("annualized_return")),
+                "Sharpe": _fixed(row.get("sharpe")),
+                "max DD": _percent(row.get("max_drawdown")),
+                "win rate": _percent(row.get("win_rate")),
+                "trades": _fixed(row.get("trades"), 0),
+                "turnover/yr": _fixed(row.get("turnover")),
+                "costs": _fixed(row.get("costs")),
+                "decisions": _decisions(row),
+                "model calls": _fixed(row.get("model_calls"), 0) if ours else MISSING,
+                "model $": _fixed(row.get("model_cost_usd"), 4) if ours else MISSING,
+            }
+        )
+    return pd.DataFrame(shown)
+
+
+def _fixed(value: float | None, digits: int = 2) -> str:
+    return MISSING if value is None else f"{value:,.{digits}f}"
 
 
 def runs_table(runs: Sequence[dict[str, Any]]) -> pd.DataFrame:
