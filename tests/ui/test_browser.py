@@ -1,19 +1,25 @@
-"""End to end in a real browser: `alphadesk ui` (the UI and the API it starts) driven by a
-headless Chromium, from the form to the desk's decision and its report, with a screenshot.
+"""End to end in a real browser: `alphadesk ui` (the UI and the API it starts, with an API
+key) driven by a headless Chromium through every tab with its defaults, a screenshot of
+each, and the key looked for in everything the browser receives.
 
-Set UI_SCREENSHOT=path to keep the screenshot (the README's picture is made so).
+The tests run in file order on one page: the runs tab shows the runs the tabs before it
+started. Set UI_SCREENSHOT=path to keep the CSP tab's screenshot (the README's picture is
+made so); UI_SHOTS=folder keeps every tab's.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import socket
 import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -22,6 +28,8 @@ CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 pytestmark = pytest.mark.skipif(
     CHROMIUM is None, reason="no Chromium: `python3 dev.py setup` installs it (apt-get)"
 )
+KEY = "e2e-secret-Vb3Kq8Wz5Tn1"  # distinctive: found in whatever it leaked into
+_RUN_S = 120_000  # ms a desk run may take on a small, busy machine
 
 
 def _free_port() -> int:
@@ -30,15 +38,56 @@ def _free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-@pytest.fixture
-def ui_url(tmp_path: Path) -> Iterator[str]:
+@dataclass
+class Browser:
+    """The page, everything it received (HTTP bodies and websocket frames) and where its
+    screenshots go."""
+
+    page: Any
+    shots: Path
+    received: list[bytes] = field(default_factory=list)
+
+    def shot(self, name: str) -> Path:
+        path = self.shots / f"{name}.png"
+        self.page.wait_for_timeout(500)  # the last redraw
+        self.page.screenshot(path=str(path), full_page=True)
+        assert path.read_bytes().startswith(b"\x89PNG") and path.stat().st_size > 20_000
+        return path
+
+    def assert_no_key(self) -> None:
+        assert self.received, "the page received nothing"
+        leaked = [body[:120] for body in self.received if KEY.encode() in body]
+        assert not leaked, leaked
+        assert KEY not in self.page.content()
+        values = self.page.eval_on_selector_all("input, textarea", "els => els.map(e => e.value)")
+        assert not any(KEY in str(v) for v in values)
+
+    def assert_images_load(self) -> None:
+        self.page.wait_for_load_state("networkidle")
+        broken = self.page.eval_on_selector_all(
+            "img", "els => els.filter(e => !e.complete || e.naturalWidth === 0).map(e => e.src)"
+        )
+        assert not broken, broken
+
+    def tab(self, name: str) -> Any:
+        self.page.get_by_role("tab", name=name).click()
+        return self.page.get_by_role("tabpanel", name=name)
+
+
+@pytest.fixture(scope="module")
+def ui_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    data = tmp_path_factory.mktemp("e2e") / "data"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ALPHADESK_")}
+    env |= {"ALPHADESK_DATA_DIR": str(data), "ALPHADESK_API_KEY": KEY}
+    # A saved evaluation for its tab (the rules model: offline, a few seconds).
+    alphadesk = [sys.executable, "-m", "alphadesk"]
+    evaluation = [*alphadesk, "eval", "--symbols", "AAPL", "--to", "2012-06-30", "--every", "40"]
+    subprocess.run(evaluation, env=env, check=True, capture_output=True, timeout=300)
     port = _free_port()
-    env = os.environ | {"ALPHADESK_DATA_DIR": str(tmp_path / "data")}
-    env.pop("ALPHADESK_API_URL", None)
     server = subprocess.Popen(
-        [sys.executable, "-m", "alphadesk", "ui", "--port", str(port)],
+        [*alphadesk, "ui", "--port", str(port)],
         env=env,
-        start_new_session=True,  # the UI's own children (the API) go with it
+        start_new_session=True,  # the UI's own children (the API, Streamlit) go with it
     )
     url = f"http://127.0.0.1:{port}"
     try:
@@ -58,26 +107,137 @@ def ui_url(tmp_path: Path) -> Iterator[str]:
         server.wait(timeout=20)
 
 
-def test_a_csp_run_from_the_browser_shows_its_decision_and_report(
-    ui_url: str, tmp_path: Path
-) -> None:
+@pytest.fixture(scope="module")
+def browser(ui_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Browser]:
     from playwright.sync_api import expect, sync_playwright
 
+    shots = Path(os.environ.get("UI_SHOTS") or tmp_path_factory.mktemp("shots"))
+    shots.mkdir(parents=True, exist_ok=True)
     with sync_playwright() as driver:
-        browser = driver.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
-        page = browser.new_page(viewport={"width": 1280, "height": 1400})
+        chromium = driver.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        page = chromium.new_page(viewport={"width": 1280, "height": 1800})
+        seen = Browser(page, shots)
+
+        def on_response(response: Any) -> None:
+            try:
+                seen.received.append(response.body())
+            except Exception:  # a redirect or a body already gone: nothing to read
+                seen.received.append(response.url.encode())
+
+        def on_socket(socket: Any) -> None:
+            def keep(payload: str | bytes) -> None:
+                seen.received.append(payload.encode() if isinstance(payload, str) else payload)
+
+            socket.on("framereceived", keep)
+
+        page.on("response", on_response)
+        page.on("websocket", on_socket)
         page.goto(ui_url)
-        expect(page.get_by_text("alphadesk", exact=True).first).to_be_visible(timeout=60_000)
         expect(page.get_by_text("model: rules")).to_be_visible(timeout=60_000)  # API answered
+        yield seen
+        chromium.close()
 
-        page.get_by_role("tab", name="Cash-secured puts").click()
-        page.get_by_role("button", name="Find a put").click()
-        # The run streams; then the decision and the saved report (as the CLI prints it).
-        decided = page.get_by_text("NVDA: select").or_(page.get_by_text("NVDA: reject"))
-        expect(decided.first).to_be_visible(timeout=120_000)
-        expect(page.get_by_text("Who decided").first).to_be_visible(timeout=30_000)
 
-        shot = Path(os.environ.get("UI_SCREENSHOT") or tmp_path / "ui.png")
-        page.screenshot(path=str(shot), full_page=True)
-        browser.close()
-    assert shot.read_bytes().startswith(b"\x89PNG") and shot.stat().st_size > 20_000
+def test_the_sidebar_says_the_key_is_on_the_server_and_there_is_no_deploy_button(
+    browser: Browser,
+) -> None:
+    from playwright.sync_api import expect
+
+    page = browser.page
+    expect(page.get_by_text("API key: set on the server")).to_be_visible()
+    expect(page.get_by_text(re.compile(r"^API: http://127\.0\.0\.1:\d+$"))).to_be_visible()
+    assert page.get_by_role("button", name="Deploy").count() == 0
+    assert page.locator('[data-testid="stAppDeployButton"]').count() == 0
+    assert page.locator('[data-testid="stSidebar"] input').count() == 0  # nothing to edit
+    browser.assert_no_key()
+
+
+def test_the_trading_desk_with_its_defaults_decides_and_shows_its_chart(
+    browser: Browser,
+) -> None:
+    from playwright.sync_api import expect
+
+    panel = browser.tab("Trading desk")
+    panel.get_by_role("button", name="Decide").click()
+    decided = panel.get_by_text(re.compile(r"^NVDA: (BUY|HOLD|SELL)"))
+    expect(decided.first).to_be_visible(timeout=_RUN_S)
+    expect(panel.get_by_role("heading", name="Chart")).to_be_visible(timeout=30_000)
+    expect(panel.get_by_text(re.compile(r"^NVDA as of 2025-02-14: done"))).to_be_visible()
+    assert panel.locator("img").count() >= 1
+    browser.assert_images_load()
+    browser.shot("desk")
+    browser.assert_no_key()
+
+
+def test_the_csp_desk_with_its_defaults_shows_its_decision_and_report(
+    browser: Browser,
+) -> None:
+    from playwright.sync_api import expect
+
+    panel = browser.tab("Cash-secured puts")
+    panel.get_by_role("button", name="Find a put").click()
+    decided = panel.get_by_text(re.compile(r"^NVDA: (select|reject)"))
+    expect(decided.first).to_be_visible(timeout=_RUN_S)
+    expect(panel.get_by_text("Who decided").first).to_be_visible(timeout=30_000)
+    browser.assert_images_load()
+    shot = browser.shot("csp")
+    if os.environ.get("UI_SCREENSHOT"):
+        shutil.copyfile(shot, os.environ["UI_SCREENSHOT"])
+    browser.assert_no_key()
+
+
+def test_the_assistant_answers_about_a_readme_symbol_with_its_defaults(
+    browser: Browser,
+) -> None:
+    from playwright.sync_api import expect
+
+    panel = browser.tab("Assistant")
+    expect(panel.get_by_text("answer as of the close of (empty: the last the data covers)"))
+    box = panel.get_by_placeholder("Ask about a symbol, e.g. how does NVDA look?")
+    box.fill("how does AAPL look?")
+    box.press("Enter")
+    answer = panel.get_by_text(re.compile(r"AAPL: last close [\d.]+ \(2013-03-01\)"))
+    expect(answer.first).to_be_visible(timeout=_RUN_S)
+    browser.shot("assistant")
+    browser.assert_no_key()
+
+
+def test_the_runs_tab_shows_the_assistant_run(browser: Browser) -> None:
+    from playwright.sync_api import expect
+
+    panel = browser.tab("Runs")
+    panel.get_by_label("run", exact=True).click()
+    browser.page.get_by_role("option", name=re.compile(r"assistant · how does AAPL look\?")).click()
+    expect(panel.get_by_text("Tool calls (", exact=False)).to_be_visible(timeout=30_000)
+    expect(panel.get_by_text(re.compile(r"AAPL: last close")).first).to_be_visible()
+    expect(panel.get_by_text(re.compile(r"assistant run .* as of 2013-03-01"))).to_be_visible()
+    browser.shot("runs")
+    browser.assert_no_key()
+
+
+def test_the_evaluation_tab_shows_the_table_and_its_charts(browser: Browser) -> None:
+    from playwright.sync_api import expect
+
+    panel = browser.tab("Evaluation")
+    expect(
+        panel.get_by_text(re.compile(r"^desk desk with rules, 2012-01-01 to 2012-06-30"))
+    ).to_be_visible()
+    expect(panel.get_by_text("equity", exact=True)).to_be_visible()
+    assert panel.locator("img").count() == 2
+    browser.assert_images_load()
+    browser.shot("evaluation")
+    browser.assert_no_key()
+
+
+def test_the_portfolio_places_an_order_with_its_defaults(browser: Browser) -> None:
+    from playwright.sync_api import expect
+
+    panel = browser.tab("Portfolio")
+    expect(panel.get_by_text("$100,000.00").first).to_be_visible(timeout=30_000)
+    panel.get_by_text("place an order").click()
+    panel.get_by_role("button", name="Place").click()
+    filled = panel.get_by_text(re.compile(r"^buy 10 NVDA at \$[\d,.]+ on 2025-02-14 \(order 1\)"))
+    expect(filled).to_be_visible(timeout=30_000)
+    expect(panel.get_by_text("Orders", exact=True)).to_be_visible()
+    browser.shot("portfolio")
+    browser.assert_no_key()

@@ -4,6 +4,7 @@ from an HTTP body to a pipeline request (as the CLI takes them from its options)
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from typing import Any
@@ -84,10 +85,14 @@ class ApiContext:
     def symbol(self, text: str) -> str:
         return normalize_symbol(text)  # InvalidSymbol -> 422 with its own message
 
-    def as_of(self, day: date | None) -> datetime:
-        """A date means its close (the last session on or before it); none means now."""
+    def as_of(self, day: date | None, symbols: Sequence[str] = ()) -> datetime:
+        """A date means its close (the last session on or before it). None means now, or,
+        when the data has nothing current for ``symbols``, the last close it covers for
+        them (as the CLI without --as-of): the bundled history works without a date."""
         if day is None:
-            return datetime.now(UTC)
+            from alphadesk.data.current import resolve_as_of
+
+            return resolve_as_of(self.market, None, list(symbols), datetime.now(UTC))[0]
         try:
             return close_on_or_before(day)
         except ValueError as exc:

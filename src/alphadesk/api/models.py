@@ -32,7 +32,7 @@ _AS_OF = Field(
     None,
     examples=["2021-06-30"],
     description="Analyse as of this date's close (a day without a session: the close before). "
-    "Default: now.",
+    "Default: now, or the last close the data covers when no provider has current data.",
 )
 _MODEL = Field(
     None,

@@ -6,7 +6,18 @@ import typer
 
 from alphadesk.cli.common import err_console, fail, settings_from
 
-__all__ = ["serve"]
+__all__ = ["refuse_unguarded", "serve"]
+
+
+def refuse_unguarded(host: str, key: str | None) -> None:
+    """Exit (2) before binding ``host`` off loopback without an API key: the API, and the
+    web UI that calls it with the key, must not be open to the network."""
+    from alphadesk.api.config import ApiConfig, ApiKeyRequired
+
+    try:
+        ApiConfig(host=host, api_key=key).check()
+    except ApiKeyRequired as exc:
+        raise fail(str(exc), "e.g. export ALPHADESK_API_KEY=$(openssl rand -hex 32)", 2) from None
 
 
 def serve(
@@ -28,18 +39,15 @@ def serve(
     ),
 ) -> None:
     """Serve the HTTP API (OpenAPI page at /docs). Offline by default: model `rules`."""
-    from alphadesk.api import ApiConfig, ApiKeyRequired
+    from alphadesk.api import ApiConfig
     from alphadesk.api.server import serve as run
 
     settings = settings_from(ctx)
     key = settings.api_key.get_secret_value() if settings.api_key else None
+    refuse_unguarded(host, key)
     config = ApiConfig(host=host, api_key=key or None, max_body_bytes=max_body,
                        rate_per_minute=rate, max_runs=max_runs,
                        models=frozenset(allow_model), temporal=temporal)  # fmt: skip
-    try:
-        config.check()
-    except ApiKeyRequired as exc:
-        raise fail(str(exc), "e.g. export ALPHADESK_API_KEY=$(openssl rand -hex 32)", 2) from None
     if temporal is not None:
         try:
             import temporalio  # noqa: F401 - checked now, used by the first desk run

@@ -1,11 +1,14 @@
 """The alphadesk web UI (``alphadesk ui``): the desks with live progress, the assistant, the
-recorded runs and the paper portfolio, all over the HTTP API."""
+recorded runs and the paper portfolio, all over the HTTP API.
+
+This runs on the UI server: it alone talks to the API, at the address and with the key it
+was started with. The browser sees what is drawn here, never the key.
+"""
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
-from datetime import date
+from datetime import UTC, date, datetime
 from functools import partial
 from typing import Any
 
@@ -14,20 +17,32 @@ import pandas as pd
 import streamlit as st
 
 from alphadesk.ui.client import ApiClient, ApiFailure
+from alphadesk.ui.format import day, eval_table, money, orders_table, positions_table, runs_table
 from alphadesk.ui.progress import Progress
+from alphadesk.ui.views import show_run
 
-_DEFAULT_API = "http://127.0.0.1:8000"
 _ANALYSTS = ["market", "sentiment", "news", "fundamentals"]
+_KINDS = ["all", "desk", "csp", "assistant", "algo"]
+_EARLIEST = date(1970, 1, 1)
 
 
 def _client() -> tuple[ApiClient, dict[str, Any]] | None:
-    url = st.sidebar.text_input("API", os.environ.get("ALPHADESK_API_URL", _DEFAULT_API))
-    key = st.sidebar.text_input("API key", os.environ.get("ALPHADESK_API_KEY", ""), type="password")
-    client = ApiClient(url, key or None)
+    """The API this server was started with; the sidebar says where, and whether a key is
+    set, never the key."""
+    client = ApiClient.from_environment()
+    st.sidebar.caption(f"API: {client.url}")
+    st.sidebar.caption(f"API key: {'set on the server' if client.has_key else 'not set'}")
     try:
         health = client.get("/health")
-    except (ApiFailure, httpx.HTTPError) as exc:
-        st.error(f"the API at {url} does not answer: {exc}")
+    except ApiFailure as exc:
+        client.close()
+        st.error(f"the API at {client.url} refused: {exc}")
+        if exc.status == 401:
+            st.info("set ALPHADESK_API_KEY where `alphadesk ui` runs, then start it again")
+        return None
+    except httpx.HTTPError as exc:
+        client.close()
+        st.error(f"the API at {client.url} does not answer: {exc}")
         st.info("start it with `alphadesk serve`, then reload this page")
         return None
     st.sidebar.caption(
@@ -44,42 +59,48 @@ def _model(health: dict[str, Any], key: str) -> str | None:
     return str(st.selectbox("model", models, key=key))
 
 
-def _as_of(key: str) -> str:
-    return st.date_input("as of (the close of)", date(2021, 6, 30), key=key).isoformat()
+def _as_of(key: str, label: str = "as of the close of", of: str = "the symbol") -> str | None:
+    """A date, or None: the server then takes the last close the data covers."""
+    chosen = st.date_input(
+        f"{label} (empty: the last the data covers)",
+        value=None,
+        min_value=_EARLIEST,
+        max_value=datetime.now(UTC).date(),
+        key=key,
+        help=f"Empty: the last close the data covers for {of} (or now, with live data).",
+    )
+    return chosen.isoformat() if isinstance(chosen, date) else None
 
 
 def _stream_run(client: ApiClient, path: str, body: dict[str, Any]) -> Progress:
     """Run a desk over its stream, redrawing the agents and the debate as events arrive."""
     progress = Progress()
-    status = st.status(f"{body['symbol']}: starting", expanded=True)
+    symbol = body["symbol"]
+    status = st.status(f"{symbol}: starting", expanded=True)
     table, debate = status.empty(), status.empty()
     try:
         for event in client.stream(path, body):
             progress.add(event.event, event.data)
             if event.event in ("step_started", "step_finished", "tool_started", "result"):
                 table.dataframe(pd.DataFrame(progress.rows()), hide_index=True)
-                status.update(label=f"{body['symbol']}: {progress.events} events")
+                status.update(label=f"{_at(symbol, progress)}: {progress.events} events")
             elif event.event == "debate_message":
                 debate.markdown("\n\n".join(progress.debate[-6:]))
     except ApiFailure as exc:
-        status.update(label=f"{body['symbol']}: refused", state="error")
+        status.update(label=f"{symbol}: refused", state="error")
         st.error(str(exc))
         return progress
     if progress.error:
         status.update(label="failed", state="error")
         st.error(progress.error.get("message", "the run failed"))
     else:
-        status.update(label=f"{body['symbol']}: done, run {progress.run_id}", state="complete")
+        label = f"{_at(symbol, progress)}: done, run {progress.run_id}"
+        status.update(label=label, state="complete")
     return progress
 
 
-def _show_run(client: ApiClient, run_id: str) -> None:
-    report = client.raw(f"/runs/{run_id}/report")
-    chart = client.raw(f"/runs/{run_id}/chart")
-    if chart:
-        st.image(chart, caption=f"run {run_id}")
-    if report:
-        st.markdown(report.decode("utf-8"))
+def _at(symbol: str, progress: Progress) -> str:
+    return f"{symbol} as of {day(progress.as_of)}" if progress.as_of else symbol
 
 
 def _desk_tab(client: ApiClient, health: dict[str, Any]) -> None:
@@ -101,7 +122,7 @@ def _desk_tab(client: ApiClient, health: dict[str, Any]) -> None:
         final = result.get("final") or {}
         st.success(f"{result['symbol']}: {result['decision']}"
                    + (f" at {final['entry']}" if final.get("entry") else ""))  # fmt: skip
-        _show_run(client, str(result["run_id"]))
+        show_run(client, str(result["run_id"]))
 
 
 def _csp_tab(client: ApiClient, health: dict[str, Any]) -> None:
@@ -127,10 +148,12 @@ def _csp_tab(client: ApiClient, health: dict[str, Any]) -> None:
         result = progress.result
         st.success(f"{result['symbol']}: {result['decision']}"
                    + (f" ({result['reason']})" if result.get("reason") else ""))  # fmt: skip
-        _show_run(client, str(result["run_id"]))
+        show_run(client, str(result["run_id"]))
 
 
 def _chat_tab(client: ApiClient, health: dict[str, Any]) -> None:
+    as_of = _as_of("chat_as_of", "answer as of the close of", "the symbols asked about")
+    model = _model(health, "chat_model")
     history: list[tuple[str, str]] = st.session_state.setdefault("chat", [])
     for role, text in history:
         st.chat_message(role).markdown(text)
@@ -140,7 +163,7 @@ def _chat_tab(client: ApiClient, health: dict[str, Any]) -> None:
     st.chat_message("user").markdown(question)
     history.append(("user", question))
     body = {"question": question, "session_id": st.session_state.get("chat_session"),
-            "as_of": st.session_state.get("chat_as_of", "2021-06-30")}  # fmt: skip
+            "as_of": as_of, "model": model}  # fmt: skip
     steps = st.status("thinking", expanded=False)
     answer = st.chat_message("assistant").empty()
     text = ""
@@ -159,6 +182,7 @@ def _chat_tab(client: ApiClient, health: dict[str, Any]) -> None:
                 st.session_state["chat_session"] = result["session_id"]
                 text = result["answer"] or result.get("error") or ""
                 answer.markdown(text)
+                steps.write(f"as of the close of {day(result.get('as_of'))}")
     except ApiFailure as exc:
         st.error(str(exc))
         return
@@ -167,39 +191,41 @@ def _chat_tab(client: ApiClient, health: dict[str, Any]) -> None:
 
 
 def _runs_tab(client: ApiClient) -> None:
-    kind = st.selectbox("kind", ["all", "desk", "csp", "assistant"], key="runs_kind")
+    kind = st.selectbox("kind", _KINDS, key="runs_kind")
     runs = client.get("/runs", limit=50, kind=None if kind == "all" else kind)
     if not runs:
-        st.info("no runs yet")
+        st.info("no runs yet: start one in a desk's tab or ask the assistant")
         return
-    st.dataframe(pd.DataFrame(runs)[["id", "kind", "title", "status", "as_of", "model",
-                                     "requests", "cost_usd"]], hide_index=True)  # fmt: skip
-    chosen = st.selectbox("run", [r["id"] for r in runs], key="runs_pick")
+    st.dataframe(runs_table(runs), hide_index=True)
+    titles = {r["id"]: f"{r['id']} · {r['kind']} · {r['title']}" for r in runs}
+    chosen = st.selectbox("run", list(titles), format_func=titles.__getitem__, key="runs_pick")
     if chosen:
-        _show_run(client, chosen)
+        show_run(client, chosen)
 
 
 def _portfolio_tab(client: ApiClient) -> None:
-    as_of = st.date_input("value at the close of", date(2021, 6, 30), key="pf_as_of")
-    _order_form(client, as_of.isoformat())
-    report = client.get("/portfolio", as_of=as_of.isoformat())
+    as_of = _as_of("pf_as_of", "value at the close of", "the positions held")
+    _order_form(client)
+    report = client.get("/portfolio", as_of=as_of)
+    st.caption(f"paper account {report['account']}, valued at the close of {day(report['as_of'])}")
     cols = st.columns(4)
-    cols[0].metric("account value", f"${report['account_value']:,.2f}")
-    cols[1].metric("cash", f"${report['cash']:,.2f}")
-    cols[2].metric("positions", f"${report['market_value']:,.2f}")
-    cols[3].metric("P&L", f"${report['total_pnl']:,.2f}", f"{report['total_pnl_pct']}%")
+    cols[0].metric("account value", money(report["account_value"]))
+    cols[1].metric("cash", money(report["cash"]))
+    cols[2].metric("positions", money(report["market_value"]))
+    cols[3].metric("P&L", money(report["total_pnl"]), f"{report['total_pnl_pct']:+.2f}%")
     if report["positions"]:
-        st.dataframe(pd.DataFrame(report["positions"]), hide_index=True)
+        table, notes = positions_table(report["positions"])
+        st.dataframe(table, hide_index=True)
+        for note in notes:
+            st.caption(note)
     orders = client.get("/portfolio/transactions")
     if orders:
-        st.dataframe(pd.DataFrame([{"id": o["id"], "side": o["side"], "quantity": o["quantity"],
-                                    "symbol": o["contract"]["symbol"], "price": o["price"],
-                                    "source": o["source"]} for o in orders]),
-                     hide_index=True)  # fmt: skip
+        st.markdown("**Orders**")
+        st.dataframe(orders_table(orders), hide_index=True)
 
 
-def _order_form(client: ApiClient, as_of: str) -> None:
-    """A paper order by hand, filled at the portfolio's date (a stock at that close)."""
+def _order_form(client: ApiClient) -> None:
+    """A paper order by hand, filled at the close of its trade date (a stock at that close)."""
     with st.expander("place an order"), st.form("order"):
         left, middle, right = st.columns(3)
         side = left.radio("side", ["buy", "sell"], horizontal=True, key="order_side")
@@ -207,24 +233,28 @@ def _order_form(client: ApiClient, as_of: str) -> None:
         quantity = right.number_input("quantity", 1.0, 1e6, 10.0, key="order_quantity")
         kind = left.radio("contract", ["stock", "put", "call"], horizontal=True, key="order_kind")
         strike = middle.number_input("strike (options)", 0.0, 1e6, 0.0, key="order_strike")
-        expiration = right.date_input("expiration (options)", date(2021, 7, 16),
+        expiration = right.date_input("expiration (options)", None, _EARLIEST,
                                       key="order_expiration")  # fmt: skip
         price = left.number_input("price per share (0: the close, stocks)", 0.0, 1e6, 0.0,
                                   key="order_price")  # fmt: skip
+        with middle:
+            as_of = _as_of("order_as_of", "trade date")
         go = st.form_submit_button("Place", key="order_go")
     if not go:
         return
     body: dict[str, Any] = {"side": side, "symbol": symbol, "quantity": quantity, "as_of": as_of,
                             "price": price or None}  # fmt: skip
     if kind != "stock":
-        body |= {"right": kind, "strike": strike or None, "expiration": expiration.isoformat()}
+        body |= {"right": kind, "strike": strike or None,
+                 "expiration": expiration.isoformat() if expiration else None}  # fmt: skip
     try:
         order = client.post("/portfolio/orders", body)
     except ApiFailure as exc:  # refused (cash, a missing price...): said, the tab goes on
         st.error(str(exc))
         return
     st.success(f"{order['side']} {order['quantity']:g} {order['contract']['symbol']} "
-               f"at {order['price']:.2f} (order {order['id']})")  # fmt: skip
+               f"at {money(order['price'])} on {day(order.get('as_of'))} "
+               f"(order {order['id']})")  # fmt: skip
 
 
 def _evals_tab(client: ApiClient) -> None:
@@ -237,7 +267,7 @@ def _evals_tab(client: ApiClient) -> None:
     spec = table["spec"]
     st.caption(f"{spec['desk']} desk with {spec['model']}, {spec['start']} to {spec['end']}, "
                f"every {spec['every']} sessions")  # fmt: skip
-    st.dataframe(pd.DataFrame(table["rows"]), hide_index=True)
+    st.dataframe(eval_table(table["rows"]), hide_index=True)
     left, right = st.columns(2)
     for column, chart in ((left, "equity.png"), (right, "drawdown.png")):
         image = client.raw(f"/evals/{name}/{chart}")

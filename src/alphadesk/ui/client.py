@@ -1,16 +1,24 @@
 """The UI's client of the HTTP API: JSON calls, and server-sent-event streams read event by
-event. Plain httpx, so it is usable (and tested) outside Streamlit."""
+event. Plain httpx, so it is usable (and tested) outside Streamlit.
+
+The UI server is the API's only client: its address and key are fixed where the server
+starts (``alphadesk ui`` puts them in its environment), never sent to nor chosen by a
+browser, so the key goes to that one address and nowhere else.
+"""
 
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
 import httpx
 
-__all__ = ["ApiClient", "ApiFailure", "StreamEvent", "parse_sse"]
+__all__ = ["DEFAULT_API", "ApiClient", "ApiFailure", "StreamEvent", "parse_sse"]
+
+DEFAULT_API = "http://127.0.0.1:8000"
 
 
 @dataclass(frozen=True)
@@ -55,6 +63,21 @@ class ApiClient:
     def __init__(self, base_url: str, api_key: str | None = None, timeout: float = 600) -> None:
         headers = {"X-API-Key": api_key} if api_key else {}
         self.http = httpx.Client(base_url=base_url.rstrip("/"), headers=headers, timeout=timeout)
+
+    @classmethod
+    def from_environment(cls) -> ApiClient:
+        """The API the server was started with: ``ALPHADESK_API_URL`` and, when the API asks
+        for one, ``ALPHADESK_API_KEY``."""
+        url = os.environ.get("ALPHADESK_API_URL") or DEFAULT_API
+        return cls(url, os.environ.get("ALPHADESK_API_KEY") or None)
+
+    @property
+    def url(self) -> str:
+        return str(self.http.base_url)
+
+    @property
+    def has_key(self) -> bool:
+        return "X-API-Key" in self.http.headers
 
     def close(self) -> None:
         self.http.close()

@@ -25,6 +25,7 @@ class Progress:
     the result back."""
 
     run_id: str | None = None
+    as_of: str | None = None  # the instant the run analyses at, once the server said it
     agents: dict[str, AgentRow] = field(default_factory=dict)
     debate: list[str] = field(default_factory=list)
     result: dict[str, Any] | None = None
@@ -72,9 +73,13 @@ class Progress:
             f"{data['text']}"
         )
 
+    def _on_accepted(self, data: dict[str, Any]) -> None:
+        self.as_of = (data.get("request") or {}).get("as_of") or self.as_of
+
     def _on_result(self, data: dict[str, Any]) -> None:
         self.result = data
         self.run_id = data.get("run_id") or self.run_id
+        self.as_of = data.get("as_of") or self.as_of
 
     def _on_error(self, data: dict[str, Any]) -> None:
         self.error = data.get("error", data)

@@ -30,11 +30,12 @@ def _ctx(request: Request) -> ApiContext:
 
 
 def _desk_request(ctx: ApiContext, body: AnalyzeBody) -> DeskRequest:
+    symbol = ctx.symbol(body.symbol)
     try:
         return DeskRequest.from_settings(
             ctx.settings,
-            symbol=ctx.symbol(body.symbol),
-            as_of=ctx.as_of(body.as_of),
+            symbol=symbol,
+            as_of=ctx.as_of(body.as_of, [symbol]),
             depth=body.depth,
             analysts=body.analysts,
             max_debate_rounds=body.rounds,
@@ -46,9 +47,10 @@ def _desk_request(ctx: ApiContext, body: AnalyzeBody) -> DeskRequest:
 
 
 def _csp_request(ctx: ApiContext, body: CspBody) -> CspRequest:
+    symbol = ctx.symbol(body.symbol)
     return CspRequest(
-        symbol=ctx.symbol(body.symbol),
-        as_of=ctx.as_of(body.as_of),
+        symbol=symbol,
+        as_of=ctx.as_of(body.as_of, [symbol]),
         depth=body.depth,
         parallel_research=body.parallel_research,
         constraints=body.constraints,
@@ -124,7 +126,7 @@ async def screen(body: ScreenBody, request: Request) -> Any:
     if not universe:
         raise ApiError(422, "empty_universe", "no symbols to screen",
                        "pass symbols, or configure a provider that lists its universe")  # fmt: skip
-    instant = ctx.as_of(body.as_of)
+    instant = ctx.as_of(body.as_of, universe)
     runner = CspRunner(ctx.settings, ctx.market, model=model, concurrency=body.concurrency)
     slot = ctx.slots.claim()
     try:

@@ -86,7 +86,13 @@ def _instant(request: Request, day: date | None) -> datetime | None:
 @router.get("", response_model=PositionsReport)
 async def portfolio(
     request: Request,
-    as_of: Annotated[date | None, Query(description="Mark at this date's close.")] = None,
+    as_of: Annotated[
+        date | None,
+        Query(
+            description="Mark at this date's close. Default: now, or the last close "
+            "the data covers for the positions held."
+        ),
+    ] = None,
     account: AccountName = "paper",
 ) -> Any:
     """Cash, positions marked at an instant, P&L and account value; only the orders traded
@@ -95,8 +101,9 @@ async def portfolio(
 
     ctx = _ctx(request)
     with _refusals():
-        _book(request).account(account)
-    return await value_portfolio(ctx.settings, ctx.market, ctx.as_of(as_of), account)
+        _, held = _book(request).positions(account)  # every order: the symbols ever held
+    instant = ctx.as_of(as_of, sorted({p.contract.symbol for p in held}))
+    return await value_portfolio(ctx.settings, ctx.market, instant, account)
 
 
 @router.get("/accounts", response_model=list[Account])
@@ -146,7 +153,7 @@ def place(body: OrderBody, request: Request) -> Any:
     order without a price fills at that close; a price off the day's range, or a symbol
     without data, needs `force`. A short put needs its strike x 100 in free cash."""
     ctx = _ctx(request)
-    instant = ctx.as_of(body.as_of)
+    instant = ctx.as_of(body.as_of, [ctx.symbol(body.symbol)])
     try:
         contract = Contract(symbol=ctx.symbol(body.symbol), right=body.right,
                             strike=body.strike, expiration=body.expiration)  # fmt: skip
