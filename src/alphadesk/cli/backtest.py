@@ -9,10 +9,9 @@ from pathlib import Path
 from typing import Any, Literal
 
 import typer
-from rich import box
-from rich.table import Table
 
 from alphadesk.cli.common import console, err_console, fail, settings_from
+from alphadesk.cli.tables import Column, FitTable
 
 __all__ = ["backtest"]
 
@@ -346,10 +345,10 @@ def _print(result: Any, benchmark: Any | None, last_trades: int) -> None:
         f"[bold]{result.symbol} {spec.get('name')}({params})[/] {start} to {end}, "
         f"{len(result.equity)} bars, {result.engine} engine"
     )
-    table = Table(
+    table = FitTable(
         "metric",
-        spec.get("name", "strategy"),
-        *(["buy & hold"] if benchmark is not None else []),
+        Column(spec.get("name", "strategy"), right=True),
+        *([Column("buy & hold", right=True)] if benchmark is not None else []),
     )
     ours = _rows(result)
     theirs = _rows(benchmark) if benchmark is not None else {}
@@ -358,16 +357,12 @@ def _print(result: Any, benchmark: Any | None, last_trades: int) -> None:
     console.print(table)
     shown = result.trades[-last_trades:] if last_trades else []
     if shown:
-        listing = Table(
+        numbers = (Column(h, right=True) for h in ("shares", "in", "out", "net P&L", "bars"))
+        listing = FitTable(
             "entry",
             "exit",
-            "shares",
-            "in",
-            "out",
-            "net P&L",
-            "bars",
+            *numbers,
             title=f"last {len(shown)} of {len(result.trades)} trades (shares < 0: short)",
-            box=box.SIMPLE_HEAD,
         )
         for t in shown:
             listing.add_row(

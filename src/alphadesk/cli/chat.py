@@ -130,15 +130,13 @@ def sessions(
     ctx: typer.Context, limit: int = typer.Option(20, "--limit", "-n", help="How many.")
 ) -> None:
     """The latest chat sessions."""
-    from rich.table import Table
-
+    from alphadesk.cli.tables import Column, FitTable
     from alphadesk.store import ConversationStore
 
     store = ConversationStore(settings_from(ctx).store_path)
-    table = Table("created", "title", "messages")
-    table.add_column("id", no_wrap=True)
+    table = FitTable("id", "created", Column("messages", right=True), Column("title", text=True))
     for item in store.sessions(limit):
-        table.add_row(f"{item.created_at:%Y-%m-%d %H:%M}", item.title, str(item.messages), item.id)
+        table.add_row(item.id, f"{item.created_at:%Y-%m-%d %H:%M}", str(item.messages), item.title)
     console.print(table)
 
 
@@ -152,8 +150,7 @@ def audit(
     as_json: bool = typer.Option(False, "--json", help="Print JSON lines."),
 ) -> None:
     """The audit log: every tool call and answer of the assistant, newest first."""
-    from rich.table import Table
-
+    from alphadesk.cli.tables import Column, FitTable
     from alphadesk.store import ConversationStore
 
     store = ConversationStore(settings_from(ctx).store_path)
@@ -164,11 +161,13 @@ def audit(
         for entry in entries:
             typer.echo(entry.model_dump_json())
         return
-    table = Table("at", "kind", "tool", "outcome", "s", "detail", "run")
+    table = FitTable(
+        "at", "kind", "tool", "outcome", Column("s", right=True), "run", Column("detail", text=True)
+    )
     for e in entries:
-        detail = " ".join(e.detail.split())[:70]
+        detail = " ".join(e.detail.split())
         seconds = f"{e.seconds:.2f}" if e.seconds is not None else "-"
         table.add_row(
-            f"{e.at:%H:%M:%S}", e.kind, e.tool or "-", e.outcome, seconds, detail, e.run_id or "-"
+            f"{e.at:%H:%M:%S}", e.kind, e.tool or "-", e.outcome, seconds, e.run_id or "-", detail
         )
     console.print(table)

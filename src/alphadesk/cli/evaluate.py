@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import typer
-from rich.table import Table
+from rich.text import Text
 
 from alphadesk.cli.common import (
     MODEL_HELP,
@@ -20,6 +20,7 @@ from alphadesk.cli.common import (
     settings_from,
 )
 from alphadesk.cli.progress import CountingBar
+from alphadesk.cli.tables import Cell, Column, FitTable
 
 __all__ = ["evaluate_command"]
 
@@ -172,13 +173,15 @@ def _print(result: Any) -> None:
         f"{spec.desk} ({spec.model}) on {', '.join(spec.symbols)}, {spec.start} to "
         f"{spec.end}, every {spec.every} sessions"
     )
-    table = Table(*COLUMNS[:-1], title=title)  # model calls and their cost in one column
+    # model calls and their cost in one column; every figure is a value, never cut
+    headers = COLUMNS[:-1]
+    table = FitTable(*headers[:2], *(Column(h, right=True) for h in headers[2:]), title=title)
     rows = result.rows
     for i, row in enumerate(rows):
-        shown = cells(row)
+        shown: list[Cell] = list(cells(row))
         ours = row["strategy"] in DESK_ROWS
         if ours:
-            shown[0] = f"[bold]{shown[0]}[/]"
+            shown[0] = Text(row["strategy"], style="bold")
         calls = f"{shown[-2]} (${row['model_cost_usd']:.4f})" if ours else "-"
         table.add_row(
             *shown[:-2],

@@ -3,6 +3,7 @@ and the latest lines of a debate as they are spoken (or of a lab's gate decision
 
 from __future__ import annotations
 
+import textwrap
 import time
 from collections import deque
 from dataclasses import dataclass, field
@@ -10,10 +11,10 @@ from typing import Any
 
 from rich.console import Group, RenderableType
 from rich.live import Live
-from rich.table import Table
 from rich.text import Text
 
 from alphadesk.cli.common import console
+from alphadesk.cli.tables import Column, FitTable
 
 __all__ = ["LiveView"]
 
@@ -96,7 +97,17 @@ class LiveView:
         return self._rows.setdefault((symbol, agent), _Row(symbol, agent))
 
     def _render(self) -> RenderableType:
-        table = Table("symbol", "agent", "model", "state", "tools", "tokens", "cost $", "time", "")
+        table = FitTable(
+            "symbol",
+            "agent",
+            "state",
+            Column("tools", right=True),
+            Column("tokens", right=True),
+            Column("cost $", right=True),
+            Column("time", right=True),
+            Column("model", text=True),
+            Column("detail", text=True),
+        )
         now = time.monotonic()
         for row in self._rows.values():
             elapsed = (row.ended or now) - row.started
@@ -104,13 +115,13 @@ class LiveView:
             table.add_row(
                 row.symbol,
                 row.agent,
-                row.model,
                 Text(row.status, style=_STYLE.get(row.status, "")),
                 str(row.tools),
                 str(row.tokens),
                 f"{row.cost:.4f}",
                 f"{elapsed:.1f}s",
-                Text(detail[:60], style="dim"),
+                row.model,
+                Text(_short(detail), style="dim"),
             )
         return Group(table, *self._lines)
 
@@ -123,7 +134,7 @@ def _line(event: Any) -> Text:
             f"{event.decision}", style="bold green" if event.decision == "SUCCESS" else "bold"
         )
         text.append(f" (best {event.best_variant}, score {event.best_score:.2f}): ")
-        text.append(event.reasoning[:140])
+        text.append(_short(event.reasoning))
         return text
     if event.kind == "reflection_written":
         text = Text(f"{event.symbol} memory: ", style="bold blue")
@@ -132,5 +143,10 @@ def _line(event: Any) -> Text:
     number = f"{event.conviction:.2f}" if event.conviction is not None else f"{event.size:.2f}"
     text = Text(f"{event.symbol} {event.debate} r{event.round} ", style="dim")
     text.append(f"{event.agent} ({number}): ", style=_SPEAKER_STYLE.get(event.agent, "yellow"))
-    text.append(event.text[:160])
+    text.append(_short(event.text))
     return text
+
+
+def _short(text: str, limit: int = 240) -> str:
+    """Free text shortened at a word, never inside one: the whole is in the report."""
+    return textwrap.shorten(text, limit, placeholder=" …") if text else ""

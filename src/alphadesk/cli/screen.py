@@ -7,7 +7,6 @@ import asyncio
 from typing import Any, Literal
 
 import typer
-from rich.table import Table
 
 from alphadesk.cli.common import (
     AS_OF_HELP,
@@ -26,6 +25,7 @@ from alphadesk.cli.common import (
     settings_from,
 )
 from alphadesk.cli.progress import CountingBar
+from alphadesk.cli.tables import Column, FitTable
 
 __all__ = ["screen"]
 
@@ -138,20 +138,18 @@ class _Progress(CountingBar):
 
 
 def _print_one(result: Any) -> None:
-    ranked = Table(
-        "#",
+    ranked = FitTable(
+        Column("#", right=True),
         "symbol",
         "decision",
         "put",
-        "dte",
-        "premium",
-        "delta",
-        "%/week",
-        "why",
+        Column("dte", right=True),
+        Column("premium", right=True),
+        Column("delta", right=True),
+        Column("%/week", right=True),
+        Column("why", text=True),
         title=f"CSP screen as of {result.as_of.date()}",
     )
-    ranked.columns[-1].overflow = "fold"  # a reason is read whole, never cut
-    ranked.columns[-1].ratio = 1
     for rank, r in enumerate(result.results, 1):
         o = r.options if r.decision == "select" else None
         ranked.add_row(
@@ -167,9 +165,13 @@ def _print_one(result: Any) -> None:
         )
     console.print(ranked)
     filtered = [c for c in result.checks if not c.passed]
-    table = Table("symbol", "trend", "IV/HV", "reason", title="Filtered out before any model call")
-    table.columns[-1].overflow = "fold"
-    table.columns[-1].ratio = 1
+    table = FitTable(
+        "symbol",
+        "trend",
+        Column("IV/HV", right=True),
+        Column("reason", text=True),
+        title="Filtered out before any model call",
+    )
     for check in filtered:
         iv_hv = f"{check.iv_hv:.2f}" if check.iv_hv is not None else "-"
         table.add_row(check.symbol, check.trend or "-", iv_hv, "; ".join(check.reasons))
@@ -181,9 +183,8 @@ def _print_one(result: Any) -> None:
 
 
 def _print_history(history: Any) -> None:
-    table = Table(
-        "date", "screened", "filtered", "analysed", "selected", "best", title="CSP screens"
-    )
+    counts = (Column(header, right=True) for header in ("screened", "filtered", "analysed"))
+    table = FitTable("date", *counts, Column("selected", right=True), "best", title="CSP screens")
     for day in history.screens:
         best = next((r for r in day.results if r.decision == "select"), None)
         o = best.options if best else None
