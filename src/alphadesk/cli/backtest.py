@@ -10,12 +10,10 @@ from typing import Any, Literal
 
 import typer
 
-from alphadesk.cli.common import console, err_console, fail, settings_from
+from alphadesk.cli.common import BAD_INPUT, console, err_console, fail, settings_from
 from alphadesk.cli.tables import Column, FitTable
 
 __all__ = ["backtest"]
-
-BAD_INPUT = 2  # exit code of a request that cannot run as given
 
 
 def _day(value: str | None, option: str) -> date | None:

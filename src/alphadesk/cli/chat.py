@@ -9,7 +9,15 @@ from typing import Any
 
 import typer
 
-from alphadesk.cli.common import MODEL_HELP, console, err_console, fail, parse_as_of, settings_from
+from alphadesk.cli.common import (
+    MODEL_HELP,
+    check_models,
+    console,
+    err_console,
+    fail,
+    parse_as_of,
+    settings_from,
+)
 
 __all__ = ["ask", "chat_app"]
 
@@ -42,6 +50,7 @@ def _pipeline(ctx: typer.Context, model: str | None) -> Any:
     from alphadesk.pipelines.assistant import AssistantPipeline
 
     settings = settings_from(ctx)
+    check_models(settings, model)
     try:
         return AssistantPipeline(settings, build_provider(settings), model=model)
     except ValueError as exc:
@@ -49,12 +58,15 @@ def _pipeline(ctx: typer.Context, model: str | None) -> Any:
 
 
 def _request(question: str, session: str | None, as_of: datetime | None) -> Any:
+    from pydantic import ValidationError
+
+    from alphadesk.cli.validation import fail_invalid
     from alphadesk.pipelines.assistant import ChatRequest
 
     try:
         return ChatRequest(question=question, session_id=session, as_of=as_of)
-    except ValueError as exc:
-        raise fail(f"invalid question: {exc}") from None
+    except ValidationError as exc:
+        raise fail_invalid(exc, 'ask a question, e.g. "how does NVDA look?"') from None
 
 
 def ask(

@@ -20,12 +20,14 @@ if TYPE_CHECKING:
 
 __all__ = [
     "AS_OF_HELP",
+    "BAD_INPUT",
     "DELTA_HELP",
     "DTE_HELP",
     "MODEL_HELP",
     "RESUME_HELP",
     "ROC_HELP",
     "Depth",
+    "check_models",
     "console",
     "err_console",
     "fail",
@@ -35,6 +37,8 @@ __all__ = [
     "ray_cluster",
     "settings_from",
 ]
+
+BAD_INPUT = 2  # the exit code of a request that cannot run as given
 
 console = Console()
 err_console = Console(stderr=True)
@@ -66,6 +70,36 @@ def fail(message: str, hint: str | None = None, code: int = 1) -> typer.Exit:
     if hint:
         err_console.print(f"[dim]hint:[/] {hint}")
     return typer.Exit(code)
+
+
+MODEL_HINT = (
+    "give a LiteLLM model string provider/model, e.g. openai/gpt-4o-mini or ollama/qwen2.5, "
+    "or 'rules' to run offline"
+)
+
+
+def check_models(settings: Settings, model: str | None) -> None:
+    """Refuse (exit 2), before any run starts, a ``--model`` or a model in the settings that
+    names no model: each is checked without building or calling it."""
+    from alphadesk.llm.factory import check_model_string
+
+    models = settings.models
+    named = [("--model", model)] if model is not None else [
+        ("models.quick in the settings", models.quick),
+        ("models.deep in the settings", models.deep),
+        *((f"models.per_agent.{a} in the settings", m) for a, m in models.per_agent.items()),
+    ]  # fmt: skip
+    named += [("models.fallbacks in the settings", m) for m in models.fallbacks]
+    for where, name in named:
+        try:
+            check_model_string(name)
+        except ValueError as exc:
+            detail = str(exc).split(": ", 1)[0]  # "unknown model 'x'" (the rest lists examples)
+            if where == "--model":
+                raise fail(detail, MODEL_HINT, BAD_INPUT) from None
+            raise fail(
+                f"{detail} ({where})", f"fix the settings file: {MODEL_HINT}", BAD_INPUT
+            ) from None
 
 
 def ray_cluster(ray: bool, address: str | None) -> RayCluster | None:
@@ -143,10 +177,9 @@ def parse_constraints(dte: str | None, delta: str | None, min_roc: float | None)
     try:
         return CspConstraints.model_validate(fields)
     except ValidationError as exc:
-        error = exc.errors()[0]
-        where = ".".join(str(part) for part in error["loc"])
-        message = f"{where}: {error['msg']}" if where else str(error["msg"])
-        raise fail(message.removeprefix("Value error, "), "see --help", 2) from None
+        from alphadesk.cli.validation import fail_invalid
+
+        raise fail_invalid(exc, "see --help") from None
 
 
 def _range(option: str, text: str, kind: type[float]) -> tuple[float, float]:

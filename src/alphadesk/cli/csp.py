@@ -16,6 +16,7 @@ from alphadesk.cli.common import (
     RESUME_HELP,
     ROC_HELP,
     Depth,
+    check_models,
     console,
     err_console,
     fail,
@@ -57,6 +58,7 @@ def csp(
     from alphadesk.store import RunConflict
 
     settings = settings_from(ctx)
+    check_models(settings, model)
     market = build_provider(settings)
     try:
         wanted = [normalize_symbol(s) for s in symbols]

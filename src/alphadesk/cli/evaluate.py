@@ -12,7 +12,9 @@ import typer
 from rich.text import Text
 
 from alphadesk.cli.common import (
+    BAD_INPUT,
     MODEL_HELP,
+    check_models,
     console,
     err_console,
     fail,
@@ -21,10 +23,9 @@ from alphadesk.cli.common import (
 )
 from alphadesk.cli.progress import CountingBar
 from alphadesk.cli.tables import Cell, Column, FitTable
+from alphadesk.cli.validation import fail_invalid
 
 __all__ = ["evaluate_command"]
-
-BAD_INPUT = 2  # exit code of a request that cannot run as given
 
 
 def _day(value: str, option: str) -> date:
@@ -90,6 +91,7 @@ def evaluate_command(
 
     from alphadesk.pipelines.evaluation import EvalSpec
 
+    check_models(settings_from(ctx), model)
     cluster = ray_cluster(ray, ray_address)
     names = [s.strip() for group in symbols for s in group.split(",") if s.strip()]
     try:
@@ -109,8 +111,7 @@ def evaluate_command(
             concurrency=concurrency,
         )
     except ValidationError as exc:
-        problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
-        raise fail(problems, "see `alphadesk eval --help`", BAD_INPUT) from None
+        raise fail_invalid(exc, "see `alphadesk eval --help`") from None
     result = _run(ctx, spec, out, quiet=as_json, cluster=cluster)
     if as_json:
         payload = {"folder": str(result.folder), "spec": spec.model_dump(mode="json")}

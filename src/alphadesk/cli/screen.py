@@ -15,6 +15,7 @@ from alphadesk.cli.common import (
     MODEL_HELP,
     ROC_HELP,
     Depth,
+    check_models,
     console,
     err_console,
     fail,
@@ -76,6 +77,7 @@ def screen(
     del strategy  # csp is the only one today; the option names what is screened for
     cluster = ray_cluster(ray, ray_address)
     settings = settings_from(ctx)
+    check_models(settings, model)
     market = build_provider(settings)
     try:
         universe = [normalize_symbol(s) for s in symbols] if symbols else market.universe()
@@ -119,7 +121,8 @@ def screen(
         _print_history(history)
     err_console.print(
         f"[dim]saved as run {history.run_id}; every outcome in "
-        f"{', '.join(str(p) for p in history.table)}[/]"
+        f"{', '.join(str(p) for p in history.table)}[/]",
+        soft_wrap=True,  # paths are copied: never broken across lines
     )
 
 
