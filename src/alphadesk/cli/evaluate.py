@@ -112,7 +112,7 @@ def evaluate_command(
         )
     except ValidationError as exc:
         raise fail_invalid(exc, "see `alphadesk eval --help`") from None
-    result = _run(ctx, spec, out, quiet=as_json, cluster=cluster)
+    result = _run(ctx, spec, out, cluster=cluster)
     if as_json:
         payload = {"folder": str(result.folder), "spec": spec.model_dump(mode="json")}
         payload |= {"rows": result.rows, "manifest": result.manifest}
@@ -121,15 +121,13 @@ def evaluate_command(
     _print(result)
 
 
-def _run(
-    ctx: typer.Context, spec: Any, out: Path | None, *, quiet: bool, cluster: Any = None
-) -> Any:
+def _run(ctx: typer.Context, spec: Any, out: Path | None, *, cluster: Any = None) -> Any:
     from alphadesk.data import DataError
     from alphadesk.llm.base import CacheMiss
     from alphadesk.pipelines.evaluation import EvaluationError, LookAheadError, evaluate
 
     settings = settings_from(ctx)
-    with _Progress(enabled=not quiet) as progress:
+    with _Progress() as progress:  # on stderr: --json output stays pure
         try:
             return asyncio.run(
                 evaluate(
@@ -152,10 +150,10 @@ def _run(
 
 
 class _Progress(CountingBar):
-    """A bar of decisions made, with how many failed."""
+    """A bar of decisions made, with the latest symbol and date and how many failed."""
 
-    def __init__(self, *, enabled: bool) -> None:
-        super().__init__("deciding", enabled=enabled)
+    def __init__(self) -> None:
+        super().__init__("deciding")
         self.failed = 0
 
     def start(self, total: int) -> None:
@@ -163,7 +161,7 @@ class _Progress(CountingBar):
 
     def record(self, record: Any) -> None:
         self.failed += record.decision == "failed"
-        self.advance(f"failed {self.failed}")
+        self.advance(f"{record.symbol} {record.as_of.date()} · failed {self.failed}")
 
 
 def _print(result: Any) -> None:

@@ -13,7 +13,7 @@ from rich.console import Group, RenderableType
 from rich.live import Live
 from rich.text import Text
 
-from alphadesk.cli.common import console
+from alphadesk.cli.common import console, err_console
 from alphadesk.cli.tables import Column, FitTable
 
 __all__ = ["LiveView"]
@@ -46,7 +46,12 @@ class _Row:
 
 
 class LiveView:
-    """Consumes events (``view.on_event``) and redraws a table; a context manager."""
+    """Consumes events (``view.on_event``) and redraws a table; a context manager.
+
+    When the table cannot be watched (stdout is not a terminal, or ``enabled`` is off for
+    ``--json``), each agent's start and finish is a plain line on stderr instead, so a log
+    or a pipe shows progress as it happens and stdout keeps only the result.
+    """
 
     def __init__(self, *, enabled: bool = True) -> None:
         self._rows: dict[tuple[str, str], _Row] = {}
@@ -54,6 +59,7 @@ class LiveView:
         self._lines: deque[Text] = deque(maxlen=_DEBATE_LINES)
         self._live = Live(self._render(), console=console, refresh_per_second=8, transient=False)
         self._enabled = enabled
+        self._plain = not (enabled and console.is_terminal)
 
     def __enter__(self) -> LiveView:
         if self._enabled:
@@ -72,9 +78,14 @@ class LiveView:
             self._by_run[event.run_id] = event.symbol
             row = self._row(event.symbol, event.agent)
             row.status, row.model, row.started = "running", event.model, time.monotonic()
+            self._say(f"{row.symbol} {row.agent}: started ({row.model})")
         elif kind == "step_finished":
             row = self._row(event.symbol, event.agent)
             row.status, row.ended, row.note = event.status, time.monotonic(), event.reason or ""
+            note = f": {_short(row.note, 160)}" if row.note else ""
+            self._say(
+                f"{row.symbol} {row.agent}: {row.status} in {row.ended - row.started:.1f}s{note}"
+            )
         elif kind == "tool_started":
             row = self._row(self._symbol(event.run_id), event.agent)
             row.tools += 1
@@ -89,6 +100,10 @@ class LiveView:
             return
         if self._enabled:
             self._live.update(self._render())
+
+    def _say(self, line: str) -> None:
+        if self._plain:
+            err_console.print(line, highlight=False, markup=False, soft_wrap=True)
 
     def _symbol(self, run_id: str) -> str:
         return self._by_run.get(run_id, "?")

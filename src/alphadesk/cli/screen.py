@@ -101,7 +101,7 @@ def screen(
         model=model,
         constraints=parse_constraints(dte, delta, min_roc),
     )
-    with _Progress(len(universe) * len(dates), enabled=not as_json) as progress:
+    with _Progress(len(universe) * len(dates)) as progress:  # on stderr: --json stays pure
         history = asyncio.run(
             run_screens(
                 settings,
@@ -129,15 +129,16 @@ def screen(
 class _Progress(CountingBar):
     """A bar of symbol-dates screened, with how many were filtered out and selected."""
 
-    def __init__(self, total: int, *, enabled: bool) -> None:
-        super().__init__("screening", total, enabled=enabled)
+    def __init__(self, total: int) -> None:
+        super().__init__("screening", total)
         self.filtered = self.selected = 0
 
     def record(self, outcome: Any) -> None:
-        _, check, result = outcome
+        day, check, result = outcome
         self.filtered += not check.passed
         self.selected += result is not None and result.decision == "select"
-        self.advance(f"filtered {self.filtered} · selected {self.selected}")
+        counts = f"filtered {self.filtered} · selected {self.selected}"
+        self.advance(f"{check.symbol} {day.date()} · {counts}")
 
 
 def _print_one(result: Any) -> None:

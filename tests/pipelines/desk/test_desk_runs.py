@@ -131,7 +131,7 @@ def test_the_cli_decides_saves_and_replays(tmp_path: Path) -> None:
     ]
     decided = runner.invoke(app, args, env=env)
     assert decided.exit_code == 0, decided.output
-    result = json.loads(decided.output)
+    result = json.loads(decided.stdout)
     assert result["decision"] == "SELL"
     assert [e["round"] for e in result["debate"]] == [1, 1, 2, 2]
     assert result["news"] is None and len(result["risk_debate"]) == 3
