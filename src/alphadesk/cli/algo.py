@@ -84,7 +84,7 @@ def algo(
         wanted = normalize_symbol(symbol)
     except ValueError as exc:
         raise fail(str(exc), code=BAD_INPUT) from None
-    instant = parse_as_of(end, market=market, symbols=[wanted])
+    instant = parse_as_of(end, market=market, symbols=[wanted], option="--to")
     first = parse_day(start, "--from") if start else None
     if first is not None and first >= instant.date():
         raise fail(

@@ -4,13 +4,13 @@ symbol's daily bars, with its metrics."""
 from __future__ import annotations
 
 import json
-from datetime import date, datetime, timedelta
+from datetime import date, datetime
 from pathlib import Path
 from typing import Any, Literal
 
 import typer
 
-from alphadesk.cli.common import BAD_INPUT, console, err_console, fail, settings_from
+from alphadesk.cli.common import BAD_INPUT, close_of, console, err_console, fail, settings_from
 from alphadesk.cli.tables import Column, FitTable
 
 __all__ = ["backtest"]
@@ -31,14 +31,9 @@ def _end_of(day: date | None) -> datetime:
     """The close of ``day`` (or of the last session before it); now without a day."""
     from datetime import UTC
 
-    from alphadesk.data.calendar import session_close, sessions_between
-
     if day is None:
         return datetime.now(UTC)
-    earlier = sessions_between(day - timedelta(days=10), day)
-    if not earlier:
-        raise fail(f"no trading session on or before {day}", "pick a later --to", BAD_INPUT)
-    return session_close(earlier[-1])
+    return close_of(day, "--to")
 
 
 def _params(pairs: list[str]) -> dict[str, str]:

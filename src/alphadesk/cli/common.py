@@ -28,6 +28,7 @@ __all__ = [
     "ROC_HELP",
     "Depth",
     "check_models",
+    "close_of",
     "console",
     "err_console",
     "fail",
@@ -127,7 +128,11 @@ def parse_day(value: str, option: str = "--as-of") -> date:
 
 
 def parse_as_of(
-    value: str | None, *, market: MarketData | None = None, symbols: Sequence[str] = ()
+    value: str | None,
+    *,
+    market: MarketData | None = None,
+    symbols: Sequence[str] = (),
+    option: str = "--as-of",
 ) -> datetime:
     """The instant a run analyses at.
 
@@ -136,7 +141,7 @@ def parse_as_of(
     current data for ``symbols`` (every provider offline, or only bundled history): then
     the last close the data covers for them, and the user is told.
     """
-    from alphadesk.data.calendar import close_on_or_before, local_date
+    from alphadesk.data.calendar import local_date
 
     if value is None:
         now = datetime.now(UTC)
@@ -148,14 +153,35 @@ def parse_as_of(
         if note:
             err_console.print(f"[yellow]{note}[/] [dim]Pass --as-of to choose the date.[/]")
         return instant
-    day = parse_day(value)
-    try:
-        close = close_on_or_before(day)
-    except ValueError as exc:
-        raise fail(str(exc)) from None
+    day = parse_day(value, option)
+    close = close_of(day, option)
     if local_date(close) != day:
         err_console.print(f"[dim]{day} has no session: using the close of {local_date(close)}[/]")
     return close
+
+
+def close_of(day: date, option: str = "--as-of") -> datetime:
+    """The close a date given as ``option`` means: that day's, or the last session's before
+    it. A clear error (exit 2) for a day whose close has not happened yet (it names the last
+    close) or one before the exchange calendar."""
+    from datetime import timedelta
+
+    from alphadesk.data.calendar import close_on_or_before, local_date
+
+    now = datetime.now(UTC)
+    last = close_on_or_before(local_date(now))
+    if last > now:  # today's session has not closed yet
+        last = close_on_or_before(local_date(last) - timedelta(days=1))
+    if day > local_date(last):
+        raise fail(
+            f"{option} {day} is in the future: the last close is {local_date(last)}",
+            f"pick {local_date(last)} or an earlier date",
+            BAD_INPUT,
+        )
+    try:
+        return close_on_or_before(day)
+    except ValueError as exc:  # before the calendar starts
+        raise fail(str(exc).split(";")[0], f"pick a later {option}", BAD_INPUT) from None
 
 
 def parse_constraints(dte: str | None, delta: str | None, min_roc: float | None) -> CspConstraints:
