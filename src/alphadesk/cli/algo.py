@@ -139,11 +139,10 @@ async def _run(
 
 
 def _print(result: Any, save: Path | None) -> None:
-    from rich.markdown import Markdown
-
+    from alphadesk.cli.report import Report
     from alphadesk.pipelines.algo.report import render_report
 
-    console.print(Markdown(render_report(result)))
+    console.print(Report(render_report(result)))
     if result.strategy_file:
         where = save or result.strategy_file
         err_console.print(f"[dim]strategy: {where}[/]")

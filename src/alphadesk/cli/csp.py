@@ -119,12 +119,11 @@ async def _run(
 
 
 def _print(results: list[Any]) -> None:
-    from rich.markdown import Markdown
-
+    from alphadesk.cli.report import Report
     from alphadesk.pipelines.csp.report import render_report
 
     for result in results:
-        console.print(Markdown(render_report(result)))
+        console.print(Report(render_report(result)))
         err_console.print(
             f"[dim]saved as run {result.run_id}: alphadesk runs show {result.run_id}[/]"
         )

@@ -123,9 +123,8 @@ async def _run(
 
 
 def _print(result: Any) -> None:
-    from rich.markdown import Markdown
-
+    from alphadesk.cli.report import Report
     from alphadesk.pipelines.desk.report import render_report
 
-    console.print(Markdown(render_report(result)))
+    console.print(Report(render_report(result)))
     err_console.print(f"[dim]saved as run {result.run_id}: alphadesk runs show {result.run_id}[/]")

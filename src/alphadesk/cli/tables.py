@@ -70,8 +70,10 @@ class FitTable:
                 yield Text()
 
     def _value_width(self, index: int) -> int:
-        texts = [self.columns[index].header, *(row[index].plain for row, _ in self.rows)]
-        return max(cell_len(line) for text in texts for line in text.split("\n"))
+        values = [row[index].plain for row, _ in self.rows]
+        widest = max((cell_len(line) for text in values for line in text.split("\n")), default=0)
+        words = (cell_len(word) for word in self.columns[index].header.split())
+        return max([widest, *words])  # a header wraps at its spaces: only its words count
 
     def _least_width(self, index: int) -> int:
         whole = self._widths[index]
