@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import textwrap
 from datetime import datetime
 from typing import Any
 
@@ -177,7 +178,7 @@ def audit(
         "at", "kind", "tool", "outcome", Column("s", right=True), "run", Column("detail", text=True)
     )
     for e in entries:
-        detail = " ".join(e.detail.split())
+        detail = textwrap.shorten(e.detail, 240, placeholder=" …")  # whole with --json
         seconds = f"{e.seconds:.2f}" if e.seconds is not None else "-"
         table.add_row(
             f"{e.at:%H:%M:%S}", e.kind, e.tool or "-", e.outcome, seconds, e.run_id or "-", detail
