@@ -100,3 +100,28 @@ def test_the_screen_prints_every_put_whole(tmp_path: Path, width: int) -> None:
         put = f"{result['options']['best_expiration']} {result['options']['best_strike']:g}"
         assert _whole(put, lines) and _whole(result["symbol"], lines), (put, lines)
     assert "…" not in shown.stdout
+
+
+def test_the_live_view_never_cuts_a_debate_line_or_a_reason_inside_a_word() -> None:
+    from alphadesk.cli.live import LiveView
+    from alphadesk.pipelines.events import DebateMessage, StepFinished, StepStarted
+
+    words = [f"point{n}" for n in range(80)]  # a long turn: shortened, at a word
+    reasons = [f"reason{n}" for n in range(60)]
+    view = LiveView(enabled=False)
+    view.on_event(StepStarted(run_id="r1", agent="bull", symbol="AAPL", model="openai/gpt-4o"))
+    view.on_event(DebateMessage(
+        run_id="r1", agent="bull", symbol="AAPL", debate="investment", round=1,
+        text=" ".join(words), conviction=0.83,
+    ))  # fmt: skip
+    view.on_event(StepFinished(
+        run_id="r1", agent="bull", symbol="AAPL", status="rejected", reason=" ".join(reasons)
+    ))  # fmt: skip
+    console = Console(width=80, record=True, color_system=None)
+    console.print(view._render())
+    shown = console.export_text()
+    tokens = shown.replace("…", " ").split()
+    for whole in (words, reasons):
+        seen = [t for t in tokens if t.startswith(whole[0][:4])]
+        assert len(seen) > 10 and seen == whole[: len(seen)], seen  # whole words, in order
+    assert _whole("openai/gpt-4o", shown.splitlines()) and _whole("rejected", shown.splitlines())
