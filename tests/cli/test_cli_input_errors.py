@@ -105,3 +105,15 @@ def test_validation_problems_use_the_names_the_user_typed() -> None:
         _Order.model_validate({"symbol": "KO", "price": -1, "quantity": 1})
     shown = validation_problems(caught.value, {"price": "PRICE"})
     assert shown == "PRICE: must be greater than 0 (got -1)"
+
+
+def test_a_mistyped_choice_is_shown_back() -> None:
+    from typing import Literal
+
+    class _Pick(BaseModel):
+        analyst: Literal["market", "news"]
+
+    with pytest.raises(ValidationError) as caught:
+        _Pick.model_validate({"analyst": "astrology"})
+    shown = validation_problems(caught.value)
+    assert shown == "analyst: must be 'market' or 'news' (got 'astrology')"

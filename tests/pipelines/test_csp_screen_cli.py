@@ -105,7 +105,7 @@ def test_csp_command_constraints_pick_the_put_and_bad_ranges_are_refused(
     for args, said in (
         (["--dte", "30-20"], "dte_min 30 is above dte_max 20"),
         (["--delta", "0.3"], "--delta '0.3' is not a range"),
-        (["--delta", "0.2-1.5"], "delta_max: Input should be less than 1"),
+        (["--delta", "0.2-1.5"], "delta_max: must be less than 1 (got 1.5)"),
     ):
         refused = runner.invoke(app, [*base, *args])
         assert refused.exit_code == 2 and said in refused.output, refused.output

@@ -59,4 +59,6 @@ def _plain(error: Any) -> str:
     value = error.get("input")
     if isinstance(value, int | float) and not isinstance(value, bool):
         message += f" (got {value:g})"
+    elif kind in ("literal_error", "enum") and isinstance(value, str) and len(value) <= 40:
+        message += f" (got {value!r})"  # a choice the user mistyped
     return message
