@@ -59,7 +59,7 @@ def test_one_iteration_prints_json_and_saves_the_strategy(tmp_path: Path, sandbo
     ]
     shown = CliRunner().invoke(app, args, env=_env(tmp_path))
     assert shown.exit_code == 0, shown.output
-    result = json.loads(shown.output)
+    result = json.loads(shown.stdout)
     assert result["decision"] == "BUDGET_EXHAUSTED"
     assert result["budget"] == "the iteration limit (1) was reached"
     assert saved.read_text() == Path(result["strategy_file"]).read_text()

@@ -144,7 +144,7 @@ def test_the_saved_strategy_runs_again_with_the_same_figures(
     env = {"ALPHADESK_DATA_DIR": str(tmp_path / "again")}
     shown = CliRunner().invoke(app, [*args, "--json"], env=env)
     assert shown.exit_code == 0, shown.output
-    again = json.loads(shown.output)["metrics"]
+    again = json.loads(shown.stdout)["metrics"]
     for name in ("sharpe", "max_drawdown", "annualized_return", "trades", "final"):
         assert again[name] == pytest.approx(oos.metrics[name], rel=1e-12), name
 

@@ -55,7 +55,7 @@ def test_csp_command_prints_saves_and_shows_a_run(
     runner = CliRunner()
     done = runner.invoke(app, ["csp", "NVDA", "--as-of", "2024-11-29", "--json"])
     assert done.exit_code == 0, done.output
-    (result,) = json.loads(done.output)
+    (result,) = json.loads(done.stdout)
     assert result["decision"] == "select"
     run_dir = tmp_path / "runs" / result["run_id"]
     assert {p.name for p in run_dir.iterdir()} == {"report.md", "result.json", "chart_NVDA.png"}
@@ -97,15 +97,15 @@ def test_csp_command_constraints_pick_the_put_and_bad_ranges_are_refused(
     default = runner.invoke(app, base)
     narrow = runner.invoke(app, [*base, "--dte", "20-30", "--delta", "0.10-0.20"])
     assert default.exit_code == narrow.exit_code == 0, narrow.output
-    (wide,) = json.loads(default.output)
-    (chosen,) = json.loads(narrow.output)
+    (wide,) = json.loads(default.stdout)
+    (chosen,) = json.loads(narrow.stdout)
     put = chosen["synthesis"]["suggested_position"]
     assert 20 <= put["dte"] <= 30 and 0.10 <= abs(put["delta"]) <= 0.20
     assert put != wide["synthesis"]["suggested_position"]  # the constraints changed the pick
     for args, said in (
         (["--dte", "30-20"], "dte_min 30 is above dte_max 20"),
         (["--delta", "0.3"], "--delta '0.3' is not a range"),
-        (["--delta", "0.2-1.5"], "delta_max: Input should be less than 1"),
+        (["--delta", "0.2-1.5"], "delta_max: must be less than 1 (got 1.5)"),
     ):
         refused = runner.invoke(app, [*base, *args])
         assert refused.exit_code == 2 and said in refused.output, refused.output

@@ -120,7 +120,7 @@ def test_an_evaluation_on_ray_gives_the_table_of_a_local_one(
     args += ["2011-03-31", "--every", "20", "--out", str(tmp_path / "ray"), "--json", "--ray"]
     done = CliRunner().invoke(app, args)
     assert done.exit_code == 0, done.output
-    there = json.loads(done.output)
+    there = json.loads(done.stdout)
     assert there["rows"] == json.loads(json.dumps(here.rows, default=str))
     assert there["manifest"]["model_calls"] == here.manifest["model_calls"] > 0
     # Every actor recorded its answers in the evaluation's one response cache: run again,

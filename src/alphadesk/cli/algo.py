@@ -10,9 +10,11 @@ from typing import Any
 import typer
 
 from alphadesk.cli.common import (
+    BAD_INPUT,
     MODEL_HELP,
     RESUME_HELP,
     Depth,
+    check_models,
     console,
     err_console,
     fail,
@@ -22,8 +24,6 @@ from alphadesk.cli.common import (
 )
 
 __all__ = ["algo"]
-
-BAD_INPUT = 2
 
 
 def algo(
@@ -70,6 +70,7 @@ def algo(
     and iterate until one meets the goal or a budget runs out."""
     from pydantic import ValidationError
 
+    from alphadesk.cli.validation import fail_invalid
     from alphadesk.data import build_provider
     from alphadesk.data.errors import DataError
     from alphadesk.data.symbols import normalize_symbol
@@ -77,12 +78,13 @@ def algo(
     from alphadesk.pipelines.algo.models import AlgoRequest
 
     settings = settings_from(ctx)
+    check_models(settings, model)
     market = build_provider(settings)
     try:
         wanted = normalize_symbol(symbol)
     except ValueError as exc:
         raise fail(str(exc), code=BAD_INPUT) from None
-    instant = parse_as_of(end, market=market, symbols=[wanted])
+    instant = parse_as_of(end, market=market, symbols=[wanted], option="--to")
     first = parse_day(start, "--from") if start else None
     if first is not None and first >= instant.date():
         raise fail(
@@ -101,7 +103,7 @@ def algo(
             memory=settings.memory.enabled if memory is None else memory,
         )
     except ValidationError as exc:
-        raise fail(exc.errors()[0]["msg"], "see `alphadesk algo --help`", BAD_INPUT) from None
+        raise fail_invalid(exc, "see `alphadesk algo --help`") from None
     try:
         result = asyncio.run(_run(settings, market, request, model, resume, live=not as_json))
     except (DataError, ModelError, KeyError) as exc:
@@ -137,11 +139,10 @@ async def _run(
 
 
 def _print(result: Any, save: Path | None) -> None:
-    from rich.markdown import Markdown
-
+    from alphadesk.cli.report import Report
     from alphadesk.pipelines.algo.report import render_report
 
-    console.print(Markdown(render_report(result)))
+    console.print(Report(render_report(result)))
     if result.strategy_file:
         where = save or result.strategy_file
         err_console.print(f"[dim]strategy: {where}[/]")

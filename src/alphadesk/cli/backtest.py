@@ -4,19 +4,16 @@ symbol's daily bars, with its metrics."""
 from __future__ import annotations
 
 import json
-from datetime import date, datetime, timedelta
+from datetime import date, datetime
 from pathlib import Path
 from typing import Any, Literal
 
 import typer
-from rich import box
-from rich.table import Table
 
-from alphadesk.cli.common import console, err_console, fail, settings_from
+from alphadesk.cli.common import BAD_INPUT, close_of, console, err_console, fail, settings_from
+from alphadesk.cli.tables import Column, FitTable
 
 __all__ = ["backtest"]
-
-BAD_INPUT = 2  # exit code of a request that cannot run as given
 
 
 def _day(value: str | None, option: str) -> date | None:
@@ -34,14 +31,9 @@ def _end_of(day: date | None) -> datetime:
     """The close of ``day`` (or of the last session before it); now without a day."""
     from datetime import UTC
 
-    from alphadesk.data.calendar import session_close, sessions_between
-
     if day is None:
         return datetime.now(UTC)
-    earlier = sessions_between(day - timedelta(days=10), day)
-    if not earlier:
-        raise fail(f"no trading session on or before {day}", "pick a later --to", BAD_INPUT)
-    return session_close(earlier[-1])
+    return close_of(day, "--to")
 
 
 def _params(pairs: list[str]) -> dict[str, str]:
@@ -346,10 +338,10 @@ def _print(result: Any, benchmark: Any | None, last_trades: int) -> None:
         f"[bold]{result.symbol} {spec.get('name')}({params})[/] {start} to {end}, "
         f"{len(result.equity)} bars, {result.engine} engine"
     )
-    table = Table(
+    table = FitTable(
         "metric",
-        spec.get("name", "strategy"),
-        *(["buy & hold"] if benchmark is not None else []),
+        Column(spec.get("name", "strategy"), right=True),
+        *([Column("buy & hold", right=True)] if benchmark is not None else []),
     )
     ours = _rows(result)
     theirs = _rows(benchmark) if benchmark is not None else {}
@@ -358,16 +350,12 @@ def _print(result: Any, benchmark: Any | None, last_trades: int) -> None:
     console.print(table)
     shown = result.trades[-last_trades:] if last_trades else []
     if shown:
-        listing = Table(
+        numbers = (Column(h, right=True) for h in ("shares", "in", "out", "net P&L", "bars"))
+        listing = FitTable(
             "entry",
             "exit",
-            "shares",
-            "in",
-            "out",
-            "net P&L",
-            "bars",
+            *numbers,
             title=f"last {len(shown)} of {len(result.trades)} trades (shares < 0: short)",
-            box=box.SIMPLE_HEAD,
         )
         for t in shown:
             listing.add_row(

@@ -4,12 +4,21 @@ from __future__ import annotations
 
 import asyncio
 import json
+import textwrap
 from datetime import datetime
 from typing import Any
 
 import typer
 
-from alphadesk.cli.common import MODEL_HELP, console, err_console, fail, parse_as_of, settings_from
+from alphadesk.cli.common import (
+    MODEL_HELP,
+    check_models,
+    console,
+    err_console,
+    fail,
+    parse_as_of,
+    settings_from,
+)
 
 __all__ = ["ask", "chat_app"]
 
@@ -42,6 +51,7 @@ def _pipeline(ctx: typer.Context, model: str | None) -> Any:
     from alphadesk.pipelines.assistant import AssistantPipeline
 
     settings = settings_from(ctx)
+    check_models(settings, model)
     try:
         return AssistantPipeline(settings, build_provider(settings), model=model)
     except ValueError as exc:
@@ -49,12 +59,15 @@ def _pipeline(ctx: typer.Context, model: str | None) -> Any:
 
 
 def _request(question: str, session: str | None, as_of: datetime | None) -> Any:
+    from pydantic import ValidationError
+
+    from alphadesk.cli.validation import fail_invalid
     from alphadesk.pipelines.assistant import ChatRequest
 
     try:
         return ChatRequest(question=question, session_id=session, as_of=as_of)
-    except ValueError as exc:
-        raise fail(f"invalid question: {exc}") from None
+    except ValidationError as exc:
+        raise fail_invalid(exc, 'ask a question, e.g. "how does NVDA look?"') from None
 
 
 def ask(
@@ -130,15 +143,13 @@ def sessions(
     ctx: typer.Context, limit: int = typer.Option(20, "--limit", "-n", help="How many.")
 ) -> None:
     """The latest chat sessions."""
-    from rich.table import Table
-
+    from alphadesk.cli.tables import Column, FitTable
     from alphadesk.store import ConversationStore
 
     store = ConversationStore(settings_from(ctx).store_path)
-    table = Table("created", "title", "messages")
-    table.add_column("id", no_wrap=True)
+    table = FitTable("id", "created", Column("messages", right=True), Column("title", text=True))
     for item in store.sessions(limit):
-        table.add_row(f"{item.created_at:%Y-%m-%d %H:%M}", item.title, str(item.messages), item.id)
+        table.add_row(item.id, f"{item.created_at:%Y-%m-%d %H:%M}", str(item.messages), item.title)
     console.print(table)
 
 
@@ -152,8 +163,7 @@ def audit(
     as_json: bool = typer.Option(False, "--json", help="Print JSON lines."),
 ) -> None:
     """The audit log: every tool call and answer of the assistant, newest first."""
-    from rich.table import Table
-
+    from alphadesk.cli.tables import Column, FitTable
     from alphadesk.store import ConversationStore
 
     store = ConversationStore(settings_from(ctx).store_path)
@@ -164,11 +174,13 @@ def audit(
         for entry in entries:
             typer.echo(entry.model_dump_json())
         return
-    table = Table("at", "kind", "tool", "outcome", "s", "detail", "run")
+    table = FitTable(
+        "at", "kind", "tool", "outcome", Column("s", right=True), "run", Column("detail", text=True)
+    )
     for e in entries:
-        detail = " ".join(e.detail.split())[:70]
+        detail = textwrap.shorten(e.detail, 240, placeholder=" …")  # whole with --json
         seconds = f"{e.seconds:.2f}" if e.seconds is not None else "-"
         table.add_row(
-            f"{e.at:%H:%M:%S}", e.kind, e.tool or "-", e.outcome, seconds, detail, e.run_id or "-"
+            f"{e.at:%H:%M:%S}", e.kind, e.tool or "-", e.outcome, seconds, e.run_id or "-", detail
         )
     console.print(table)

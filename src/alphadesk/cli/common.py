@@ -20,12 +20,15 @@ if TYPE_CHECKING:
 
 __all__ = [
     "AS_OF_HELP",
+    "BAD_INPUT",
     "DELTA_HELP",
     "DTE_HELP",
     "MODEL_HELP",
     "RESUME_HELP",
     "ROC_HELP",
     "Depth",
+    "check_models",
+    "close_of",
     "console",
     "err_console",
     "fail",
@@ -35,6 +38,8 @@ __all__ = [
     "ray_cluster",
     "settings_from",
 ]
+
+BAD_INPUT = 2  # the exit code of a request that cannot run as given
 
 console = Console()
 err_console = Console(stderr=True)
@@ -68,6 +73,36 @@ def fail(message: str, hint: str | None = None, code: int = 1) -> typer.Exit:
     return typer.Exit(code)
 
 
+MODEL_HINT = (
+    "give a LiteLLM model string provider/model, e.g. openai/gpt-4o-mini or ollama/qwen2.5, "
+    "or 'rules' to run offline"
+)
+
+
+def check_models(settings: Settings, model: str | None) -> None:
+    """Refuse (exit 2), before any run starts, a ``--model`` or a model in the settings that
+    names no model: each is checked without building or calling it."""
+    from alphadesk.llm.factory import check_model_string
+
+    models = settings.models
+    named = [("--model", model)] if model is not None else [
+        ("models.quick in the settings", models.quick),
+        ("models.deep in the settings", models.deep),
+        *((f"models.per_agent.{a} in the settings", m) for a, m in models.per_agent.items()),
+    ]  # fmt: skip
+    named += [("models.fallbacks in the settings", m) for m in models.fallbacks]
+    for where, name in named:
+        try:
+            check_model_string(name)
+        except ValueError as exc:
+            detail = str(exc).split(": ", 1)[0]  # "unknown model 'x'" (the rest lists examples)
+            if where == "--model":
+                raise fail(detail, MODEL_HINT, BAD_INPUT) from None
+            raise fail(
+                f"{detail} ({where})", f"fix the settings file: {MODEL_HINT}", BAD_INPUT
+            ) from None
+
+
 def ray_cluster(ray: bool, address: str | None) -> RayCluster | None:
     """The cluster of ``--ray``/``--ray-address`` (an address implies --ray), or None.
 
@@ -93,7 +128,11 @@ def parse_day(value: str, option: str = "--as-of") -> date:
 
 
 def parse_as_of(
-    value: str | None, *, market: MarketData | None = None, symbols: Sequence[str] = ()
+    value: str | None,
+    *,
+    market: MarketData | None = None,
+    symbols: Sequence[str] = (),
+    option: str = "--as-of",
 ) -> datetime:
     """The instant a run analyses at.
 
@@ -102,7 +141,7 @@ def parse_as_of(
     current data for ``symbols`` (every provider offline, or only bundled history): then
     the last close the data covers for them, and the user is told.
     """
-    from alphadesk.data.calendar import close_on_or_before, local_date
+    from alphadesk.data.calendar import local_date
 
     if value is None:
         now = datetime.now(UTC)
@@ -114,14 +153,35 @@ def parse_as_of(
         if note:
             err_console.print(f"[yellow]{note}[/] [dim]Pass --as-of to choose the date.[/]")
         return instant
-    day = parse_day(value)
-    try:
-        close = close_on_or_before(day)
-    except ValueError as exc:
-        raise fail(str(exc)) from None
+    day = parse_day(value, option)
+    close = close_of(day, option)
     if local_date(close) != day:
         err_console.print(f"[dim]{day} has no session: using the close of {local_date(close)}[/]")
     return close
+
+
+def close_of(day: date, option: str = "--as-of") -> datetime:
+    """The close a date given as ``option`` means: that day's, or the last session's before
+    it. A clear error (exit 2) for a day whose close has not happened yet (it names the last
+    close) or one before the exchange calendar."""
+    from datetime import timedelta
+
+    from alphadesk.data.calendar import close_on_or_before, local_date
+
+    now = datetime.now(UTC)
+    last = close_on_or_before(local_date(now))
+    if last > now:  # today's session has not closed yet
+        last = close_on_or_before(local_date(last) - timedelta(days=1))
+    if day > local_date(last):
+        raise fail(
+            f"{option} {day} is in the future: the last close is {local_date(last)}",
+            f"pick {local_date(last)} or an earlier date",
+            BAD_INPUT,
+        )
+    try:
+        return close_on_or_before(day)
+    except ValueError as exc:  # before the calendar starts
+        raise fail(str(exc).split(";")[0], f"pick a later {option}", BAD_INPUT) from None
 
 
 def parse_constraints(dte: str | None, delta: str | None, min_roc: float | None) -> CspConstraints:
@@ -143,10 +203,9 @@ def parse_constraints(dte: str | None, delta: str | None, min_roc: float | None)
     try:
         return CspConstraints.model_validate(fields)
     except ValidationError as exc:
-        error = exc.errors()[0]
-        where = ".".join(str(part) for part in error["loc"])
-        message = f"{where}: {error['msg']}" if where else str(error["msg"])
-        raise fail(message.removeprefix("Value error, "), "see --help", 2) from None
+        from alphadesk.cli.validation import fail_invalid
+
+        raise fail_invalid(exc, "see --help") from None
 
 
 def _range(option: str, text: str, kind: type[float]) -> tuple[float, float]:

@@ -16,6 +16,7 @@ from alphadesk.cli.common import (
     RESUME_HELP,
     ROC_HELP,
     Depth,
+    check_models,
     console,
     err_console,
     fail,
@@ -57,6 +58,7 @@ def csp(
     from alphadesk.store import RunConflict
 
     settings = settings_from(ctx)
+    check_models(settings, model)
     market = build_provider(settings)
     try:
         wanted = [normalize_symbol(s) for s in symbols]
@@ -117,12 +119,11 @@ async def _run(
 
 
 def _print(results: list[Any]) -> None:
-    from rich.markdown import Markdown
-
+    from alphadesk.cli.report import Report
     from alphadesk.pipelines.csp.report import render_report
 
     for result in results:
-        console.print(Markdown(render_report(result)))
+        console.print(Report(render_report(result)))
         err_console.print(
             f"[dim]saved as run {result.run_id}: alphadesk runs show {result.run_id}[/]"
         )

@@ -11,9 +11,9 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Literal
 
 import typer
-from rich.table import Table
 
 from alphadesk.cli.common import console, fail, settings_from
+from alphadesk.cli.tables import Column, FitTable
 
 if TYPE_CHECKING:
     from alphadesk.data import MarketData
@@ -95,18 +95,25 @@ def list_data(
     if as_json:
         typer.echo(json.dumps([c.model_dump(mode="json") for c in rows], indent=2))
         return
-    table = Table("symbol", "name", "provider", "from", "to", "rows", "fields", "source")
-    for column in table.columns[:1] + table.columns[2:6]:
-        column.no_wrap = True  # dates and counts stay whole; names and sources may wrap
+    table = FitTable(
+        "symbol",
+        "provider",
+        "from",
+        "to",
+        Column("rows", right=True),
+        Column("name", text=True),
+        Column("fields", text=True),
+        Column("source", text=True),
+    )
     for c in rows:
         table.add_row(
             c.symbol,
-            c.name or "",
             c.provider,
             str(c.start or ""),
             str(c.end or ""),
             str(c.rows or ""),
-            ",".join(c.fields),
+            c.name or "",
+            ", ".join(c.fields),
             c.source,
         )
     console.print(table)
@@ -141,9 +148,9 @@ def bars(
     shown = [
         f for f in ("open", "high", "low", "close", "adj_close", "volume") if f in result.fields
     ]
-    table = Table(
+    table = FitTable(
         "close time",
-        *shown,
+        *(Column(f, right=True) for f in shown),
         title=f"{result.symbol} {result.interval} "
         f"({len(result)} bars known at {when.isoformat(timespec='minutes')})",
     )
@@ -183,16 +190,9 @@ def chain(
     )
     for expiration in result.expirations[:expirations]:
         rows = result.select(option_type, expiration)
-        table = Table(
-            "strike",
-            "bid",
-            "ask",
-            "last",
-            "iv",
-            "delta",
-            "theta",
-            "oi",
-            "volume",
+        numbers = ("strike", "bid", "ask", "last", "iv", "delta", "theta", "oi", "volume")
+        table = FitTable(
+            *(Column(header, right=True) for header in numbers),
             title=f"{option_type}s {expiration} ({rows[0].dte} DTE)" if rows else "",
         )
         for c in rows:
@@ -227,7 +227,7 @@ def news(
         result = market.news(symbol, when, days=days)
     except (DataError, ValueError) as exc:
         raise _fail_data(exc) from None
-    table = Table("published", "publisher", "title")
+    table = FitTable("published", Column("publisher", text=True), Column("title", text=True))
     for item in reversed(result.items):
         table.add_row(item.known_at.isoformat(timespec="minutes"), item.publisher or "", item.title)
     console.print(table)

@@ -12,6 +12,7 @@ from alphadesk.cli.common import (
     MODEL_HELP,
     RESUME_HELP,
     Depth,
+    check_models,
     console,
     err_console,
     fail,
@@ -51,6 +52,7 @@ def desk(
     """BUY, HOLD or SELL: analysts, a bull/bear debate, a trader, a risk discussion and a judge."""
     from pydantic import ValidationError
 
+    from alphadesk.cli.validation import fail_invalid
     from alphadesk.data import build_provider
     from alphadesk.data.errors import DataError
     from alphadesk.data.symbols import normalize_symbol
@@ -59,6 +61,7 @@ def desk(
     from alphadesk.store import RunConflict
 
     settings = settings_from(ctx)
+    check_models(settings, model)
     market = build_provider(settings)
     try:
         wanted = normalize_symbol(symbol)
@@ -77,7 +80,7 @@ def desk(
             memory=memory,
         )
     except ValidationError as exc:
-        raise fail(_first_error(exc), "see `alphadesk desk --help`") from None
+        raise fail_invalid(exc, "see `alphadesk desk --help`") from None
     except ValueError as exc:
         raise fail(str(exc)) from None
     if temporal is not None:
@@ -120,15 +123,8 @@ async def _run(
 
 
 def _print(result: Any) -> None:
-    from rich.markdown import Markdown
-
+    from alphadesk.cli.report import Report
     from alphadesk.pipelines.desk.report import render_report
 
-    console.print(Markdown(render_report(result)))
+    console.print(Report(render_report(result)))
     err_console.print(f"[dim]saved as run {result.run_id}: alphadesk runs show {result.run_id}[/]")
-
-
-def _first_error(exc: Any) -> str:
-    error = exc.errors()[0]
-    where = ".".join(str(part) for part in error["loc"])
-    return f"{where}: {error['msg']}"

@@ -9,10 +9,12 @@ from pathlib import Path
 from typing import Any, Literal
 
 import typer
-from rich.table import Table
+from rich.text import Text
 
 from alphadesk.cli.common import (
+    BAD_INPUT,
     MODEL_HELP,
+    check_models,
     console,
     err_console,
     fail,
@@ -20,10 +22,10 @@ from alphadesk.cli.common import (
     settings_from,
 )
 from alphadesk.cli.progress import CountingBar
+from alphadesk.cli.tables import Cell, Column, FitTable
+from alphadesk.cli.validation import fail_invalid
 
 __all__ = ["evaluate_command"]
-
-BAD_INPUT = 2  # exit code of a request that cannot run as given
 
 
 def _day(value: str, option: str) -> date:
@@ -89,6 +91,7 @@ def evaluate_command(
 
     from alphadesk.pipelines.evaluation import EvalSpec
 
+    check_models(settings_from(ctx), model)
     cluster = ray_cluster(ray, ray_address)
     names = [s.strip() for group in symbols for s in group.split(",") if s.strip()]
     try:
@@ -108,9 +111,8 @@ def evaluate_command(
             concurrency=concurrency,
         )
     except ValidationError as exc:
-        problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
-        raise fail(problems, "see `alphadesk eval --help`", BAD_INPUT) from None
-    result = _run(ctx, spec, out, quiet=as_json, cluster=cluster)
+        raise fail_invalid(exc, "see `alphadesk eval --help`") from None
+    result = _run(ctx, spec, out, cluster=cluster)
     if as_json:
         payload = {"folder": str(result.folder), "spec": spec.model_dump(mode="json")}
         payload |= {"rows": result.rows, "manifest": result.manifest}
@@ -119,15 +121,13 @@ def evaluate_command(
     _print(result)
 
 
-def _run(
-    ctx: typer.Context, spec: Any, out: Path | None, *, quiet: bool, cluster: Any = None
-) -> Any:
+def _run(ctx: typer.Context, spec: Any, out: Path | None, *, cluster: Any = None) -> Any:
     from alphadesk.data import DataError
     from alphadesk.llm.base import CacheMiss
     from alphadesk.pipelines.evaluation import EvaluationError, LookAheadError, evaluate
 
     settings = settings_from(ctx)
-    with _Progress(enabled=not quiet) as progress:
+    with _Progress() as progress:  # on stderr: --json output stays pure
         try:
             return asyncio.run(
                 evaluate(
@@ -150,10 +150,10 @@ def _run(
 
 
 class _Progress(CountingBar):
-    """A bar of decisions made, with how many failed."""
+    """A bar of decisions made, with the latest symbol and date and how many failed."""
 
-    def __init__(self, *, enabled: bool) -> None:
-        super().__init__("deciding", enabled=enabled)
+    def __init__(self) -> None:
+        super().__init__("deciding")
         self.failed = 0
 
     def start(self, total: int) -> None:
@@ -161,7 +161,7 @@ class _Progress(CountingBar):
 
     def record(self, record: Any) -> None:
         self.failed += record.decision == "failed"
-        self.advance(f"failed {self.failed}")
+        self.advance(f"{record.symbol} {record.as_of.date()} · failed {self.failed}")
 
 
 def _print(result: Any) -> None:
@@ -172,13 +172,15 @@ def _print(result: Any) -> None:
         f"{spec.desk} ({spec.model}) on {', '.join(spec.symbols)}, {spec.start} to "
         f"{spec.end}, every {spec.every} sessions"
     )
-    table = Table(*COLUMNS[:-1], title=title)  # model calls and their cost in one column
+    # model calls and their cost in one column; every figure is a value, never cut
+    headers = COLUMNS[:-1]
+    table = FitTable(*headers[:2], *(Column(h, right=True) for h in headers[2:]), title=title)
     rows = result.rows
     for i, row in enumerate(rows):
-        shown = cells(row)
+        shown: list[Cell] = list(cells(row))
         ours = row["strategy"] in DESK_ROWS
         if ours:
-            shown[0] = f"[bold]{shown[0]}[/]"
+            shown[0] = Text(row["strategy"], style="bold")
         calls = f"{shown[-2]} (${row['model_cost_usd']:.4f})" if ours else "-"
         table.add_row(
             *shown[:-2],

@@ -3,6 +3,7 @@ and the latest lines of a debate as they are spoken (or of a lab's gate decision
 
 from __future__ import annotations
 
+import textwrap
 import time
 from collections import deque
 from dataclasses import dataclass, field
@@ -10,10 +11,10 @@ from typing import Any
 
 from rich.console import Group, RenderableType
 from rich.live import Live
-from rich.table import Table
 from rich.text import Text
 
-from alphadesk.cli.common import console
+from alphadesk.cli.common import console, err_console
+from alphadesk.cli.tables import Column, FitTable
 
 __all__ = ["LiveView"]
 
@@ -45,7 +46,12 @@ class _Row:
 
 
 class LiveView:
-    """Consumes events (``view.on_event``) and redraws a table; a context manager."""
+    """Consumes events (``view.on_event``) and redraws a table; a context manager.
+
+    When the table cannot be watched (stdout is not a terminal, or ``enabled`` is off for
+    ``--json``), each agent's start and finish is a plain line on stderr instead, so a log
+    or a pipe shows progress as it happens and stdout keeps only the result.
+    """
 
     def __init__(self, *, enabled: bool = True) -> None:
         self._rows: dict[tuple[str, str], _Row] = {}
@@ -53,6 +59,7 @@ class LiveView:
         self._lines: deque[Text] = deque(maxlen=_DEBATE_LINES)
         self._live = Live(self._render(), console=console, refresh_per_second=8, transient=False)
         self._enabled = enabled
+        self._plain = not (enabled and console.is_terminal)
 
     def __enter__(self) -> LiveView:
         if self._enabled:
@@ -71,9 +78,14 @@ class LiveView:
             self._by_run[event.run_id] = event.symbol
             row = self._row(event.symbol, event.agent)
             row.status, row.model, row.started = "running", event.model, time.monotonic()
+            self._say(f"{row.symbol} {row.agent}: started ({row.model})")
         elif kind == "step_finished":
             row = self._row(event.symbol, event.agent)
             row.status, row.ended, row.note = event.status, time.monotonic(), event.reason or ""
+            note = f": {_short(row.note, 160)}" if row.note else ""
+            self._say(
+                f"{row.symbol} {row.agent}: {row.status} in {row.ended - row.started:.1f}s{note}"
+            )
         elif kind == "tool_started":
             row = self._row(self._symbol(event.run_id), event.agent)
             row.tools += 1
@@ -89,6 +101,10 @@ class LiveView:
         if self._enabled:
             self._live.update(self._render())
 
+    def _say(self, line: str) -> None:
+        if self._plain:
+            err_console.print(line, highlight=False, markup=False, soft_wrap=True)
+
     def _symbol(self, run_id: str) -> str:
         return self._by_run.get(run_id, "?")
 
@@ -96,7 +112,17 @@ class LiveView:
         return self._rows.setdefault((symbol, agent), _Row(symbol, agent))
 
     def _render(self) -> RenderableType:
-        table = Table("symbol", "agent", "model", "state", "tools", "tokens", "cost $", "time", "")
+        table = FitTable(
+            "symbol",
+            "agent",
+            "state",
+            Column("tools", right=True),
+            Column("tokens", right=True),
+            Column("cost $", right=True),
+            Column("time", right=True),
+            Column("model", text=True),
+            Column("detail", text=True),
+        )
         now = time.monotonic()
         for row in self._rows.values():
             elapsed = (row.ended or now) - row.started
@@ -104,13 +130,13 @@ class LiveView:
             table.add_row(
                 row.symbol,
                 row.agent,
-                row.model,
                 Text(row.status, style=_STYLE.get(row.status, "")),
                 str(row.tools),
                 str(row.tokens),
                 f"{row.cost:.4f}",
                 f"{elapsed:.1f}s",
-                Text(detail[:60], style="dim"),
+                row.model,
+                Text(_short(detail), style="dim"),
             )
         return Group(table, *self._lines)
 
@@ -123,7 +149,7 @@ def _line(event: Any) -> Text:
             f"{event.decision}", style="bold green" if event.decision == "SUCCESS" else "bold"
         )
         text.append(f" (best {event.best_variant}, score {event.best_score:.2f}): ")
-        text.append(event.reasoning[:140])
+        text.append(_short(event.reasoning))
         return text
     if event.kind == "reflection_written":
         text = Text(f"{event.symbol} memory: ", style="bold blue")
@@ -132,5 +158,10 @@ def _line(event: Any) -> Text:
     number = f"{event.conviction:.2f}" if event.conviction is not None else f"{event.size:.2f}"
     text = Text(f"{event.symbol} {event.debate} r{event.round} ", style="dim")
     text.append(f"{event.agent} ({number}): ", style=_SPEAKER_STYLE.get(event.agent, "yellow"))
-    text.append(event.text[:160])
+    text.append(_short(event.text))
     return text
+
+
+def _short(text: str, limit: int = 240) -> str:
+    """Free text shortened at a word, never inside one: the whole is in the report."""
+    return textwrap.shorten(text, limit, placeholder=" …") if text else ""

@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 
 import typer
-from rich.markdown import Markdown
-from rich.table import Table
 
 from alphadesk.cli.common import console, fail, settings_from
+from alphadesk.cli.report import Report
+from alphadesk.cli.tables import Column, FitTable
 
 runs_app = typer.Typer(help="Recorded runs: what ran, what it cost, what it decided.")
 
@@ -23,8 +23,16 @@ def list_runs(
     from alphadesk.store import RunStore
 
     store = RunStore(settings_from(ctx).store_path)
-    table = Table("kind", "title", "status", "as of", "model", "requests", "cost $")
-    table.add_column("id", no_wrap=True)  # ids are copied into `runs show`: never wrap them
+    table = FitTable(  # the id first: it is what `runs show` needs
+        "id",
+        "kind",
+        "status",
+        "as of",
+        Column("requests", right=True),
+        Column("cost $", right=True),
+        Column("model", text=True),
+        Column("title", text=True),
+    )
     runs = store.recent(limit=limit, kind=kind)
     for run in runs:
         ledger = store.ledger(run.id)
@@ -32,14 +40,14 @@ def list_runs(
         cost = sum(float(entry.get("cost_usd", 0.0)) for entry in ledger)
         as_of = run.as_of.date().isoformat() if run.as_of else "-"
         table.add_row(
+            run.id,
             run.kind,
-            run.title,
             run.status,
             as_of,
-            run.model or "-",
             str(calls),
             f"{cost:.4f}",
-            run.id,
+            run.model or "-",
+            run.title,
         )
     console.print(table)
     for run in runs:
@@ -74,7 +82,7 @@ def show_run(
         console.print(f"continue it with: {run.resume_command}")
     report = next((a for a in store.artifacts(run_id) if a.name == "report.md"), None)
     if report is not None and report.path.is_file():
-        console.print(Markdown(report.path.read_text()))
+        console.print(Report(report.path.read_text()))
     elif run.result is not None:
         console.print_json(json.dumps(run.result))
     ledger = store.ledger(run_id)

@@ -7,7 +7,6 @@ import asyncio
 from typing import Any, Literal
 
 import typer
-from rich.table import Table
 
 from alphadesk.cli.common import (
     AS_OF_HELP,
@@ -16,6 +15,7 @@ from alphadesk.cli.common import (
     MODEL_HELP,
     ROC_HELP,
     Depth,
+    check_models,
     console,
     err_console,
     fail,
@@ -26,6 +26,7 @@ from alphadesk.cli.common import (
     settings_from,
 )
 from alphadesk.cli.progress import CountingBar
+from alphadesk.cli.tables import Column, FitTable
 
 __all__ = ["screen"]
 
@@ -76,6 +77,7 @@ def screen(
     del strategy  # csp is the only one today; the option names what is screened for
     cluster = ray_cluster(ray, ray_address)
     settings = settings_from(ctx)
+    check_models(settings, model)
     market = build_provider(settings)
     try:
         universe = [normalize_symbol(s) for s in symbols] if symbols else market.universe()
@@ -99,7 +101,7 @@ def screen(
         model=model,
         constraints=parse_constraints(dte, delta, min_roc),
     )
-    with _Progress(len(universe) * len(dates), enabled=not as_json) as progress:
+    with _Progress(len(universe) * len(dates)) as progress:  # on stderr: --json stays pure
         history = asyncio.run(
             run_screens(
                 settings,
@@ -119,39 +121,39 @@ def screen(
         _print_history(history)
     err_console.print(
         f"[dim]saved as run {history.run_id}; every outcome in "
-        f"{', '.join(str(p) for p in history.table)}[/]"
+        f"{', '.join(str(p) for p in history.table)}[/]",
+        soft_wrap=True,  # paths are copied: never broken across lines
     )
 
 
 class _Progress(CountingBar):
     """A bar of symbol-dates screened, with how many were filtered out and selected."""
 
-    def __init__(self, total: int, *, enabled: bool) -> None:
-        super().__init__("screening", total, enabled=enabled)
+    def __init__(self, total: int) -> None:
+        super().__init__("screening", total)
         self.filtered = self.selected = 0
 
     def record(self, outcome: Any) -> None:
-        _, check, result = outcome
+        day, check, result = outcome
         self.filtered += not check.passed
         self.selected += result is not None and result.decision == "select"
-        self.advance(f"filtered {self.filtered} · selected {self.selected}")
+        counts = f"filtered {self.filtered} · selected {self.selected}"
+        self.advance(f"{check.symbol} {day.date()} · {counts}")
 
 
 def _print_one(result: Any) -> None:
-    ranked = Table(
-        "#",
+    ranked = FitTable(
+        Column("#", right=True),
         "symbol",
         "decision",
         "put",
-        "dte",
-        "premium",
-        "delta",
-        "%/week",
-        "why",
+        Column("dte", right=True),
+        Column("premium", right=True),
+        Column("delta", right=True),
+        Column("%/week", right=True),
+        Column("why", text=True),
         title=f"CSP screen as of {result.as_of.date()}",
     )
-    ranked.columns[-1].overflow = "fold"  # a reason is read whole, never cut
-    ranked.columns[-1].ratio = 1
     for rank, r in enumerate(result.results, 1):
         o = r.options if r.decision == "select" else None
         ranked.add_row(
@@ -167,9 +169,13 @@ def _print_one(result: Any) -> None:
         )
     console.print(ranked)
     filtered = [c for c in result.checks if not c.passed]
-    table = Table("symbol", "trend", "IV/HV", "reason", title="Filtered out before any model call")
-    table.columns[-1].overflow = "fold"
-    table.columns[-1].ratio = 1
+    table = FitTable(
+        "symbol",
+        "trend",
+        Column("IV/HV", right=True),
+        Column("reason", text=True),
+        title="Filtered out before any model call",
+    )
     for check in filtered:
         iv_hv = f"{check.iv_hv:.2f}" if check.iv_hv is not None else "-"
         table.add_row(check.symbol, check.trend or "-", iv_hv, "; ".join(check.reasons))
@@ -181,9 +187,8 @@ def _print_one(result: Any) -> None:
 
 
 def _print_history(history: Any) -> None:
-    table = Table(
-        "date", "screened", "filtered", "analysed", "selected", "best", title="CSP screens"
-    )
+    counts = (Column(header, right=True) for header in ("screened", "filtered", "analysed"))
+    table = FitTable("date", *counts, Column("selected", right=True), "best", title="CSP screens")
     for day in history.screens:
         best = next((r for r in day.results if r.decision == "select"), None)
         o = best.options if best else None

@@ -24,14 +24,13 @@ def list_tools(
     """List every tool (toolset, name, description)."""
     if ctx.invoked_subcommand is not None:
         return
-    from rich.table import Table
-
+    from alphadesk.cli.tables import Column, FitTable
     from alphadesk.tools.catalog import tool_catalog
 
     catalog = tool_catalog()
     if toolset is not None and toolset not in catalog.toolset_names:
         raise fail(f"no toolset {toolset!r}", f"choose from {', '.join(catalog.toolset_names)}")
-    table = Table("toolset", "name", "description", title="alphadesk tools")
+    table = FitTable("toolset", "name", Column("description", text=True), title="alphadesk tools")
     for entry in catalog:
         if toolset is None or entry.toolset == toolset:
             table.add_row(entry.toolset, entry.name, entry.description)

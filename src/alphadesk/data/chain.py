@@ -173,13 +173,16 @@ def _with_attempts(result: R, attempts: list[Attempt]) -> R:
     return result.model_copy(update={"provenance": provenance})  # type: ignore[attr-defined]
 
 
+_SERVED_BY = {DataKind.FILINGS: "sec", DataKind.FUNDAMENTALS: "sec"}  # else yahoo
+
+
 def _exhausted(
     kind: DataKind, symbol: str, attempts: list[Attempt], errors: list[DataError]
 ) -> DataError:
     what = kind.value.replace("_", " ")
     if not attempts:
         return NotSupported(
-            f"no configured provider serves {what}; add one (e.g. yahoo) to "
+            f"no configured provider serves {what}; add {_SERVED_BY.get(kind, 'yahoo')} to "
             "`data.providers` in the settings (ALPHADESK_DATA__PROVIDERS)",
             provider="chain",
         )

@@ -11,11 +11,17 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from alphadesk.config import ModelSettingsConfig
+from alphadesk.config import RULES_MODEL, ModelSettingsConfig
 from alphadesk.llm.base import Model
 from alphadesk.llm.retrying import RetryingModel
 
-__all__ = ["ModelBuilder", "build_model", "register_model", "registered_models"]
+__all__ = [
+    "ModelBuilder",
+    "build_model",
+    "check_model_string",
+    "register_model",
+    "registered_models",
+]
 
 ModelBuilder = Callable[[str, ModelSettingsConfig], Model]
 _BUILDERS: dict[str, ModelBuilder] = {}
@@ -60,13 +66,22 @@ def build_model(model_string: str, settings: ModelSettingsConfig) -> Model:
     )
 
 
+def check_model_string(model_string: str) -> None:
+    """``ValueError`` (saying what is wrong) unless ``model_string`` names a model: ``rules``,
+    a registered name, or ``provider/model`` with a provider LiteLLM knows. Nothing is built
+    or called, so a command can refuse a bad name before its run starts."""
+    name = model_string.strip()
+    if name != RULES_MODEL and name not in _BUILDERS:
+        _check_litellm_string(name, "model")
+
+
 def _check_litellm_string(model_string: str, what: str) -> None:
     provider, _, model = model_string.partition("/")
     if not provider or not model:
-        registered = ", ".join(f"`{name}`" for name in registered_models()) or "none yet"
+        names = ", ".join(f"`{name}`" for name in [RULES_MODEL, *registered_models()])
         raise ValueError(
             f"unknown {what} {model_string!r}: use a LiteLLM string `provider/model` "
-            f"(e.g. {_EXAMPLES}) or a registered name ({registered})"
+            f"(e.g. {_EXAMPLES}) or one of {names}"
         )
     from alphadesk.llm.litellm_response import load_litellm
 

@@ -131,7 +131,7 @@ def test_the_cli_decides_saves_and_replays(tmp_path: Path) -> None:
     ]
     decided = runner.invoke(app, args, env=env)
     assert decided.exit_code == 0, decided.output
-    result = json.loads(decided.output)
+    result = json.loads(decided.stdout)
     assert result["decision"] == "SELL"
     assert [e["round"] for e in result["debate"]] == [1, 1, 2, 2]
     assert result["news"] is None and len(result["risk_debate"]) == 3
@@ -147,6 +147,7 @@ def test_the_cli_decides_saves_and_replays(tmp_path: Path) -> None:
     assert "AAPL: BUY" in live.output and "investment r1 bull" in live.output
 
     wrong = runner.invoke(app, ["desk", "KO", "--analysts", "market,astrology"], env=env)
-    assert wrong.exit_code == 1 and "analysts.1" in wrong.output
+    assert wrong.exit_code == 2 and "analysts.1: must be 'market'" in wrong.output
+    assert "(got 'astrology')" in wrong.output
     unknown = runner.invoke(app, ["desk", "KOO", "--as-of", "2015-06-30"], env=env)
     assert unknown.exit_code == 1 and "KO" in unknown.output
