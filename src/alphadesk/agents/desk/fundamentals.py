@@ -11,7 +11,7 @@ from alphadesk.agents.desk.validators import fundamentals_match_filings
 from alphadesk.agents.spec import AgentSpec, load_prompt
 from alphadesk.agents.task import task_symbol
 from alphadesk.llm.rules import PlannedCall, RulesPolicy, Transcript
-from alphadesk.tools.market import FUNDAMENTALS_TOOLS
+from alphadesk.tools.fundamentals import FUNDAMENTALS_TOOLS
 
 __all__ = ["FUNDAMENTALS", "fundamentals_policy"]
 
