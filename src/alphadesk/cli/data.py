@@ -89,14 +89,26 @@ def list_data(
     ),
     as_json: bool = typer.Option(False, "--json", help="Print the list as JSON."),
 ) -> None:
-    """List the symbols the configured providers hold, with fields and date ranges."""
+    """List the symbols the configured providers hold: bars (fields, date range) and the
+    years of SEC fundamentals and earnings releases."""
     market = _market(ctx)
     rows = [c for c in market.coverage() if provider is None or c.provider == provider]
     if as_json:
         typer.echo(json.dumps([c.model_dump(mode="json") for c in rows], indent=2))
         return
-    table = Table("symbol", "name", "provider", "from", "to", "rows", "fields", "source")
-    for column in table.columns[:1] + table.columns[2:6]:
+    table = Table(
+        "symbol",
+        "name",
+        "provider",
+        "from",
+        "to",
+        "rows",
+        "fields",
+        "fundamentals",
+        "earnings",
+        "source",
+    )
+    for column in table.columns[:1] + table.columns[2:6] + table.columns[7:9]:
         column.no_wrap = True  # dates and counts stay whole; names and sources may wrap
     for c in rows:
         table.add_row(
@@ -107,6 +119,8 @@ def list_data(
             str(c.end or ""),
             str(c.rows or ""),
             ",".join(c.fields),
+            c.fundamentals or "",
+            c.earnings or "",
             c.source,
         )
     console.print(table)

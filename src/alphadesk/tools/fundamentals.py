@@ -112,6 +112,7 @@ async def get_fundamentals(ctx: RunContext[ToolDeps], symbol: str) -> Fundamenta
     if price_reason:
         missing.append(f"valuation: {price_reason}")
     missing += [f"note: {n}" for n in facts.provenance.notes]
+    missing += [f"skipped {a.provider}: {a.message}" for a in facts.provenance.attempts]
     return FundamentalsReport(
         symbol=facts.symbol,
         as_of=ctx.as_of,
