@@ -20,8 +20,10 @@ from alphadesk.agents.csp.research import RESEARCH
 from alphadesk.agents.desk import DeskAgents, DeskDeps, default_agents
 from alphadesk.config import DataSettings, Settings
 from alphadesk.data import build_provider
+from alphadesk.data.base import DataKind, Provider
 from alphadesk.data.calendar import close_on_or_before
 from alphadesk.data.fundamentals import statements
+from alphadesk.data.models import Fundamentals, Provenance, Quote
 from alphadesk.data.providers.bundled import BundledProvider
 from alphadesk.llm.rules import RulesModel
 from alphadesk.tools.deps import ToolDeps
@@ -76,17 +78,42 @@ async def test_the_desk_fundamentals_analyst_reads_the_10k(
 
 
 async def test_the_tool_gives_ratios_and_valuation_with_its_basis() -> None:
-    as_of = close_on_or_before(date(2020, 2, 14))
-    out = await get_fundamentals.function(_Ctx(BUNDLED, as_of), "AMZN")  # type: ignore[arg-type]
-    assert out.available and out.last_form == "10-K"
-    # AMZN 10-K for 2019 (0001018724-20-000004): revenue 280,522M, operating cash flow
-    # 38,514M, purchases of property and equipment 16,861M.
-    assert out.free_cash_flow == 38_514e6 - 16_861e6
-    assert out.net_margin_pct == pytest.approx(11_588 / 280_522 * 100, abs=1e-3)
-    assert out.price is not None and out.price_date == date(2020, 2, 14)
-    assert out.pe_ratio == pytest.approx(out.price / 23.01, abs=1e-3)
+    as_of = close_on_or_before(date(2012, 12, 14))
+    out = await get_fundamentals.function(_Ctx(BUNDLED, as_of), "AAPL")  # type: ignore[arg-type]
+    assert out.available and out.last_accession == "0001193125-12-444068"  # FY2012 10-K
+    # The 10-K: operating cash flow 50,856M, diluted EPS 44.15, equity 118,210M; its cover:
+    # 940,692,000 shares outstanding on 2012-10-19. Capex = 50,856M - FCF.
+    assert out.operating_cash_flow == 50_856e6 and out.free_cash_flow == 42_561e6
+    price = BUNDLED.quote("AAPL", as_of)
+    assert out.price == price.price and out.price_date == date(2012, 12, 14)
+    assert out.pe_ratio == pytest.approx(price.price / 44.15, abs=1e-3)
+    assert out.market_cap == pytest.approx(price.price * 940_692_000)
+    assert out.pb_ratio == pytest.approx(price.price * 940_692_000 / 118_210e6, abs=1e-3)
     assert out.price_basis and "not adjusted for later splits" in out.price_basis
     assert out.ps_ratio is not None and out.ev_to_ebitda is not None
+
+
+class _BackAdjusted(Provider):
+    """The bundled statements, and a close adjusted for splits made later."""
+
+    name = "adjusted"
+    kinds = frozenset({DataKind.FUNDAMENTALS, DataKind.QUOTE})
+
+    def _fundamentals(self, symbol: str, as_of: datetime) -> Fundamentals:
+        return BUNDLED.fundamentals(symbol, as_of)
+
+    def _quote(self, symbol: str, as_of: datetime) -> Quote:
+        provenance = Provenance(provider=self.name, origin="observed", retrieved_at=as_of)
+        return Quote(symbol=symbol, observed_at=as_of, provenance=provenance, price=20.0,
+                     basis="adj_close")  # fmt: skip
+
+
+async def test_valuation_is_withheld_against_a_price_adjusted_for_later_splits() -> None:
+    as_of = close_on_or_before(date(2021, 6, 30))  # NVDA traded near $800, $20 back-adjusted
+    out = await get_fundamentals.function(_Ctx(_BackAdjusted(), as_of), "NVDA")  # type: ignore[arg-type]
+    assert out.available and out.revenue_growth_pct is not None
+    assert out.pe_ratio is None and out.market_cap is None and out.price is None
+    assert any(m.startswith("valuation: withheld") for m in out.missing)
 
 
 def test_a_fact_counts_from_its_filings_acceptance() -> None:

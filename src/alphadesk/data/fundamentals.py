@@ -287,6 +287,23 @@ def _stock_figure(name: str, history: list[Fact]) -> Figure | None:
     return _as_figure(name, "instant", instants[-1], _year_ago(instants[-1], instants))
 
 
+def _current(figures: list[Figure]) -> tuple[list[Figure], list[str]]:
+    """Leave out figures of an older period than the company's latest of the same kind
+    (an item it stopped reporting under the concepts read here), naming each."""
+    latest: dict[Period, date] = {}
+    for f in figures:
+        if f.name != "shares_outstanding":  # dated by the cover page, after the period
+            latest[f.period] = max(latest.get(f.period, f.period_end), f.period_end)
+    kept, stale = [], []
+    for f in figures:
+        reference = latest.get(f.period)
+        if f.name != "shares_outstanding" and reference and (reference - f.period_end).days > 31:
+            stale.append(f"{f.name} ({f.period}): not reported for the period ending {reference}")
+        else:
+            kept.append(f)
+    return kept, stale
+
+
 # -- ratios --------------------------------------------------------------------------------
 
 
@@ -418,6 +435,7 @@ def statements(
     for name, concepts, unit in STOCKS:
         figure = _stock_figure(name, _history(known, concepts, unit))
         figures += [figure] if figure is not None else []
+    figures, stale = _current(figures)
     by = {(f.name, f.period): f for f in figures}
     derived = _derived(by)
     figures += derived
@@ -425,9 +443,10 @@ def statements(
     ratios = _ratios(by)
     names = {f.name for f in figures}
     missing = [f"{n}: not reported" for n, _, _ in (*FLOWS, *STOCKS) if n not in names]
+    missing += stale
     valuation = _valuation(by, ratios, price) if price is not None and figures else None
-    if valuation is None:
-        missing.append("valuation: no price at as_of" if figures else "statements: none filed")
+    if not figures:
+        missing.append(f"statements: none filed by {as_of.date()}")
     last = max(known.items, key=lambda f: f.known_at, default=None)
     return Statements(
         as_of=as_of,

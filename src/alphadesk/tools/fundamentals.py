@@ -3,7 +3,9 @@
 The figures come from SEC company facts (the bundled EDGAR archive, company-facts files in
 the ``local`` folder, or the online ``sec`` provider), each counted from its filing's
 acceptance time; the computation is :func:`alphadesk.data.fundamentals.statements`.
-Valuation divides by the price the market data gives at ``as_of`` and states its basis.
+Valuation divides by the price the market data gives at ``as_of`` and states its basis;
+it is withheld, and says why, when that price was back-adjusted for later splits (it
+would not match the per-share figures as reported at the time).
 """
 
 from __future__ import annotations
@@ -68,6 +70,13 @@ def _basis(quote: Quote) -> str:
     )
 
 
+def _mixes_bases(quote: Quote) -> bool:
+    """Whether the price was adjusted for splits after its date (a back-adjusted close):
+    then it cannot be set against per-share figures as reported at the time."""
+    notes = " ".join(quote.provenance.notes).lower()
+    return quote.basis == "adj_close" or "split-adjusted" in notes
+
+
 def _report_fields(found: Statements) -> dict[str, object]:
     fields = found.model_dump(exclude={"as_of", "figures", "valuation", "missing"})
     cfo = found.figure("operating_cash_flow", "ttm") or found.figure(
@@ -105,12 +114,18 @@ async def get_fundamentals(ctx: RunContext[ToolDeps], symbol: str) -> Fundamenta
         return absent(FundamentalsReport, ctx, symbol, reason)
     quote, price_reason = await try_market(ctx, symbol, "price", market.quote, symbol, ctx.as_of)
     price = None
-    if quote is not None:
+    if quote is not None and _mixes_bases(quote):
+        price_reason = (
+            f"withheld: the {quote.provenance.provider} price of "
+            f"{local_date(quote.observed_at)} embeds splits made after it, while EPS and "
+            "shares outstanding are as reported then; ratios of the two would mix bases"
+        )
+    elif quote is not None:
         price = (quote.price, local_date(quote.observed_at), _basis(quote))
     found = statements(facts, ctx.as_of, price)
     missing = [*facts.provenance.missing, *found.missing]
     if price_reason:
-        missing.append(f"valuation: {price_reason}")
+        missing.append(f"valuation: {price_reason.removeprefix('price: ')}")
     missing += [f"note: {n}" for n in facts.provenance.notes]
     missing += [f"skipped {a.provider}: {a.message}" for a in facts.provenance.attempts]
     return FundamentalsReport(
