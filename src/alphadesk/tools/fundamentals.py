@@ -10,12 +10,15 @@ would not match the per-share figures as reported at the time).
 
 from __future__ import annotations
 
-from datetime import date
+import asyncio
+from datetime import date, datetime
 
 from pydantic import Field
 
 from alphadesk.agent import RunContext, Toolset, tool
+from alphadesk.data.base import MarketData
 from alphadesk.data.calendar import local_date
+from alphadesk.data.errors import DataError
 from alphadesk.data.fundamentals import Figure, Statements, statements
 from alphadesk.data.models import Quote
 from alphadesk.tools.common import ToolOutput, absent, source_of, try_market
@@ -70,6 +73,15 @@ def _basis(quote: Quote) -> str:
     )
 
 
+async def _quote(market: MarketData, symbol: str, as_of: datetime) -> tuple[Quote | None, str]:
+    """The price at ``as_of``, or why there is none (a company with statements but no
+    price is still answered: only its valuation is missing)."""
+    try:
+        return await asyncio.to_thread(market.quote, symbol, as_of), ""
+    except DataError as exc:
+        return None, f"no price at as_of ({exc})"
+
+
 def _mixes_bases(quote: Quote) -> bool:
     """Whether the price was adjusted for splits after its date (a back-adjusted close):
     then it cannot be set against per-share figures as reported at the time."""
@@ -112,7 +124,7 @@ async def get_fundamentals(ctx: RunContext[ToolDeps], symbol: str) -> Fundamenta
     )
     if facts is None:
         return absent(FundamentalsReport, ctx, symbol, reason)
-    quote, price_reason = await try_market(ctx, symbol, "price", market.quote, symbol, ctx.as_of)
+    quote, price_reason = await _quote(market, facts.symbol, ctx.as_of)
     price = None
     if quote is not None and _mixes_bases(quote):
         price_reason = (
@@ -125,7 +137,7 @@ async def get_fundamentals(ctx: RunContext[ToolDeps], symbol: str) -> Fundamenta
     found = statements(facts, ctx.as_of, price)
     missing = [*facts.provenance.missing, *found.missing]
     if price_reason:
-        missing.append(f"valuation: {price_reason.removeprefix('price: ')}")
+        missing.append(f"valuation: {price_reason}")
     missing += [f"note: {n}" for n in facts.provenance.notes]
     missing += [f"skipped {a.provider}: {a.message}" for a in facts.provenance.attempts]
     return FundamentalsReport(
