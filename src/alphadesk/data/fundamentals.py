@@ -183,12 +183,17 @@ def _near(a: date, b: date, days: int = _MATCH_DAYS) -> bool:
     return abs((a - b).days) <= days
 
 
-def _history(facts: Fundamentals, concepts: tuple[str, ...], unit: str) -> list[Fact]:
-    """Every period of the item, from its preferred concept where several report it."""
+def _history(by_concept: dict[str, list[Fact]], concepts: tuple[str, ...], unit: str) -> list[Fact]:
+    """Every period of the item, the latest filed value of each (restatements win), from
+    its preferred concept where several report it."""
     chosen: dict[tuple[date | None, date], Fact] = {}
     for concept in reversed(concepts):  # preferred concepts overwrite the others
-        for fact in facts.history(concept, unit):
-            chosen[(fact.start, fact.end)] = fact
+        latest: dict[tuple[date | None, date], Fact] = {}
+        for fact in by_concept.get(concept, ()):
+            key = (fact.start, fact.end)
+            if fact.unit == unit and (key not in latest or fact.known_at >= latest[key].known_at):
+                latest[key] = fact
+        chosen |= latest
     return sorted(chosen.values(), key=lambda f: (f.end, f.start or f.end))
 
 
@@ -428,12 +433,15 @@ def statements(
 ) -> Statements:
     """Key figures, ratios and (given ``(price, its date, its basis)``) valuation of the
     facts known at ``as_of``."""
-    known = facts.model_copy(update={"items": [f for f in facts.items if f.known_at <= as_of]})
+    known = [f for f in facts.items if f.known_at <= as_of]
+    by_concept: dict[str, list[Fact]] = {}
+    for fact in known:
+        by_concept.setdefault(fact.concept, []).append(fact)
     figures: list[Figure] = []
     for name, concepts, unit in FLOWS:
-        figures += _flow_figures(name, _history(known, concepts, unit))
+        figures += _flow_figures(name, _history(by_concept, concepts, unit))
     for name, concepts, unit in STOCKS:
-        figure = _stock_figure(name, _history(known, concepts, unit))
+        figure = _stock_figure(name, _history(by_concept, concepts, unit))
         figures += [figure] if figure is not None else []
     figures, stale = _current(figures)
     by = {(f.name, f.period): f for f in figures}
@@ -447,7 +455,7 @@ def statements(
     valuation = _valuation(by, ratios, price) if price is not None and figures else None
     if not figures:
         missing.append(f"statements: none filed by {as_of.date()}")
-    last = max(known.items, key=lambda f: f.known_at, default=None)
+    last = max(known, key=lambda f: f.known_at, default=None)
     return Statements(
         as_of=as_of,
         figures=figures,
