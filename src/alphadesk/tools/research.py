@@ -266,9 +266,9 @@ async def get_earnings_dates(ctx: RunContext[ToolDeps], symbol: str) -> Earnings
 
     The next release announced by the run's instant (date, days until it, EPS estimate)
     and the last one (EPS and surprise), plus up to four recent releases. When no date has
-    been announced, next_date is empty and next_estimated_date gives the quarterly-cadence
-    estimate, labelled as such. available is false when no provider has an earnings
-    calendar.
+    been announced, next_date is empty (unknown) and next_estimated_date gives an estimate
+    from past releases, with next_estimate_basis saying how it was made. available is
+    false when no provider has an earnings calendar.
 
     Args:
         symbol: Ticker, e.g. "MSFT".
