@@ -112,7 +112,7 @@ def test_build_provider_with_every_provider(tmp_path: Path) -> None:
     market = build_provider(settings)
     assert [p.name for p in market.providers] == ["local", "yahoo", "bundled", "sec",
                                                   "modeled"]
-    assert [p.name for p in market.order_for(DataKind.FILINGS)] == ["sec"]
+    assert [p.name for p in market.order_for(DataKind.FILINGS)] == ["bundled", "sec"]
     assert [p.name for p in market.order_for(DataKind.OPTION_CHAIN)] == ["yahoo", "modeled"]
 
 

@@ -237,5 +237,5 @@ async def test_fundamentals_by_filing_date() -> None:
 
 
 async def test_fundamentals_absent_from_bundled_data(bundled: BundledProvider) -> None:
-    out = await call(bundled, "get_fundamentals", {"symbol": "MSFT"}, AS_OF)
+    out = await call(bundled, "get_fundamentals", {"symbol": "KO"}, AS_OF)
     assert out["available"] is False and out["missing"][0].startswith("fundamentals:")

@@ -159,9 +159,9 @@ async def test_invalid_window_is_a_retry(fake: FakeResearch) -> None:
 
 @pytest.mark.parametrize("name", RESEARCH_TOOLS.names)
 async def test_bundled_data_reports_each_absence_clearly(name: str) -> None:
-    out, text = await call(BundledProvider(), name, {"symbol": "MSFT"})
+    out, text = await call(BundledProvider(), name, {"symbol": "KO"})  # no SEC data bundled
     assert out["available"] is False
-    assert out["symbol"] == "MSFT" and out["as_of"] == "2021-06-30T20:00:00Z"
+    assert out["symbol"] == "KO" and out["as_of"] == "2021-06-30T20:00:00Z"
     kind = {"get_news": "news", "get_earnings_dates": "earnings",
             "get_short_interest": "short interest", "get_analyst_ratings": "analyst ratings",
             "get_sec_filings": "filings"}[name]

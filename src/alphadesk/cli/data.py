@@ -89,7 +89,8 @@ def list_data(
     ),
     as_json: bool = typer.Option(False, "--json", help="Print the list as JSON."),
 ) -> None:
-    """List the symbols the configured providers hold, with fields and date ranges."""
+    """List the symbols the configured providers hold: bars (fields, date range) and the
+    years of SEC fundamentals and earnings releases."""
     market = _market(ctx)
     rows = [c for c in market.coverage() if provider is None or c.provider == provider]
     if as_json:
@@ -101,6 +102,8 @@ def list_data(
         "from",
         "to",
         Column("rows", right=True),
+        "fundamentals",
+        "earnings",
         Column("name", text=True),
         Column("fields", text=True),
         Column("source", text=True),
@@ -112,6 +115,8 @@ def list_data(
             str(c.start or ""),
             str(c.end or ""),
             str(c.rows or ""),
+            c.fundamentals or "",
+            c.earnings or "",
             c.name or "",
             ", ".join(c.fields),
             c.source,

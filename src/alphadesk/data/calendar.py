@@ -32,6 +32,7 @@ __all__ = [
     "expiration_dates",
     "local_date",
     "market_status",
+    "next_session_open",
     "session_close",
     "sessions_between",
     "trading_days_between",
@@ -209,6 +210,22 @@ def expiration_dates(
             found.append((expiry, monthly))
         friday += timedelta(days=7)
     return found
+
+
+def next_session_open(day: date) -> datetime:
+    """The open of the first XNYS session after ``day``: when a document dated ``day``,
+    with no time of day, is surely public before anyone trades on it."""
+    return _next_open(day.toordinal())
+
+
+@functools.cache
+def _next_open(ordinal: int) -> datetime:
+    opens = xnys().schedule["open"]
+    days = _sessions().days
+    i = int(np.searchsorted(days, ordinal, side="right"))
+    if i >= len(days):
+        raise ValueError(f"{date.fromordinal(ordinal)} is past the XNYS calendar's end")
+    return opens.iloc[i].to_pydatetime()
 
 
 def end_of_day(day: date) -> datetime:

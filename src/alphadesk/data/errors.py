@@ -22,6 +22,7 @@ __all__ = [
     "NotSupported",
     "ProviderUnavailable",
     "RateLimited",
+    "SkippedFile",
 ]
 
 
@@ -101,3 +102,11 @@ class InvalidData(DataError):
     """A user's data file is malformed. Not a reason to fall back: the file needs fixing."""
 
     fallback = False
+
+
+class SkippedFile(InvalidData):
+    """A user's downloaded document (an EDGAR company-facts file) is malformed: it is
+    skipped, a provider chain tries the next provider, and the answer's provenance names
+    the file among the attempts."""
+
+    fallback = True

@@ -256,6 +256,9 @@ class Filing(_Record):
     primary_document: str | None = None
     description: str | None = None
     url: str | None = None
+    items: list[str] = Field(
+        default_factory=list, description="8-K item codes, e.g. 2.02 (results of operations)."
+    )
 
 
 class Filings(Timeline[Filing]):
@@ -263,8 +266,9 @@ class Filings(Timeline[Filing]):
 
 
 class Fact(_Record):
-    """One reported value of a financial-statement concept; ``known_at`` is the end of its
-    filing day (New York), so a statement is never used before it was filed."""
+    """One reported value of a financial-statement concept; ``known_at`` is its filing's
+    EDGAR acceptance time, or, when that is not known, the open of the first session after
+    its ``filed`` date, so a statement is never used before it was public."""
 
     taxonomy: str = "us-gaap"
     concept: str
@@ -315,3 +319,9 @@ class Coverage(_Frozen):
     end: date | None
     rows: int | None = None
     source: str = ""
+    fundamentals: str | None = Field(
+        None, description="Years of statement facts filed, e.g. 2009-2024 (None: none)."
+    )
+    earnings: str | None = Field(
+        None, description="Years of earnings releases (8-K item 2.02), e.g. 2011-2024."
+    )

@@ -53,17 +53,26 @@ TOOL_NOTES: dict[str, tuple[str, str]] = {
         "modeled chains offline",
     ),
     "get_news": ("headlines with sentiment", "needs an online news provider; none offline"),
-    "get_earnings_dates": ("next and last earnings dates", "online providers only"),
+    "get_earnings_dates": (
+        "next and last earnings dates",
+        "offline: past releases (8-K item 2.02) of the bundled SEC companies; the next one "
+        "is unknown there (an estimate from past releases, labelled)",
+    ),
     "get_short_interest": ("short interest, days to cover", "online providers only"),
     "get_analyst_ratings": ("upgrades, downgrades, targets", "online providers only"),
-    "get_sec_filings": ("recent SEC filings, 8-K count", "needs the sec provider (network)"),
+    "get_sec_filings": (
+        "recent SEC filings, 8-K count",
+        "offline: the bundled SEC companies' filing lists; others need the sec provider",
+    ),
     "get_social_sentiment": (
         "social-media post count and bullish share over a window",
         "no provider serves social posts yet: always says missing",
     ),
     "get_fundamentals": (
-        "revenue, income, EPS, cash flow, balance sheet, margins, ratios as filed",
-        "needs the sec or local provider; none bundled",
+        "revenue, income, EPS, free cash flow, debt, margins, growth, P/E, P/S, P/B, "
+        "EV/EBITDA as filed",
+        "offline: 22 bundled SEC companies (see `alphadesk data list`); others need the "
+        "sec or local provider",
     ),
     "get_market_overview": (
         "SPY, S&P 500, VIX and market open/closed in one call; the 0DTE session",

@@ -1,8 +1,7 @@
 """Market tools: fundamentals by filing date, a market snapshot, and a stock screener.
 
-* ``get_fundamentals`` — key figures of the financial statements filed by the run's instant
-  (never a period's end: a statement counts from its filing day), with the change over a
-  year and a few ratios.
+* ``get_fundamentals`` — statements, ratios and valuation as filed by the run's instant
+  (defined in :mod:`alphadesk.tools.fundamentals`, re-exported here).
 * ``get_market_data`` — the index (or ETF) price and change, the VIX (or, when the VIX is
   unavailable, the S&P 500's 20-day realised volatility as a labelled proxy) and whether
   the New York market is open at the run's instant.
@@ -28,11 +27,10 @@ from alphadesk.analytics.volatility import historical_volatility
 from alphadesk.data.base import MarketData
 from alphadesk.data.calendar import market_status
 from alphadesk.data.errors import DataError
-from alphadesk.data.models import AssetType, Fact, Fundamentals
+from alphadesk.data.models import AssetType
 from alphadesk.tools.common import (
     Source,
     ToolOutput,
-    absent,
     adjusted_frame,
     round_pct,
     round_price,
@@ -40,6 +38,12 @@ from alphadesk.tools.common import (
     try_market,
 )
 from alphadesk.tools.deps import ToolDeps
+from alphadesk.tools.fundamentals import (
+    FUNDAMENTALS_TOOLS,
+    FundamentalsReport,
+    KeyFigure,
+    get_fundamentals,
+)
 
 if TYPE_CHECKING:
     from alphadesk.data.bars import Bars
@@ -64,172 +68,6 @@ _SP500, _VIX = "^GSPC", "^VIX"
 _SCREEN_HISTORY = timedelta(days=420)  # a 200-day average plus its slope, with holidays
 _MAX_SCREEN_SYMBOLS = 60
 _MAX_SKIPPED_LISTED = 10
-
-
-# -- get_fundamentals ----------------------------------------------------------------------
-
-# Key figures: a name, its us-gaap concepts in order of preference, and the unit.
-_FLOWS: tuple[tuple[str, tuple[str, ...], str], ...] = (
-    (
-        "revenue",
-        ("Revenues", "RevenueFromContractWithCustomerExcludingAssessedTax", "SalesRevenueNet"),
-        "USD",
-    ),
-    ("gross_profit", ("GrossProfit",), "USD"),
-    ("operating_income", ("OperatingIncomeLoss",), "USD"),
-    ("net_income", ("NetIncomeLoss",), "USD"),
-    ("eps_diluted", ("EarningsPerShareDiluted",), "USD/shares"),
-    ("operating_cash_flow", ("NetCashProvidedByUsedInOperatingActivities",), "USD"),
-    ("capex", ("PaymentsToAcquirePropertyPlantAndEquipment",), "USD"),
-)
-_STOCKS: tuple[tuple[str, tuple[str, ...], str], ...] = (
-    ("cash", ("CashAndCashEquivalentsAtCarryingValue",), "USD"),
-    ("total_assets", ("Assets",), "USD"),
-    ("current_assets", ("AssetsCurrent",), "USD"),
-    ("total_liabilities", ("Liabilities",), "USD"),
-    ("current_liabilities", ("LiabilitiesCurrent",), "USD"),
-    ("long_term_debt", ("LongTermDebtNoncurrent", "LongTermDebt"), "USD"),
-    ("stockholders_equity", ("StockholdersEquity",), "USD"),
-)
-Span = Literal["quarter", "annual", "instant"]
-
-
-class KeyFigure(BaseModel):
-    """The latest reported value of one statement item, and a year earlier."""
-
-    name: str
-    period: Span
-    value: float
-    unit: str
-    concept: str
-    period_start: date | None = None
-    period_end: date
-    filed: date
-    form: str | None = None
-    year_ago: float | None = Field(None, description="Same item, period ending a year earlier.")
-    change_pct: float | None = Field(None, description="value vs year_ago, percent.")
-
-
-class FundamentalsReport(ToolOutput):
-    """Key statement figures as filed by the run's instant."""
-
-    available: bool
-    last_filed: date | None = None
-    last_form: str | None = None
-    figures: list[KeyFigure] = Field(default_factory=list)
-    net_margin_pct: float | None = Field(None, description="Annual net income / revenue.")
-    operating_margin_pct: float | None = None
-    current_ratio: float | None = Field(None, description="Current assets / liabilities.")
-    debt_to_equity: float | None = Field(None, description="Long-term debt / equity.")
-
-
-def _span(fact: Fact) -> Span | None:
-    if fact.start is None:
-        return "instant"
-    days = (fact.end - fact.start).days
-    return "quarter" if 80 <= days <= 100 else "annual" if 350 <= days <= 380 else None
-
-
-def _figure(name: str, span: Span, history: list[Fact]) -> KeyFigure | None:
-    same = [f for f in history if _span(f) == span]
-    if not same:
-        return None
-    last = same[-1]
-    target = last.end - timedelta(days=365)
-    prior = [f for f in same[:-1] if abs((f.end - target).days) <= 20]
-    year_ago = prior[-1].value if prior else None
-    change = (last.value / year_ago - 1.0) * 100.0 if year_ago else None
-    return KeyFigure(
-        name=name,
-        period=span,
-        value=last.value,
-        unit=last.unit,
-        concept=last.concept,
-        period_start=last.start,
-        period_end=last.end,
-        filed=last.filed,
-        form=last.form,
-        year_ago=year_ago,
-        change_pct=round_pct(change) if year_ago and year_ago > 0 else None,
-    )
-
-
-def _history(facts: Fundamentals, concepts: tuple[str, ...], unit: str) -> list[Fact]:
-    for concept in concepts:
-        history = facts.history(concept, unit)
-        if history:
-            return history
-    return []
-
-
-def _figures(facts: Fundamentals) -> list[KeyFigure]:
-    found: list[KeyFigure | None] = []
-    for name, concepts, unit in _FLOWS:
-        history = _history(facts, concepts, unit)
-        found += [_figure(name, "annual", history), _figure(name, "quarter", history)]
-    for name, concepts, unit in _STOCKS:
-        found.append(_figure(name, "instant", _history(facts, concepts, unit)))
-    return [f for f in found if f is not None]
-
-
-def _ratio(a: KeyFigure | None, b: KeyFigure | None, scale: float = 1.0) -> float | None:
-    if a is None or b is None or b.value == 0:
-        return None
-    return round(a.value / b.value * scale, 3)
-
-
-def _ratios(figures: list[KeyFigure]) -> dict[str, float | None]:
-    by = {(f.name, f.period): f for f in figures}
-    revenue = by.get(("revenue", "annual"))
-    equity = by.get(("stockholders_equity", "instant"))
-    return {
-        "net_margin_pct": _ratio(by.get(("net_income", "annual")), revenue, 100.0),
-        "operating_margin_pct": _ratio(by.get(("operating_income", "annual")), revenue, 100.0),
-        "current_ratio": _ratio(
-            by.get(("current_assets", "instant")), by.get(("current_liabilities", "instant"))
-        ),
-        "debt_to_equity": _ratio(by.get(("long_term_debt", "instant")), equity)
-        if equity is not None and equity.value > 0
-        else None,
-    }
-
-
-@tool
-async def get_fundamentals(ctx: RunContext[ToolDeps], symbol: str) -> FundamentalsReport:
-    """Key financial-statement figures of a company, as filed by the run's instant.
-
-    A statement counts from its filing day, not its period end. Returns revenue, gross
-    profit, operating and net income, diluted EPS, operating cash flow and capex (latest
-    annual and quarter, each with the change over a year), cash, assets, liabilities, debt
-    and equity (latest balance sheet), and net margin, operating margin, current ratio and
-    debt to equity. available is false when no provider has fundamentals.
-
-    Args:
-        symbol: Ticker, e.g. "MSFT".
-    """
-    market = ctx.deps.market
-    facts, reason = await try_market(
-        ctx, symbol, "fundamentals", market.fundamentals, symbol, ctx.as_of
-    )
-    if facts is None:
-        return absent(FundamentalsReport, ctx, symbol, reason)
-    known = facts.model_copy(update={"items": [f for f in facts.items if f.known_at <= ctx.as_of]})
-    figures = _figures(known)
-    missing = list(facts.provenance.missing)
-    names = {f.name for f in figures}
-    missing += [f"{n}: not reported" for n, _, _ in (*_FLOWS, *_STOCKS) if n not in names]
-    last = max(known.items, key=lambda f: f.known_at, default=None)
-    return FundamentalsReport(
-        symbol=facts.symbol,
-        as_of=ctx.as_of,
-        source=source_of(facts.provenance),
-        missing=missing,
-        available=bool(figures),
-        figures=figures,
-        last_filed=last.filed if last else None,
-        last_form=last.form if last else None,
-        **_ratios(figures),
-    )
 
 
 # -- get_market_data -----------------------------------------------------------------------
@@ -543,5 +381,4 @@ async def stock_screener(
     )
 
 
-FUNDAMENTALS_TOOLS = Toolset.of("fundamentals", [get_fundamentals])
 MARKET_TOOLS = Toolset.of("market", [get_market_data, stock_screener])

@@ -48,6 +48,7 @@ T = TypeVar("T")
 Tone = Literal["positive", "negative", "neutral"]
 _TONE_THRESHOLD = 0.2  # net polarity beyond which the overall tone is not neutral
 _QUARTER_DAYS = 91  # cadence used only for the labelled estimate of the next release
+_YEAR_DAYS = 364  # the same weekday a year on: companies keep their quarterly slots
 _MAX_TITLE = 200
 
 
@@ -189,8 +190,14 @@ class EarningsReport(ToolOutput):
     next_eps_estimate: float | None = None
     next_estimated_date: date | None = Field(
         None,
-        description="Only when no date is announced: last release + 91 days, an "
-        "estimate from the quarterly cadence, not a fact.",
+        description="Only when no date is announced: an estimate, not a fact (see "
+        "next_estimate_basis).",
+    )
+    next_estimate_basis: str | None = Field(
+        None,
+        max_length=200,
+        description="How next_estimated_date was estimated: the release a year before "
+        "the next one + 364 days, else the last release + 91 days.",
     )
     last_date: date | None = None
     days_since_last: int | None = None
@@ -232,8 +239,25 @@ def _earnings_fields(events: list[EarningsEvent], as_of: datetime) -> dict[str, 
             "last_surprise_pct": round_pct(last.surprise_pct),
         }
         if not upcoming:
-            fields["next_estimated_date"] = local_date(last.time) + timedelta(_QUARTER_DAYS)
+            fields |= _estimate(past, today)
     return fields
+
+
+def _estimate(past: list[EarningsEvent], today: date) -> dict[str, Any]:
+    """The next release estimated from past ones (newest first): a year after the
+    release of the same quarter, when that one is known, else a quarter after the last."""
+    year_ago = [
+        local_date(e.time) + timedelta(_YEAR_DAYS)
+        for e in past
+        if local_date(e.time) + timedelta(_YEAR_DAYS) >= today
+    ]
+    if year_ago and (year_ago[-1] - today).days <= _QUARTER_DAYS + 14:
+        when = year_ago[-1]
+        basis = f"estimate: the release of {when - timedelta(_YEAR_DAYS)} + {_YEAR_DAYS} days"
+    else:
+        when = local_date(past[0].time) + timedelta(_QUARTER_DAYS)
+        basis = f"estimate: the last release ({local_date(past[0].time)}) + {_QUARTER_DAYS} days"
+    return {"next_estimated_date": when, "next_estimate_basis": basis}
 
 
 @tool
@@ -242,9 +266,9 @@ async def get_earnings_dates(ctx: RunContext[ToolDeps], symbol: str) -> Earnings
 
     The next release announced by the run's instant (date, days until it, EPS estimate)
     and the last one (EPS and surprise), plus up to four recent releases. When no date has
-    been announced, next_date is empty and next_estimated_date gives the quarterly-cadence
-    estimate, labelled as such. available is false when no provider has an earnings
-    calendar.
+    been announced, next_date is empty (unknown) and next_estimated_date gives an estimate
+    from past releases, with next_estimate_basis saying how it was made. available is
+    false when no provider has an earnings calendar.
 
     Args:
         symbol: Ticker, e.g. "MSFT".
@@ -262,7 +286,10 @@ async def get_earnings_dates(ctx: RunContext[ToolDeps], symbol: str) -> Earnings
             f"{earnings.symbol} as of {local_date(ctx.as_of)}"
         )
     elif fields.get("next_date") is None:
-        missing.append(f"next earnings: no date announced as of {local_date(ctx.as_of)}")
+        missing.append(
+            f"next earnings: no date announced as of {local_date(ctx.as_of)} (unknown; "
+            "next_estimated_date is an estimate from past releases, not a known date)"
+        )
     return EarningsReport(
         symbol=earnings.symbol,
         as_of=ctx.as_of,

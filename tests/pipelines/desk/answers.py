@@ -51,6 +51,17 @@ def absent(flag: str, **extra: Any) -> dict[str, Any]:
     }
 
 
+def filed() -> dict[str, Any]:
+    """A fundamentals answer that weighs no figure (the statements exist: SEC archive)."""
+    return {
+        "signal": "neutral",
+        "score": 0.0,
+        "confidence": 0.2,
+        "summary": "Statements are filed; no figure weighed.",
+        "fundamentals_available": True,
+    }
+
+
 def turn(price: float, conviction: float) -> dict[str, Any]:
     cite = {"fact": "market.current_price", "value": price, "lean": "neutral", "reading": "price"}
     return {"argument": "The case.", "evidence": [cite], "conviction": conviction}

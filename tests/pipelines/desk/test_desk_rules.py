@@ -12,6 +12,7 @@ import talib
 from alphadesk.config import DataSettings, DeskSettings, Settings
 from alphadesk.data import build_provider
 from alphadesk.data.base import MarketData
+from alphadesk.data.providers.sec_bundle import SecBundle
 from alphadesk.pipelines.desk.models import DeskRequest
 from alphadesk.pipelines.desk.report import render_report
 from tests.pipelines.conftest import close_of
@@ -58,7 +59,12 @@ async def test_decisions_follow_the_data_and_differ(settings: Settings, market: 
         # Offline, what the bundled data cannot say is said, not invented.
         assert result.news is not None and not result.news.news_available
         assert result.news.confidence == 0 and result.news.figures == {}
-        assert result.fundamentals is not None and not result.fundamentals.fundamentals_available
+        # Fundamentals come from the bundled SEC archive where it holds the company.
+        company = SecBundle.at().companies.get(symbol)
+        filed = company is not None and company["facts_filed"][0] < day
+        assert result.fundamentals is not None
+        assert result.fundamentals.fundamentals_available is filed
+        assert bool(result.fundamentals.figures) is filed
         assert any("social media" in item for item in result.data_missing)
     assert len(set(decisions.values())) >= 2, decisions
     assert decisions["AAPL"] == "BUY" and decisions["XOM"] == "SELL"

@@ -18,7 +18,15 @@ from alphadesk.pipelines.desk.models import DeskRequest
 from alphadesk.pipelines.runner import PipelineRunner, replay
 from alphadesk.store import RunStore
 from tests.pipelines.conftest import close_of
-from tests.pipelines.desk.answers import absent, indicators_of, market_answer, position, turn, view
+from tests.pipelines.desk.answers import (
+    absent,
+    filed,
+    indicators_of,
+    market_answer,
+    position,
+    turn,
+    view,
+)
 from tests.support.counting import Counted
 from tests.support.openai_server import OpenAIServer, reply_text, reply_tool_calls
 
@@ -67,7 +75,7 @@ async def test_full_run_through_litellm_then_replayed_with_zero_model_calls(
             "market": market_answer(ind),
             "sentiment": absent("social_available"),
             "news": absent("news_available"),
-            "fundamentals": absent("fundamentals_available"),
+            "fundamentals": filed(),
             "bull": turn(price, 0.7),
             "bear": turn(price, 0.4),
             "manager": {

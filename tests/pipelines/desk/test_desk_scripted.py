@@ -13,7 +13,15 @@ from alphadesk.config import Settings
 from alphadesk.data.base import MarketData
 from alphadesk.llm.testing import FunctionModel, ScriptedModel, json_answer, tool_calls
 from alphadesk.pipelines.desk.report import render_report
-from tests.pipelines.desk.answers import absent, indicators_of, market_answer, position, turn, view
+from tests.pipelines.desk.answers import (
+    absent,
+    filed,
+    indicators_of,
+    market_answer,
+    position,
+    turn,
+    view,
+)
 from tests.pipelines.desk.conftest import decide
 
 SYMBOL, DAY = "NVDA", "2024-11-29"
@@ -37,7 +45,7 @@ def desk_models(ind: dict[str, Any], trader: ScriptedModel | None = None) -> dic
         ),
         "sentiment": scripted(json_answer(absent("social_available"))),
         "news": scripted(json_answer(absent("news_available"))),
-        "fundamentals": scripted(json_answer(absent("fundamentals_available"))),
+        "fundamentals": scripted(json_answer(filed())),
         "bull": scripted(json_answer(turn(price, 0.7))),
         "bear": scripted(json_answer(turn(price, 0.4))),
         "manager": scripted(

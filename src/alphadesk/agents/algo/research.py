@@ -28,7 +28,7 @@ from alphadesk.agents.task import task_json, task_symbol
 from alphadesk.llm.rules import PlannedCall, RulesPolicy, Transcript
 from alphadesk.tools.chart import CHART_TOOLS
 from alphadesk.tools.deps import ToolDeps
-from alphadesk.tools.market import get_fundamentals
+from alphadesk.tools.fundamentals import get_fundamentals
 from alphadesk.tools.options import calculate_iv_hv
 from alphadesk.tools.research import get_analyst_ratings, get_news, get_sec_filings
 from alphadesk.tools.social import get_social_sentiment

@@ -155,6 +155,59 @@ def _desk(r: Result) -> str:
     return f"The {r['desk']} desk on {r['symbol']}: {r['decision']}. {r['summary']}"
 
 
+def _pick(r: Result, name: str) -> Result | None:
+    figures = [f for f in r.get("figures") or [] if f["name"] == name]
+    order = {"ttm": 0, "annual": 1, "instant": 2, "quarter": 3}
+    return min(figures, key=lambda f: order[f["period"]], default=None)
+
+
+def _fundamentals(r: Result) -> str:
+    words = {"ttm": "twelve months to", "annual": "fiscal year to", "instant": "on"}
+    parts = []
+    for name in ("revenue", "net_income", "eps_diluted", "free_cash_flow", "cash"):
+        f = _pick(r, name)
+        if f is None:
+            continue
+        change = f" ({_g(f['change_pct'])}% over a year)" if f.get("change_pct") is not None else ""
+        when = f"{words.get(f['period'], f['period'] + ' to')} {f['period_end']}"
+        parts.append(f"{name.replace('_', ' ')} {_g(f['value'])} ({when}){change}")
+    ratios = [
+        f"{label} {_g(r[key])}{unit}"
+        for key, label, unit in (
+            ("gross_margin_pct", "gross margin", "%"),
+            ("operating_margin_pct", "operating margin", "%"),
+            ("net_margin_pct", "net margin", "%"),
+            ("total_debt", "total debt", ""),
+            ("debt_to_equity", "debt/equity", ""),
+            ("pe_ratio", "P/E", ""),
+            ("ps_ratio", "P/S", ""),
+            ("pb_ratio", "P/B", ""),
+            ("ev_to_ebitda", "EV/EBITDA", ""),
+        )
+        if r.get(key) is not None
+    ]
+    text = (
+        f"{r['symbol']} as filed by {r['last_filed']} ({r['last_form']}): "
+        f"{'; '.join(parts) or 'no key figure'}"
+    )
+    if ratios:
+        text += f". {'; '.join(ratios)}"
+    if r.get("price") is not None:
+        text += f" (at {_g(r['price'])}: {r.get('price_basis')})"
+    gaps = [m for m in r.get("missing") or [] if not m.startswith("note:")]
+    return text + (f". Not known: {'; '.join(gaps[:6])}." if gaps else ".")
+
+
+def _earnings(r: Result) -> str:
+    last = f"last release {r['last_date']}" if r.get("last_date") else "no past release"
+    if r.get("next_date"):
+        return f"{r['symbol']} earnings: next {r['next_date']} (announced); {last}."
+    nxt = "next release not announced (unknown)"
+    if r.get("next_estimated_date"):
+        nxt += f"; about {r['next_estimated_date']} by {r.get('next_estimate_basis')}"
+    return f"{r['symbol']} earnings: {last}; {nxt}."
+
+
 def _unavailable(tool: str, r: Result) -> str:
     subject = r.get("symbol") if r.get("symbol") not in (None, "-") else tool
     return f"{subject}: not available ({'; '.join(r.get('missing') or [])})."
@@ -172,6 +225,8 @@ _FORMATS: dict[str, Callable[[Result], str]] = {
     "think_deeply": _thought,
     "run_csp_desk": _desk,
     "run_trading_desk": _desk,
+    "get_fundamentals": _fundamentals,
+    "get_earnings_dates": _earnings,
 }
 
 

@@ -56,9 +56,23 @@ def _news_risk(news: dict[str, Any]) -> tuple[Risk, str]:
 def _earnings_risk(earnings: dict[str, Any], horizon: int, today: date) -> tuple[Risk, str]:
     days = earnings.get("days_until_next")
     if days is None and earnings.get("next_estimated_date"):
-        days = (date.fromisoformat(earnings["next_estimated_date"]) - today).days
+        estimate = date.fromisoformat(earnings["next_estimated_date"])
+        days = (estimate - today).days
+        basis = earnings.get("next_estimate_basis") or "estimate"
         if days <= horizon:
-            return "high", f"earnings expected in about {days} days (estimated), inside {horizon}"
+            return "high", (
+                f"earnings expected about {estimate}, {days} days out, inside the {horizon}-day "
+                f"option life (no date announced; {basis})"
+            )
+        if days <= horizon + 14:
+            return "moderate", (
+                f"earnings expected about {estimate}, {days} days out, just after expiry "
+                f"(no date announced; {basis})"
+            )
+        return "low", (
+            f"next earnings expected about {estimate}, {days} days out, after expiry "
+            f"(no date announced; {basis})"
+        )
     if days is None:
         return "moderate", "no earnings date known as of the analysis date (risk unknown)"
     if days <= horizon:

@@ -43,7 +43,21 @@ _INDICATORS = (
     "hv_20",
 )
 _NEWS = ("sentiment_score", "positive_headlines", "negative_headlines", "neutral_headlines")
-_RATIOS = ("net_margin_pct", "operating_margin_pct", "current_ratio", "debt_to_equity")
+_RATIOS = (
+    "gross_margin_pct",
+    "operating_margin_pct",
+    "net_margin_pct",
+    "fcf_margin_pct",
+    "revenue_growth_pct",
+    "eps_growth_pct",
+    "current_ratio",
+    "debt_to_equity",
+    "pe_ratio",
+    "ps_ratio",
+    "pb_ratio",
+    "ev_to_ebitda",
+    "fcf_yield_pct",
+)
 
 
 def _numbers(source: Mapping[str, Any], names: tuple[str, ...]) -> dict[str, float]:
@@ -72,8 +86,8 @@ def news_figures(news: Mapping[str, Any]) -> dict[str, float]:
 
 
 def fundamentals_figures(report: Mapping[str, Any]) -> dict[str, float]:
-    """From ``get_fundamentals``: each key figure (``revenue_annual``...), its change over
-    a year (``revenue_annual_change_pct``) and the ratios."""
+    """From ``get_fundamentals``: each key figure (``revenue_annual``, ``revenue_ttm``...),
+    its change over a year (``revenue_annual_change_pct``), the ratios and the valuation."""
     if not report.get("available"):
         return {}
     found: dict[str, float] = {}

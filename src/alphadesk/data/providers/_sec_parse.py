@@ -2,17 +2,28 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from datetime import date, datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from ..calendar import NEW_YORK, end_of_day
+from ..calendar import NEW_YORK, end_of_day, next_session_open
 from ..errors import MalformedResponse
-from ..models import Fact, Filing, Instrument, Provenance
+from ..models import EarningsEvent, Fact, Filing, Instrument, Provenance
 
-__all__ = ["acceptance_time", "facts", "filings", "instrument", "ticker_map"]
+__all__ = [
+    "EARNINGS_ITEM",
+    "acceptance_time",
+    "earnings_events",
+    "fact_known_at",
+    "facts",
+    "filings",
+    "instrument",
+    "ticker_map",
+]
 
 _TAXONOMIES = ("us-gaap", "ifrs-full", "dei")
+EARNINGS_ITEM = "2.02"  # 8-K item "Results of Operations and Financial Condition"
 
 
 def _malformed(what: str) -> MalformedResponse:
@@ -64,7 +75,13 @@ def filings(arrays: Any, cik: int, www_url: str) -> list[Filing]:
         raise _malformed("filing arrays have different lengths")
     column = {
         k: arrays.get(k) or [None] * n
-        for k in ("acceptanceDateTime", "reportDate", "primaryDocument", "primaryDocDescription")
+        for k in (
+            "acceptanceDateTime",
+            "reportDate",
+            "primaryDocument",
+            "primaryDocDescription",
+            "items",
+        )
     }
     out = []
     for i in range(n):
@@ -85,33 +102,84 @@ def filings(arrays: Any, cik: int, www_url: str) -> list[Filing]:
                 primary_document=doc,
                 description=column["primaryDocDescription"][i] or None,
                 url=f"{www_url}/Archives/edgar/data/{cik}/{folder}/{doc or ''}",
+                items=item_codes(column["items"][i]),
             )
         )
     return out
 
 
-def facts(raw: Any) -> list[Fact]:
-    """Every fact of ``companyfacts`` (us-gaap, ifrs-full, dei), known at its filing day."""
+def item_codes(value: object) -> list[str]:
+    """EDGAR's ``items`` cell ("2.02,9.01") as a list of codes."""
+    if not isinstance(value, str):
+        return []
+    return [code.strip() for code in value.split(",") if code.strip()]
+
+
+def earnings_events(items: Iterable[Filing]) -> list[EarningsEvent]:
+    """Earnings releases: 8-K filings under item 2.02, known and dated at acceptance.
+
+    The filing list only records releases that happened; it never announces one, so no
+    upcoming event comes from here."""
+    return [
+        EarningsEvent(known_at=f.known_at, time=f.known_at)
+        for f in items
+        if f.form.upper() in ("8-K", "8-K/A") and EARNINGS_ITEM in f.items
+    ]
+
+
+def fact_known_at(accession: str | None, filed: date, accepted: Mapping[str, datetime]) -> datetime:
+    """When a reported value became public: its filing's acceptance time when the filing
+    list has it, else the open of the first session after its ``filed`` date."""
+    known = accepted.get(accession) if accession else None
+    return known if known is not None else next_session_open(filed)
+
+
+def facts(
+    raw: Any,
+    accepted: Mapping[str, datetime] | None = None,
+    *,
+    skipped: list[str] | None = None,
+) -> list[Fact]:
+    """Every fact of ``companyfacts`` (us-gaap, ifrs-full, dei), each known from its
+    filing's acceptance time (``accepted``: accession number -> time).
+
+    Raises MalformedResponse on the first broken part, unless ``skipped`` is given: then
+    each broken concept or value is described there and left out."""
     if not isinstance(raw, dict) or not isinstance(raw.get("facts"), dict):
         raise _malformed("companyfacts lacks `facts`")
+    accepted = accepted or {}
     out: list[Fact] = []
     for taxonomy in _TAXONOMIES:
         concepts = raw["facts"].get(taxonomy) or {}
         for concept, body in concepts.items():
             units = body.get("units") if isinstance(body, dict) else None
             if not isinstance(units, dict):
-                raise _malformed(f"companyfacts {taxonomy}:{concept} lacks `units`")
+                _broken(f"companyfacts {taxonomy}:{concept} lacks `units`", skipped)
+                continue
             for unit, values in units.items():
-                out += [_fact(taxonomy, concept, unit, v) for v in values]
+                for value in values if isinstance(values, list) else [None]:
+                    try:
+                        out.append(_fact(taxonomy, concept, unit, value, accepted))
+                    except MalformedResponse as exc:
+                        _broken(str(exc), skipped)
     return out
 
 
-def _fact(taxonomy: str, concept: str, unit: str, value: Any) -> Fact:
+def _broken(message: str, skipped: list[str] | None) -> None:
+    if skipped is None:
+        raise _malformed(message)
+    skipped.append(message)
+
+
+def _fact(
+    taxonomy: str, concept: str, unit: str, value: Any, accepted: Mapping[str, datetime]
+) -> Fact:
     try:
         filed = date.fromisoformat(value["filed"])
         start = value.get("start")
+        accession = value.get("accn")
         return Fact(
-            known_at=end_of_day(filed),
+            known_at=fact_known_at(accession, filed, accepted),
             taxonomy=taxonomy,
             concept=concept,
             unit=unit,
@@ -122,11 +190,11 @@ def _fact(taxonomy: str, concept: str, unit: str, value: Any) -> Fact:
             form=value.get("form"),
             fiscal_year=value.get("fy"),
             fiscal_period=value.get("fp"),
-            accession_number=value.get("accn"),
+            accession_number=accession,
         )
     except (KeyError, TypeError, ValueError) as exc:
-        raise _malformed(
-            f"companyfacts {concept} has a value without end/val/filed ({exc})"
+        raise MalformedResponse(
+            f"companyfacts {concept} has a value without end/val/filed ({exc!r})", provider="sec"
         ) from exc
 
 

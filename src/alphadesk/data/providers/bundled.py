@@ -17,7 +17,9 @@ from typing import Any, ClassVar
 from ..bars import Bars
 from ..base import Clock, DataKind, Provider, utc_now
 from ..errors import NoData, ProviderUnavailable
-from ..models import Coverage, Instrument, Provenance, Quote
+from ..models import Coverage, Earnings, Filings, Fundamentals, Instrument, Provenance, Quote
+from ..symbols import close_matches
+from .sec_bundle import SecBundle
 
 __all__ = ["BUNDLED_DIR", "BundledProvider"]
 
@@ -102,7 +104,8 @@ def _provenance(entry: dict[str, Any], retrieved_at: datetime) -> Provenance:
 
 
 class BundledProvider(Provider):
-    """Daily bars, last-close quotes and identities of the bundled universe.
+    """Daily bars, last-close quotes and identities of the bundled universe, and SEC
+    company facts, filings and earnings releases of the bundled EDGAR archive.
 
     Args:
         root: Folder holding ``manifest.json`` (default: the data shipped in the package).
@@ -110,7 +113,16 @@ class BundledProvider(Provider):
     """
 
     name = "bundled"
-    kinds = frozenset({DataKind.DAILY_BARS, DataKind.QUOTE, DataKind.INSTRUMENT})
+    kinds = frozenset(
+        {
+            DataKind.DAILY_BARS,
+            DataKind.QUOTE,
+            DataKind.INSTRUMENT,
+            DataKind.FUNDAMENTALS,
+            DataKind.FILINGS,
+            DataKind.EARNINGS,
+        }
+    )
 
     def __init__(self, root: Path | None = None, *, clock: Clock = utc_now) -> None:
         super().__init__(clock=clock)
@@ -136,6 +148,30 @@ class BundledProvider(Provider):
         return error
 
     def coverage(self) -> list[Coverage]:
+        sec = SecBundle.at()
+        rows = []
+        for row in self._bar_coverage():
+            fundamentals, earnings = sec.coverage(row.symbol)
+            rows.append(row.model_copy(update={"fundamentals": fundamentals, "earnings": earnings}))
+        rows += [
+            Coverage(
+                symbol=symbol,
+                provider=self.name,
+                name=company["name"],
+                asset_type="equity",
+                fields=[],
+                start=None,
+                end=None,
+                fundamentals=sec.coverage(symbol)[0],
+                earnings=sec.coverage(symbol)[1],
+                source=f"{company['source']['package']} {company['source']['version']}",
+            )
+            for symbol, company in sorted(sec.companies.items())
+            if symbol not in self._store.entries
+        ]
+        return sorted(rows, key=lambda c: c.symbol)
+
+    def _bar_coverage(self) -> list[Coverage]:
         from datetime import date
 
         return [
@@ -182,6 +218,30 @@ class BundledProvider(Provider):
             volume=volume,
             basis="close" if field == "close" else "adj_close",
         )
+
+    def _fundamentals(self, symbol: str, as_of: datetime) -> Fundamentals:
+        self._sec_company(symbol, "SEC company facts")
+        return SecBundle.at().fundamentals(symbol, self._clock())
+
+    def _filings(self, symbol: str, as_of: datetime) -> Filings:
+        self._sec_company(symbol, "SEC filings")
+        return SecBundle.at().filings(symbol, self._clock())
+
+    def _earnings(self, symbol: str, as_of: datetime) -> Earnings:
+        self._sec_company(symbol, "earnings releases")
+        return SecBundle.at().earnings(symbol, self._clock())
+
+    def _sec_company(self, symbol: str, what: str) -> None:
+        companies = SecBundle.at().companies
+        if symbol not in companies:
+            matches = [s for s in close_matches(symbol, list(companies)) if s != symbol]
+            hint = f"; did you mean {', '.join(matches)}?" if matches else ""
+            raise NoData(
+                f"bundled has no {what} for {symbol}{hint} (bundled SEC companies: "
+                f"{', '.join(sorted(companies))})",
+                provider=self.name,
+                suggestions=matches,
+            )
 
     def _instrument(self, symbol: str, as_of: datetime) -> Instrument:
         entry = self._entry(symbol, "identity")

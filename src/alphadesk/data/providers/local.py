@@ -6,7 +6,9 @@ Layout (file names are canonical symbols, e.g. ``AAPL``, ``^GSPC``, ``BRK-B``)::
       bars/1d/<SYMBOL>.csv | .parquet     daily bars
       bars/<interval>/<SYMBOL>.csv | ...  intraday bars: 1m 2m 5m 15m 30m 60m 90m 1h
       news/<SYMBOL>.jsonl                 one JSON object per line
-      fundamentals/<SYMBOL>.csv           one reported value per row
+      fundamentals/<SYMBOL>.csv           one reported value per row, or
+      fundamentals/<SYMBOL>.json          EDGAR company facts (CIK##########.json renamed)
+      filings/<SYMBOL>.json               EDGAR submissions: acceptance times of the filings
       instruments.csv                     symbol,name,asset_type,exchange,sector,...
 
 Daily bars: a ``date`` column (the New York trading date; stamped at its XNYS session
@@ -16,7 +18,12 @@ Intraday bars: a tz-aware ``close_time`` (bar end) or ``start`` (bar start).
 News lines: ``published_at`` (tz-aware ISO 8601) and ``title``; optional ``publisher``,
 ``url``, ``summary``, ``tickers``. Fundamentals: ``concept, value, unit, end, filed`` and
 optional ``start, form, fiscal_year, fiscal_period, taxonomy, accession_number``; a value
-becomes known at the end of its ``filed`` day (New York).
+becomes known at the end of its ``filed`` day (New York). A company-facts JSON file is read
+by the ``sec`` provider's parser: a value is known from its filing's acceptance time when
+``filings/<SYMBOL>.json`` lists the filing, else from the next session's open after its
+``filed`` date. A file that is not company facts is an error naming it (a provider chain
+then skips to the next provider); broken values inside one are left out and named in the
+result's notes.
 
 Files are read once and re-read when they change on disk.
 """
@@ -32,7 +39,7 @@ from typing import Any
 from ..bars import BAR_FIELDS, Bars
 from ..base import Clock, DataKind, Provider, utc_now
 from ..calendar import bar_close_instants, end_of_day
-from ..errors import InvalidData, NoData, NotConfigured
+from ..errors import InvalidData, NoData, NotConfigured, SkippedFile
 from ..models import Fact, Fundamentals, Instrument, News, NewsItem, Provenance, Quote
 
 __all__ = ["LocalProvider"]
@@ -166,9 +173,18 @@ class LocalProvider(Provider):
         return News(symbol=symbol, items=items, provenance=self._provenance(path))
 
     def _fundamentals(self, symbol: str, as_of: datetime) -> Fundamentals:
-        path = self._find(self.root / "fundamentals", symbol, (".csv",), "fundamentals")
-        facts = self._cached(path, _read_facts)
-        return Fundamentals(symbol=symbol, items=facts, provenance=self._provenance(path))
+        path = self._find(self.root / "fundamentals", symbol, (".csv", ".json"), "fundamentals")
+        if path.suffix == ".csv":
+            facts = self._cached(path, _read_facts)
+            return Fundamentals(symbol=symbol, items=facts, provenance=self._provenance(path))
+        submissions = self.root / "filings" / f"{symbol}.json"
+        accepted = self._cached(submissions, _read_acceptance) if submissions.is_file() else {}
+        facts, skipped = self._cached(path, lambda p: _read_company_facts(p, accepted))
+        provenance = self._provenance(path)
+        if skipped:
+            note = f"{path}: left out {len(skipped)} broken value(s), e.g. {skipped[0]}"
+            provenance = provenance.model_copy(update={"notes": [note]})
+        return Fundamentals(symbol=symbol, items=facts, provenance=provenance)
 
     def _instrument(self, symbol: str, as_of: datetime) -> Instrument:
         path = self.root / "instruments.csv"
@@ -297,6 +313,50 @@ def _read_facts(path: Path) -> list[Fact]:
         except (ValueError, TypeError) as exc:
             raise InvalidData(f"{path}, row {number}: {exc}", provider="local") from exc
     return facts
+
+
+def _read_json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text())
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise SkippedFile(
+            f"{path} is not readable JSON ({exc}); file skipped. Download it again from "
+            "EDGAR (data.sec.gov/api/xbrl/companyfacts/CIK##########.json)",
+            provider="local",
+        ) from exc
+
+
+def _read_company_facts(path: Path, accepted: dict[str, datetime]) -> tuple[list[Fact], list[str]]:
+    from ..errors import MalformedResponse
+    from . import _sec_parse
+
+    skipped: list[str] = []
+    try:
+        facts = _sec_parse.facts(_read_json(path), accepted, skipped=skipped)
+    except MalformedResponse as exc:
+        raise SkippedFile(
+            f"{path}: not EDGAR company facts ({exc}); file skipped", provider="local"
+        ) from exc
+    if not facts:
+        raise SkippedFile(f"{path}: no readable fact in the file; file skipped", provider="local")
+    return facts, skipped
+
+
+def _read_acceptance(path: Path) -> dict[str, datetime]:
+    """Accession number -> acceptance time from an EDGAR submissions file."""
+    from ..errors import MalformedResponse
+    from . import _sec_parse
+
+    raw = _read_json(path)
+    try:
+        arrays = raw["filings"]["recent"] if isinstance(raw, dict) and "filings" in raw else raw
+        cik = int(raw.get("cik", 0)) if isinstance(raw, dict) else 0
+        filings = _sec_parse.filings(arrays, cik, "https://www.sec.gov")
+    except (MalformedResponse, TypeError, KeyError, ValueError) as exc:
+        raise SkippedFile(
+            f"{path}: not an EDGAR submissions file ({exc})", provider="local"
+        ) from exc
+    return {f.accession_number: f.known_at for f in filings}
 
 
 def _read_instruments(path: Path) -> dict[str, dict[str, Any]]:

@@ -12,7 +12,9 @@ enforced here. Documents used (base URLs configurable, so tests can serve them l
 
 Point in time: a filing is known at its acceptance time (EDGAR's ``acceptanceDateTime``
 carries a ``Z`` but is New York time for some filers; reading it as New York time is never
-early), a fact at the end of its filing day (New York).
+early), a fact at its filing's acceptance time (or, for a filing the list lacks, the open
+of the first session after its ``filed`` date). Earnings releases are the 8-K filings
+under item 2.02; EDGAR never lists a release before it happens.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from typing import Any
 from ..base import Clock, DataKind, Provider, utc_now
 from ..cache import TTL, DataCache, cache_key
 from ..errors import MalformedResponse, NoData, NotConfigured, ProviderUnavailable, RateLimited
-from ..models import Filings, Fundamentals, Instrument, Provenance
+from ..models import Earnings, Filings, Fundamentals, Instrument, Provenance
 from . import _sec_parse as parse
 
 __all__ = ["SEC_DATA_URL", "SEC_WWW_URL", "SecProvider"]
@@ -59,7 +61,9 @@ class SecProvider(Provider):
     """
 
     name = "sec"
-    kinds = frozenset({DataKind.FILINGS, DataKind.FUNDAMENTALS, DataKind.INSTRUMENT})
+    kinds = frozenset(
+        {DataKind.FILINGS, DataKind.FUNDAMENTALS, DataKind.EARNINGS, DataKind.INSTRUMENT}
+    )
 
     def __init__(
         self,
@@ -263,14 +267,38 @@ class SecProvider(Provider):
         def fetch() -> Fundamentals:
             retrieved = self._clock()
             cik, _ = self._cik(symbol)
+            accepted = self._acceptance_times(symbol, as_of)
             raw = self._get_json(f"{self._data_url}/api/xbrl/companyfacts/CIK{cik:010d}.json")
             return Fundamentals(
                 symbol=symbol,
-                items=parse.facts(raw),
+                items=parse.facts(raw, accepted),
                 provenance=self._provenance(retrieved, "EDGAR company facts"),
             )
 
         return self._cached(DataKind.FUNDAMENTALS, symbol, as_of, fetch)
+
+    def _acceptance_times(self, symbol: str, as_of: datetime) -> dict[str, datetime]:
+        """Accession number -> acceptance time; empty when the filing list cannot be read
+        (facts then count from the next session's open after their filing day)."""
+        try:
+            return {f.accession_number: f.known_at for f in self._filings(symbol, as_of).items}
+        except (MalformedResponse, NoData) as exc:
+            log.warning(
+                "EDGAR filing list of %s unreadable (%s); facts use filing days", symbol, exc
+            )
+            return {}
+
+    def _earnings(self, symbol: str, as_of: datetime) -> Earnings:
+        filings = self._filings(symbol, as_of)
+        return Earnings(
+            symbol=symbol,
+            items=parse.earnings_events(filings.items),
+            provenance=self._provenance(
+                self._clock(),
+                "EDGAR submissions (8-K item 2.02)",
+                missing=["upcoming earnings dates (EDGAR lists releases once filed)"],
+            ),
+        )
 
 
 def _retry_after(value: str | None) -> float | None:
