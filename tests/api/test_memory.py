@@ -45,3 +45,19 @@ def test_a_finished_run_leaves_nothing_behind(
     assert client.get("/health").json()["runs_active"] == 0
     left = [o for o in _alive() if not any(o is b for b in before)]
     assert not left, [type(o).__name__ for o in left]
+
+
+def test_the_freed_heap_is_given_back_when_the_last_run_ends(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from alphadesk.api import context
+
+    trims: list[int] = []
+    monkeypatch.setattr(context, "release_freed_memory", lambda: trims.append(1))
+    slots = context.RunSlots(limit=2)
+    first, second = slots.claim(), slots.claim()
+    first.release()
+    first.release()  # twice: still one release
+    assert (slots.active, trims) == (1, [])  # a run still holds its memory
+    second.release()
+    assert (slots.active, trims) == (0, [1])
