@@ -159,7 +159,7 @@ async def _refuse(
     hint: str | None = None,
     headers: dict[str, str] | None = None,
 ) -> None:
-    payload = json.dumps(error_json(type_, message, hint)).encode()
+    payload = json.dumps(error_json(type_, message, hint), separators=(",", ":")).encode()
     raw = [(b"content-type", b"application/json"), (b"content-length", str(len(payload)).encode())]
     raw += [(k.encode(), v.encode()) for k, v in (headers or {}).items()]
     await send({"type": "http.response.start", "status": status, "headers": raw})
