@@ -1,6 +1,6 @@
 """HTTP API load test: concurrent server-sent-event streams of offline desk runs.
 
-    python bench/api.py [--streams 50] [--kind desk|csp]
+    python bench/api.py [--streams 50] [--kind desk|csp] [--runs 200]
 
 Starts ``alphadesk serve`` in its own process on 127.0.0.1 (a temporary data folder, the
 ``rules`` model, the desk's memory off), warms it with one run, then opens ``--streams``
@@ -10,6 +10,11 @@ p50/p95 of the time to the first event (``accepted``, sent once the request is c
 and to the first pipeline event (the run under way), each stream's duration, and the total
 wall. The runs are CPU-bound (the ``rules`` policies, the analytics, recording every event):
 one server process decides about one run per second of CPU, whatever the concurrency.
+
+Then ``--runs`` more runs (``--streams`` at a time, over varied symbols and dates) and the
+server's resident memory (VmRSS) after the warm-up, after the load, every 50 runs, and at
+the end: what a run holds must be released when it ends, so it levels off near the peak
+of ``--streams`` concurrent runs instead of growing with the number of runs.
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ import sys
 import tempfile
 import time
 from dataclasses import dataclass
+from datetime import date, timedelta
 from pathlib import Path
 
 import httpx
@@ -80,15 +86,41 @@ def _pct(values: list[float], q: float) -> float:
         else values[0]  # fmt: skip
 
 
-async def _load(base: str, path: str, streams: int) -> tuple[list[Stream], float]:
+def _rss_mb(pid: int) -> float:
+    """A process's resident memory, from /proc (Linux)."""
+    status = Path(f"/proc/{pid}/status").read_text()
+    kib = next(line.split()[1] for line in status.splitlines() if line.startswith("VmRSS:"))
+    return int(kib) / 1024
+
+
+async def _load(base: str, path: str, streams: int, pid: int) -> tuple[list[Stream], float]:
     limits = httpx.Limits(max_connections=streams + 5)
     async with httpx.AsyncClient(base_url=base, timeout=600, limits=limits) as client:
         warm = await _stream(client, path, {"symbol": "NVDA", "as_of": DAY})
         assert warm.error is None and warm.last == "result", warm
+        print(f"  server resident memory after warm-up: {_rss_mb(pid):.0f} MB")
         start = time.perf_counter()
         bodies = [{"symbol": SYMBOLS[i % len(SYMBOLS)], "as_of": DAY} for i in range(streams)]
         results = await asyncio.gather(*(_stream(client, path, b) for b in bodies))
         return list(results), time.perf_counter() - start
+
+
+async def _many(base: str, path: str, runs: int, streams: int, pid: int) -> list[Stream]:
+    """``runs`` runs, ``streams`` at a time, each on its own symbol and week (nothing
+    answered from what an earlier run read); the resident memory every 50."""
+    limits = httpx.Limits(max_connections=streams + 5)
+    done: list[Stream] = []
+    async with httpx.AsyncClient(base_url=base, timeout=600, limits=limits) as client:
+        for first in range(0, runs, streams):
+            batch = range(first, min(runs, first + streams))
+            bodies = [{"symbol": SYMBOLS[i % len(SYMBOLS)],
+                       "as_of": str(date(2021, 6, 30) - timedelta(weeks=i % 150))}
+                      for i in batch]  # fmt: skip
+            done += await asyncio.gather(*(_stream(client, path, b) for b in bodies))
+            if len(done) % 50 < streams or len(done) == runs:
+                print(f"  server resident memory after {len(done)} more runs: "
+                      f"{_rss_mb(pid):.0f} MB", flush=True)  # fmt: skip
+    return done
 
 
 def _wait_up(base: str, server: subprocess.Popen[bytes]) -> None:
@@ -108,6 +140,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--streams", type=int, default=50)
     parser.add_argument("--kind", choices=["desk", "csp"], default="desk")
+    parser.add_argument("--runs", type=int, default=200, help="Runs after the load (0: none).")
     args = parser.parse_args()
     path = "/analyze/stream" if args.kind == "desk" else "/csp/stream"
     port = _free_port()
@@ -123,11 +156,15 @@ def main() -> None:
         )  # fmt: skip
         try:
             _wait_up(base, server)
-            results, wall = asyncio.run(_load(base, path, args.streams))
+            results, wall = asyncio.run(_load(base, path, args.streams, server.pid))
+            print(f"  server resident memory after {args.streams} streams: "
+                  f"{_rss_mb(server.pid):.0f} MB")  # fmt: skip
+            many = asyncio.run(_many(base, path, args.runs, min(args.streams, 10), server.pid))
         finally:
             server.terminate()
             server.wait(timeout=30)
     failed = [r for r in results if r.error or r.status != 200 or r.last != "result"]
+    failed_many = [r for r in many if r.error or r.status != 200 or r.last != "result"]
     firsts = [r.first_event_s for r in results if r.first_event_s is not None]
     steps = [r.first_step_s for r in results if r.first_step_s is not None]
     totals = [r.total_s for r in results]
@@ -150,9 +187,12 @@ def main() -> None:
         f"p95 {_pct(totals, 95):.2f} s"
     )
     print(f"  total wall: {wall:.2f} s ({args.streams / wall:.2f} runs/s)")
-    for r in failed[:5]:
+    if many:
+        print(f"  then {len(many)} runs, {min(args.streams, 10)} at a time: "
+              f"{len(many) - len(failed_many)} completed with a result event")  # fmt: skip
+    for r in (failed + failed_many)[:5]:
         print(f"  failed: status {r.status}, last event {r.last!r}: {r.error}")
-    if failed:
+    if failed or failed_many:
         raise SystemExit(1)
 
 

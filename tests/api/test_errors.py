@@ -78,8 +78,39 @@ def test_malformed_json_and_wrong_types(client: httpx.Client) -> None:
 
 def test_unknown_routes_and_methods(client: httpx.Client) -> None:
     _typed(client.get("/nowhere"), 404, "not_found")
-    _typed(client.get("/analyze"), 405, "method_not_allowed")
     _typed(client.get("/runs", params={"limit": 0}), 422, "validation_error")
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "allowed"),
+    [("GET", "/analyze", "POST"), ("DELETE", "/health", "GET"), ("PUT", "/runs", "GET"),
+     ("GET", "/runs/some-id/replay", "POST")],
+)  # fmt: skip
+def test_a_wrong_method_is_405_with_allow(
+    client: httpx.Client, method: str, path: str, allowed: str
+) -> None:
+    response = client.request(method, path)
+    error = _typed(response, 405, "method_not_allowed")
+    assert response.headers["allow"] == allowed
+    assert f"{method} is not allowed on {path}" in error["message"]
+    assert error["hint"] == f"use {allowed}"
+
+
+def test_an_error_never_echoes_a_long_input_whole(client: httpx.Client) -> None:
+    long = "A" * 10_000
+    for response in (
+        client.get(f"/runs/{long}"),
+        client.get(f"/runs/{long}/events"),
+        client.post(f"/runs/{long}/replay"),
+        client.post("/analyze", json={"symbol": "NVDA", "model": long}),
+        client.post("/chat/v3", json={"question": "hi", "session_id": long}),
+        client.get("/runs", params={"kind": long}),
+    ):
+        body = response.text
+        assert 400 <= response.status_code < 500, body[:300]
+        assert "A" * 65 not in body and len(body) < 1_500, (response.url, body[:300])
+    error = client.get(f"/runs/{long}").json()["error"]
+    assert error["message"].startswith("no run '" + "A" * 64 + "…'")
 
 
 def test_a_large_body_is_413(api: LiveApi, client: httpx.Client) -> None:

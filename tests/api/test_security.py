@@ -4,6 +4,7 @@ concurrent runs."""
 from __future__ import annotations
 
 import os
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -11,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from alphadesk.api import ApiConfig, ApiKeyRequired, create_app
-from tests.api.conftest import DAY, api_settings, slow_market
+from tests.api.conftest import DAY, api_settings, run_count, slow_market
 from tests.support.live_api import LiveApi, parse_sse
 
 KEY = "k3y-for-tests-only-0123456789abcdef"
@@ -84,3 +85,51 @@ def test_one_run_too_many_is_429_and_the_slot_comes_back(tmp_path: Path) -> None
         assert rest[-1].event == "result"
         assert c.get("/health").json()["runs_active"] == 0
         assert c.post("/csp", json={"symbol": "NVDA", "as_of": DAY}).status_code == 200
+
+
+@pytest.mark.parametrize(
+    "host", ["127.0.0.1", "127.0.0.1:8000", "localhost", "LocalHost:1", "[::1]", "[::1]:8000"]
+)
+def test_a_keyless_server_answers_loopback_host_names(api: LiveApi, host: str) -> None:
+    with api.client(headers={"Host": host}) as c:
+        assert c.get("/health").status_code == 200
+
+
+@pytest.mark.parametrize(
+    "host",
+    ["evil.example", "evil.example:8000", "127.0.0.1.evil.example", "localhost.evil.example",
+     "127.0.0.2", "0.0.0.0:8000", "[::1]evil", "localhost:http", "::1", ""],
+)  # fmt: skip
+def test_a_keyless_server_refuses_other_host_names(api: LiveApi, host: str) -> None:
+    """A web page whose domain resolves to 127.0.0.1 (DNS rebinding) still sends its own
+    domain as Host: it gets nothing, whatever the route."""
+    before = run_count(api.settings)
+    with api.client(headers={"Host": host}) as c:
+        for response in (c.get("/health"), c.get("/runs"),
+                         c.post("/csp", json={"symbol": "NVDA", "as_of": DAY})):  # fmt: skip
+            assert response.status_code == 421, (host, response.text)
+            error = response.json()["error"]
+            assert error["type"] == "host_not_allowed"
+            assert "localhost, 127.0.0.1 or [::1]" in error["message"]
+            assert "API key" in error["hint"]
+    assert run_count(api.settings) == before
+
+
+def test_a_request_without_host_is_refused(api: LiveApi) -> None:
+    port = int(api.url.rsplit(":", 1)[1])
+    with socket.create_connection(("127.0.0.1", port), timeout=30) as raw:
+        raw.sendall(b"GET /health HTTP/1.0\r\n\r\n")  # HTTP/1.0 may leave Host out
+        answer = b""
+        while chunk := raw.recv(65536):
+            answer += chunk
+    assert answer.startswith(b"HTTP/1.1 421 "), answer[:200]
+    assert b"the Host header was missing" in answer
+
+
+def test_with_a_key_any_host_name_gets_in_with_the_key(tmp_path: Path) -> None:
+    config = ApiConfig(host="0.0.0.0", api_key=KEY, rate_per_minute=1000)
+    with LiveApi(api_settings(tmp_path), config) as live:
+        with live.client(headers={"Host": "alphadesk.internal:8000"}) as keyed:
+            assert keyed.get("/health").status_code == 200
+        with live.client(key=None, headers={"Host": "alphadesk.internal:8000"}) as anonymous:
+            assert anonymous.get("/health").status_code == 401

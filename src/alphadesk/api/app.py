@@ -16,6 +16,7 @@ from alphadesk.api import errors
 from alphadesk.api.config import ApiConfig
 from alphadesk.api.context import ApiContext
 from alphadesk.api.guard import Guard
+from alphadesk.api.middleware import AccessLog
 from alphadesk.api.models import Health
 from alphadesk.api.routes import chat, desks, evals, portfolio, runs
 from alphadesk.config import Settings
@@ -56,6 +57,7 @@ def create_app(
         app.include_router(module.router)
     app.add_api_route("/health", health, methods=["GET"], response_model=Health, tags=["server"])
     app.add_middleware(Guard, config=config)
+    app.add_middleware(AccessLog)  # outermost: the guard's refusals are logged too
     return app
 
 

@@ -12,6 +12,7 @@ from typing import Any
 from alphadesk.agent.events import EventSink
 from alphadesk.api.config import ApiConfig
 from alphadesk.api.errors import ApiError
+from alphadesk.api.memory import release_freed_memory
 from alphadesk.config import RULES_MODEL, Settings
 from alphadesk.data.base import MarketData
 from alphadesk.data.calendar import close_on_or_before
@@ -29,7 +30,7 @@ class Slot:
 
     def release(self) -> None:
         if self._slots is not None:
-            self._slots.active -= 1
+            self._slots.release()
             self._slots = None
 
 
@@ -48,6 +49,11 @@ class RunSlots:
             )  # fmt: skip
         self.active += 1
         return Slot(self)
+
+    def release(self) -> None:
+        self.active -= 1
+        if self.active == 0:  # the server is idle: give the runs' freed heap back
+            release_freed_memory()
 
 
 @dataclass

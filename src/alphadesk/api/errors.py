@@ -7,6 +7,8 @@ unexpected exception is logged here and answered with a generic 500.
 from __future__ import annotations
 
 import logging
+import re
+from collections.abc import Mapping
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -26,18 +28,24 @@ from alphadesk.data.errors import (
 from alphadesk.llm.base import ModelError
 from alphadesk.store import RunNotFound
 from alphadesk.store.portfolio import OrderRejected
+from alphadesk.store.redact import redact
 
 __all__ = [
     "ApiError",
     "ClientGone",
     "ErrorBody",
     "ErrorDetail",
+    "bounded",
     "error_json",
     "error_response",
     "install",
 ]
 
 logger = logging.getLogger(__name__)
+
+_ECHO_CHARS = 64  # of a client's input quoted in an error
+_MAX_MESSAGE = 1_000
+_LONG_WORD = re.compile(rf"[^\s'\"`,;]{{{_ECHO_CHARS + 1},}}")  # quotes stay around it
 
 
 class ErrorDetail(BaseModel):
@@ -64,14 +72,29 @@ class ApiError(Exception):
         self.status, self.type, self.message, self.hint = status, type_, message, hint
 
 
+def bounded(text: str) -> str:
+    """``text`` with every long run of non-space characters (a client's id, symbol or
+    value quoted back) cut to its first 64 characters and "…", and at most 1,000 in all:
+    an error never echoes a client's input whole."""
+    text = _LONG_WORD.sub(lambda m: m[0][:_ECHO_CHARS] + "…", text)
+    return text if len(text) <= _MAX_MESSAGE else text[:_MAX_MESSAGE] + "…"
+
+
 def error_json(type_: str, message: str, hint: str | None = None) -> dict[str, Any]:
+    """The typed error body; the message is ``bounded`` and redacted of secrets."""
+    message = bounded(redact(message))
     return ErrorBody(error=ErrorDetail(type=type_, message=message, hint=hint)).model_dump()
 
 
 def error_response(
-    status: int, type_: str, message: str, hint: str | None = None, **headers: str
+    status: int,
+    type_: str,
+    message: str,
+    hint: str | None = None,
+    headers: Mapping[str, str] | None = None,
 ) -> JSONResponse:
-    return JSONResponse(error_json(type_, message, hint), status_code=status, headers=headers)
+    body = error_json(type_, message, hint)
+    return JSONResponse(body, status_code=status, headers=dict(headers or {}))
 
 
 def from_exception(exc: BaseException) -> ApiError:
@@ -122,12 +145,17 @@ async def _on_validation(_request: Request, exc: Exception) -> JSONResponse:
     )
 
 
-async def _on_http(_request: Request, exc: Exception) -> JSONResponse:
+async def _on_http(request: Request, exc: Exception) -> JSONResponse:
+    """Starlette's own errors, typed; their headers kept (``Allow`` on a 405)."""
     assert isinstance(exc, StarletteHTTPException)
     kinds = {404: "not_found", 405: "method_not_allowed", 401: "unauthorized"}
-    return error_response(
-        exc.status_code, kinds.get(exc.status_code, "http_error"), str(exc.detail)
-    )
+    kind = kinds.get(exc.status_code, "http_error")
+    message, hint = str(exc.detail), None
+    allow = (exc.headers or {}).get("Allow")
+    if exc.status_code == 405 and allow:
+        message = f"{request.method} is not allowed on {request.url.path}"
+        hint = f"use {allow}"
+    return error_response(exc.status_code, kind, message, hint, headers=exc.headers)
 
 
 def install(app: FastAPI) -> None:

@@ -1,10 +1,12 @@
-"""The server's guard, in front of every route: the API key, a per-client rate limit and a
-request body size limit. A plain ASGI middleware, so streams pass through untouched."""
+"""The server's guard, in front of every route: a per-client rate limit, the Host allow-list
+of a keyless server, the API key and a request body size limit. A plain ASGI middleware,
+so streams pass through untouched."""
 
 from __future__ import annotations
 
 import hmac
 import json
+import re
 import time
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
@@ -12,7 +14,7 @@ from typing import Any
 from alphadesk.api.config import ApiConfig
 from alphadesk.api.errors import error_json
 
-__all__ = ["Guard", "RateLimiter"]
+__all__ = ["Guard", "RateLimiter", "loopback_host"]
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -21,6 +23,16 @@ Send = Callable[[Message], Awaitable[None]]
 App = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 _MAX_CLIENTS = 10_000  # buckets kept before idle ones are dropped
+# A keyless server answers only requests addressed to this machine by name: a web page the
+# user visits can point its own domain at 127.0.0.1 (DNS rebinding), but its requests still
+# carry that domain in Host.
+_LOOPBACK_HOST = re.compile(rb"(localhost|127\.0\.0\.1|\[::1\])(:[0-9]{1,5})?", re.IGNORECASE)
+
+
+def loopback_host(header: bytes | None) -> bool:
+    """Whether a Host header names this machine: localhost, 127.0.0.1 or [::1], with or
+    without a port."""
+    return header is not None and _LOOPBACK_HOST.fullmatch(header.strip()) is not None
 
 
 class RateLimiter:
@@ -52,7 +64,8 @@ class RateLimiter:
 
 
 class Guard:
-    """Rate limit, then key, then body size; a refusal is the typed JSON error."""
+    """Rate limit, then Host (keyless) or key, then body size; a refusal is the typed JSON
+    error."""
 
     def __init__(self, app: App, config: ApiConfig) -> None:
         self.app, self.config = app, config
@@ -70,6 +83,14 @@ class Guard:
             await _refuse(send, 429, "rate_limited",
                           f"more than {self.config.rate_per_minute} requests a minute",
                           f"retry in {retry} s", {"retry-after": str(retry)})  # fmt: skip
+            return
+        if self._key is None and not loopback_host(_header(scope, b"host")):
+            await _refuse(send, 421, "host_not_allowed",
+                          "this server has no API key, so it only answers requests addressed "
+                          "to localhost, 127.0.0.1 or [::1] (the Host header was "
+                          f"{_shown(_header(scope, b'host'))})",
+                          "use http://127.0.0.1:<port>, or start the server with an API key "
+                          "(ALPHADESK_API_KEY) to serve other host names")  # fmt: skip
             return
         if self._key is not None and not self._authorised(scope):
             await _refuse(send, 401, "unauthorized", "a valid API key is required",
@@ -122,6 +143,14 @@ class Guard:
         await self.app(scope, replay, send)
 
 
+def _header(scope: Scope, name: bytes) -> bytes | None:
+    return next((v for k, v in scope.get("headers") or [] if k == name), None)
+
+
+def _shown(value: bytes | None) -> str:
+    return "missing" if value is None else repr(value.decode("latin-1"))
+
+
 async def _refuse(
     send: Send,
     status: int,
@@ -130,7 +159,7 @@ async def _refuse(
     hint: str | None = None,
     headers: dict[str, str] | None = None,
 ) -> None:
-    payload = json.dumps(error_json(type_, message, hint)).encode()
+    payload = json.dumps(error_json(type_, message, hint), separators=(",", ":")).encode()
     raw = [(b"content-type", b"application/json"), (b"content-length", str(len(payload)).encode())]
     raw += [(k.encode(), v.encode()) for k, v in (headers or {}).items()]
     await send({"type": "http.response.start", "status": status, "headers": raw})

@@ -17,7 +17,8 @@ from starlette.requests import Request
 
 from alphadesk.agent.events import BaseEvent, EventSink
 from alphadesk.api.context import Slot, thread_safe
-from alphadesk.api.errors import ClientGone, from_exception
+from alphadesk.api.errors import ClientGone, error_json, from_exception
+from alphadesk.store.redact import env_secrets, redact_json
 
 __all__ = ["SSE_RESPONSES", "Accepted", "release", "stream_run", "unless_gone"]
 
@@ -68,23 +69,23 @@ async def stream_run(
     queue: asyncio.Queue[BaseEvent | None] = asyncio.Queue()
     task = asyncio.create_task(produce(thread_safe(queue.put_nowait)))
     task.add_done_callback(lambda _: queue.put_nowait(None))
+    secrets = env_secrets()  # read once per stream
     try:
         if accepted is not None:
-            yield {"event": accepted.kind, "data": accepted.model_dump_json()}
+            yield _message(accepted.kind, accepted, secrets)
         while (event := await queue.get()) is not None:
-            yield {"event": _kind(event), "data": event.model_dump_json()}
+            yield _message(_kind(event), event, secrets)
         try:
             result = task.result()
         except Exception as exc:  # a typed error event, the trace stays in the log
             error = from_exception(exc)
             if error.status >= 500:
                 logger.error("streamed run failed", exc_info=exc)
-            yield {"event": "error", "data": json.dumps(
-                {"error": {"type": error.type, "message": error.message, "hint": error.hint}}
-            )}  # fmt: skip
+            body = error_json(error.type, error.message, error.hint)
+            yield {"event": "error", "data": json.dumps(body)}
             return
         if result_event is not None and result is not None:
-            yield {"event": result_event, "data": result.model_dump_json()}
+            yield _message(result_event, result, secrets)
     finally:
         if not task.done():  # the client went away: stop the run, let it record why
             task.cancel()
@@ -125,6 +126,12 @@ def release(slot: Slot) -> BackgroundTask:
     """The slot's release once the response is over: a stream cancelled before its first
     step never runs the generator's own cleanup (releasing twice is harmless)."""
     return BackgroundTask(slot.release)
+
+
+def _message(name: str, value: BaseModel, secrets: list[str]) -> dict[str, str]:
+    """One SSE message, redacted: whatever a tool or a model wrote, no key leaves."""
+    body = redact_json(value.model_dump(mode="json"), secrets)
+    return {"event": name, "data": json.dumps(body, separators=(",", ":"))}
 
 
 def _kind(event: BaseEvent) -> str:

@@ -3,7 +3,8 @@
 A session is a conversation; each exchange is a user message and the assistant's answer,
 both kept, so a later question sees the last exchanges as context. The audit log records
 every tool call (arguments, outcome, seconds, a truncated result or the error) and every
-answer, with the run that produced it, for a user to query afterwards.
+answer, with the run that produced it, for a user to query afterwards. Every text is
+redacted of API keys before it is stored (before it is cut: no key is left in halves).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict
 
 from alphadesk.store import sqlite
+from alphadesk.store.redact import env_secrets, redact
 
 __all__ = [
     "AuditEntry",
@@ -121,7 +123,7 @@ class ConversationStore:
         with self._connect() as db:
             db.execute(
                 "INSERT INTO chat_sessions (id, created_at, title) VALUES (?, ?, ?)",
-                (session_id, _now(), title[:80]),
+                (session_id, _now(), _title(title)),
             )
         return session_id
 
@@ -130,7 +132,7 @@ class ConversationStore:
         with self._connect() as db:
             db.execute(
                 "INSERT OR IGNORE INTO chat_sessions (id, created_at, title) VALUES (?, ?, ?)",
-                (session_id, _now(), title[:80]),
+                (session_id, _now(), _title(title)),
             )
 
     def exists(self, session_id: str) -> bool:
@@ -160,7 +162,7 @@ class ConversationStore:
                     "INSERT INTO chat_messages (session_id, seq, role, content, at, run_id)"
                     " VALUES (?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM chat_messages"
                     " WHERE session_id = ?), ?, ?, ?, ?)",
-                    (session_id, session_id, role, content, _now(), run_id),
+                    (session_id, session_id, role, redact(content), _now(), run_id),
                 )
                 return
         raise SessionNotFound(session_id)
@@ -184,6 +186,9 @@ class ConversationStore:
     # -- audit ------------------------------------------------------------------------------
 
     def audit(self, entry: AuditEntry) -> None:
+        secrets = env_secrets()
+        arguments = None if entry.arguments is None else redact(entry.arguments, secrets)
+        detail = redact(entry.detail, secrets)[:_DETAIL_CHARS]
         with self._connect() as db:
             db.execute(
                 "INSERT INTO chat_audit (session_id, run_id, at, kind, tool, arguments, outcome,"
@@ -194,9 +199,9 @@ class ConversationStore:
                     entry.at.isoformat(),
                     entry.kind,
                     entry.tool,
-                    entry.arguments,
+                    arguments,
                     entry.outcome,
-                    entry.detail[:_DETAIL_CHARS],
+                    detail,
                     entry.seconds,
                 ),
             )
@@ -229,6 +234,10 @@ class ConversationStore:
                 f"SELECT * FROM chat_audit{where} ORDER BY id DESC LIMIT ?", (*params, limit)
             ).fetchall()
         return [AuditEntry.model_validate(dict(row)) for row in rows]
+
+
+def _title(text: str) -> str:
+    return redact(text)[:80]
 
 
 def _now() -> str:

@@ -1,10 +1,12 @@
 """Secrets out of everything stored or logged: API keys become ``[REDACTED]``.
 
-Two nets: the exact values of the environment's credential variables (``*_API_KEY``,
-``*_SECRET*``, ``*_TOKEN``...), and the shapes provider keys have (``sk-...``, ``AKIA...``,
-``AIza...``, ``Bearer ...``) wherever they come from (a prompt, a news item, an error).
-Applied at the store boundary (run records, events, ledgers, responses) and by
-``RedactingFilter`` on log records.
+Three nets: the exact values of the environment's credential variables (``*_API_KEY``,
+``*_SECRET*``, ``*_TOKEN``...), the shapes provider keys have (``sk-...``, ``AKIA...``,
+``AIza...``, ``Bearer ...``) wherever they come from (a prompt, a news item, an error), and
+the value of a parameter named like a credential (``api_key=...``, ``token=...``, as in a
+query string). Applied to a chat question as it arrives, at the store boundary (run
+records, events, ledgers, responses, chat sessions and the audit log), to every streamed
+event and error, to the access log, and by ``RedactingFilter`` on log records.
 """
 
 from __future__ import annotations
@@ -37,6 +39,12 @@ _SHAPES = re.compile(
     r"|(?<=Bearer )[A-Za-z0-9._\-]{16,}"
 )
 
+# ``name=value`` where the name says credential: the value goes, the name stays.
+_PARAMETER = re.compile(
+    r"\b((?:[A-Za-z]+[_\-])*(?:api[_\-]?key|secret|token|password|passwd|key)=)[^&\s\"'<>]+",
+    re.IGNORECASE,
+)
+
 
 def env_secrets() -> list[str]:
     """The values of the environment's credential variables, longest first."""
@@ -59,7 +67,8 @@ def redact(text: str, secrets: list[str] | None = None) -> str:
     for secret in env_secrets() if secrets is None else secrets:
         if secret in text:
             text = text.replace(secret, REDACTED)
-    return _SHAPES.sub(REDACTED, text)
+    text = _SHAPES.sub(REDACTED, text)
+    return _PARAMETER.sub(rf"\1{REDACTED}", text)
 
 
 def redact_json(value: Any, secrets: list[str] | None = None) -> Any:

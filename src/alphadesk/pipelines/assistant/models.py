@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, AwareDatetime, BaseModel, ConfigDict, Field
 
 from alphadesk.agents.assistant.models import Classification, RouterDecision
 from alphadesk.llm.messages import Usage
+from alphadesk.store.redact import redact
 
 __all__ = ["ChatLimits", "ChatRequest", "ChatResult", "NumberCheck", "ToolCallRecord"]
 
@@ -29,7 +30,9 @@ class ChatRequest(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
-    question: str = Field(min_length=1, max_length=4_000)
+    # A key pasted into a question is gone before the pipeline reads it: nothing downstream
+    # (prompts, events, stores, the stream) ever holds it.
+    question: Annotated[str, AfterValidator(redact)] = Field(min_length=1, max_length=4_000)
     session_id: str | None = Field(None, description="None starts a new session.")
     as_of: AwareDatetime | None = Field(
         None, description="None: now, or the last date the data covers when it is offline."
