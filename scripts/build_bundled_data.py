@@ -680,6 +680,72 @@ def _notice(entries: list[dict[str, object]]) -> str:
     return "\n".join(lines)
 
 
+MEMBERSHIP_ORIGIN = (
+    "Wikipedia: 'List of S&P 500 companies', 'Nasdaq-100', 'Dow Jones Industrial Average' "
+    "and 'Historical components of the Dow Jones Industrial Average', via index-constitution"
+)
+MEMBERSHIP_LICENCE = (
+    "CC BY-SA 4.0 (Wikipedia contributors; these two files are shared under it); "
+    "index-constitution code MIT"
+)
+# Google's class A shares traded as GOOG until the class C distribution, then as GOOGL
+# (Google 8-K of 2014-04-03); the membership table lists them under GOOGL throughout.
+_EXTRA_TICKER_CHANGES = [("2014-04-03", "GOOG", "GOOGL", "Google 8-K (2014-04-03)")]
+
+
+def _membership() -> dict[str, object]:
+    """Index membership spells and ticker changes as CSV (the package ships pickles)."""
+    import index_constitution as ic
+
+    spells = []
+    for index in ("sp500", "nasdaq100", "dow30"):
+        history = ic.history(index).rename(columns={"opt-in": "start", "opt-out": "end"})
+        for row in history.itertuples(index=False):
+            spells.append(
+                {
+                    "index": index,
+                    "symbol": row.symbol,
+                    "name": row.name,
+                    "start": row.start.date().isoformat(),
+                    "end": "" if pd.isna(row.end) else row.end.date().isoformat(),
+                }
+            )
+    events = ic.events(region="us")
+    changes = [
+        {
+            "date": e.event_date.date().isoformat(),
+            "old": e.old_symbol,
+            "new": e.new_symbol,
+            "source": e.source_url,
+        }
+        for e in events.itertuples(index=False)
+        if e.event_type == "ticker_change"
+    ]
+    changes += [
+        {"date": d, "old": o, "new": n, "source": src} for d, o, n, src in _EXTRA_TICKER_CHANGES
+    ]
+    files = {}
+    for name, rows in (("membership.csv", spells), ("ticker_changes.csv", changes)):
+        frame = pd.DataFrame(rows).sort_values(list(rows[0])[:3], kind="stable")
+        frame.to_csv(OUT / name, index=False, lineterminator="\n")
+        files[name] = {"sha256": _sha256(OUT / name), "rows": len(frame)}
+    return {
+        "files": files,
+        "indices": ["sp500", "nasdaq100", "dow30"],
+        "source": {
+            "package": "index-constitution",
+            "version": _version("index-constitution"),
+            "origin": MEMBERSHIP_ORIGIN,
+            "licence": MEMBERSHIP_LICENCE,
+        },
+        "notes": [
+            "join and leave dates as Wikipedia records them; early years are "
+            "incomplete (e.g. about 416 S&P 500 members known for mid-2000)",
+            "GOOG -> GOOGL of 2014-04-03 added from Google's 8-K",
+        ],
+    }
+
+
 def _actions_notice(entries: list[dict[str, object]]) -> list[str]:
     seams = []
     for e in entries:
@@ -706,6 +772,13 @@ def _actions_notice(entries: list[dict[str, object]]) -> list[str]:
         "## Spliced series",
         "",
         *seams,
+        "",
+        "## Index membership (membership.csv, ticker_changes.csv)",
+        "",
+        f"- Origin: {MEMBERSHIP_ORIGIN}",
+        f"- Terms: {MEMBERSHIP_LICENCE}",
+        f"- Package: index-constitution {_version('index-constitution')} (its pickles are",
+        "  converted to CSV at build time; nothing is unpickled at run time)",
         "",
     ]
 
@@ -735,6 +808,7 @@ def main() -> None:
             "sha256": _sha256(actions),
             "splits": sum(len(ACTIONS.splits(s)) for s in ACTIONS.symbols()),
         },
+        "membership": _membership(),
     }
     (OUT / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
     (OUT / "NOTICE.md").write_text(_notice(entries))
