@@ -50,7 +50,7 @@ def test_a_window_is_put_on_the_as_of_basis_by_hand() -> None:
     assert served.frame["adj_close"].tolist() == pytest.approx([100.0, 102.0, 51.5, 52.0])
     assert served.basis == (
         "as traded on 2021-07-20; earlier bars adjusted for the splits up to that date "
-        "(2:1 on 2021-07-19)"
+        "(latest 2:1 on 2021-07-19)"
     )
     # The eve of the split knows nothing of it.
     eve = on_basis(
@@ -59,7 +59,7 @@ def test_a_window_is_put_on_the_as_of_basis_by_hand() -> None:
         datetime(2021, 7, 16, 21, tzinfo=UTC),
     )
     assert eve.frame["close"].tolist() == [100.0, 102.0]
-    assert eve.basis == "as traded on 2021-07-16; no split inside the window"
+    assert eve.basis == "as traded on 2021-07-16; no split in the data up to that date"
 
 
 def test_a_bad_row_in_the_action_table_names_its_line(tmp_path: Path) -> None:

@@ -158,9 +158,12 @@ def _basis_note(bars: Bars, applied: list[Split]) -> str:
     else:
         head = f"adjusted close of {day} (the source has no as-traded close)"
     if not applied:
-        return f"{head}; no split inside the window"
-    listed = ", ".join(f"{_ratio_text(s.ratio)} on {s.ex_date.isoformat()}" for s in applied)
-    return f"{head}; earlier bars adjusted for the splits up to that date ({listed})"
+        return f"{head}; no split in the data up to that date"
+    latest = applied[-1]
+    return (
+        f"{head}; earlier bars adjusted for the splits up to that date (latest "
+        f"{_ratio_text(latest.ratio)} on {latest.ex_date.isoformat()})"
+    )
 
 
 def _ratio_text(ratio: float) -> str:

@@ -198,12 +198,11 @@ class Provider:
         sym, when = self._begin(DataKind.DAILY_BARS, symbol, as_of)
         bars = point_in_time(self._daily_bars(sym, when), when)
         _require_fresh(bars, when, DAILY_STALE_AFTER)
-        bars = bars.since(start)
         splits = self._splits(sym)
         if splits is not None:
-            # Stored as traded: put the window on the as_of basis (never a later action).
+            # Stored as traded: put the bars on the as_of basis (never a later action).
             bars = on_basis(bars, [s for s in splits if s.effective <= when], when)
-        return bars
+        return bars.since(start)
 
     def intraday_bars(
         self, symbol: str, as_of: datetime, *, interval: str = "5m", start: date | None = None
