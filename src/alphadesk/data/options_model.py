@@ -28,7 +28,7 @@ import threading
 import zlib
 from collections import OrderedDict
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date, datetime
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
@@ -211,11 +211,25 @@ class ModeledOptions(Provider):
         values: list[float] = []
         for when in instants:
             point = series.point_at(when, m)
+            if point is not None:
+                point = self._as_traded_at(symbol, when, point)
             iv = None if point is None else _atm_iv_at(point, when, min_dte, max_dte, target, m)
             if iv is None:
                 break
             values.append(iv)
         return values
+
+    def _as_traded_at(self, symbol: str, when: datetime, point: _Point) -> _Point | None:
+        """``point`` with the spot as traded at ``when``: the series is on the basis of the
+        last instant, and a split between them scales its levels (returns are unchanged)."""
+        try:
+            bars = self._underlying.daily_bars(
+                symbol, when, start=(when - DAILY_STALE_AFTER).date()
+            )
+        except DataError:
+            return None
+        spot = float(bars.prices().iloc[-1])
+        return None if spot < self._model.min_price else replace(point, spot=spot)
 
     def _refuse_unmodelable(self, symbol: str, as_of: datetime) -> None:
         if not self._underlying.supports(DataKind.INSTRUMENT):
