@@ -117,11 +117,13 @@ def split_factors(index: pd.DatetimeIndex, splits: list[Split], until: datetime)
     import numpy as np
     import pandas as pd
 
+    times = np.asarray(index.as_unit("ns").asi8)
+    limit = pd.Timestamp(until).value
     factors = np.ones(len(index))
     for split in splits:
-        effective = pd.Timestamp(split.effective)
-        if effective <= pd.Timestamp(until):
-            factors[index < effective] *= split.ratio
+        effective = pd.Timestamp(split.effective).value
+        if effective <= limit:
+            factors[: int(np.searchsorted(times, effective))] *= split.ratio  # sorted bars
     return factors
 
 
@@ -132,21 +134,25 @@ def on_basis(bars: Bars, splits: list[Split], as_of: datetime) -> Bars:
     multiplied; ``adj_close`` is rebased to equal the close of the last bar. Actions
     after ``as_of`` are never read. :attr:`Bars.basis` says what was done.
     """
-    frame = bars.frame.copy()
-    factors = split_factors(frame.index, splits, as_of)
-    for column in _PRICE_COLUMNS:
-        frame[column] = frame[column] / factors
-    frame["volume"] = frame["volume"] * factors
+    import numpy as np
+    import pandas as pd
+
+    columns = list(bars.frame.columns)
+    values = bars.frame.to_numpy(dtype=np.float64, copy=True)  # numpy: pandas ops cost more
+    factors = split_factors(bars.frame.index, splits, as_of)
+    for name in _PRICE_COLUMNS:
+        values[:, columns.index(name)] /= factors
+    values[:, columns.index("volume")] *= factors
+    close, adj = values[:, columns.index("close")], values[:, columns.index("adj_close")]
+    if {"close", "adj_close"} <= bars.fields:
+        both = np.flatnonzero(~np.isnan(close) & ~np.isnan(adj))
+        if both.size:
+            adj *= close[both[-1]] / adj[both[-1]]
+    elif "adj_close" in bars.fields:
+        adj /= factors
+    frame = pd.DataFrame(values, index=bars.frame.index, columns=bars.frame.columns)
     first = bars.first_time
     applied = [s for s in splits if first is not None and first < s.effective <= as_of]
-    if {"close", "adj_close"} <= bars.fields:
-        last = frame[["close", "adj_close"]].dropna().iloc[-1:]
-        if len(last):
-            frame["adj_close"] = frame["adj_close"] * float(
-                last["close"].iloc[0] / last["adj_close"].iloc[0]
-            )
-    elif "adj_close" in bars.fields:
-        frame["adj_close"] = frame["adj_close"] / factors
     return replace(bars, frame=frame, basis=_basis_note(bars, applied))
 
 

@@ -209,15 +209,25 @@ class ModeledOptions(Provider):
             return []
         m = self._model
         values: list[float] = []
+        rebase = self._split_inside(symbol, series, min(instants))
         for when in instants:
             point = series.point_at(when, m)
-            if point is not None:
+            if point is not None and rebase:
                 point = self._as_traded_at(symbol, when, point)
             iv = None if point is None else _atm_iv_at(point, when, min_dte, max_dte, target, m)
             if iv is None:
                 break
             values.append(iv)
         return values
+
+    def _split_inside(self, symbol: str, series: _VolSeries, earliest: datetime) -> bool:
+        """Whether the spot as traded at ``earliest`` differs from the series' level there
+        (a split between it and the series' basis), so each instant needs its own spot."""
+        point = series.point_at(earliest, self._model)
+        if point is None:
+            return True
+        traded = self._as_traded_at(symbol, earliest, point)
+        return traded is None or traded.spot != point.spot
 
     def _as_traded_at(self, symbol: str, when: datetime, point: _Point) -> _Point | None:
         """``point`` with the spot as traded at ``when``: the series is on the basis of the
