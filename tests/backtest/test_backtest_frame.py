@@ -19,21 +19,32 @@ def _bars(symbol: str, first: date, last: date):
 
 
 def test_the_aapl_split_of_2005_is_not_a_crash() -> None:
-    """AAPL split 2:1 on 28 Feb 2005: the raw close halves, the adjusted one does not."""
-    raw = _bars("AAPL", date(2005, 2, 1), date(2005, 3, 31))
-    frame, notes = frame_from_bars(raw)
+    """AAPL split 2:1 on 28 Feb 2005: the as-traded close halves, the served bars do not."""
+    from alphadesk.data.providers.bundled import BUNDLED_DIR
+
     day = pd.Timestamp("2005-02-28 16:00", tz="America/New_York")
-    before = frame.index[frame.index.get_loc(day) - 1]
-    raw_drop = raw.frame["close"][day] / raw.frame["close"][before] - 1
-    adjusted_drop = frame["close"][day] / frame["close"][before] - 1
-    assert raw_drop < -0.45
-    assert abs(adjusted_drop) < 0.05
-    # The last bar keeps the source's prices; the high-low range keeps its shape.
-    assert frame["close"].iloc[-1] == pytest.approx(raw.frame["close"].iloc[-1], rel=1e-12)
+    stored = pd.read_parquet(BUNDLED_DIR / "bars" / "AAPL.parquet")["close"]
+    before = stored.index[stored.index.get_loc(day) - 1]
+    assert stored[day] / stored[before] - 1 < -0.45
+    served = _bars("AAPL", date(2005, 2, 1), date(2005, 3, 31))
+    assert "2:1 on 2005-02-28" in served.basis
+    frame, notes = frame_from_bars(served)
+    assert abs(frame["close"][day] / frame["close"][before] - 1) < 0.05
+    # The last bar keeps the prices that traded; the high-low range keeps its shape.
+    assert frame["close"].iloc[-1] == stored.loc[: frame.index[-1]].iloc[-1]
     ratio = frame["high"] / frame["low"]
-    np.testing.assert_allclose(ratio, raw.frame["high"] / raw.frame["low"], rtol=1e-12)
+    np.testing.assert_allclose(ratio, served.frame["high"] / served.frame["low"], rtol=1e-12)
+    assert not any("adjusted" in n for n in notes)  # no dividend then: nothing left to do
+
+
+def test_dividends_in_the_window_are_adjusted_to_the_last_close() -> None:
+    """AAPL paid its first dividends in 2012: the window's closes are scaled by them."""
+    bars = _bars("AAPL", date(2012, 6, 1), date(2013, 3, 1))
+    frame, notes = frame_from_bars(bars)
     assert any("adjusted" in n for n in notes)
-    assert not any("adjusted" in n for n in frame_from_bars(raw, adjust=False)[1])
+    assert frame["close"].iloc[-1] == pytest.approx(bars.frame["close"].iloc[-1], rel=1e-12)
+    assert (frame["close"].iloc[:10] < bars.frame["close"].iloc[:10]).all()
+    assert not any("adjusted" in n for n in frame_from_bars(bars, adjust=False)[1])
 
 
 def test_close_only_series_fill_at_the_next_close() -> None:

@@ -35,6 +35,13 @@ def test_bars_as_of_a_date() -> None:
     assert "bundled (observed)" in result.output
 
 
+def test_bars_before_a_split_read_as_traded_and_say_so() -> None:
+    result = runner.invoke(app, ["data", "bars", "NVDA", "--as-of", "2021-06-30", "-n", "1"])
+    assert result.exit_code == 0, result.output
+    assert "800.1000" in result.output  # before the 4:1 of 2021-07-20 and the 10:1 of 2024
+    assert "prices as traded on 2021-06-30; earlier bars adjusted" in result.output
+
+
 def test_close_only_bars_say_what_is_missing() -> None:
     result = runner.invoke(app, ["data", "bars", "^VIX", "--as-of", "2016-01-05"])
     assert result.exit_code == 0, result.output

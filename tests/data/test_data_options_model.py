@@ -16,7 +16,7 @@ from alphadesk.data import NoData, OptionChain
 from alphadesk.data.calendar import session_close, sessions_between
 from alphadesk.data.chain import ProviderChain
 from alphadesk.data.options_model import ModeledOptions, _quotes, strike_step
-from alphadesk.data.providers.bundled import BundledProvider
+from alphadesk.data.providers.bundled import BUNDLED_DIR, BundledProvider
 
 AS_OF = datetime(2012, 6, 1, 18, 0, tzinfo=UTC)  # 14:00 New York, a Friday
 
@@ -71,8 +71,9 @@ def test_mids_match_an_independent_black_scholes(chain: OptionChain) -> None:
     for contract in chain.contracts[::37]:
         t = _years(chain, contract.expiration)
         flag = "c" if contract.option_type == "call" else "p"
-        reference = black_scholes(flag, chain.underlying_price, contract.strike, t,
-                                  chain.rate, contract.iv)
+        reference = black_scholes(
+            flag, chain.underlying_price, contract.strike, t, chain.rate, contract.iv
+        )
         assert contract.mid == pytest.approx(reference, abs=0.0051)
 
 
@@ -99,8 +100,10 @@ def test_put_skew_and_term_structure(chain: OptionChain) -> None:
     otm = min(puts, key=lambda p: abs(p.strike - 0.9 * spot))
     far_call = min(chain.select("call", expiration), key=lambda c: abs(c.strike - 1.1 * spot))
     assert otm.iv > atm.iv > far_call.iv * 0.95
-    ivs = [min(chain.select("put", e), key=lambda p: abs(p.strike - spot)).iv
-           for e in chain.expirations]
+    ivs = [
+        min(chain.select("put", e), key=lambda p: abs(p.strike - spot)).iv
+        for e in chain.expirations
+    ]
     assert len(set(np.round(ivs, 6))) > 1  # the term structure is not flat
 
 
@@ -157,12 +160,10 @@ def test_no_weeklies_before_they_were_listed(modeled: ModeledOptions) -> None:
 
 
 def test_strike_spacing_follows_the_price_band(chain: OptionChain) -> None:
-    assert [strike_step(p) for p in (3, 20, 60, 300, 800, 2500)] == [
-        0.5, 1, 2.5, 5, 10, 25]
+    assert [strike_step(p) for p in (3, 20, 60, 300, 800, 2500)] == [0.5, 1, 2.5, 5, 10, 25]
     strikes = sorted({c.strike for c in chain.select("put", chain.expirations[0])})
     assert set(np.round(np.diff(strikes), 6)) == {10.0}  # 577.73 is in the 500-1500 band
-    assert min(strikes) < 0.9 * chain.underlying_price < 1.1 * chain.underlying_price < max(
-        strikes)
+    assert min(strikes) < 0.9 * chain.underlying_price < 1.1 * chain.underlying_price < max(strikes)
 
 
 def test_chain_is_reproducible(modeled: ModeledOptions) -> None:
@@ -182,7 +183,7 @@ def test_unmodelable_underlyings_are_refused(modeled: ModeledOptions) -> None:
     with pytest.raises(NoData, match="crypto"):
         modeled.option_chain("BTC-USD", datetime(2021, 1, 5, tzinfo=UTC))
     with pytest.raises(NoData, match="below"):
-        modeled.option_chain("NVDA", datetime(2000, 1, 5, tzinfo=UTC))  # split-adjusted 0.9
+        modeled.option_chain("RRC", datetime(2000, 5, 1, tzinfo=UTC))  # an adjusted 0.89
     with pytest.raises(NoData, match="history"):
         modeled.option_chain("FB", datetime(2012, 5, 30, tzinfo=UTC))  # 8 bars
 
@@ -226,13 +227,15 @@ def _atm_put_iv(chain: OptionChain) -> float:
 def test_a_split_in_the_window_does_not_inflate_the_modeled_volatility(
     modeled: ModeledOptions, symbol: str, as_of: datetime, split_day: date, spot: float
 ) -> None:
+    stored = pd.read_parquet(BUNDLED_DIR / "bars" / f"{symbol}.parquet")["close"]
+    before, on = _around(stored, split_day)
+    assert on / before == pytest.approx(0.5, abs=0.05)  # the bundled closes are as traded
     bars = BundledProvider().daily_bars(symbol, as_of)
     close, adjusted = bars.frame["close"], bars.frame["adj_close"]
-    before, on = _around(close, split_day)
-    assert on / before == pytest.approx(0.5, abs=0.05)  # the bundled closes are as traded
-    before, on = _around(adjusted, split_day)
-    assert abs(on / before - 1.0) < 0.05  # the adjusted close has no split jump
-    assert _plain_hv(close) > 2.0  # what close-to-close returns made of the split
+    for series in (close, adjusted):  # served on the as_of basis: no split jump
+        before, on = _around(series, split_day)
+        assert abs(on / before - 1.0) < 0.05
+    assert f"2:1 on {split_day.isoformat()}" in bars.basis
 
     chain = modeled.option_chain(symbol, as_of, min_dte=14, max_dte=45)
     hv = _plain_hv(adjusted)
@@ -247,27 +250,30 @@ def test_a_split_in_the_window_does_not_inflate_the_modeled_volatility(
 
 
 @pytest.mark.parametrize(
-    ("as_of", "split_day", "traded_before"),
+    ("as_of", "split_day", "ratio", "traded_before"),
     [
-        (datetime(2021, 7, 30, 20, tzinfo=UTC), date(2021, 7, 20), 750.0),  # 4-for-1
-        (datetime(2024, 6, 20, 20, tzinfo=UTC), date(2024, 6, 10), 1200.0),  # 10-for-1
+        (datetime(2021, 7, 30, 20, tzinfo=UTC), date(2021, 7, 20), 4, 750.0),
+        (datetime(2024, 6, 20, 20, tzinfo=UTC), date(2024, 6, 10), 10, 1200.0),
     ],
 )
-def test_bundled_nvda_closes_are_split_adjusted_and_the_chain_follows_them(
-    modeled: ModeledOptions, as_of: datetime, split_day: date, traded_before: float
+def test_bundled_nvda_reads_as_traded_and_the_chain_follows_it(
+    modeled: ModeledOptions, as_of: datetime, split_day: date, ratio: int, traded_before: float
 ) -> None:
+    # The day before the split, the close reads what traded then (~$750, ~$1,200)...
+    eve = BundledProvider().daily_bars("NVDA", as_of.replace(day=split_day.day - 1))
+    assert float(eve.frame["close"].iloc[-1]) == pytest.approx(traded_before, rel=0.1)
+    assert eve.frame.index[-1].date() < split_day
+    # ...and after it, the window is on the new basis: no jump, the last close as traded.
     bars = BundledProvider().daily_bars("NVDA", as_of)
     close, adjusted = bars.frame["close"], bars.frame["adj_close"]
     before, on = _around(close, split_day)
-    # Yahoo-style closes, adjusted for every split up to the data vintage (2025): no jump
-    # at the split, and levels far below the ~$750 and ~$1,200 that traded before them.
     assert abs(on / before - 1.0) < 0.05
-    assert before < traded_before / 5
+    assert before == pytest.approx(traded_before / ratio, rel=0.1)
 
     chain = modeled.option_chain("NVDA", as_of, min_dte=14, max_dte=45)
     hv = _plain_hv(adjusted)
     assert _plain_hv(close) == pytest.approx(hv, abs=0.005)  # no dividend in the window
     assert any(f"20d {hv:.1%}" in n for n in chain.provenance.notes)
     assert hv < _atm_put_iv(chain) < 1.3 * hv
-    assert chain.underlying_price == float(close.iloc[-1])  # the source's (adjusted) level
-    assert any("split-adjusted" in n for n in chain.provenance.notes)
+    assert chain.underlying_price == float(close.iloc[-1])  # as traded on as_of
+    assert f"{ratio}:1 on {split_day.isoformat()}" in bars.basis

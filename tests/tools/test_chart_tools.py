@@ -28,9 +28,14 @@ from alphadesk.tools.render import PNG_SIGNATURE
 AS_OF = datetime(2012, 6, 29, 21, tzinfo=UTC)  # a Friday after the close
 MAX_JSON_BYTES = 4096
 TOOL_NAMES = [
-    "get_price_history", "calculate_swing_points", "calculate_fib_levels",
-    "find_support_resistance", "calculate_trendline", "detect_chart_patterns",
-    "get_technical_indicators", "render_chart",
+    "get_price_history",
+    "calculate_swing_points",
+    "calculate_fib_levels",
+    "find_support_resistance",
+    "calculate_trendline",
+    "detect_chart_patterns",
+    "get_technical_indicators",
+    "render_chart",
 ]
 _DATE = re.compile(r"^(\d{4}-\d{2}-\d{2})")
 
@@ -50,17 +55,21 @@ def largest_calls(symbol: str) -> list[tuple[str, dict[str, Any]]]:
 
 
 async def run_calls(
-    deps: ToolDeps, *turns: list[tuple[str, dict[str, Any] | str]], as_of: datetime = AS_OF,
+    deps: ToolDeps,
+    *turns: list[tuple[str, dict[str, Any] | str]],
+    as_of: datetime = AS_OF,
     on_event: Any = None,
 ) -> tuple[RunResult[str], ScriptedModel]:
     """Run a chart agent whose scripted model makes ``turns`` of tool calls, then answers."""
     model = ScriptedModel([*(tool_calls(*calls) for calls in turns), answer("done")])
     agent: Agent[ToolDeps, str] = Agent(
-        name="chart_analyst", instructions="Analyse the daily chart.", output_type=str,
-        toolset=CHART_TOOLS, max_turns=len(turns) + 2,
+        name="chart_analyst",
+        instructions="Analyse the daily chart.",
+        output_type=str,
+        toolset=CHART_TOOLS,
+        max_turns=len(turns) + 2,
     )
-    result = await agent.run(model, "Analyse the chart.", deps=deps, as_of=as_of,
-                             on_event=on_event)
+    result = await agent.run(model, "Analyse the chart.", deps=deps, as_of=as_of, on_event=on_event)
     return result, model
 
 
@@ -121,8 +130,13 @@ def test_toolset_schema_has_enums_bounds_and_descriptions() -> None:
         assert "bars" not in params["properties"]  # bars never go through the model
     props = {s.name: s.parameters["properties"] for s in CHART_TOOLS.specs}
     assert props["calculate_swing_points"]["lookback"] | {"description": ""} == {
-        "default": 5, "description": "", "maximum": 20, "minimum": 1, "title": "Lookback",
-        "type": "integer"}
+        "default": 5,
+        "description": "",
+        "maximum": 20,
+        "minimum": 1,
+        "title": "Lookback",
+        "type": "integer",
+    }
     assert props["find_support_resistance"]["num_levels"]["maximum"] == 5
     assert props["calculate_trendline"]["kind"]["enum"] == ["support", "resistance"]
     assert props["get_price_history"]["interval"]["enum"] == ["1d", "1wk"]
@@ -135,10 +149,12 @@ def test_toolset_schema_has_enums_bounds_and_descriptions() -> None:
 async def test_invalid_arguments_go_back_as_retries(deps: ToolDeps) -> None:
     result, model = await run_calls(
         deps,
-        [("find_support_resistance", {"symbol": "MSFT", "period": "5y"}),
-         ("calculate_swing_points", {"symbol": "MSFT", "lookback": 0}),
-         ("get_technical_indicators", {"symbol": "MSFT", "indicators": ["astrology"]}),
-         ("calculate_trendline", {"symbol": "MSFT", "bars": [1, 2, 3]})],
+        [
+            ("find_support_resistance", {"symbol": "MSFT", "period": "5y"}),
+            ("calculate_swing_points", {"symbol": "MSFT", "lookback": 0}),
+            ("get_technical_indicators", {"symbol": "MSFT", "indicators": ["astrology"]}),
+            ("calculate_trendline", {"symbol": "MSFT", "bars": [1, 2, 3]}),
+        ],
         [("find_support_resistance", {"symbol": "MSFT", "period": "1y"})],
     )
     assert result.ok, result.outcome
@@ -153,11 +169,14 @@ async def test_invalid_arguments_go_back_as_retries(deps: ToolDeps) -> None:
 # -- every tool: bounded, point in time, on real data -----------------------------------
 
 
-@pytest.mark.parametrize(("symbol", "as_of"), [
-    ("MSFT", AS_OF),
-    ("AAPL", datetime(2008, 10, 15, 21, tzinfo=UTC)),  # a crash: many levels above price
-    ("NVDA", datetime(2024, 8, 30, 21, tzinfo=UTC)),
-])
+@pytest.mark.parametrize(
+    ("symbol", "as_of"),
+    [
+        ("MSFT", AS_OF),
+        ("AAPL", datetime(2008, 10, 15, 21, tzinfo=UTC)),  # a crash: many levels above price
+        ("NVDA", datetime(2024, 8, 30, 21, tzinfo=UTC)),
+    ],
+)
 async def test_every_tool_is_bounded_and_point_in_time(
     deps: ToolDeps, bundled: BundledProvider, symbol: str, as_of: datetime
 ) -> None:
@@ -174,16 +193,16 @@ async def test_every_tool_is_bounded_and_point_in_time(
         data = payload(reply)
         ToolOutput.model_validate({k: data[k] for k in ("symbol", "as_of", "missing")})
         assert data["symbol"] == symbol and data["as_of"].startswith(as_of.date().isoformat())
-        assert data["source"] == {"provider": "bundled", "origin": "observed"}
+        source = data["source"]
+        assert (source["provider"], source["origin"]) == ("bundled", "observed")
+        assert source["basis"].startswith(f"as traded on {as_of.date().isoformat()};")
         assert data["missing"] == [], f"{reply.name}: {data['missing']}"
         assert max(dates_in(data)) <= as_of.date(), reply.name
         if "current_price" in data:
             assert data["current_price"] == pytest.approx(last_close, rel=1e-3), reply.name
 
 
-async def test_price_history_summarises_the_bars(
-    deps: ToolDeps, bundled: BundledProvider
-) -> None:
+async def test_price_history_summarises_the_bars(deps: ToolDeps, bundled: BundledProvider) -> None:
     data = await call(deps, "get_price_history", symbol="msft", period="3mo")
     frame = bundled.daily_bars("MSFT", AS_OF, start=date(2012, 3, 29)).frame
     assert data["symbol"] == "MSFT" and data["bars"] == len(frame)
@@ -196,8 +215,13 @@ async def test_price_history_summarises_the_bars(
     assert data["avg_volume"] == pytest.approx(frame["volume"].mean(), abs=1)
     tail = data["tail"]
     assert len(tail) == 20 and tail[-1] == {
-        "date": "2012-06-29", "open": 30.45, "high": 30.69, "low": 30.14, "close": 30.59,
-        "volume": 55227200}
+        "date": "2012-06-29",
+        "open": 30.45,
+        "high": 30.69,
+        "low": 30.14,
+        "close": 30.59,
+        "volume": 55227200,
+    }
 
     weekly = await call(deps, "get_price_history", symbol="MSFT", interval="1wk")
     weeks = weekly["tail"]
@@ -221,19 +245,26 @@ async def test_as_of_cuts_the_data(deps: ToolDeps, bundled: BundledProvider) -> 
 # -- levels are consistent with the prices ----------------------------------------------
 
 
-@pytest.mark.parametrize(("symbol", "as_of", "period"), [
-    ("MSFT", AS_OF, "6mo"),
-    ("AAPL", datetime(2008, 10, 15, 21, tzinfo=UTC), "1y"),
-    ("NVDA", datetime(2024, 8, 30, 21, tzinfo=UTC), "3mo"),
-    ("^GSPC", datetime(2018, 12, 31, 23, tzinfo=UTC), "2y"),
-])
+@pytest.mark.parametrize(
+    ("symbol", "as_of", "period"),
+    [
+        ("MSFT", AS_OF, "6mo"),
+        ("AAPL", datetime(2008, 10, 15, 21, tzinfo=UTC), "1y"),
+        ("NVDA", datetime(2024, 8, 30, 21, tzinfo=UTC), "3mo"),
+        ("^GSPC", datetime(2018, 12, 31, 23, tzinfo=UTC), "2y"),
+    ],
+)
 async def test_support_below_resistance_above_inside_the_range(
     deps: ToolDeps, symbol: str, as_of: datetime, period: str
 ) -> None:
-    result, model = await run_calls(deps, [
-        ("find_support_resistance", {"symbol": symbol, "period": period, "num_levels": 4}),
-        ("get_price_history", {"symbol": symbol, "period": period}),
-    ], as_of=as_of)
+    result, model = await run_calls(
+        deps,
+        [
+            ("find_support_resistance", {"symbol": symbol, "period": period, "num_levels": 4}),
+            ("get_price_history", {"symbol": symbol, "period": period}),
+        ],
+        as_of=as_of,
+    )
     assert result.ok
     sr, history = (payload(r) for r in replies(model))
     price, low, high = history["current_price"], history["period_low"], history["period_high"]
@@ -256,44 +287,59 @@ async def test_support_below_resistance_above_inside_the_range(
         assert sr["nearest_support"] == sr["support"][0]["price"]
         ext = sr["extension"]
         assert ext["support"] == sr["nearest_support"] and ext["support_source"] == "zone"
-        assert ext["atr_multiple"] == pytest.approx(
-            (price - ext["support"]) / sr["atr"], abs=0.02)
-        assert ext["risk"] == ("low" if ext["atr_multiple"] < 1.5 else
-                               "moderate" if ext["atr_multiple"] < 3 else "high")
+        assert ext["atr_multiple"] == pytest.approx((price - ext["support"]) / sr["atr"], abs=0.02)
+        assert ext["risk"] == (
+            "low"
+            if ext["atr_multiple"] < 1.5
+            else "moderate"
+            if ext["atr_multiple"] < 3
+            else "high"
+        )
     for zone in sr["confluence"]:
         assert len(zone["families"]) >= 2
         assert (zone["price"] < price) == (zone["kind"] == "support")
 
 
-@pytest.mark.parametrize(("symbol", "as_of", "direction"), [
-    ("MSFT", AS_OF, "up"),
-    ("AAPL", datetime(2008, 12, 31, 23, tzinfo=UTC), "down"),
-])
+@pytest.mark.parametrize(
+    ("symbol", "as_of", "direction"),
+    [
+        ("MSFT", AS_OF, "up"),
+        ("AAPL", datetime(2008, 12, 31, 23, tzinfo=UTC), "down"),
+    ],
+)
 async def test_fib_levels_are_monotone_and_span_the_period_swing(
     deps: ToolDeps, symbol: str, as_of: datetime, direction: str
 ) -> None:
-    result, model = await run_calls(deps, [
-        ("calculate_fib_levels", {"symbol": symbol, "period": "1y"}),
-        ("get_price_history", {"symbol": symbol, "period": "1y"}),
-        ("calculate_swing_points", {"symbol": symbol, "period": "1y"}),
-    ], as_of=as_of)
+    result, model = await run_calls(
+        deps,
+        [
+            ("calculate_fib_levels", {"symbol": symbol, "period": "1y"}),
+            ("get_price_history", {"symbol": symbol, "period": "1y"}),
+            ("calculate_swing_points", {"symbol": symbol, "period": "1y"}),
+        ],
+        as_of=as_of,
+    )
     assert result.ok
     fib, history, swings = (payload(r) for r in replies(model))
     assert fib["swing_source"] == "detected" and fib["direction"] == direction
-    assert (fib["swing_high"], fib["swing_low"]) == (history["period_high"],
-                                                     history["period_low"])
+    assert (fib["swing_high"], fib["swing_low"]) == (history["period_high"], history["period_low"])
     major = swings["major_swing"]
     assert (major["high"], major["low"], major["direction"]) == (
-        fib["swing_high"], fib["swing_low"], fib["direction"])
+        fib["swing_high"],
+        fib["swing_low"],
+        fib["direction"],
+    )
     assert (fib["swing_low_date"] < fib["swing_high_date"]) == (direction == "up")
     retr = fib["retracements"]
-    assert [lv["label"] for lv in retr] == ["0%", "23.6%", "38.2%", "50%", "61.8%", "78.6%",
-                                            "100%"]
+    assert [lv["label"] for lv in retr] == ["0%", "23.6%", "38.2%", "50%", "61.8%", "78.6%", "100%"]
     prices = [lv["price"] for lv in retr]
     step = np.diff(prices)
     assert (step < 0).all() if direction == "up" else (step > 0).all()
-    end, start = (fib["swing_high"], fib["swing_low"]) if direction == "up" else (
-        fib["swing_low"], fib["swing_high"])
+    end, start = (
+        (fib["swing_high"], fib["swing_low"])
+        if direction == "up"
+        else (fib["swing_low"], fib["swing_high"])
+    )
     assert (prices[0], prices[-1]) == (end, start)
     ext = [lv["price"] for lv in fib["extensions"]]
     assert ext and all(np.diff(ext) > 0 if direction == "up" else np.diff(ext) < 0)
@@ -307,11 +353,19 @@ async def test_fib_levels_from_explicit_swing_prices(deps: ToolDeps) -> None:
     high, low = swings["last_swing_high"]["price"], swings["last_swing_low"]["price"]
     result, model = await run_calls(
         deps,
-        [("calculate_fib_levels", {"symbol": "MSFT", "swing_high": 40.0, "swing_low": 20.0,
-                                   "direction": "up"}),
-         ("calculate_fib_levels", {"symbol": "MSFT", "swing_high": high, "swing_low": low})],
-        [("calculate_fib_levels", {"symbol": "MSFT", "swing_high": high, "swing_low": low,
-                                   "direction": "up"})],
+        [
+            (
+                "calculate_fib_levels",
+                {"symbol": "MSFT", "swing_high": 40.0, "swing_low": 20.0, "direction": "up"},
+            ),
+            ("calculate_fib_levels", {"symbol": "MSFT", "swing_high": high, "swing_low": low}),
+        ],
+        [
+            (
+                "calculate_fib_levels",
+                {"symbol": "MSFT", "swing_high": high, "swing_low": low, "direction": "up"},
+            )
+        ],
     )
     assert result.ok
     invented, no_direction = (text_of(r.content) for r in replies(model, 1))
@@ -320,15 +374,17 @@ async def test_fib_levels_from_explicit_swing_prices(deps: ToolDeps) -> None:
     fib = payload(replies(model, 2)[0])
     assert fib["swing_source"] == "given" and "swing_high_date" not in fib
     assert (fib["swing_high"], fib["swing_low"]) == (high, low)
-    assert fib["retracements"][4]["price"] == pytest.approx(high - 0.618 * (high - low),
-                                                            abs=0.01)
+    assert fib["retracements"][4]["price"] == pytest.approx(high - 0.618 * (high - low), abs=0.01)
 
 
 async def test_swing_points_alternate_and_lie_in_the_range(deps: ToolDeps) -> None:
-    result, model = await run_calls(deps, [
-        ("calculate_swing_points", {"symbol": "AAPL", "period": "1y", "lookback": 3}),
-        ("get_price_history", {"symbol": "AAPL", "period": "1y"}),
-    ])
+    result, model = await run_calls(
+        deps,
+        [
+            ("calculate_swing_points", {"symbol": "AAPL", "period": "1y", "lookback": 3}),
+            ("get_price_history", {"symbol": "AAPL", "period": "1y"}),
+        ],
+    )
     assert result.ok
     swings, history = (payload(r) for r in replies(model))
     points = swings["points"]
@@ -338,8 +394,13 @@ async def test_swing_points_alternate_and_lie_in_the_range(deps: ToolDeps) -> No
     assert [p["date"] for p in points] == sorted(p["date"] for p in points)
     assert all(history["period_low"] <= p["price"] <= history["period_high"] for p in points)
     assert swings["last_swing_high"]["kind"] == "high"
-    assert swings["structure"] in (None, "higher_highs_higher_lows", "lower_highs_lower_lows",
-                                   "higher_highs_lower_lows", "lower_highs_higher_lows")
+    assert swings["structure"] in (
+        None,
+        "higher_highs_higher_lows",
+        "lower_highs_lower_lows",
+        "higher_highs_lower_lows",
+        "lower_highs_higher_lows",
+    )
 
 
 async def test_trendline_and_a_period_too_short_for_it(deps: ToolDeps) -> None:
@@ -356,7 +417,8 @@ async def test_trendline_and_a_period_too_short_for_it(deps: ToolDeps) -> None:
     assert line["direction"] in ("rising", "falling", "flat") and 0 <= line["r2"] <= 1
     assert 2 <= line["pivots"] <= 5 and line["start_date"] < "2012-06-29"
     assert line["distance_pct"] == pytest.approx(
-        100 * (line["current_price"] / line["value_now"] - 1), abs=0.05)
+        100 * (line["current_price"] / line["value_now"] - 1), abs=0.05
+    )
     assert line["broken"] == (line["distance_atr"] < -0.5)
 
 
@@ -407,9 +469,11 @@ async def test_short_history_says_what_is_missing(deps: ToolDeps) -> None:
 async def test_unknown_symbol_is_a_retry_naming_close_matches(deps: ToolDeps) -> None:
     result, model = await run_calls(
         deps,
-        [("get_price_history", {"symbol": "MSFTT"}),
-         ("find_support_resistance", {"symbol": "GOOGL"}),
-         ("calculate_swing_points", {"symbol": "MS FT"})],
+        [
+            ("get_price_history", {"symbol": "MSFTT"}),
+            ("find_support_resistance", {"symbol": "GOOGL"}),
+            ("calculate_swing_points", {"symbol": "MS FT"}),
+        ],
         [("get_price_history", {"symbol": "MSFT"})],
     )
     assert result.ok, result.outcome
@@ -430,39 +494,56 @@ async def test_data_the_model_cannot_fix_fails_the_run_clearly(deps: ToolDeps) -
 
 async def test_close_only_series_states_what_is_missing(deps: ToolDeps) -> None:
     as_of = datetime(2021, 6, 30, 21, tzinfo=UTC)  # KO: adjusted closes only
-    result, model = await run_calls(deps, [
-        (name, {"symbol": "KO"} | ({"period": "1y"} if name != "get_technical_indicators"
-                                   else {}))
-        for name in TOOL_NAMES], as_of=as_of)
+    result, model = await run_calls(
+        deps,
+        [
+            (
+                name,
+                {"symbol": "KO"} | ({"period": "1y"} if name != "get_technical_indicators" else {}),
+            )
+            for name in TOOL_NAMES
+        ],
+        as_of=as_of,
+    )
     assert result.ok, result.outcome
     by_name = {r.name: (payload(r), r) for r in replies(model)}
     for name, (data, _) in by_name.items():
         assert any(m.startswith("high/low: close-only series") for m in data["missing"]), name
-        assert "volume" in data["missing"] and "close: the adjusted close is used" in data[
-            "missing"], name
+        assert (
+            "volume" in data["missing"] and "close: the adjusted close is used" in data["missing"]
+        ), name
     swings = by_name["calculate_swing_points"][0]
-    assert swings["price_basis"] == "close" and "swing points use closes" in swings[
-        "missing"][0]
+    assert swings["price_basis"] == "close" and "swing points use closes" in swings["missing"][0]
     assert by_name["find_support_resistance"][0]["support"]
-    assert "candlesticks: need open, high, low and close" in by_name[
-        "detect_chart_patterns"][0]["missing"]
+    assert (
+        "candlesticks: need open, high, low and close"
+        in by_name["detect_chart_patterns"][0]["missing"]
+    )
     indicators = by_name["get_technical_indicators"][0]
     assert "adx_14" not in indicators and indicators["rsi_14"] > 0
     assert "adx" not in indicators["trend"] and "adx_14" not in indicators["trend"]["basis"]
     history = by_name["get_price_history"][0]
     assert "avg_volume" not in history and set(history["tail"][-1]) == {"date", "close"}
     drawn = by_name["render_chart"][0]
-    assert drawn["missing"] == ["high/low: close-only series, a line of closes is drawn", "open",
-                                "close: the adjusted close is used", "volume"]
+    assert drawn["missing"] == [
+        "high/low: close-only series, a line of closes is drawn",
+        "open",
+        "close: the adjusted close is used",
+        "volume",
+    ]
     assert drawn["support_levels"] and drawn["fib_levels"]
     chart = by_name["render_chart"][1]
     assert isinstance(chart.content, list) and chart.content[1].data.startswith(PNG_SIGNATURE)
 
-    vix = await call(deps, "calculate_swing_points", as_of=datetime(2018, 6, 29, 21, tzinfo=UTC),
-                     symbol="^VIX")
+    vix = await call(
+        deps, "calculate_swing_points", as_of=datetime(2018, 6, 29, 21, tzinfo=UTC), symbol="^VIX"
+    )
     assert vix["price_basis"] == "close"
-    assert vix["missing"] == ["high/low: close-only series, swing points use closes", "open",
-                              "volume"]
+    assert vix["missing"] == [
+        "high/low: close-only series, swing points use closes",
+        "open",
+        "volume",
+    ]
 
 
 @pytest.fixture
@@ -471,18 +552,34 @@ def halted(tmp_path: Path) -> LocalProvider:
     folder = tmp_path / "local" / "bars" / "1d"
     folder.mkdir(parents=True)
     days = pd.bdate_range("2024-05-01", periods=30)
-    pd.DataFrame({"date": days.strftime("%Y-%m-%d"), "open": 50.0, "high": 50.0, "low": 50.0,
-                  "close": 50.0, "volume": 1000.0}).to_csv(folder / "HALT.csv", index=False)
+    pd.DataFrame(
+        {
+            "date": days.strftime("%Y-%m-%d"),
+            "open": 50.0,
+            "high": 50.0,
+            "low": 50.0,
+            "close": 50.0,
+            "volume": 1000.0,
+        }
+    ).to_csv(folder / "HALT.csv", index=False)
     return LocalProvider(tmp_path / "local")
 
 
 async def test_flat_short_series_never_crashes(halted: LocalProvider) -> None:
     deps = ToolDeps(market=halted, run_dir=None)
     as_of = datetime(2024, 6, 12, 21, tzinfo=UTC)
-    result, model = await run_calls(deps, [
-        (name, {"symbol": "HALT"} | ({"period": "3mo"} if name != "get_technical_indicators"
-                                     else {}))
-        for name in TOOL_NAMES], as_of=as_of)
+    result, model = await run_calls(
+        deps,
+        [
+            (
+                name,
+                {"symbol": "HALT"}
+                | ({"period": "3mo"} if name != "get_technical_indicators" else {}),
+            )
+            for name in TOOL_NAMES
+        ],
+        as_of=as_of,
+    )
     assert result.ok, result.outcome
     by_name = {r.name: r for r in replies(model)}
     fib = text_of(by_name["calculate_fib_levels"].content)
@@ -490,8 +587,10 @@ async def test_flat_short_series_never_crashes(halted: LocalProvider) -> None:
     data = {n: payload(r) for n, r in by_name.items() if n != "calculate_fib_levels"}
     assert data["get_price_history"]["change_pct"] == 0
     assert data["calculate_swing_points"]["points"] == []
-    assert "swing points: none in the period (no price movement)" in data[
-        "calculate_swing_points"]["missing"]
+    assert (
+        "swing points: none in the period (no price movement)"
+        in data["calculate_swing_points"]["missing"]
+    )
     sr = data["find_support_resistance"]
     assert sr["support"] == [] and sr["resistance"] == [] and "extension" not in sr
     assert data["calculate_trendline"]["found"] is False
@@ -505,11 +604,15 @@ async def test_flat_short_series_never_crashes(halted: LocalProvider) -> None:
 
 async def test_render_chart_sends_the_image_and_saves_it(deps: ToolDeps) -> None:
     events: list[Any] = []
-    result, model = await run_calls(deps, [
-        ("render_chart", {"symbol": "msft"}),
-        ("find_support_resistance", {"symbol": "MSFT", "num_levels": 3}),
-        ("calculate_fib_levels", {"symbol": "MSFT"}),
-    ], on_event=events.append)
+    result, model = await run_calls(
+        deps,
+        [
+            ("render_chart", {"symbol": "msft"}),
+            ("find_support_resistance", {"symbol": "MSFT", "num_levels": 3}),
+            ("calculate_fib_levels", {"symbol": "MSFT"}),
+        ],
+        on_event=events.append,
+    )
     assert result.ok
     chart, sr, fib = replies(model)
     assert isinstance(chart.content, list) and len(chart.content) == 2
@@ -532,8 +635,15 @@ async def test_render_chart_without_a_run_dir_saves_nothing(
     bundled: BundledProvider, tmp_path: Path
 ) -> None:
     deps = ToolDeps(market=bundled, run_dir=None)
-    data = await call(deps, "render_chart", symbol="AAPL", period="1mo", show_fib=False,
-                      show_levels=False, show_trendline=False)
+    data = await call(
+        deps,
+        "render_chart",
+        symbol="AAPL",
+        period="1mo",
+        show_fib=False,
+        show_levels=False,
+        show_trendline=False,
+    )
     assert "file" not in data and data["support_levels"] == [] and data["fib_levels"] == {}
     assert "trendline" not in data and files_in(tmp_path) == []
     assert data["bars"] == len(bundled.daily_bars("AAPL", AS_OF, start=date(2012, 5, 29)))
@@ -544,8 +654,12 @@ async def test_render_chart_without_a_run_dir_saves_nothing(
 
 def test_period_start_covers_the_period_and_the_warmup() -> None:
     assert [period_start(AS_OF, p) for p in PERIODS] == [
-        date(2012, 5, 29), date(2012, 3, 29), date(2011, 12, 29), date(2011, 6, 29),
-        date(2010, 6, 29)]
+        date(2012, 5, 29),
+        date(2012, 3, 29),
+        date(2011, 12, 29),
+        date(2011, 6, 29),
+        date(2010, 6, 29),
+    ]
     # 200 sessions of warm-up are about 290 calendar days: enough for a 200-bar average.
     assert (period_start(AS_OF, "1y") - period_start(AS_OF, "1y", warmup_bars=200)).days == 310
 
@@ -557,7 +671,8 @@ async def test_unknown_symbol_surfaces_when_no_complete_listing_exists(
     # only a close match makes the error the model's to fix.
     deps = ToolDeps(market=ProviderChain([bundled, LocalProvider(None)]))
     result, model = await run_calls(
-        deps, [("get_price_history", {"symbol": "MSFTT"})],
+        deps,
+        [("get_price_history", {"symbol": "MSFTT"})],
         [("get_price_history", {"symbol": "ZZZZZZ"})],
     )
     assert "close matches: MSFT" in text_of(replies(model, 1)[0].content)
@@ -568,8 +683,11 @@ async def test_unknown_symbol_surfaces_when_no_complete_listing_exists(
 async def test_unknown_symbol_without_close_match_is_a_retry_on_complete_listings(
     deps: ToolDeps,
 ) -> None:
-    result, model = await run_calls(deps, [("get_price_history", {"symbol": "ZZZZZZ"})],
-                                    [("get_price_history", {"symbol": "IBM"})])
+    result, model = await run_calls(
+        deps,
+        [("get_price_history", {"symbol": "ZZZZZZ"})],
+        [("get_price_history", {"symbol": "IBM"})],
+    )
     assert result.ok
     retry = text_of(replies(model, 1)[0].content)
     assert "unknown symbol 'ZZZZZZ' (no close match)" in retry

@@ -35,8 +35,13 @@ def bundled() -> BundledProvider:
 
 
 async def run(market: Any, *calls: tuple[str, dict[str, Any]], as_of: datetime) -> list[str]:
-    agent = Agent(name="tester", instructions="Look.", output_type=str, toolset=TOOLS,
-                  max_turns=len(calls) + 1)
+    agent = Agent(
+        name="tester",
+        instructions="Look.",
+        output_type=str,
+        toolset=TOOLS,
+        max_turns=len(calls) + 1,
+    )
     model = ScriptedModel([*(tool_calls(c) for c in calls), "done"])
     result = await agent.run(model, "go", deps=ToolDeps(market=market), as_of=as_of)
     assert result.ok, result.outcome
@@ -100,15 +105,16 @@ async def test_market_data_missing_everything_still_answers(bundled: BundledProv
 # -- stock_screener ------------------------------------------------------------------------
 
 
-def test_traded_frame_keeps_the_split_and_adjusted_frame_removes_it(
+def test_both_frames_read_across_a_split_on_the_as_of_basis(
     bundled: BundledProvider,
 ) -> None:
     as_of = datetime(2005, 3, 15, 21, tzinfo=UTC)  # AAPL split 2-for-1 on 28 February 2005
     bars = bundled.daily_bars("AAPL", as_of, start=date(2004, 12, 1))
+    assert "2:1 on 2005-02-28" in bars.basis
     traded, adjusted = traded_frame(bars), adjusted_frame(bars)
     split = traded.index.searchsorted(pd.Timestamp("2005-02-28", tz="America/New_York"))
-    assert traded["close"].iloc[split] / traded["close"].iloc[split - 1] < 0.55
-    assert 0.95 < adjusted["close"].iloc[split] / adjusted["close"].iloc[split - 1] < 1.05
+    for frame in (traded, adjusted):  # earlier bars are in the shares of as_of: no gap
+        assert 0.95 < frame["close"].iloc[split] / frame["close"].iloc[split - 1] < 1.05
     assert traded["close"].iloc[-1] == bars.prices().iloc[-1] == 40.96  # as traded
     factor = (bars.frame["adj_close"] / bars.frame["close"]).to_numpy()
     for column in ("open", "high", "low", "close"):
@@ -118,12 +124,17 @@ def test_traded_frame_keeps_the_split_and_adjusted_frame_removes_it(
     assert returns.std(ddof=1) * math.sqrt(252) < 0.6  # the split day would make it > 2
 
 
-
 async def test_screener_returns_only_symbols_meeting_the_criteria(
     bundled: BundledProvider,
 ) -> None:
-    criteria = {"min_price": 50, "trend": "up", "min_hv": 0.1, "max_hv": 0.3,
-                "sort_by": "hv", "limit": 25}
+    criteria = {
+        "min_price": 50,
+        "trend": "up",
+        "min_hv": 0.1,
+        "max_hv": 0.3,
+        "sort_by": "hv",
+        "limit": 25,
+    }
     text = (await run(bundled, ("stock_screener", criteria), as_of=AFTER_CLOSE))[0]
     assert len(text) < 8_000
     out = json.loads(text)
@@ -151,8 +162,12 @@ async def test_screener_returns_only_symbols_meeting_the_criteria(
         frame = adjusted_frame(bars)
         hv = np.diff(np.log(frame["close"].to_numpy()[-21:])).std(ddof=1) * math.sqrt(252)
         kind = bundled.instrument(symbol, AFTER_CLOSE).asset_type
-        passes = (kind in ("equity", "etf") and bars.prices().iloc[-1] >= 50
-                  and 0.1 <= hv <= 0.3 and trend_assessment(frame).direction == "up")
+        passes = (
+            kind in ("equity", "etf")
+            and bars.prices().iloc[-1] >= 50
+            and 0.1 <= hv <= 0.3
+            and trend_assessment(frame).direction == "up"
+        )
         assert not passes, f"{symbol} meets the criteria but was not returned"
 
 
@@ -187,12 +202,26 @@ AS_OF = datetime(2021, 6, 30, 20, tzinfo=UTC)
 PROV = Provenance(provider="fake", origin="observed", retrieved_at=AS_OF, source="facts")
 
 
-def fact(concept: str, value: float, start: str | None, end: str, filed: str,
-         form: str = "10-Q", unit: str = "USD") -> Fact:
+def fact(
+    concept: str,
+    value: float,
+    start: str | None,
+    end: str,
+    filed: str,
+    form: str = "10-Q",
+    unit: str = "USD",
+) -> Fact:
     filed_day = date.fromisoformat(filed)
-    return Fact(known_at=end_of_day(filed_day), concept=concept, unit=unit, value=value,
-                start=date.fromisoformat(start) if start else None,
-                end=date.fromisoformat(end), filed=filed_day, form=form)
+    return Fact(
+        known_at=end_of_day(filed_day),
+        concept=concept,
+        unit=unit,
+        value=value,
+        start=date.fromisoformat(start) if start else None,
+        end=date.fromisoformat(end),
+        filed=filed_day,
+        form=form,
+    )
 
 
 class FakeFacts(Provider):
@@ -211,15 +240,24 @@ class FakeFacts(Provider):
             fact("LongTermDebtNoncurrent", 52.0e9, None, "2021-03-31", "2021-04-27"),
             fact("AssetsCurrent", 180.0e9, None, "2021-03-31", "2021-04-27"),
             fact("LiabilitiesCurrent", 90.0e9, None, "2021-03-31", "2021-04-27"),
-            fact("EarningsPerShareDiluted", 1.95, "2021-01-01", "2021-03-31", "2021-04-27",
-                 unit="USD/shares"),
+            fact(
+                "EarningsPerShareDiluted",
+                1.95,
+                "2021-01-01",
+                "2021-03-31",
+                "2021-04-27",
+                unit="USD/shares",
+            ),
         ]
         return Fundamentals(symbol=symbol, items=items, provenance=PROV)
 
 
 async def test_fundamentals_by_filing_date() -> None:
-    text = (await run(FakeFacts(clock=lambda: AS_OF), ("get_fundamentals", {"symbol": "MSFT"}),
-                      as_of=AS_OF))[0]
+    text = (
+        await run(
+            FakeFacts(clock=lambda: AS_OF), ("get_fundamentals", {"symbol": "MSFT"}), as_of=AS_OF
+        )
+    )[0]
     out = json.loads(text)
     assert "168000000000" not in text and "1.68e" not in text  # filed after as_of
     figures = {(f["name"], f["period"]): f for f in out["figures"]}

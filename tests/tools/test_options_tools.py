@@ -31,8 +31,23 @@ from alphadesk.tools.options import OPTIONS_TOOLS
 AS_OF = datetime(2012, 6, 29, 20, tzinfo=UTC)  # MSFT at 30.59, after the close
 AMZN_AS_OF = datetime(2016, 6, 30, 20, tzinfo=UTC)  # AMZN near 715: many strikes
 CONTRACT_FIELDS = {
-    "expiration", "strike", "type", "dte", "bid", "ask", "mid", "delta", "gamma", "theta",
-    "vega", "iv", "volume", "open_interest", "spread_pct", "weekly_roc", "annualized_roc",
+    "expiration",
+    "strike",
+    "type",
+    "dte",
+    "bid",
+    "ask",
+    "mid",
+    "delta",
+    "gamma",
+    "theta",
+    "vega",
+    "iv",
+    "volume",
+    "open_interest",
+    "spread_pct",
+    "weekly_roc",
+    "annualized_roc",
 }
 
 
@@ -46,8 +61,13 @@ async def run_tool(
     market: Any, *calls: tuple[str, dict[str, Any]], as_of: datetime = AS_OF
 ) -> tuple[list[str], ScriptedModel]:
     """Script one tool call per turn, then a final answer; return the tool replies."""
-    agent = Agent(name="tester", instructions="Use the tools.", output_type=str,
-                  toolset=OPTIONS_TOOLS, max_turns=len(calls) + 1)
+    agent = Agent(
+        name="tester",
+        instructions="Use the tools.",
+        output_type=str,
+        toolset=OPTIONS_TOOLS,
+        max_turns=len(calls) + 1,
+    )
     model = ScriptedModel([*(tool_calls(c) for c in calls), "done"])
     result = await agent.run(model, "Analyse", deps=ToolDeps(market=market), as_of=as_of)
     assert result.ok, result.outcome
@@ -70,7 +90,10 @@ def last_close(symbol: str, as_of: datetime) -> float:
 
 def test_schemas_the_model_sees() -> None:
     assert OPTIONS_TOOLS.names == [
-        "get_option_chain", "get_option_greeks", "calculate_iv_hv", "calculate_roc",
+        "get_option_chain",
+        "get_option_greeks",
+        "calculate_iv_hv",
+        "calculate_roc",
         "filter_options",
     ]
     chain = OPTIONS_TOOLS.get("get_option_chain")
@@ -117,8 +140,12 @@ async def test_unknown_symbol_is_a_retry_naming_the_close_match(market: MarketDa
 
 
 async def test_no_chain_is_reported_as_missing_not_a_crash(market: MarketData) -> None:
-    out = await call(market, "get_option_chain", {"symbol": "BTC-USD"},
-                     as_of=datetime(2021, 6, 30, 20, tzinfo=UTC))
+    out = await call(
+        market,
+        "get_option_chain",
+        {"symbol": "BTC-USD"},
+        as_of=datetime(2021, 6, 30, 20, tzinfo=UTC),
+    )
     assert out["available"] is False and out["expirations"] == []
     assert "option chain" in out["missing"][0] and "BTC-USD" in out["missing"][0]
 
@@ -127,12 +154,11 @@ async def test_no_chain_is_reported_as_missing_not_a_crash(market: MarketData) -
 
 
 async def test_chain_is_bounded_near_the_money_and_point_in_time(market: MarketData) -> None:
-    replies, _ = await run_tool(market, ("get_option_chain", {"symbol": "AMZN"}),
-                                as_of=AMZN_AS_OF)
+    replies, _ = await run_tool(market, ("get_option_chain", {"symbol": "AMZN"}), as_of=AMZN_AS_OF)
     assert len(replies[0]) < 20_000, f"{len(replies[0])} characters"
     out = json.loads(replies[0])
     assert out["as_of"] == "2016-06-30T20:00:00Z" and out["symbol"] == "AMZN"
-    assert out["source"] == {"provider": "modeled", "origin": "modeled"}
+    assert out["source"] == {"provider": "modeled", "origin": "modeled", "basis": ""}
     spot = last_close("AMZN", AMZN_AS_OF)
     assert out["underlying_price"] == pytest.approx(spot)
     views = out["expirations"]
@@ -152,13 +178,23 @@ async def test_chain_is_bounded_near_the_money_and_point_in_time(market: MarketD
             assert (c["delta"] < 0) == (c["type"] == "put")
             assert c["mid"] == pytest.approx((c["bid"] + c["ask"]) / 2, abs=1e-3)
             assert c["spread_pct"] == pytest.approx(
-                (c["ask"] - c["bid"]) / c["mid"] * 100, abs=0.01)
+                (c["ask"] - c["bid"]) / c["mid"] * 100, abs=0.01
+            )
 
 
 async def test_chain_filters_by_type_and_window(market: MarketData) -> None:
-    out = await call(market, "get_option_chain",
-                     {"symbol": "MSFT", "dte_min": 20, "dte_max": 50, "option_type": "put",
-                      "strikes_per_side": 1, "max_expirations": 1})
+    out = await call(
+        market,
+        "get_option_chain",
+        {
+            "symbol": "MSFT",
+            "dte_min": 20,
+            "dte_max": 50,
+            "option_type": "put",
+            "strikes_per_side": 1,
+            "max_expirations": 1,
+        },
+    )
     views = out["expirations"]
     assert all(20 <= v["dte"] <= 50 for v in views)
     assert [len(v["contracts"]) for v in views] == [2] + [0] * (len(views) - 1)
@@ -173,17 +209,26 @@ async def test_greeks_match_py_vollib_and_prices_lie_within_the_quote(
 ) -> None:
     chain = market.option_chain("MSFT", AS_OF, min_dte=14, max_dte=30)
     picks = [c for c in chain.contracts if c.expiration == chain.expirations[0]][:4]
-    out = await call(market, "get_option_greeks", {
-        "symbol": "MSFT",
-        "contract_symbols": [picks[0].contract_symbol, picks[1].contract_symbol],
-        "contracts": [{"expiration": str(c.expiration), "strike": c.strike,
-                       "type": c.option_type} for c in picks[2:]],
-    })
+    out = await call(
+        market,
+        "get_option_greeks",
+        {
+            "symbol": "MSFT",
+            "contract_symbols": [picks[0].contract_symbol, picks[1].contract_symbol],
+            "contracts": [
+                {"expiration": str(c.expiration), "strike": c.strike, "type": c.option_type}
+                for c in picks[2:]
+            ],
+        },
+    )
     assert out["not_found"] == [] and len(out["contracts"]) == 4
     spot, rate = out["underlying_price"], out["rate"]
     for row, raw in zip(out["contracts"], picks, strict=True):
         assert (row["expiration"], row["strike"], row["type"]) == (
-            str(raw.expiration), raw.strike, raw.option_type)
+            str(raw.expiration),
+            raw.strike,
+            raw.option_type,
+        )
         flag = "c" if row["type"] == "call" else "p"
         args = (flag, spot, row["strike"], row["years_to_expiry"], rate, row["iv"])
         assert row["delta"] == pytest.approx(analytical.delta(*args), rel=2e-3, abs=1e-4)
@@ -202,11 +247,23 @@ async def test_unlisted_contracts_get_the_nearest_strikes(market: MarketData) ->
     listed = chain.select("put", exp)[0]
     replies, _ = await run_tool(
         market,
-        ("get_option_greeks", {"symbol": "MSFT", "contracts": [
-            {"expiration": str(exp), "strike": listed.strike, "type": "put"},
-            {"expiration": str(exp), "strike": 29.1, "type": "put"}]}),
-        ("get_option_greeks", {"symbol": "MSFT", "contracts": [
-            {"expiration": str(exp), "strike": 29.1, "type": "put"}]}),
+        (
+            "get_option_greeks",
+            {
+                "symbol": "MSFT",
+                "contracts": [
+                    {"expiration": str(exp), "strike": listed.strike, "type": "put"},
+                    {"expiration": str(exp), "strike": 29.1, "type": "put"},
+                ],
+            },
+        ),
+        (
+            "get_option_greeks",
+            {
+                "symbol": "MSFT",
+                "contracts": [{"expiration": str(exp), "strike": 29.1, "type": "put"}],
+            },
+        ),
     )
     partial = json.loads(replies[0])
     assert len(partial["contracts"]) == 1
@@ -224,17 +281,24 @@ async def test_roc_by_hand(market: MarketData) -> None:
     assert out["weekly_roc"] == pytest.approx(roc * 7 / 21 * 100, abs=1e-4)
     assert out["annualized_roc"] == pytest.approx(roc * 365 / 21 * 100, abs=1e-3)
     assert out["annualized_compound_roc"] == pytest.approx(
-        ((1 + roc) ** (365 / 21) - 1) * 100, abs=1e-3)
+        ((1 + roc) ** (365 / 21) - 1) * 100, abs=1e-3
+    )
     assert out["breakeven"] == 93.75
     assert out["capital_per_contract"] == 9500 and out["premium_per_contract"] == 125
     assert "probability_of_profit" not in out and "pass iv" in out["missing"][0]
 
 
 async def test_probability_of_profit_is_n_d2_at_breakeven(market: MarketData) -> None:
-    given = await call(market, "calculate_roc", {"premium": 0.62, "strike": 30, "dte": 21,
-                                                  "iv": 0.30, "underlying_price": 31.0})
-    read = await call(market, "calculate_roc", {"premium": 0.62, "strike": 30, "dte": 21,
-                                                 "iv": 0.30, "symbol": "MSFT"})
+    given = await call(
+        market,
+        "calculate_roc",
+        {"premium": 0.62, "strike": 30, "dte": 21, "iv": 0.30, "underlying_price": 31.0},
+    )
+    read = await call(
+        market,
+        "calculate_roc",
+        {"premium": 0.62, "strike": 30, "dte": 21, "iv": 0.30, "symbol": "MSFT"},
+    )
     for out, spot in ((given, 31.0), (read, last_close("MSFT", AS_OF))):
         inputs = out["pop_inputs"]
         assert inputs["underlying_price"] == pytest.approx(spot)
@@ -247,9 +311,18 @@ async def test_probability_of_profit_is_n_d2_at_breakeven(market: MarketData) ->
 
 
 async def test_filter_returns_only_contracts_inside_the_criteria(market: MarketData) -> None:
-    criteria = {"symbol": "AMZN", "option_type": "put", "dte_min": 14, "dte_max": 45,
-                "delta_min": 0.15, "delta_max": 0.30, "min_weekly_roc": 0.2,
-                "min_open_interest": 100, "max_spread_pct": 10.0, "limit": 5}
+    criteria = {
+        "symbol": "AMZN",
+        "option_type": "put",
+        "dte_min": 14,
+        "dte_max": 45,
+        "delta_min": 0.15,
+        "delta_max": 0.30,
+        "min_weekly_roc": 0.2,
+        "min_open_interest": 100,
+        "max_spread_pct": 10.0,
+        "limit": 5,
+    }
     replies, _ = await run_tool(market, ("filter_options", criteria), as_of=AMZN_AS_OF)
     out = json.loads(replies[0])
     rows = out["contracts"]
@@ -259,16 +332,20 @@ async def test_filter_returns_only_contracts_inside_the_criteria(market: MarketD
         assert -0.30 <= c["delta"] <= -0.15
         assert c["weekly_roc"] >= 0.2 and c["open_interest"] >= 100
         assert c["spread_pct"] <= 10.0
-        assert c["weekly_roc"] == pytest.approx(c["mid"] / c["strike"] * 7 / c["dte"] * 100,
-                                                abs=2e-3)
-    assert [c["weekly_roc"] for c in rows] == sorted((c["weekly_roc"] for c in rows),
-                                                     reverse=True)
+        assert c["weekly_roc"] == pytest.approx(
+            c["mid"] / c["strike"] * 7 / c["dte"] * 100, abs=2e-3
+        )
+    assert [c["weekly_roc"] for c in rows] == sorted((c["weekly_roc"] for c in rows), reverse=True)
     # Independently, from the raw chain: the same number of contracts qualifies.
     chain = market.option_chain("AMZN", AMZN_AS_OF, min_dte=14, max_dte=45)
     expected = [
-        c for c in chain.contracts
-        if c.option_type == "put" and c.delta is not None and 0.15 <= -c.delta <= 0.30
-        and (c.open_interest or 0) >= 100 and c.mid
+        c
+        for c in chain.contracts
+        if c.option_type == "put"
+        and c.delta is not None
+        and 0.15 <= -c.delta <= 0.30
+        and (c.open_interest or 0) >= 100
+        and c.mid
         and (c.ask - c.bid) / c.mid * 100 <= 10.0 + 0.005
         and c.mid / c.strike * 7 / c.dte * 100 >= 0.2 - 0.0005
     ]
@@ -295,7 +372,8 @@ async def test_iv_hv_against_independent_computations(market: MarketData) -> Non
     assert out["hv"] == pytest.approx(logret.std(ddof=1) * math.sqrt(252), abs=1e-4)
     hl = np.log(bars["high"] / bars["low"]).to_numpy()[-20:]
     assert out["hv_parkinson"] == pytest.approx(
-        math.sqrt((hl**2).sum() / (4 * 20 * math.log(2)) * 252), abs=1e-4)
+        math.sqrt((hl**2).sum() / (4 * 20 * math.log(2)) * 252), abs=1e-4
+    )
     # ATM IV by hand: the expiration nearest 30 days, strikes bracketing the price.
     chain = market.option_chain("MSFT", AS_OF, min_dte=16, max_dte=51)
     exp = min(chain.expirations, key=lambda d: (abs((d - AS_OF.date()).days - 30), d))
@@ -313,7 +391,9 @@ async def test_iv_hv_against_independent_computations(market: MarketData) -> Non
     ratio = out["iv_hv_ratio"]
     assert out["assessment"] == ("rich" if ratio > 1.2 else "cheap" if ratio < 0.9 else "fair")
     assert out["source"]["origin"] == "modeled" and "modeled" in " ".join(out["notes"])
-    assert out["hv_source"] == {"provider": "bundled", "origin": "observed"}
+    hv_source = out["hv_source"]
+    assert (hv_source["provider"], hv_source["origin"]) == ("bundled", "observed")
+    assert hv_source["basis"].startswith("as traded on 2012-06-29; earlier bars adjusted")
     assert 0 <= out["iv_rank"] <= 100 and 0 <= out["iv_percentile"] <= 100
     assert out["iv_history_points"] >= 20
 
@@ -326,16 +406,18 @@ async def test_iv_hv_without_option_data_still_reports_hv(market: MarketData) ->
 
 async def test_hv_is_not_fooled_by_a_split(market: MarketData) -> None:
     # AAPL split 2:1 on 2005-02-28; the bundled close is unadjusted there.
-    out = await call(market, "calculate_iv_hv", {"symbol": "AAPL"},
-                     as_of=datetime(2005, 3, 15, 21, tzinfo=UTC))
+    out = await call(
+        market, "calculate_iv_hv", {"symbol": "AAPL"}, as_of=datetime(2005, 3, 15, 21, tzinfo=UTC)
+    )
     assert 0.1 < out["hv"] < 0.8 and 0.1 < out["hv_yang_zhang"] < 0.8
 
 
 async def test_each_run_sees_its_own_instant(market: MarketData) -> None:
     later = AS_OF + timedelta(days=30)
     first = await call(market, "filter_options", {"symbol": "MSFT", "delta_min": 0.05})
-    second = await call(market, "filter_options", {"symbol": "MSFT", "delta_min": 0.05},
-                        as_of=later)
+    second = await call(
+        market, "filter_options", {"symbol": "MSFT", "delta_min": 0.05}, as_of=later
+    )
     assert first["underlying_price"] == pytest.approx(last_close("MSFT", AS_OF))
     assert second["underlying_price"] == pytest.approx(last_close("MSFT", later))
     assert first["underlying_price"] != second["underlying_price"]
@@ -352,27 +434,42 @@ class QuotesOnly(Provider):
         super().__init__(clock=lambda: AS_OF)
         self._chain = chain
 
-    def _option_chain(self, symbol: str, as_of: datetime, min_dte: int, max_dte: int
-                      ) -> OptionChain:
-        bare = [c.model_copy(update=dict.fromkeys(("iv", "delta", "gamma", "theta", "vega",
-                                                   "rho"))) for c in self._chain.contracts]
-        provenance = self._chain.provenance.model_copy(update={"provider": "quotes",
-                                                               "origin": "observed"})
+    def _option_chain(
+        self, symbol: str, as_of: datetime, min_dte: int, max_dte: int
+    ) -> OptionChain:
+        bare = [
+            c.model_copy(update=dict.fromkeys(("iv", "delta", "gamma", "theta", "vega", "rho")))
+            for c in self._chain.contracts
+        ]
+        provenance = self._chain.provenance.model_copy(
+            update={"provider": "quotes", "origin": "observed"}
+        )
         return self._chain.model_copy(update={"contracts": bare, "provenance": provenance})
 
 
 async def test_missing_iv_and_greeks_are_computed_from_the_quote(market: MarketData) -> None:
     chain = market.option_chain("AMZN", AMZN_AS_OF, min_dte=14, max_dte=30)
-    near = sorted(chain.select("put", chain.expirations[0]),
-                  key=lambda c: abs(c.strike - chain.underlying_price))[:3]
-    out = await call(QuotesOnly(chain), "get_option_greeks", {
-        "symbol": "AMZN", "contract_symbols": [c.contract_symbol for c in near]},
-        as_of=AMZN_AS_OF)
-    assert out["source"] == {"provider": "quotes", "origin": "observed"}
+    near = sorted(
+        chain.select("put", chain.expirations[0]),
+        key=lambda c: abs(c.strike - chain.underlying_price),
+    )[:3]
+    out = await call(
+        QuotesOnly(chain),
+        "get_option_greeks",
+        {"symbol": "AMZN", "contract_symbols": [c.contract_symbol for c in near]},
+        as_of=AMZN_AS_OF,
+    )
+    assert out["source"] == {"provider": "quotes", "origin": "observed", "basis": ""}
     for row, raw in zip(out["contracts"], near, strict=True):
         assert row["greeks_source"] == "computed"
-        args = ("p", out["underlying_price"], row["strike"], row["years_to_expiry"],
-                out["rate"], row["iv"])
+        args = (
+            "p",
+            out["underlying_price"],
+            row["strike"],
+            row["years_to_expiry"],
+            out["rate"],
+            row["iv"],
+        )
         # The IV reprices the mid (py_vollib), and sits near the model's own IV.
         assert black_scholes(*args) == pytest.approx(row["mid"], abs=0.01)
         assert row["iv"] == pytest.approx(raw.iv, abs=0.01)

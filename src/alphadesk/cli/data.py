@@ -166,6 +166,8 @@ def bars(
     console.print(table)
     if result.missing:
         console.print(f"[dim]missing at the source: {', '.join(result.missing)}[/]")
+    if result.basis:
+        console.print(f"prices {result.basis}")
     console.print(_provenance_line(result.provenance))
 
 

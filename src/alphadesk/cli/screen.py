@@ -37,6 +37,13 @@ def screen(
         None, metavar="SYMBOL", help="Symbols; default: the whole universe."
     ),
     strategy: Literal["csp"] = typer.Option("csp", help="The strategy to screen for."),
+    index: str | None = typer.Option(
+        None,
+        "--universe",
+        metavar="INDEX",
+        help="Screen an index's members of each date (survivorship-free): sp500, nasdaq100 "
+        "or dow30. Members without data here are counted and skipped.",
+    ),
     as_of: str | None = typer.Option(None, "--as-of", metavar="DATE", help=AS_OF_HELP),
     start: str | None = typer.Option(
         None, "--from", metavar="DATE", help="First date of a screen over many dates."
@@ -79,6 +86,8 @@ def screen(
     settings = settings_from(ctx)
     check_models(settings, model)
     market = build_provider(settings)
+    if index is not None and symbols:
+        raise fail("SYMBOLs and --universe exclude each other", "give one or the other")
     try:
         universe = [normalize_symbol(s) for s in symbols] if symbols else market.universe()
     except ValueError as exc:
@@ -94,7 +103,10 @@ def screen(
             raise fail(str(exc), "pick dates the exchange was open, --from before --to") from None
     else:
         dates = [parse_as_of(as_of, market=market, symbols=universe)]
+    if index is not None:
+        universe = _index_members(market, index, dates)
     request = ScreenRequest(
+        universe=index,
         symbols=universe,
         dates=dates,
         depth=depth,
@@ -124,6 +136,38 @@ def screen(
         f"{', '.join(str(p) for p in history.table)}[/]",
         soft_wrap=True,  # paths are copied: never broken across lines
     )
+
+
+def _index_members(market: Any, index: str, dates: list[Any]) -> list[str]:
+    """The symbols with data among the index's members on any of ``dates``; says how many
+    members lack data."""
+    from zoneinfo import ZoneInfo
+
+    from alphadesk.data.calendar import NEW_YORK
+    from alphadesk.data.universe import INDICES, bundled_membership, with_data
+
+    if index not in INDICES:
+        raise fail(f"unknown index {index!r}", f"use one of {', '.join(INDICES)}")
+    coverage, found = market.coverage(), set()
+    lines = []
+    for day in dates:
+        session = day.astimezone(ZoneInfo(NEW_YORK)).date()
+        members = bundled_membership().members(index, session)
+        have, lack = with_data(members, coverage, session)
+        found.update(have)
+        example = f" (e.g. {', '.join(m.symbol for m in lack[:5])})" if lack else ""
+        lines.append(
+            f"{INDICES[index]} on {session}: {len(members)} members, {len(have)} with data "
+            f"here, {len(lack)} without{example}"
+        )
+    for line in lines if len(lines) <= 5 else [lines[0], "...", lines[-1]]:
+        err_console.print(f"[dim]{line}[/]")
+    if not found:
+        raise fail(
+            f"no {INDICES[index]} member of those dates has data here",
+            "see `alphadesk data list`; add the members' bars to the local data folder",
+        )
+    return sorted(found)
 
 
 class _Progress(CountingBar):

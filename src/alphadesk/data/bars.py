@@ -34,6 +34,9 @@ class Bars:
         frame: Columns :data:`BAR_FIELDS`, index ``close_time`` (tz-aware, increasing).
         fields: The columns that carry data; the others are missing at the source.
         provenance: Who answered and how.
+        basis: What the price levels are relative to corporate actions, e.g. "as traded
+            on 2021-06-30; earlier bars adjusted for the splits up to that date (...)";
+            empty when the source does not say.
     """
 
     symbol: str
@@ -41,6 +44,7 @@ class Bars:
     frame: pd.DataFrame
     fields: frozenset[str]
     provenance: Provenance
+    basis: str = ""
 
     @classmethod
     def create(

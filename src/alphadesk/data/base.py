@@ -17,6 +17,7 @@ from datetime import UTC, date, datetime, timedelta
 from enum import StrEnum
 from typing import ClassVar, Protocol, TypeVar, runtime_checkable
 
+from .actions import Split, on_basis
 from .bars import Bars
 from .errors import NoData, NotSupported
 from .models import (
@@ -197,6 +198,10 @@ class Provider:
         sym, when = self._begin(DataKind.DAILY_BARS, symbol, as_of)
         bars = point_in_time(self._daily_bars(sym, when), when)
         _require_fresh(bars, when, DAILY_STALE_AFTER)
+        splits = self._splits(sym)
+        if splits is not None:
+            # Stored as traded: put the bars on the as_of basis (never a later action).
+            bars = on_basis(bars, [s for s in splits if s.effective <= when], when)
         return bars.since(start)
 
     def intraday_bars(
@@ -304,6 +309,11 @@ class Provider:
 
     def _daily_bars(self, symbol: str, as_of: datetime) -> Bars:
         raise self._unsupported(DataKind.DAILY_BARS)
+
+    def _splits(self, symbol: str) -> list[Split] | None:
+        """The splits of ``symbol`` when its daily bars are stored as traded, else None
+        (the bars are then served on whatever basis the source gives them)."""
+        return None
 
     def _intraday_bars(self, symbol: str, as_of: datetime, interval: str) -> Bars:
         raise self._unsupported(DataKind.INTRADAY_BARS)

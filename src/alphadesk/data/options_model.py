@@ -28,7 +28,7 @@ import threading
 import zlib
 from collections import OrderedDict
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date, datetime
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
@@ -209,13 +209,37 @@ class ModeledOptions(Provider):
             return []
         m = self._model
         values: list[float] = []
+        rebase = self._split_inside(symbol, series, min(instants))
         for when in instants:
             point = series.point_at(when, m)
+            if point is not None and rebase:
+                point = self._as_traded_at(symbol, when, point)
             iv = None if point is None else _atm_iv_at(point, when, min_dte, max_dte, target, m)
             if iv is None:
                 break
             values.append(iv)
         return values
+
+    def _split_inside(self, symbol: str, series: _VolSeries, earliest: datetime) -> bool:
+        """Whether the spot as traded at ``earliest`` differs from the series' level there
+        (a split between it and the series' basis), so each instant needs its own spot."""
+        point = series.point_at(earliest, self._model)
+        if point is None:
+            return True
+        traded = self._as_traded_at(symbol, earliest, point)
+        return traded is None or traded.spot != point.spot
+
+    def _as_traded_at(self, symbol: str, when: datetime, point: _Point) -> _Point | None:
+        """``point`` with the spot as traded at ``when``: the series is on the basis of the
+        last instant, and a split between them scales its levels (returns are unchanged)."""
+        try:
+            bars = self._underlying.daily_bars(
+                symbol, when, start=(when - DAILY_STALE_AFTER).date()
+            )
+        except DataError:
+            return None
+        spot = float(bars.prices().iloc[-1])
+        return None if spot < self._model.min_price else replace(point, spot=spot)
 
     def _refuse_unmodelable(self, symbol: str, as_of: datetime) -> None:
         if not self._underlying.supports(DataKind.INSTRUMENT):

@@ -3,7 +3,9 @@
 :func:`point_in_time` is called by :class:`~alphadesk.data.base.Provider` on every result
 before it leaves, after the cache: a provider implementation cannot forget it.
 
-* Bars keep only those closed at or before ``as_of``.
+* Bars keep only those closed at or before ``as_of``; a provider that stores them as
+  traded then puts them on the ``as_of`` basis with the splits effective by ``as_of``
+  only (:func:`~alphadesk.data.actions.on_basis`), so a later split never scales them.
 * Timeline records (news, filings, facts, ratings, earnings) keep only those whose
   ``known_at`` is at or before ``as_of``.
 * A snapshot (quote, option chain, short interest, identity) must have been observed at

@@ -77,7 +77,7 @@ class ChartSeries:
         return {
             "symbol": self.symbol,
             "as_of": ctx.as_of,
-            "source": source_of(self.bars.provenance),
+            "source": source_of(self.bars.provenance, self.bars.basis),
             "missing": missing,
         }
 

@@ -83,6 +83,11 @@ class Source(BaseModel):
 
     provider: str = Field(description="The provider that answered, e.g. bundled or yahoo.")
     origin: Literal["observed", "modeled"] = Field(description="observed or modeled data.")
+    basis: str = Field(
+        "",
+        description="What the price levels are relative to corporate actions, e.g. as traded "
+        "on the as-of date with earlier bars adjusted for the splits up to it.",
+    )
 
 
 class ToolOutput(BaseModel):
@@ -96,9 +101,9 @@ class ToolOutput(BaseModel):
     )
 
 
-def source_of(provenance: Provenance) -> Source:
-    """The :class:`Source` of a data result's provenance."""
-    return Source(provider=provenance.provider, origin=provenance.origin)
+def source_of(provenance: Provenance, basis: str = "") -> Source:
+    """The :class:`Source` of a data result's provenance (and of its bars' price basis)."""
+    return Source(provider=provenance.provider, origin=provenance.origin, basis=basis)
 
 
 def missing_fields(bars: Bars, *, ranges: str = "ranges use closes") -> list[str]:

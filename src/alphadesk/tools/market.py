@@ -165,7 +165,7 @@ async def get_market_data(ctx: RunContext[ToolDeps], symbol: str = _SP500) -> Ma
         change = price - previous if previous else None
         fields |= {
             "symbol": bars.symbol,
-            "source": source_of(bars.provenance),
+            "source": source_of(bars.provenance, bars.basis),
             "price": round_price(price),
             "price_at": at,
             "previous_close": round_price(previous),
@@ -250,7 +250,7 @@ def _screen_one(market: MarketData, symbol: str, as_of: datetime) -> tuple[Scree
         trend_quality=trend.quality,
         trend_score=round(trend.score, 3),
     )
-    return row, source_of(bars.provenance)
+    return row, source_of(bars.provenance, bars.basis)
 
 
 def _passes(row: ScreenRow, c: dict[str, Any]) -> bool:

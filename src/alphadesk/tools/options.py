@@ -370,7 +370,7 @@ async def calculate_iv_hv(
         missing.append(f"daily bars: {exc}")
     else:
         hv, missing = _hv_values(adjusted_frame(bars), hv_window)
-        source = source_of(bars.provenance)
+        source = source_of(bars.provenance, bars.basis)
         report |= {**hv, "symbol": bars.symbol, "source": source, "hv_source": source}
         if {"close", "adj_close"} <= bars.fields:
             notes.append("HV from split- and dividend-adjusted prices")

@@ -172,6 +172,8 @@ def _annotations(
 
 def _draw_and_save(s: ChartSeries, notes: Annotations, path: Path | None) -> bytes:
     title = f"{s.symbol} daily, {s.period} to {s.frame.index[-1].date()}"
+    if s.bars.basis:
+        title += f"\nprices {s.bars.basis}"
     png = render_png(s.frame, title=title, annotations=notes)
     if path is not None:
         path.parent.mkdir(parents=True, exist_ok=True)

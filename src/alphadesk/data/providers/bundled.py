@@ -3,6 +3,8 @@
 Files live in ``alphadesk/data/bundled/`` (see its ``manifest.json`` and ``NOTICE.md``,
 rebuilt by ``scripts/build_bundled_data.py``). The manifest is read once per process and
 each symbol's Parquet file the first time it is asked for; its SHA-256 is checked then.
+Prices are stored as traded and served on the ``as_of`` basis with the splits of
+``actions.csv`` (see :mod:`alphadesk.data.actions`).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, ClassVar
 
+from ..actions import ActionTable, Split
 from ..bars import Bars
 from ..base import Clock, DataKind, Provider, utc_now
 from ..errors import NoData, ProviderUnavailable
@@ -57,6 +60,10 @@ class _Store:
         manifest = json.loads(manifest_path.read_text())
         self.entries: dict[str, dict[str, Any]] = {e["symbol"]: e for e in manifest["bars"]}
         self.rates: dict[str, Any] = manifest.get("rates", {})
+        # Format 2 stores prices as traded, with the splits in the action table.
+        self.actions: ActionTable | None = None
+        if manifest.get("format", 1) >= 2:
+            self.actions = ActionTable.read(root / manifest["actions"]["file"])
         self._bars: dict[str, Bars] = {}
 
     @classmethod
@@ -99,8 +106,13 @@ def _provenance(entry: dict[str, Any], retrieved_at: datetime) -> Provenance:
         origin="observed",
         retrieved_at=retrieved_at,
         source=f"{src['package']} {src['version']}: {src['dataset']} ({src['origin']})",
-        notes=list(entry.get("notes", [])),
+        notes=[*entry.get("notes", []), *_dividend_note(entry)],
     )
+
+
+def _dividend_note(entry: dict[str, Any]) -> list[str]:
+    dividends = entry.get("prices", {}).get("dividends", "")
+    return [f"dividends: {dividends}"] if dividends.startswith("not available") else []
 
 
 class BundledProvider(Provider):
@@ -198,6 +210,10 @@ class BundledProvider(Provider):
     def _daily_bars(self, symbol: str, as_of: datetime) -> Bars:
         self._entry(symbol, "daily bars")
         return self._store.bars(symbol, self._clock())
+
+    def _splits(self, symbol: str) -> list[Split] | None:
+        actions = self._store.actions
+        return None if actions is None else actions.splits(symbol)
 
     def _quote(self, symbol: str, as_of: datetime) -> Quote:
         bars = self._daily_bars(symbol, as_of).upto(as_of)

@@ -20,6 +20,7 @@ import contextlib
 import operator
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 from functools import partial
 from typing import Annotated, Any, TypedDict, TypeVar
 
@@ -31,6 +32,7 @@ from alphadesk.agents.csp.models import ChartAnalysis, OptionsAnalysis, Research
 from alphadesk.agents.spec import AgentSpec
 from alphadesk.config import Settings
 from alphadesk.data.base import MarketData
+from alphadesk.data.errors import DataError
 from alphadesk.llm.base import Model
 from alphadesk.llm.rules import RULES_MODEL
 from alphadesk.pipelines.csp.models import AgentReport, CspRequest, CspResult
@@ -198,6 +200,9 @@ class _Nodes:
             agents=[AgentReport.model_validate(r) for r in state.get("reports", [])],
             data_missing=sorted(set(state.get("missing", []))),
             run_id=self.session.run_id,
+            price_basis=await asyncio.to_thread(
+                _price_basis, self.desk.market, request.symbol, request.as_of
+            ),
         )
         verdict = state.get("verdict")
         if verdict is not None:
@@ -250,6 +255,15 @@ class _Nodes:
             reason = f"{spec.name}: {step.rejection}"
             update["verdict"] = {"decision": "reject", "stage": spec.name, "reason": reason}
         return _Step(update)
+
+
+def _price_basis(market: MarketData, symbol: str, as_of: datetime) -> str | None:
+    """The price basis of the bars behind the run (the chart's six months)."""
+    try:
+        bars = market.daily_bars(symbol, as_of, start=(as_of - timedelta(days=183)).date())
+    except DataError:
+        return None
+    return bars.basis or None
 
 
 def _unless_stopped(next_node: str) -> Callable[[CspState], Awaitable[str]]:

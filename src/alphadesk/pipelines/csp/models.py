@@ -69,3 +69,8 @@ class CspResult(PipelineResult):
     options: OptionsAnalysis | None = None
     research: ResearchAnalysis | None = None
     synthesis: Synthesis | None = None
+    price_basis: str | None = Field(
+        None,
+        description="What the prices are relative to corporate actions: as traded on the "
+        "as-of date, earlier bars adjusted for the splits up to it (None: no bars).",
+    )

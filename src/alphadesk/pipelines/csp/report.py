@@ -17,6 +17,8 @@ def render_report(result: CspResult) -> str:
     when = result.as_of.astimezone(_NEW_YORK).strftime("%Y-%m-%d %H:%M New York time")
     lines.append(f"As of {when}" + (f", run `{result.run_id}`" if result.run_id else ""))
     lines.append("")
+    if result.price_basis:
+        lines += [f"Prices {result.price_basis}.", ""]
     if result.reason:
         lines += [f"**Reason:** {result.reason}", ""]  # the reason names the step
     if result.synthesis is not None:

@@ -25,13 +25,15 @@ from contextlib import aclosing
 from datetime import date, datetime
 from pathlib import Path
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from pydantic import AwareDatetime, BaseModel, Field
 
 from alphadesk.agents.csp.models import CspConstraints
 from alphadesk.cluster import RayCluster, cluster_cpus, spread
 from alphadesk.config import Settings
-from alphadesk.data.calendar import session_close, sessions_between
+from alphadesk.data.calendar import NEW_YORK, session_close, sessions_between
+from alphadesk.data.universe import bundled_membership
 from alphadesk.pipelines.csp.models import CspResult, Depth
 from alphadesk.pipelines.csp.run import CspRunner
 from alphadesk.pipelines.csp.screen import ScreenCheck, ScreenResult, ranked, screen_symbol
@@ -59,6 +61,19 @@ class ScreenRequest(BaseModel):
     depth: Depth = "quick"
     model: str | None = Field(None, description="Every agent's model; None: the settings.")
     constraints: CspConstraints = Field(default_factory=CspConstraints)
+    universe: str | None = Field(
+        None,
+        description="An index (sp500, nasdaq100, dow30): on each date only its members of "
+        "that day among `symbols` are screened.",
+    )
+
+    def symbols_on(self, day: datetime) -> list[str]:
+        """The symbols screened on ``day``: the index members of that day, if any index."""
+        if self.universe is None:
+            return self.symbols
+        session = day.astimezone(ZoneInfo(NEW_YORK)).date()
+        members = {m.symbol for m in bundled_membership().members(self.universe, session)}
+        return [s for s in self.symbols if s in members]
 
 
 class ScreenHistory(BaseModel):
@@ -103,7 +118,7 @@ async def run_screens(
     screen runs in this process, through ``runner`` if given. With ``cluster`` the workers
     are Ray actors (``workers`` defaults to, and is capped at, the cluster's CPUs).
     """
-    pairs = [(symbol, day) for day in request.dates for symbol in request.symbols]
+    pairs = [(symbol, day) for day in request.dates for symbol in request.symbols_on(day)]
     store = RunStore(settings.store_path)
     run_id = store.start(
         kind="screen",
@@ -143,7 +158,8 @@ async def run_screens(
 def _title(request: ScreenRequest) -> str:
     first, last = request.dates[0].date(), request.dates[-1].date()
     when = str(first) if first == last else f"{first}..{last} ({len(request.dates)} dates)"
-    return f"csp screen {when}, {len(request.symbols)} symbols"
+    index = f" of the {request.universe} members" if request.universe else ""
+    return f"csp screen {when}, {len(request.symbols)} symbols{index}"
 
 
 def _batches(
