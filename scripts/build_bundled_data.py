@@ -546,6 +546,14 @@ def _rates() -> dict[str, object]:
     }
 
 
+def _kept_sections(notice: Path) -> str:
+    """The NOTICE sections other build scripts own (the SEC archive's, between its
+    markers), carried over so a rebuild of the bars does not drop them."""
+    text = notice.read_text() if notice.exists() else ""
+    start = text.find("<!-- sec:start -->")
+    return "\n" + text[start:] if start >= 0 else ""
+
+
 def _notice(entries: list[dict[str, object]]) -> str:
     by_source: dict[tuple[str, str, str, str], list[str]] = {}
     for e in entries:
@@ -658,7 +666,7 @@ def main() -> None:
         "membership": write_membership(OUT),
     }
     (OUT / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
-    (OUT / "NOTICE.md").write_text(_notice(entries))
+    (OUT / "NOTICE.md").write_text(_notice(entries) + _kept_sections(OUT / "NOTICE.md"))
     size = sum(p.stat().st_size for p in OUT.rglob("*") if p.is_file())
     print(f"{len(entries)} symbols, {size / 1e6:.2f} MB in {OUT}")
 
