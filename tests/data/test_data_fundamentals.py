@@ -116,6 +116,19 @@ async def test_valuation_is_withheld_against_a_price_adjusted_for_later_splits()
     assert any(m.startswith("valuation: withheld") for m in out.missing)
 
 
+async def test_valuation_uses_the_price_as_traded_before_a_later_split() -> None:
+    # NVDA split 4:1 on 2021-07-20: the bundled close of 2021-06-30 is the one of that day,
+    # on the same basis as the EPS filed then, so the valuation is given.
+    as_of = close_on_or_before(date(2021, 6, 30))
+    out = await get_fundamentals.function(_Ctx(BUNDLED, as_of), "NVDA")  # type: ignore[arg-type]
+    quote = BUNDLED.quote("NVDA", as_of)
+    assert quote.as_traded and quote.price > 700
+    eps = next(f.value for f in out.figures if f.name == "eps_diluted" and f.period == "ttm")
+    assert out.price == quote.price
+    assert out.pe_ratio == pytest.approx(quote.price / eps, abs=1e-3)
+    assert not any(m.startswith("valuation:") for m in out.missing)
+
+
 def test_a_fact_counts_from_its_filings_acceptance() -> None:
     # Apple's FY2019 10-K was accepted 2019-10-30 at 18:12:36 (EDGAR: 22:12:36Z), read
     # no earlier than 22:12:36 New York time; filed 2019-10-31.

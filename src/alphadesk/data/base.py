@@ -222,6 +222,8 @@ class Provider:
         """The latest price known at ``as_of``."""
         sym, when = self._begin(DataKind.QUOTE, symbol, as_of)
         quote = point_in_time(self._quote(sym, when), when)
+        if quote.basis == "last_trade" or self._splits(sym) is not None:
+            quote = quote.model_copy(update={"as_traded": True})
         if quote.basis != "last_trade" and when - quote.observed_at > DAILY_STALE_AFTER:
             raise NoData(
                 f"{sym}: the last {quote.provenance.provider} close is of "

@@ -96,6 +96,11 @@ class Quote(Snapshot):
     basis: Literal["last_trade", "close", "adj_close"] = Field(
         description="What `price` is: a live last trade, or a daily (adjusted) close."
     )
+    as_traded: bool = Field(
+        False,
+        description="True when the provider knows `price` is as traded that day (no later "
+        "split applied); False when it cannot say.",
+    )
 
 
 class OptionContract(_Frozen):

@@ -85,8 +85,9 @@ async def _quote(market: MarketData, symbol: str, as_of: datetime) -> tuple[Quot
 def _mixes_bases(quote: Quote) -> bool:
     """Whether the price was adjusted for splits after its date (a back-adjusted close):
     then it cannot be set against per-share figures as reported at the time."""
-    notes = " ".join(quote.provenance.notes).lower()
-    return quote.basis == "adj_close" or "split-adjusted" in notes
+    if quote.basis == "adj_close":
+        return True
+    return not quote.as_traded and "split-adjusted" in " ".join(quote.provenance.notes).lower()
 
 
 def _report_fields(found: Statements) -> dict[str, object]:

@@ -63,7 +63,7 @@ class AnalystReport(_Output):
     confidence: float = Field(ge=0, le=1, description="0 when the data could not say.")
     figures: dict[Name, float] = Field(
         default_factory=dict,
-        max_length=40,
+        max_length=120,
         description="Named numbers from the tools, e.g. rsi_14.",
     )
     evidence: list[Evidence] = Field(
