@@ -78,9 +78,10 @@ def test_runs_list_and_data_list_print_ids_names_and_dates_whole(
     lines = shown.splitlines()
     assert all(len(line.rstrip()) <= width for line in lines)
     for entry in json.loads(data.stdout):
-        for value in (entry["symbol"], str(entry["start"]), str(entry["end"])):
+        dates = (entry["start"], entry["end"], entry["fundamentals"], entry["earnings"])
+        for value in (entry["symbol"], *(str(v) for v in dates if v)):  # SEC-only: no bars
             assert _whole(value, lines), (value, width)
-        for word in entry["name"].split():  # a long name wraps at words, none cut
+        for word in (entry["name"] or "").split():  # a long name wraps at words, none cut
             assert _whole(word, lines), (word, width)
     assert "…" not in shown
 

@@ -52,14 +52,20 @@ def test_a_date_before_the_calendar_asks_for_a_later_one(tmp_path: Path) -> None
 
 
 def test_missing_filings_name_the_provider_that_serves_them() -> None:
+    from alphadesk.data.base import DataKind, Provider
     from alphadesk.data.chain import ProviderChain
     from alphadesk.data.errors import NotSupported
-    from alphadesk.data.providers.bundled import BundledProvider
 
-    chain = ProviderChain([BundledProvider()])
+    class BarsOnly(Provider):  # a chain where nothing serves filings, news or fundamentals
+        name = "bars-only"
+        kinds = frozenset({DataKind.DAILY_BARS})
+
+    chain = ProviderChain([BarsOnly()])
     as_of = close_on_or_before(datetime(2012, 6, 1).date())
     with pytest.raises(NotSupported, match="add sec to") as filings:
         chain.filings("AAPL", as_of)
     assert "yahoo" not in str(filings.value)
+    with pytest.raises(NotSupported, match="add sec to"):
+        chain.fundamentals("AAPL", as_of)
     with pytest.raises(NotSupported, match="add yahoo to"):
         chain.news("AAPL", as_of)

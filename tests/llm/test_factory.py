@@ -57,7 +57,7 @@ def test_settings_reach_the_model() -> None:
 def test_strings_without_provider_list_the_valid_forms(model_string: str) -> None:
     with pytest.raises(ValueError, match=r"provider/model.*e\.g\. anthropic/") as caught:
         build_model(model_string, ModelSettingsConfig())
-    assert "registered name" in str(caught.value)
+    assert "or one of `rules`" in str(caught.value)  # the names that need no provider
 
 
 def test_unknown_provider_is_named() -> None:

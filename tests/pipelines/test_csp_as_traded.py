@@ -18,7 +18,7 @@ def test_nvda_in_june_2021_gets_strikes_near_what_it_traded_at(
     monkeypatch.setenv("ALPHADESK_DATA_DIR", str(tmp_path))
     done = CliRunner().invoke(app, ["csp", "NVDA", "--as-of", "2021-06-30", "--json"])
     assert done.exit_code == 0, done.output
-    (result,) = json.loads(done.output)
+    (result,) = json.loads(done.stdout)  # progress goes to stderr
     assert result["chart"]["current_price"] == pytest.approx(800.10, abs=0.01)
     if result["options"] is not None and result["options"]["best_strike"] is not None:
         assert 600 < result["options"]["best_strike"] < 820

@@ -134,7 +134,6 @@ def test_toolset_schema_has_enums_bounds_and_descriptions() -> None:
         "description": "",
         "maximum": 20,
         "minimum": 1,
-        "title": "Lookback",
         "type": "integer",
     }
     assert props["find_support_resistance"]["num_levels"]["maximum"] == 5

@@ -23,6 +23,7 @@ from alphadesk.agents.algo.models import (
     ResearchReport,
 )
 from alphadesk.agents.algo.readers import READERS
+from alphadesk.agents.bounds import at_most
 from alphadesk.agents.spec import AgentSpec, load_prompt
 from alphadesk.agents.task import task_json, task_symbol
 from alphadesk.llm.rules import PlannedCall, RulesPolicy, Transcript
@@ -127,7 +128,7 @@ def _report(row: Subagent, t: Transcript) -> ResearchReport:
         findings=findings,
         confidence=confidence,
         data_quality=quality,
-        missing=missing,
+        missing=at_most(missing),
     )
 
 
@@ -212,7 +213,7 @@ def _synthesize(domain: Domain, t: Transcript) -> FactSheet:
         recommended_approach=_approach(reports) if domain == "technical" else None,
         risks=[f"{r.agent}: no observed data" for r in reports if r.data_quality != "observed"],
         opportunities=supporting[:2],
-        missing=[line for r in reports for line in r.missing],
+        missing=at_most(list(dict.fromkeys(line for r in reports for line in r.missing))),
     )
 
 

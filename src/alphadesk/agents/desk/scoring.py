@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from alphadesk.agents.bounds import at_most
 from alphadesk.agents.desk.models import Evidence, Signal
 
 __all__ = [
@@ -34,12 +35,13 @@ def signal_of(score: float) -> Signal:
 
 
 def collect_missing(*outputs: Any) -> list[str]:
-    """The ``missing`` lines of tool outputs (JSON objects), in order, without repeats."""
+    """The ``missing`` lines of tool outputs (JSON objects), in order, without repeats,
+    within the answer's ceiling."""
     lines: list[str] = []
     for output in outputs:
         if isinstance(output, dict):
             lines += [str(m) for m in output.get("missing") or []]
-    return list(dict.fromkeys(lines))
+    return at_most(list(dict.fromkeys(lines)))
 
 
 @dataclass
