@@ -97,8 +97,9 @@ def rejection(
     status = getattr(exc, "status_code", None)
     said = _said(exc)
     if is_connection_refused(exc):
+        root = chain(exc)[-1]  # the socket's own words, not the SDK's "Connection error"
         return EndpointUnreachable(
-            f"cannot connect to the model server at {address} ({said}): is the server "
+            f"cannot connect to the model server at {address} ({_said(root)}): is the server "
             "running? Start it, or point api_base at where it listens.",
             model=model,
             address=address,

@@ -19,6 +19,7 @@ Decisions:
 from __future__ import annotations
 
 import asyncio
+import copy
 import logging
 import os
 import random
@@ -232,7 +233,7 @@ _STREAMING = {"stream": True, "stream_options": {"include_usage": True}}
 # What to do after a failed attempt.
 _RETRY, _NEXT, _STOP, _DROP_SCHEMA = "retry", "next model", "stop", "drop response_format"
 # Models whose server refused response_format in this process: they get instructions.
-_SCHEMA_REFUSED: set[str] = set()
+_SCHEMA_REFUSED: set[tuple[str | None, str]] = set()  # (api_base, model)
 
 
 class LiteLLMModel:
@@ -322,7 +323,7 @@ class LiteLLMModel:
 
     def _schema_plan(self, model: str) -> SchemaPlan:
         """How an answer's schema reaches ``model`` (see ``alphadesk.llm.structured``)."""
-        if self.response_format == "never" or model in _SCHEMA_REFUSED:
+        if self.response_format == "never" or (self.api_base, model) in _SCHEMA_REFUSED:
             return "none"
         if self.response_format == "always" or self._supports(model, "json_schema"):
             return "native"
@@ -414,10 +415,11 @@ class LiteLLMModel:
             raise
         self.stats.failures += 1
         assert last is not None
-        error = type(last)(
-            f"{last} No model answered; tried: {'; '.join(tried)}. Try again later, raise "
+        # The last error's type and details, with everything that was tried.
+        error = copy.copy(last)
+        error.args = (
+            f"{last}; no model answered; tried: {'; '.join(tried)}. Try again later, raise "
             "the timeouts or max_retries, or configure fallbacks.",
-            model=self._model,
         )
         raise error from last
 
@@ -447,7 +449,7 @@ class LiteLLMModel:
                 self._report(model, error, started)
                 if verdict == _DROP_SCHEMA:
                     logger.warning("%s refused response_format; using instructions", model)
-                    _SCHEMA_REFUSED.add(model)
+                    _SCHEMA_REFUSED.add((self.api_base, model))
                     kwargs = self._kwargs(model, messages, tools, settings, timeout_s)
                     continue
                 if verdict == _STOP:
@@ -533,7 +535,8 @@ class LiteLLMModel:
         timeout_s: float,
     ) -> dict[str, Any]:
         plan = self._schema_plan(model) if settings.output_schema is not None else "none"
-        if plan == "native_without_tools":
+        refused = (self.api_base, model) in _SCHEMA_REFUSED
+        if plan == "native_without_tools" or (settings.output_schema is not None and refused):
             messages = with_schema_instructions(messages, settings)
         kwargs: dict[str, Any] = {
             "model": model,

@@ -86,7 +86,7 @@ def _text(chunk: Any) -> str | None:
 class StreamTimedOut(ProviderTimeout):
     """The whole-answer deadline passed while the answer was still streaming."""
 
-    def __init__(self, message: str, *, model: str, chunks: int) -> None:
+    def __init__(self, message: str, *, model: str | None = None, chunks: int = 0) -> None:
         super().__init__(message, model=model, phase="total")
         self.chunks = chunks
 
