@@ -11,13 +11,13 @@ import json
 import time
 
 import pytest
+from tests.live_model.conftest import LiveServer
 
 from alphadesk.llm.attempts import FailedAttempt, reporting_attempts
 from alphadesk.llm.base import EndpointUnreachable, ProviderTimeout
 from alphadesk.llm.litellm_model import LiteLLMModel
 from alphadesk.llm.messages import RequestSettings, SystemMessage, UserMessage
 from alphadesk.llm.preflight import forget_checks
-from tests.live_model.conftest import LiveServer
 
 pytestmark = pytest.mark.filterwarnings("ignore:.*using the `ReadOnly` qualifier:UserWarning")
 

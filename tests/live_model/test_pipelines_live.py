@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.live_model.conftest import LiveServer
 
 from alphadesk.store import RunStore
-from tests.live_model.conftest import LiveServer
 
 AS_OF = "2024-11-29"
 

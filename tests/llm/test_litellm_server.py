@@ -17,7 +17,6 @@ from alphadesk.llm.base import (
     AuthenticationFailed,
     EndpointUnreachable,
     Model,
-    ModelError,
     ModelUnavailable,
     RequestRejected,
 )

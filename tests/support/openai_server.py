@@ -1,10 +1,10 @@
 """A scriptable OpenAI-compatible chat server on 127.0.0.1, for tests.
 
-It speaks ``GET /v1/models`` and ``POST /v1/chat/completions`` (plain JSON, or SSE when the client asks for
-``stream: true``: the text word by word, each tool call's arguments in two pieces, then
-the usage; ``reply_text(..., chunk_delay_s=...)`` paces the chunks) and answers each
-request with the next scripted reply, so a real client (LiteLLM, the openai SDK, a whole
-pipeline) runs against real HTTP without a provider::
+It speaks ``GET /v1/models`` and ``POST /v1/chat/completions`` (plain JSON, or SSE when
+the client asks for ``stream: true``: the text word by word, each tool call's arguments
+in two pieces, then the usage; ``reply_text(..., chunk_delay_s=...)`` paces the chunks)
+and answers each request with the next scripted reply, so a real client (LiteLLM, the
+openai SDK, a whole pipeline) runs against real HTTP without a provider::
 
     with OpenAIServer() as server:
         server.script(
