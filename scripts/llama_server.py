@@ -20,6 +20,7 @@ Only the standard library is used, so ``dev.py`` can call this before anything i
 from __future__ import annotations
 
 import argparse
+import importlib
 import importlib.metadata
 import os
 import shutil
@@ -144,9 +145,13 @@ def model_path(name: str) -> Path:
             f"model {name!r} needs the {dist_name} package: pip install 'alphadesk[live]'"
         ) from None
     ggufs = [f for f in dist.files or [] if str(f).endswith(".gguf")]
-    if not ggufs:
+    if ggufs:
+        return Path(str(dist.locate_file(ggufs[0]))).resolve()
+    # Packages that ship the file in chunks assemble it locally (no download) on demand.
+    module = importlib.import_module(dist_name.replace("-", "_"))
+    if not hasattr(module, "assemble"):
         raise SystemExit(f"{dist_name} ships no .gguf file")
-    return Path(str(dist.locate_file(ggufs[0]))).resolve()
+    return Path(module.assemble()).resolve()
 
 
 def serve_command(binary: Path, model: Path, port: int, ctx: int = 4096) -> list[str]:
