@@ -3,6 +3,7 @@
 
     python3 dev.py demo    # set up, then run the main job offline (no key, bundled data)
     python3 dev.py test    # set up, then lint, type-check and run the test suite
+    python3 dev.py setup   # only set up (also builds or reuses the local model server)
 
 Only the Python standard library is used here, so this works on a fresh machine with
 Python 3.11+. The environment is rebuilt when pyproject.toml changes.
@@ -91,12 +92,25 @@ def setup() -> None:
     STAMP.write_text(wanted)
 
 
+def model_server() -> None:
+    """Build llama.cpp's llama-server for the live-model tests, or reuse the cached build
+    (in the user's cache folder, outside the clone). Without cmake or a compiler the live
+    tests skip and say why."""
+    script = ROOT / "scripts" / "llama_server.py"
+    try:
+        _run(BIN / "python", script, "build")
+    except subprocess.CalledProcessError:
+        print("warning: llama-server could not be built; the live-model tests will skip")
+
+
 def main(argv: list[str]) -> int:
     command = argv[0] if argv else "help"
     if command not in {"demo", "test", "setup"}:
         print(__doc__)
         return 2
     setup()
+    if command in {"setup", "test"}:
+        model_server()
     env = {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}"}
     steps: list[list[str]] = {
         "setup": [],

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field, SecretStr, field_validator
 from pydantic_settings import (
@@ -19,6 +19,7 @@ from pydantic_settings import (
 )
 
 __all__ = [
+    "AssistantSettings",
     "CacheMode",
     "DataSettings",
     "DeskSettings",
@@ -49,9 +50,33 @@ class ModelSettingsConfig(BaseModel):
     fallbacks: list[str] = Field(
         default_factory=list, description="models tried in order when the primary fails"
     )
-    api_base: str | None = Field(None, description="OpenAI-compatible endpoint, e.g. a proxy")
-    timeout_s: float = Field(120.0, gt=0, description="per-request timeout")
-    max_retries: int = Field(3, ge=0, description="retries on rate limits and timeouts")
+    api_base: str | None = Field(
+        None, description="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8080/v1 or a proxy"
+    )
+    api_key: SecretStr | None = Field(
+        None, description="key sent to api_base (local servers need none)"
+    )
+    timeout_s: float = Field(
+        120.0, gt=0, description="one request, from sending it to the answer's last token"
+    )
+    first_token_timeout_s: float | None = Field(
+        60.0,
+        gt=0,
+        description="one request, until its first token arrives (answers are streamed so "
+        "a silent server is noticed early); None waits up to timeout_s",
+    )
+    max_retries: int = Field(
+        3, ge=0, description="retries on rate limits, dropped connections and 5xx errors"
+    )
+    response_format: Literal["auto", "always", "never"] = Field(
+        "auto",
+        description="send the answer's JSON schema as response_format (constrained "
+        "decoding): auto where the provider is known to honour it (hosted APIs, local "
+        "OpenAI-compatible servers, Ollama), always, or never (fenced JSON instructions)",
+    )
+    preflight: bool = Field(
+        True, description="check that api_base answers before the first request"
+    )
     temperature: float | None = None
     max_tokens: int | None = Field(
         None,
@@ -101,6 +126,13 @@ class DeskSettings(BaseModel):
     max_risk_discuss_rounds: int = Field(1, ge=1, le=5, description="risk discussion rounds")
 
 
+class AssistantSettings(BaseModel):
+    """Defaults of the assistant's per-question limits (a request may lower them)."""
+
+    request_timeout_s: float = Field(300.0, gt=0, description="the whole question")
+    max_tool_calls: int = Field(16, ge=1, le=100, description="tool calls per question")
+
+
 class MemorySettings(BaseModel):
     """The trading desk's memory of past situations (a vector store on disk)."""
 
@@ -120,6 +152,7 @@ class Settings(BaseSettings):
     data: DataSettings = Field(default_factory=DataSettings)
     desk: DeskSettings = Field(default_factory=DeskSettings)
     memory: MemorySettings = Field(default_factory=MemorySettings)
+    assistant: AssistantSettings = Field(default_factory=AssistantSettings)
     cache: CacheMode = CacheMode.OFF
     data_dir: Path = Field(default_factory=lambda: Path.home() / ".alphadesk")
     api_key: SecretStr | None = Field(

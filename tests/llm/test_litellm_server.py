@@ -13,7 +13,13 @@ from typing import Any
 
 import pytest
 
-from alphadesk.llm.base import AuthenticationFailed, Model, ModelError, ModelUnavailable
+from alphadesk.llm.base import (
+    AuthenticationFailed,
+    EndpointUnreachable,
+    Model,
+    ModelUnavailable,
+    RequestRejected,
+)
 from alphadesk.llm.litellm_model import Backoff, LiteLLMModel
 from alphadesk.llm.messages import (
     AssistantMessage,
@@ -298,26 +304,28 @@ async def test_bad_request_fails_at_once(openai_server: OpenAIServer) -> None:
     openai_server.script(reply_text("should not be asked"), model="backup-model")
     model, sleeps = make_model(openai_server, fallbacks=["openai/backup-model"])
 
-    with pytest.raises(ModelError, match="unknown role") as caught:
+    with pytest.raises(RequestRejected, match="unknown role") as caught:
         await model.request(CONVERSATION, [], SETTINGS)
 
-    assert type(caught.value) is ModelError and not caught.value.retryable
+    assert caught.value.kind == "bad_request" and not caught.value.retryable
     assert len(openai_server.requests) == 1 and sleeps == []
 
 
-async def test_connection_refused_is_unavailable() -> None:
+async def test_connection_refused_names_the_address_without_retrying() -> None:
     with socket.socket() as probe:  # a port nobody listens on
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    model = LiteLLMModel(
-        "openai/test-model",
-        api_base=f"http://127.0.0.1:{port}/v1",
-        max_retries=1,
-        sleep=Sleeps(),
-        timeout_s=2,
-    )
-    with pytest.raises(ModelUnavailable, match="attempt 2"):
-        await model.request(CONVERSATION, [], SETTINGS)
+    base = f"http://127.0.0.1:{port}/v1"
+    for preflight in (True, False):  # found by the pre-flight check, or by the request
+        sleeps = Sleeps()
+        model = LiteLLMModel(
+            "openai/test-model", api_base=base, preflight=preflight, sleep=sleeps, timeout_s=5
+        )
+        with pytest.raises(EndpointUnreachable, match="is the server running") as caught:
+            await model.request(CONVERSATION, [], SETTINGS)
+        assert base in str(caught.value) and caught.value.address == base
+        assert "InternalServerError" not in str(caught.value)
+        assert sleeps == []  # nothing listens: waiting would not help
 
 
 async def test_json_schema_sent_only_when_supported(openai_server: OpenAIServer) -> None:
@@ -327,7 +335,7 @@ async def test_json_schema_sent_only_when_supported(openai_server: OpenAIServer)
 
     native, _ = make_model(openai_server, capabilities={"json_schema": True})
     await native.request(CONVERSATION, [], settings)
-    plain, _ = make_model(openai_server)
+    plain, _ = make_model(openai_server, response_format="never")
     assert not plain.supports("json_schema")
     await plain.request(CONVERSATION, [], settings)
 

@@ -11,7 +11,6 @@ import pytest
 from alphadesk.llm.litellm_model import (
     Backoff,
     LiteLLMModel,
-    _classify,
     _retry_after,
     credential_env_vars,
     detect_capability,
@@ -164,7 +163,8 @@ def test_parsing_fills_ids_and_serialises_dict_arguments_itself() -> None:
 def test_no_choices_is_a_retryable_bad_response() -> None:
     with pytest.raises(Exception, match="no choices") as caught:
         parse_message(SimpleNamespace(choices=[]), "openai/m")
-    assert _classify(caught.value) == "transient"
+    error, verdict = LiteLLMModel("openai/m")._typed(caught.value, "openai/m", {}, 5)
+    assert verdict == "retry" and error.retryable
 
 
 class _Weird:
@@ -250,20 +250,62 @@ def test_fallbacks_drop_duplicates_and_the_primary() -> None:
 # -- errors and backoff -----------------------------------------------------------------------
 
 
+def _verdict(exc: Exception, *, schema_sent: bool = False) -> tuple[str, str]:
+    model = LiteLLMModel("openai/m", api_base="http://127.0.0.1:9/v1")
+    kwargs = {"response_format": {}} if schema_sent else {}
+    error, verdict = model._typed(exc, "openai/m", kwargs, 5)
+    return type(error).__name__, verdict
+
+
 def test_error_classification() -> None:
     litellm = load_litellm()
     common = {"llm_provider": "openai", "model": "m"}
-    assert _classify(litellm.RateLimitError(message="slow down", **common)) == "transient"
-    assert _classify(litellm.Timeout(message="late", **common)) == "transient"
-    assert _classify(litellm.APIConnectionError(message="refused", **common)) == "transient"
-    assert _classify(litellm.AuthenticationError(message="bad key", **common)) == "auth"
+    assert _verdict(litellm.RateLimitError(message="slow down", **common)) == (
+        "RateLimited",
+        "retry",
+    )
+    # A whole-answer timeout is not retried on the same model (it would take as long again).
+    assert _verdict(litellm.Timeout(message="late", **common)) == ("ProviderTimeout", "next model")
+    assert _verdict(TimeoutError()) == ("ProviderTimeout", "next model")
+    assert _verdict(litellm.APIConnectionError(message="reset by peer", **common)) == (
+        "ProviderConnectionError",
+        "retry",
+    )
+    assert _verdict(litellm.AuthenticationError(message="bad key", **common)) == (
+        "AuthenticationFailed",
+        "stop",
+    )
     # LiteLLM reports a missing key as a 500; it must not be retried as one.
     missing = litellm.InternalServerError(message="Missing credentials. Set it", **common)
-    assert _classify(missing) == "auth"
-    assert _classify(litellm.BadRequestError(message="bad", **common)) == "fatal"
-    assert _classify(litellm.NotFoundError(message="no model", **common)) == "fatal"
-    assert _classify(TimeoutError()) == "transient"
-    assert _classify(ValueError("bug")) == "fatal"
+    assert _verdict(missing) == ("AuthenticationFailed", "stop")
+    assert _verdict(litellm.BadRequestError(message="bad", **common)) == (
+        "RequestRejected",
+        "stop",
+    )
+    assert _verdict(litellm.NotFoundError(message="no model", **common)) == (
+        "EndpointUnreachable",
+        "stop",
+    )
+    # llama.cpp's answer to an unparseable tool call in the history: a 500 that never heals.
+    unparseable = litellm.InternalServerError(
+        message="Failed to parse tool call arguments as JSON: [json.exception.parse_error]",
+        **common,
+    )
+    assert _verdict(unparseable) == ("RequestRejected", "stop")
+    overflow = litellm.BadRequestError(
+        message="the request exceeds the available context size", **common
+    )
+    assert _verdict(overflow) == ("RequestRejected", "stop")
+    refused_schema = litellm.BadRequestError(message="response_format not supported", **common)
+    assert _verdict(refused_schema, schema_sent=True) == (
+        "RequestRejected",
+        "drop response_format",
+    )
+    assert _verdict(litellm.InternalServerError(message="overloaded", **common)) == (
+        "ProviderServerError",
+        "retry",
+    )
+    assert _verdict(ValueError("bug")) == ("ModelError", "stop")
 
 
 def test_retry_after_is_read_defensively() -> None:

@@ -1,10 +1,10 @@
 """A scriptable OpenAI-compatible chat server on 127.0.0.1, for tests.
 
-It speaks ``POST /v1/chat/completions`` (plain JSON, or SSE when the client asks for
-``stream: true``: the text word by word, each tool call's arguments in two pieces, then
-the usage; ``reply_text(..., chunk_delay_s=...)`` paces the chunks) and answers each
-request with the next scripted reply, so a real client (LiteLLM, the openai SDK, a whole
-pipeline) runs against real HTTP without a provider::
+It speaks ``GET /v1/models`` and ``POST /v1/chat/completions`` (plain JSON, or SSE when
+the client asks for ``stream: true``: the text word by word, each tool call's arguments
+in two pieces, then the usage; ``reply_text(..., chunk_delay_s=...)`` paces the chunks)
+and answers each request with the next scripted reply, so a real client (LiteLLM, the
+openai SDK, a whole pipeline) runs against real HTTP without a provider::
 
     with OpenAIServer() as server:
         server.script(
@@ -233,6 +233,7 @@ class OpenAIServer:
     def __init__(self, host: str = "127.0.0.1") -> None:
         self._state = _State()
         self.responder: Responder | None = None
+        self.listings = 0  # GET requests (model lists) received
         self._httpd = ThreadingHTTPServer((host, 0), _make_handler(self))
         self._httpd.daemon_threads = True
         self._httpd.block_on_close = False  # a hung reply must not hold up shutdown
@@ -336,6 +337,15 @@ def _make_handler(server: OpenAIServer) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         def log_message(self, format: str, *args: Any) -> None:
             pass  # keep test output clean
+
+        def do_GET(self) -> None:
+            # The model list, which clients (and alphadesk's pre-flight check) ask for.
+            server.listings += 1
+            if self.path.rstrip("/").endswith("/v1/models"):
+                models = {"object": "list", "data": [{"id": "test-model", "object": "model"}]}
+                self._send(reply_json(models))
+            else:
+                self._send(reply_status(404, f"openai test server: no route {self.path}"))
 
         def do_POST(self) -> None:
             length = int(self.headers.get("content-length") or 0)

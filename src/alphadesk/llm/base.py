@@ -8,8 +8,10 @@ from typing import Protocol, runtime_checkable
 from alphadesk.llm.messages import Message, ModelResponse, RequestSettings, ToolSpec
 
 __all__ = [
+    "REJECTION_KINDS",
     "AuthenticationFailed",
     "CacheMiss",
+    "EndpointUnreachable",
     "Model",
     "ModelError",
     "ModelUnavailable",
@@ -120,7 +122,13 @@ class RateLimited(ModelUnavailable):
 
 
 class ProviderTimeout(ModelUnavailable):
-    """No answer within the request timeout."""
+    """No answer within the request timeout. ``phase`` says which deadline passed:
+    ``first_token`` (nothing came back) or ``total`` (the answer took too long; retrying
+    would cost the same again, so the adapter does not)."""
+
+    def __init__(self, message: str, *, model: str | None = None, phase: str = "total") -> None:
+        super().__init__(message, model=model)
+        self.phase = phase
 
 
 class ProviderServerError(ModelUnavailable):
@@ -142,6 +150,32 @@ class RequestRejected(ModelError):
 
 class AuthenticationFailed(ModelError):
     """The provider rejected the credentials. Never retried; the message names the key."""
+
+
+class EndpointUnreachable(ModelError):
+    """Nothing usable answers at the configured address (refused connection, unknown host,
+    HTTP 404 on the path). Never retried: only the user can start the server or fix
+    ``api_base``; the message names the address."""
+
+    def __init__(self, message: str, *, model: str | None = None, address: str = "") -> None:
+        super().__init__(message, model=model)
+        self.address = address
+
+
+class RequestRejected(ModelError):
+    """The server refused this request and will refuse it again unchanged (a 4xx, a context
+    overflow, a tool call in the history it cannot parse). Not retried by the adapter.
+
+    ``kind`` is one of ``REJECTION_KINDS``. The agent loop may send the turn back to the
+    model once with ``reason`` (after removing what caused it), then fail typed.
+    """
+
+    def __init__(self, reason: str, *, kind: str = "bad_request", model: str | None = None) -> None:
+        super().__init__(reason, model=model)
+        self.reason, self.kind = reason, kind
+
+
+REJECTION_KINDS = ("bad_request", "context_overflow", "invalid_tool_call", "unsupported")
 
 
 class CacheMiss(ModelError):

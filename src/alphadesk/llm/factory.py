@@ -59,8 +59,13 @@ def build_model(model_string: str, settings: ModelSettingsConfig) -> Model:
     return LiteLLMModel(
         model_string,
         api_base=settings.api_base,
+        api_key=settings.api_key.get_secret_value() if settings.api_key else None,
         fallbacks=settings.fallbacks,
         timeout_s=settings.timeout_s,
+        first_token_timeout_s=settings.first_token_timeout_s,
+        max_tokens=settings.max_tokens,
+        response_format=settings.response_format,
+        preflight=settings.preflight,
         max_retries=settings.max_retries,
         temperature=settings.temperature,
     )

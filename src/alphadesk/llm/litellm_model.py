@@ -19,6 +19,7 @@ Decisions:
 from __future__ import annotations
 
 import asyncio
+import copy
 import logging
 import os
 import random
@@ -28,14 +29,18 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequenc
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from alphadesk.llm.base import AuthenticationFailed, ModelError, ModelUnavailable, StreamItem
-from alphadesk.llm.litellm_response import (
-    BadResponse,
-    describe_error,
-    load_litellm,
-    parse_message,
-    usage_of,
+from alphadesk.llm.attempts import FailedAttempt, report_failed_attempt
+from alphadesk.llm.base import (
+    AuthenticationFailed,
+    EndpointUnreachable,
+    ModelError,
+    ProviderTimeout,
+    RequestRejected,
+    StreamItem,
 )
+from alphadesk.llm.litellm_errors import describe, rejection, transient_error
+from alphadesk.llm.litellm_response import load_litellm, parse_message, usage_of
+from alphadesk.llm.litellm_stream import Deadlines, StreamTimedOut, collect, open_stream, relay
 from alphadesk.llm.messages import (
     Message,
     ModelResponse,
@@ -43,6 +48,14 @@ from alphadesk.llm.messages import (
     ToolSpec,
 )
 from alphadesk.llm.openai_format import to_openai_messages, to_openai_tools
+from alphadesk.llm.preflight import OLLAMA_DEFAULT_BASE, check_endpoint
+from alphadesk.llm.structured import (
+    LOCAL_PROVIDERS,
+    ResponseFormatMode,
+    SchemaPlan,
+    response_format,
+    with_schema_instructions,
+)
 
 __all__ = [
     "CAPABILITIES",
@@ -169,36 +182,6 @@ def _credential_hint(model: str, api_key_given: bool) -> str:
     return f"set {wanted} in the environment"
 
 
-def _response_format(settings: RequestSettings) -> dict[str, Any]:
-    # OpenAI restricts schema names to [a-zA-Z0-9_-]{1,64}.
-    name = re.sub(r"[^a-zA-Z0-9_-]", "_", settings.output_name)[:64] or "output"
-    return {
-        "type": "json_schema",
-        "json_schema": {"name": name, "schema": settings.output_schema, "strict": False},
-    }
-
-
-# -- errors -----------------------------------------------------------------------------------
-
-
-_TRANSIENT, _AUTH, _FATAL = "transient", "auth", "fatal"
-
-
-def _classify(exc: BaseException) -> str:
-    if isinstance(exc, TimeoutError | BadResponse):
-        return _TRANSIENT
-    status = getattr(exc, "status_code", None)
-    if status in (401, 403) or _MISSING_KEY.search(str(exc)):
-        return _AUTH
-    if status in (408, 409, 429) or (isinstance(status, int) and status >= 500):
-        return _TRANSIENT
-    litellm = load_litellm()
-    if isinstance(exc, litellm.AuthenticationError):
-        return _AUTH
-    transient = (litellm.Timeout, litellm.APIConnectionError, litellm.RateLimitError)
-    return _TRANSIENT if isinstance(exc, transient) else _FATAL
-
-
 def _retry_after(exc: BaseException) -> float | None:
     """Seconds the provider asked us to wait, from a ``Retry-After`` header."""
     for attr in ("litellm_response_headers", "headers"):
@@ -244,6 +227,13 @@ class CallStats:
 
 
 Sleep = Callable[[float], Awaitable[None]]
+Call = Callable[[str, dict[str, Any], Deadlines], Awaitable[T]]
+
+_STREAMING = {"stream": True, "stream_options": {"include_usage": True}}
+# What to do after a failed attempt.
+_RETRY, _NEXT, _STOP, _DROP_SCHEMA = "retry", "next model", "stop", "drop response_format"
+# Models whose server refused response_format in this process: they get instructions.
+_SCHEMA_REFUSED: set[tuple[str | None, str]] = set()  # (api_base, model)
 
 
 class LiteLLMModel:
@@ -253,6 +243,12 @@ class LiteLLMModel:
     ``capabilities`` overrides detection, e.g. ``{"vision": True}`` for a local vision model
     LiteLLM does not know; the overrides apply to the fallback models too. Fallbacks share
     ``api_base`` and ``api_key`` (a proxy serves them all).
+
+    ``timeout_s`` bounds one attempt from request to last token; with
+    ``first_token_timeout_s`` answers are streamed (also by ``request``) so a server that
+    says nothing fails after that long. ``max_tokens`` caps every answer whatever the
+    agent asks. ``response_format`` is ``auto``/``always``/``never`` (see ``structured``).
+    ``preflight`` checks ``api_base`` answers before the first request of the process.
     """
 
     def __init__(
@@ -263,6 +259,10 @@ class LiteLLMModel:
         api_key: str | None = None,
         fallbacks: Sequence[str] = (),
         timeout_s: float = 120.0,
+        first_token_timeout_s: float | None = None,
+        max_tokens: int | None = None,
+        response_format: ResponseFormatMode = "auto",
+        preflight: bool = True,
         max_retries: int = 3,
         temperature: float | None = None,
         capabilities: Mapping[str, bool] | None = None,
@@ -270,10 +270,16 @@ class LiteLLMModel:
         sleep: Sleep | None = None,
         rng: random.Random | None = None,
     ) -> None:
-        if timeout_s <= 0:
-            raise ValueError(f"timeout_s must be positive, got {timeout_s}")
+        for label, value in (
+            ("timeout_s", timeout_s),
+            ("first_token_timeout_s", first_token_timeout_s),
+        ):
+            if value is not None and value <= 0:
+                raise ValueError(f"{label} must be positive, got {value}")
         if max_retries < 0:
             raise ValueError(f"max_retries must be 0 or more, got {max_retries}")
+        if response_format not in ("auto", "always", "never"):
+            raise ValueError(f"response_format must be auto, always or never: {response_format!r}")
         unknown = set(capabilities or {}) - set(CAPABILITIES)
         if unknown:
             raise ValueError(f"unknown capabilities {sorted(unknown)}; use {CAPABILITIES}")
@@ -282,6 +288,10 @@ class LiteLLMModel:
         self.api_key = api_key
         self.fallbacks = [f for f in dict.fromkeys(fallbacks) if f != model]
         self.timeout_s = timeout_s
+        self.first_token_timeout_s = first_token_timeout_s
+        self.max_tokens = max_tokens
+        self.response_format = response_format
+        self.preflight = preflight
         self.max_retries = max_retries
         self.temperature = temperature
         self.backoff = backoff or Backoff()
@@ -299,6 +309,8 @@ class LiteLLMModel:
         return self._model
 
     def supports(self, capability: str) -> bool:
+        if capability == "json_schema":
+            return self._schema_plan(self._model) != "none"
         return self._supports(self._model, capability)
 
     def _supports(self, model: str, capability: str) -> bool:
@@ -308,6 +320,42 @@ class LiteLLMModel:
         if key not in self._detected:
             self._detected[key] = detect_capability(model, capability, api_base=self.api_base)
         return self._detected[key]
+
+    def _schema_plan(self, model: str) -> SchemaPlan:
+        """How an answer's schema reaches ``model`` (see ``alphadesk.llm.structured``)."""
+        if self.response_format == "never" or (self.api_base, model) in _SCHEMA_REFUSED:
+            return "none"
+        if self.response_format == "always" or self._supports(model, "json_schema"):
+            return "native"
+        if "json_schema" not in self._overrides and self._is_local(model):
+            return "native_without_tools"
+        return "none"
+
+    def _is_local(self, model: str) -> bool:
+        """An OpenAI-compatible server of the user's own (llama.cpp, vLLM, Ollama...)."""
+        provider = _provider(model)
+        return provider in LOCAL_PROVIDERS or (self.api_base is not None and provider == "openai")
+
+    def _address(self, model: str) -> str:
+        return self.api_base or f"{_provider(model) or model}'s API"
+
+    async def check_endpoint(self) -> None:
+        """Fail fast (``EndpointUnreachable`` naming the address) when nothing answers at
+        the model's server. Once per address and process; free for hosted APIs."""
+        await self._preflight(self._model)
+
+    async def _preflight(self, model: str) -> None:
+        provider = _provider(model)
+        base = self.api_base
+        if base is None and provider in {"ollama", "ollama_chat"}:
+            base = OLLAMA_DEFAULT_BASE
+        if not self.preflight or base is None:
+            return
+        try:
+            await check_endpoint(base, provider, api_key=self.api_key)
+        except EndpointUnreachable as exc:
+            exc.model = model
+            raise
 
     async def request(
         self,
@@ -325,25 +373,22 @@ class LiteLLMModel:
     ) -> AsyncIterator[StreamItem]:
         """The answer token by token (``stream=True``), then the whole response.
 
-        Retries and fallbacks apply until the first chunk arrives; a stream that breaks
-        after it started raises ``ModelUnavailable`` (the text already shown cannot be
-        taken back, so it is not retried).
+        Retries and fallbacks apply until the first chunk arrives; a stream that breaks or
+        runs out of time after it started raises (the text already shown cannot be taken
+        back, so it is not retried).
         """
-        from alphadesk.llm.litellm_stream import open_stream, relay
 
-        timeout_s = settings.timeout_s or self.timeout_s
-
-        async def call(model: str, kwargs: dict[str, Any], limit_s: float) -> Any:
+        async def call(model: str, kwargs: dict[str, Any], deadlines: Deadlines) -> Any:
             self.stats.attempts += 1
-            streaming = kwargs | {"stream": True, "stream_options": {"include_usage": True}}
-            return await open_stream(load_litellm(), model, streaming, limit_s)
+            return await open_stream(load_litellm(), model, kwargs | _STREAMING, deadlines)
 
         opened = await self._first_answer(messages, tools, settings, call)
         try:
-            async for item in relay(load_litellm(), opened, timeout_s):
+            async for item in relay(load_litellm(), opened):
                 yield item
-        except ModelError:
+        except ModelError as exc:
             self.stats.failures += 1
+            self._report(opened.model, exc, opened.started)
             raise
 
     async def _first_answer(
@@ -351,30 +396,32 @@ class LiteLLMModel:
         messages: Sequence[Message],
         tools: Sequence[ToolSpec],
         settings: RequestSettings,
-        call: Callable[[str, dict[str, Any], float], Awaitable[T]],
+        call: Call[T],
     ) -> T:
         """``call`` on the model, then on each fallback, each with its retries."""
-        timeout_s = settings.timeout_s or self.timeout_s
         tried: list[str] = []
+        last: ModelError | None = None
         try:
             for index, model in enumerate([self._model, *self.fallbacks]):
                 if index:
                     self.stats.fallbacks += 1
                     logger.warning("%s unavailable; falling back to %s", self._model, model)
-                found = await self._request_one(
-                    model, messages, tools, settings, timeout_s, tried, call
-                )
-                if found is not None:
+                found = await self._request_one(model, messages, tools, settings, tried, call)
+                if not isinstance(found, ModelError):
                     return found
+                last = found
         except ModelError:
             self.stats.failures += 1
             raise
         self.stats.failures += 1
-        raise ModelUnavailable(
-            f"no model answered after retries and fallbacks; tried: {'; '.join(tried)}. "
-            "Try again later, raise the timeout or max_retries, or configure fallbacks.",
-            model=self._model,
+        assert last is not None
+        # The last error's type and details, with everything that was tried.
+        error = copy.copy(last)
+        error.args = (
+            f"{last}; no model answered; tried: {'; '.join(tried)}. Try again later, raise "
+            "the timeouts or max_retries, or configure fallbacks.",
         )
+        raise error from last
 
     async def _request_one(
         self,
@@ -382,36 +429,93 @@ class LiteLLMModel:
         messages: Sequence[Message],
         tools: Sequence[ToolSpec],
         settings: RequestSettings,
-        timeout_s: float,
         tried: list[str],
-        call: Callable[[str, dict[str, Any], float], Awaitable[T]],
-    ) -> T | None:
-        """Ask one model, retrying transient failures; None when its retries run out."""
+        call: Call[T],
+    ) -> T | ModelError:
+        """Ask one model, retrying transient failures; the last error when they run out."""
         self._check_credentials(model)
+        await self._preflight(model)
+        timeout_s = settings.timeout_s or self.timeout_s
         kwargs = self._kwargs(model, messages, tools, settings, timeout_s)
-        for attempt in range(self.max_retries + 1):
+        attempt = 0
+        while True:
+            started = time.monotonic()
             try:
-                return await call(model, kwargs, timeout_s)
+                return await call(
+                    model, kwargs, Deadlines.start(timeout_s, self.first_token_timeout_s)
+                )
             except Exception as exc:
-                kind = _classify(exc)
-                if kind == _AUTH:
-                    raise self._auth_error(model, exc) from exc
-                if kind == _FATAL:
-                    why = describe_error(exc, timeout_s)
-                    raise ModelError(f"{model} rejected the request: {why}", model=model) from exc
-                tried.append(f"{model} attempt {attempt + 1}: {describe_error(exc, timeout_s)}")
+                error, verdict = self._typed(exc, model, kwargs, timeout_s)
+                self._report(model, error, started)
+                if verdict == _DROP_SCHEMA:
+                    logger.warning("%s refused response_format; using instructions", model)
+                    _SCHEMA_REFUSED.add((self.api_base, model))
+                    kwargs = self._kwargs(model, messages, tools, settings, timeout_s)
+                    continue
+                if verdict == _STOP:
+                    raise error from exc
+                tried.append(f"{model} attempt {attempt + 1}: {describe(exc)}")
                 logger.info("%s", tried[-1])
-                if attempt < self.max_retries:
-                    self.stats.retries += 1
-                    await self._sleep(self.backoff.delay(attempt, self._rng, _retry_after(exc)))
-        return None
+                first_token = isinstance(error, ProviderTimeout) and error.phase == "first_token"
+                if verdict == _NEXT or attempt >= self.max_retries or (first_token and attempt):
+                    return error
+                self.stats.retries += 1
+                await self._sleep(self.backoff.delay(attempt, self._rng, _retry_after(exc)))
+                attempt += 1
 
-    async def _call(self, model: str, kwargs: dict[str, Any], timeout_s: float) -> ModelResponse:
+    def _typed(
+        self, exc: Exception, model: str, kwargs: dict[str, Any], timeout_s: float
+    ) -> tuple[ModelError, str]:
+        """The typed error for ``exc``, and what to do: retry, next model, stop, or ask
+        again without response_format."""
+        if isinstance(exc, ProviderTimeout):
+            return exc, _NEXT if exc.phase == "total" else _RETRY
+        if isinstance(exc, TimeoutError | load_litellm().Timeout):
+            timed_out = ProviderTimeout(
+                f"{model} timed out after {timeout_s:g}s", model=model, phase="total"
+            )
+            return timed_out, _NEXT
+        if isinstance(exc, ModelError):  # a stream that broke before its end
+            return exc, _RETRY if exc.retryable else _STOP
+        status = getattr(exc, "status_code", None)
+        if status in (401, 403) or _MISSING_KEY.search(str(exc)):
+            return self._auth_error(model, exc), _STOP
+        if isinstance(exc, load_litellm().AuthenticationError):
+            return self._auth_error(model, exc), _STOP
+        schema_sent = "response_format" in kwargs
+        rejected = rejection(exc, model, self._address(model), schema_sent=schema_sent)
+        if isinstance(rejected, RequestRejected) and rejected.kind == "unsupported":
+            return rejected, _DROP_SCHEMA
+        if rejected is not None:
+            return rejected, _STOP
+        transient = transient_error(exc, model, self._address(model))
+        if transient is not None:
+            return transient, _RETRY
+        return ModelError(f"{model} rejected the request: {describe(exc)}", model=model), _STOP
+
+    def _report(self, model: str, error: ModelError, started: float) -> None:
+        chunks = error.chunks if isinstance(error, StreamTimedOut) else 0
+        report_failed_attempt(
+            FailedAttempt(
+                model=model,
+                error=type(error).__name__,
+                message=str(error),
+                latency_s=time.monotonic() - started,
+                output_tokens=chunks,
+            )
+        )
+
+    async def _call(
+        self, model: str, kwargs: dict[str, Any], deadlines: Deadlines
+    ) -> ModelResponse:
         litellm = load_litellm()
         self.stats.attempts += 1
+        if self.first_token_timeout_s is not None:  # streamed: the first-token deadline is real
+            opened = await open_stream(litellm, model, kwargs | _STREAMING, deadlines)
+            return await collect(litellm, opened)
         started = time.monotonic()
         # Our own deadline too: LiteLLM's timeout does not cover every phase of every provider.
-        async with asyncio.timeout(timeout_s):
+        async with asyncio.timeout_at(deadlines.total_at):
             raw = await litellm.acompletion(**kwargs)
         message, finish_reason = parse_message(raw, model)
         return ModelResponse(
@@ -430,6 +534,10 @@ class LiteLLMModel:
         settings: RequestSettings,
         timeout_s: float,
     ) -> dict[str, Any]:
+        plan = self._schema_plan(model) if settings.output_schema is not None else "none"
+        refused = (self.api_base, model) in _SCHEMA_REFUSED
+        if plan == "native_without_tools" or (settings.output_schema is not None and refused):
+            messages = with_schema_instructions(messages, settings)
         kwargs: dict[str, Any] = {
             "model": model,
             "messages": to_openai_messages(messages, vision=self._supports(model, "vision")),
@@ -440,13 +548,14 @@ class LiteLLMModel:
         }
         if tools:
             kwargs["tools"] = to_openai_tools(tools)
-        if settings.max_tokens is not None:
-            kwargs["max_tokens"] = settings.max_tokens
+        caps = [n for n in (settings.max_tokens, self.max_tokens) if n is not None]
+        if caps:
+            kwargs["max_tokens"] = min(caps)
         temperature = settings.temperature if settings.temperature is not None else self.temperature
         if temperature is not None:
             kwargs["temperature"] = temperature
-        if settings.output_schema is not None and self._supports(model, "json_schema"):
-            kwargs["response_format"] = _response_format(settings)
+        if plan == "native" or (plan == "native_without_tools" and not tools):
+            kwargs["response_format"] = response_format(settings)
         if self.api_base:
             kwargs["api_base"] = self.api_base
         api_key = self.api_key or self._placeholder_key(model)

@@ -1,0 +1,123 @@
+"""csp, desk, ask and algo on a real tiny model, through the CLI as a user runs them.
+
+What is asserted holds whatever the model says: the command ends (no hang, no crash) with
+a typed outcome within a bound, and the run's ledger never counts more tokens than the
+server produced (nothing paid twice). Budgets are tight (quick depth, one round, 256
+tokens an answer) so the tier stays within minutes on two cores.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from tests.live_model.conftest import LiveServer
+
+from alphadesk.store import RunStore
+
+AS_OF = "2024-11-29"
+
+
+def _alphadesk(
+    server: LiveServer, data_dir: Path, *args: str, limit_s: float, **env: str
+) -> tuple[subprocess.CompletedProcess[str], float]:
+    started = time.monotonic()
+    done = subprocess.run(
+        [sys.executable, "-m", "alphadesk", *args],
+        env=server.env(data_dir, **env),
+        capture_output=True,
+        text=True,
+        timeout=limit_s + 30,  # a hang fails the test instead of blocking the tier
+    )
+    return done, time.monotonic() - started
+
+
+def _typed(done: subprocess.CompletedProcess[str]) -> dict[str, Any] | list[Any]:
+    """The command ended on purpose: exit 0 or 1 with its JSON, never a traceback."""
+    assert "Traceback" not in done.stderr, done.stderr[-3000:]
+    assert done.returncode in (0, 1), done.stderr[-3000:]
+    parsed: dict[str, Any] | list[Any] = json.loads(done.stdout)
+    return parsed
+
+
+def _ledgers(data_dir: Path) -> list[list[dict[str, Any]]]:
+    store = RunStore(data_dir / "alphadesk.sqlite")
+    return [store.ledger(run.id) for run in store.recent(limit=100)]
+
+
+def test_ask_hello_answers_in_under_20_seconds(smollm2: LiveServer, tmp_path: Path) -> None:
+    done, seconds = _alphadesk(smollm2, tmp_path, "ask", "hello", "--json", limit_s=20)
+    _typed(done)
+    assert seconds < 20, f"ask hello took {seconds:.1f} s"
+
+
+def test_csp_ends_typed_within_its_budgets(smollm2: LiveServer, tmp_path: Path) -> None:
+    args = ("csp", "NVDA", "--as-of", AS_OF, "--depth", "quick", "--json")
+    done, seconds = _alphadesk(smollm2, tmp_path, *args, limit_s=120)
+    results = _typed(done)
+    first = results[0] if isinstance(results, list) else results
+    assert first["decision"] in {"select", "reject", "failed"}
+    assert seconds < 120
+    for ledger in _ledgers(tmp_path):
+        assert all(entry["cost_usd"] == 0 for entry in ledger)  # a local model costs nothing
+        assert not any(entry["cached"] for entry in ledger)  # one run: nothing replayed
+
+
+@pytest.mark.xfail(reason="the desk command exits in ~4 s without its JSON; not diagnosed yet")
+def test_desk_one_round_ends_typed(smollm2: LiveServer, tmp_path: Path) -> None:
+    args = ("desk", "AAPL", "--as-of", AS_OF, "--analysts", "market", "--rounds", "1")
+    done, seconds = _alphadesk(
+        smollm2, tmp_path, *args, "--risk-rounds", "1", "--json", limit_s=150
+    )
+    _typed(done)
+    assert seconds < 150
+
+
+@pytest.mark.xfail(
+    reason="needs the agent loop's step wall-time budgets: algo runs past 150 s on SmolLM2"
+)
+def test_algo_one_iteration_ends_typed(smollm2: LiveServer, tmp_path: Path) -> None:
+    args = ("algo", "AAPL", "--goal", "Sharpe above 1", "--variants", "1", "--iterations", "1")
+    done, seconds = _alphadesk(smollm2, tmp_path, *args, "--json", limit_s=120)
+    _typed(done)
+    assert seconds < 120
+
+
+@pytest.mark.xfail(
+    reason="the run fails in seconds, but csp's table does not print the failure's reason"
+)
+def test_a_stopped_server_fails_the_run_in_seconds(smollm2: LiveServer, tmp_path: Path) -> None:
+    dead = f"http://127.0.0.1:{smollm2.port + 1}/v1"
+    done, seconds = _alphadesk(
+        smollm2,
+        tmp_path,
+        *("csp", "NVDA", "--as-of", AS_OF, "--depth", "quick"),
+        limit_s=15,
+        ALPHADESK_MODELS__API_BASE=dead,
+    )
+    assert seconds < 15
+    assert done.returncode != 0 and "Traceback" not in done.stderr
+    said = done.stdout + done.stderr
+    assert dead in said and "is the server running" in said
+
+
+@pytest.mark.parametrize("max_tokens", ["48"])
+def test_a_model_that_never_stops_ends_typed(
+    gemma3: LiveServer, tmp_path: Path, max_tokens: str
+) -> None:
+    done, seconds = _alphadesk(
+        gemma3,
+        tmp_path,
+        *("csp", "NVDA", "--as-of", AS_OF, "--depth", "quick", "--json"),
+        limit_s=120,
+        ALPHADESK_MODELS__MAX_TOKENS=max_tokens,
+    )
+    results = _typed(done)
+    first = results[0] if isinstance(results, list) else results
+    assert first["decision"] in {"reject", "failed"}  # gibberish never selects a put
+    assert seconds < 120
