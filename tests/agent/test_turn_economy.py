@@ -185,9 +185,7 @@ def refusing(times: int) -> FunctionModel:
     ) -> AssistantMessage:
         if state["refused"] < times:
             state["refused"] += 1
-            raise RequestRejected(
-                "HTTP 400 from http://127.0.0.1:8080/v1", reason="the context is too long"
-            )
+            raise RequestRejected("the context is too long", kind="context_overflow")
         return json_answer({"symbol": "AAPL", "score": 0.5})
 
     return FunctionModel(respond)

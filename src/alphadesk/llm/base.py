@@ -139,15 +139,6 @@ class ProviderConnectionError(ModelUnavailable):
     """The connection failed or was reset before an answer arrived."""
 
 
-class RequestRejected(ModelError):
-    """The server refused this request as sent (a 4xx, a context overflow, tool-call arguments
-    it cannot parse). Sending it again unchanged fails again, so it is never retried blindly."""
-
-    def __init__(self, message: str, *, model: str | None = None, reason: str = "") -> None:
-        super().__init__(message, model=model)
-        self.reason = reason or message
-
-
 class AuthenticationFailed(ModelError):
     """The provider rejected the credentials. Never retried; the message names the key."""
 
