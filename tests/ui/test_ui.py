@@ -16,6 +16,7 @@ pytest.importorskip("streamlit")
 from streamlit.testing.v1 import AppTest
 
 from alphadesk.api import ApiConfig
+from alphadesk.data.providers.bundled import BundledProvider
 from alphadesk.ui import app as ui_app
 from alphadesk.ui.client import ApiClient, ApiFailure, parse_sse
 from alphadesk.ui.progress import Progress
@@ -87,12 +88,13 @@ def test_every_date_is_optional_and_empty_means_the_last_close_the_data_covers(
         "desk_as_of": None, "csp_as_of": None, "chat_as_of": None, "pf_as_of": None,
         "order_as_of": None, "order_expiration": None,
     }  # fmt: skip
-    # AAPL's bundled bars end 2013-03-01: with the defaults it is analysed as of then.
+    # With the defaults AAPL is analysed as of the last close its bundled bars cover.
+    (last,) = [c.end for c in BundledProvider().coverage() if c.symbol == "AAPL"]
     app.text_input(key="desk_symbol").input("AAPL")
     app.button(key="desk_go").click().run()
     assert not app.exception and not app.error, [e.value for e in app.error]
     assert app.success[0].value.startswith("AAPL: ")
-    assert app.status[0].label.startswith("AAPL as of 2013-03-01: done, run ")
+    assert app.status[0].label.startswith(f"AAPL as of {last}: done, run ")
 
 
 def test_the_desk_tab_streams_a_decision_and_shows_its_report(app: AppTest) -> None:
@@ -101,7 +103,7 @@ def test_the_desk_tab_streams_a_decision_and_shows_its_report(app: AppTest) -> N
     app.multiselect(key="desk_analysts").set_value(["market", "news"])
     app.button(key="desk_go").click().run()
     assert not app.exception, app.exception
-    assert [s.value for s in app.success] == ["NVDA: BUY at 20.0"]
+    assert [s.value for s in app.success] == ["NVDA: BUY at 800.1"]  # the close as traded
     assert "# NVDA: BUY" in _texts(app)  # the run's report, fetched from /runs/{id}/report
     # Its chart is drawn from the bytes this server fetched (with its key), where the report
     # places it: no Markdown image pointing at a file on the API's machine.
@@ -129,8 +131,8 @@ def test_the_csp_tab_sends_the_put_to_sell(api: LiveApi, app: AppTest) -> None:
     app.slider(key="csp_delta").set_value((0.10, 0.20))
     app.button(key="csp_go").click().run()
     assert not app.exception, app.exception
-    said = next(s.value for s in app.success)  # none qualifies then: the desk says why
-    assert said.startswith("NVDA: reject (options: No put between 20 and 30 days with |delta|")
+    said = next(s.value for s in app.success)  # NVDA as traded then (~$800) has such a put
+    assert said == "NVDA: select", said
     with api.client() as client:
         (latest,) = client.get("/runs", params={"kind": "csp", "limit": 1}).json()
         run = client.get(f"/runs/{latest['id']}").json()
@@ -186,7 +188,7 @@ def test_runs_and_portfolio_tabs_read_the_store(api: LiveApi, app: AppTest) -> N
     mine = runs[runs["run"] == run["run_id"]].iloc[0]
     assert (mine["as of"], mine["cost"]) == (DAY, "$0.0000")
     metrics = {m.label: m.value for m in app.metric}
-    assert metrics["cash"] == "$99,800.00"  # 10 NVDA bought at the judge's 20.00
+    assert metrics["cash"] == "$91,999.00"  # 10 NVDA bought at the judge's 800.10, as traded
 
 
 def test_the_portfolio_tab_places_an_order_and_says_why_one_is_refused(app: AppTest) -> None:

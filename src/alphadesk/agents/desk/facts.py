@@ -35,7 +35,7 @@ def fact_sheet(reports: Mapping[str, AnalystReport]) -> dict[str, float]:
     """Every analyst's figures and score under ``<analyst>.<name>``, with the market's
     price levels (``market.support_1`` is the nearest support)."""
     sheet: dict[str, float] = {}
-    for analyst, report in reports.items():
+    for analyst, report in sorted(reports.items()):  # not the order the analysts finished in
         sheet[f"{analyst}.score"] = report.score
         sheet |= {f"{analyst}.{name}": value for name, value in report.figures.items()}
         if isinstance(report, MarketReport):
@@ -62,7 +62,7 @@ def briefing(reports: Mapping[str, AnalystReport]) -> dict[str, dict[str, Any]]:
             ],
             "missing": report.missing,
         }
-        for analyst, report in reports.items()
+        for analyst, report in sorted(reports.items())  # whatever order they finished in
     }
 
 
