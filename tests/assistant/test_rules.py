@@ -8,6 +8,8 @@ from datetime import date
 import pytest
 
 from alphadesk.agent.events import ToolFinished, ToolStarted
+from alphadesk.config import Settings
+from alphadesk.data.base import MarketData
 from alphadesk.data.calendar import session_close
 from alphadesk.pipelines.assistant import ChatRequest
 from alphadesk.pipelines.assistant.events import sse_frame
@@ -179,3 +181,20 @@ async def test_the_trading_desk_is_a_tool_and_its_decision_becomes_an_order(make
     assert order.contract == Contract(symbol="AAPL") and order.quantity == 10
     assert order.side == ("buy" if decision == "BUY" else "sell")
     assert order.price == final["entry"] and order.source == f"desk run {desk_run.id}"
+
+
+async def test_the_settings_set_a_questions_limits_unless_it_names_its_own(
+    settings: Settings, market: MarketData
+) -> None:
+    # [assistant] request_timeout_s bounds a question that names no limits; one that names
+    # its own keeps them.
+    from alphadesk.pipelines.assistant import AssistantPipeline, ChatLimits
+
+    tight = settings.model_copy(
+        update={"assistant": settings.assistant.model_copy(update={"request_timeout_s": 1e-3})}
+    )
+    pipeline = AssistantPipeline(tight, market, model="rules")
+    result, _ = await ask(pipeline, "how does NVDA look?")
+    assert result.status == "error" and "0.001" in (result.error or ""), result.error
+    result, _ = await ask(pipeline, "how does NVDA look?", limits=ChatLimits())
+    assert result.status == "completed", result.error

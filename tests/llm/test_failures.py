@@ -169,3 +169,30 @@ async def test_a_refused_response_format_falls_back_to_instructions(
     assert sleeps == []
     assert "verdict" in answered.messages[0]["content"]  # the schema, in words
     assert not model.supports("json_schema")  # remembered: the loop now adds instructions
+
+
+async def test_every_attempt_of_an_agent_is_in_its_ledger(openai_server: OpenAIServer) -> None:
+    # A server error, then an answer: the run's ledger holds both calls, the failed one with
+    # its error, and the request budget counts both.
+    from datetime import UTC, datetime
+
+    from pydantic import BaseModel
+
+    from alphadesk.agent import Agent, UsageLedger
+
+    class Verdict(BaseModel):
+        verdict: str
+
+    openai_server.script(
+        reply_status(503, "the model is loading"), reply_text('```json\n{"verdict": "ok"}\n```')
+    )
+    model, _ = make(openai_server, max_retries=1)
+    agent = Agent(name="judge", instructions="Answer.", output_type=Verdict)
+    ledger = UsageLedger()
+    run = agent.iter(model, "Verdict?", deps=None, as_of=datetime.now(UTC), ledger=ledger)
+    result = await run.result()
+    assert result.output == Verdict(verdict="ok")
+    failed, answered = ledger.entries
+    assert failed.agent == answered.agent == "judge"
+    assert failed.error is not None and "503" in failed.error and answered.error is None
+    assert ledger.totals.requests == 2

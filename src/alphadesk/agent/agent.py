@@ -44,6 +44,7 @@ from alphadesk.agent.result import (
 from alphadesk.agent.tools import Tool, render_result
 from alphadesk.agent.toolsets import Toolset
 from alphadesk.agent.usage import LimitExceeded, UsageLedger, UsageLimits
+from alphadesk.llm.attempts import FailedAttempt, reporting_attempts
 from alphadesk.llm.base import Model, ModelError, RequestRejected, stream_response
 from alphadesk.llm.messages import (
     AssistantMessage,
@@ -268,6 +269,10 @@ class AgentRun(Generic[DepsT, OutputT]):
             self._emit(ev.FinalOutput(**self._ids(), output=_jsonable(output)))
             return Completed(output, forced_final=forced)
 
+    def _record_failed(self, attempt: FailedAttempt) -> None:
+        """A failed or timed-out attempt of this agent's request: in the ledger too."""
+        self.ctx.ledger.record_failed(self.agent.name, attempt)
+
     async def _ask(self, turn: int, forced: bool) -> _Step:
         """One model request, within the budgets."""
         limit = self.limits.exceeded(self.ctx.ledger, before_request=True)
@@ -284,7 +289,8 @@ class AgentRun(Generic[DepsT, OutputT]):
         await self._beat()
         try:
             async with asyncio.timeout(self._time_left()):
-                response = await self._respond(tools, turn)
+                with reporting_attempts(self._record_failed):
+                    response = await self._respond(tools, turn)
         except TimeoutError:
             return _Stop(self._out_of_time())
         except RequestRejected as exc:

@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from alphadesk.llm.attempts import FailedAttempt
 from alphadesk.llm.messages import ModelResponse, Usage
 
 __all__ = ["LedgerEntry", "LimitExceeded", "UsageLedger", "UsageLimits"]
@@ -77,6 +78,9 @@ class LedgerEntry(BaseModel):
     latency_s: float
     cached: bool
     at: datetime
+    error: str | None = Field(
+        None, description="why the call brought no answer (failed or timed out); None if answered"
+    )
 
 
 @dataclass
@@ -97,6 +101,23 @@ class UsageLedger:
             latency_s=response.latency_s,
             cached=response.cached,
             at=datetime.now(UTC),
+        )
+        self.entries.append(entry)
+        return entry
+
+    def record_failed(self, agent: str, attempt: FailedAttempt) -> LedgerEntry:
+        """A call that brought no answer: it was made (and may have cost tokens), so it
+        counts against the request budget and shows in the ledger with its error."""
+        entry = LedgerEntry(
+            agent=agent,
+            model=attempt.model,
+            input_tokens=attempt.input_tokens,
+            output_tokens=attempt.output_tokens,
+            cost_usd=0.0,
+            latency_s=attempt.latency_s,
+            cached=False,
+            at=datetime.now(UTC),
+            error=f"{attempt.error}: {attempt.message}"[:300],
         )
         self.entries.append(entry)
         return entry

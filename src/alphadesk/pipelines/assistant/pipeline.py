@@ -142,7 +142,19 @@ class AssistantPipeline:
 
     # -- one question ---------------------------------------------------------------------
 
+    def _with_default_limits(self, request: ChatRequest) -> ChatRequest:
+        """The settings' limits (``[assistant]``) for a request that names none of its own."""
+        if "limits" in request.model_fields_set:
+            return request
+        defaults = self.settings.assistant
+        limits = request.limits.model_copy(
+            update={"request_timeout_s": defaults.request_timeout_s,
+                    "max_tool_calls": defaults.max_tool_calls}
+        )  # fmt: skip
+        return request.model_copy(update={"limits": limits})
+
     async def _converse(self, request: ChatRequest, emit: ev.EventSink) -> ChatResult:
+        request = self._with_default_limits(request)
         session_id = request.session_id or self.conversations.new_session(request.question)
         self.conversations.ensure(session_id, request.question)
         recorder = RunRecorder.start(
