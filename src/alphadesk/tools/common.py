@@ -155,8 +155,9 @@ def adjusted_frame(bars: Bars) -> pd.DataFrame:
     Use it for volatility, returns and trend over a window that may hold a split or a
     dividend: ``open high low close`` of :func:`traded_frame` are multiplied by
     ``adj_close / close``, so a split does not read as a price jump. Its levels are scaled
-    by corporate actions after each bar (possibly after ``as_of``): never report them as
-    prices or compare them with a spot price or a strike. Volume is left as traded. Bars
+    by the dividends paid between each bar and ``as_of`` (the data layer rebases
+    ``adj_close`` to the close of ``as_of``): never report them as prices or compare them
+    with a spot price or a strike. Volume is left as traded. Bars
     without both ``close`` and ``adj_close`` are returned as :func:`traded_frame` gives them.
     """
     frame = traded_frame(bars)

@@ -18,8 +18,6 @@ __all__ = ["router"]
 
 router = APIRouter(prefix="/runs", tags=["runs"], responses={404: {"model": ErrorBody}})
 
-_RUN_ID = r"^[A-Za-z0-9_-]{1,64}$"
-
 
 def _ctx(request: Request) -> ApiContext:
     ctx: ApiContext = request.app.state.ctx
