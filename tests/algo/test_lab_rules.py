@@ -16,7 +16,8 @@ from alphadesk.memory import SituationMemory
 from alphadesk.pipelines.algo.lab import LESSONS, StrategyLab
 from alphadesk.pipelines.algo.models import AlgoResult, PeriodScore
 from alphadesk.pipelines.algo.tracker import load_experiments
-from alphadesk.pipelines.runner import PipelineRunner, build_desk
+from alphadesk.pipelines.base import build_pipeline
+from alphadesk.pipelines.runner import PipelineRunner
 from tests.algo.conftest import request
 
 
@@ -165,5 +166,5 @@ def test_the_run_records_its_files(lab_run: tuple[AlgoResult, Settings, int]) ->
 
 
 def test_the_lab_is_a_registered_pipeline(settings: Settings, market: MarketData) -> None:
-    lab = build_desk("algo", settings, market)
+    lab = build_pipeline("algo", settings, market)
     assert lab.kind == "algo" and lab.model_label == "rules"

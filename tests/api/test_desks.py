@@ -11,8 +11,9 @@ import httpx
 
 from alphadesk.data import build_provider
 from alphadesk.data.calendar import close_on_or_before
+from alphadesk.pipelines.base import build_pipeline
 from alphadesk.pipelines.desk.models import DeskRequest
-from alphadesk.pipelines.runner import PipelineRunner, build_desk
+from alphadesk.pipelines.runner import PipelineRunner
 from alphadesk.store import RunStore
 from tests.api.conftest import DAY
 from tests.support.live_api import LiveApi
@@ -24,7 +25,7 @@ def _decided(result: dict[str, Any]) -> dict[str, Any]:
 
 def _direct(api: LiveApi, kind: str, request: Any) -> dict[str, Any]:
     """The pipeline called the way the CLI calls it, in this process."""
-    desk = build_desk(kind, api.settings, build_provider(api.settings))
+    desk = build_pipeline(kind, api.settings, build_provider(api.settings))
     result = asyncio.run(PipelineRunner(api.settings, desk).analyze(request))
     assert result is not None
     return result.model_dump(mode="json")

@@ -10,14 +10,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from langgraph.graph import END, START, StateGraph
 
 from alphadesk.config import Settings
 from alphadesk.data.base import MarketData
 from alphadesk.llm.base import Model
+from alphadesk.pipelines.base import Nodes, PipelineRun
 from alphadesk.pipelines.desk.models import DeskRequest, DeskResult
 from alphadesk.pipelines.evaluation import EvalSpec, LookAheadError, evaluate
 from alphadesk.pipelines.evaluation.files import TABLE_FILES
-from alphadesk.pipelines.steps import RunSession
 from alphadesk.store import RunStore
 from tests.support.counting import Counted
 
@@ -96,7 +97,21 @@ class _PeekingDesk:
     def report(self, result: DeskResult) -> str:
         return result.decision
 
-    async def analyze(self, request: DeskRequest, session: RunSession) -> DeskResult:
+    @staticmethod
+    def graph(request: DeskRequest, node: Nodes) -> StateGraph[Any]:
+        graph = StateGraph(dict)
+        graph.add_node("decide", node("decide"))
+        graph.add_edge(START, "decide")
+        graph.add_edge("decide", END)
+        return graph
+
+    def nodes(self, request: DeskRequest, run: PipelineRun) -> Nodes:
+        async def decide(state: dict[str, Any]) -> dict[str, Any]:
+            return {"result": (await self.decide(request)).model_dump(mode="json")}
+
+        return lambda _name: decide
+
+    async def decide(self, request: DeskRequest) -> DeskResult:
         later = request.as_of + timedelta(days=30)
         try:
             bars = await asyncio.to_thread(self.market.daily_bars, request.symbol, later)
@@ -123,7 +138,7 @@ def test_a_desk_that_reads_past_its_date_fails_the_evaluation(
 
 def test_reads_at_the_decision_instant_pass_the_guard(tmp_path: Path) -> None:
     class Honest(_PeekingDesk):
-        async def analyze(self, request: DeskRequest, session: RunSession) -> DeskResult:
+        async def decide(self, request: DeskRequest) -> DeskResult:
             await asyncio.to_thread(self.market.daily_bars, request.symbol, request.as_of)
             return DeskResult(symbol=request.symbol, as_of=request.as_of, decision="BUY")
 

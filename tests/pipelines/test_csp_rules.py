@@ -11,9 +11,9 @@ from alphadesk.config import Settings
 from alphadesk.data.base import MarketData
 from alphadesk.llm.rules import RulesModel
 from alphadesk.llm.testing import FunctionModel
+from alphadesk.pipelines.base import PipelineRun, run_graph
 from alphadesk.pipelines.csp.desk import CspDesk
 from alphadesk.pipelines.csp.models import CspRequest, CspResult
-from alphadesk.pipelines.steps import RunSession
 from alphadesk.tools.chart import find_support_resistance
 from tests.pipelines.conftest import close_of
 
@@ -28,8 +28,8 @@ async def analyze(
 ) -> tuple[CspResult, list[Any]]:
     events: list[Any] = []
     request = CspRequest(symbol=symbol, as_of=close_of(day), **kwargs)
-    session = RunSession(run_id=f"{symbol}-{day}", emit=events.append)
-    result = await CspDesk(settings, market, models=models).analyze(request, session)
+    session = PipelineRun(run_id=f"{symbol}-{day}", emit=events.append)
+    result = await run_graph(CspDesk(settings, market, models=models), request, session)
     assert result is not None
     return result, events
 

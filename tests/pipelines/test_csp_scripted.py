@@ -11,9 +11,9 @@ import pytest
 from alphadesk.config import Settings
 from alphadesk.data.base import MarketData
 from alphadesk.llm.testing import FunctionModel, ScriptedModel, json_answer, tool_calls
+from alphadesk.pipelines.base import PipelineRun, run_graph
 from alphadesk.pipelines.csp.desk import CspDesk
 from alphadesk.pipelines.csp.models import CspRequest, CspResult
-from alphadesk.pipelines.steps import RunSession
 from tests.pipelines.conftest import Facts, close_of, facts_for
 
 SYMBOL, DAY = "NVDA", "2024-11-29"
@@ -32,7 +32,7 @@ async def run_desk(
 ) -> CspResult:
     desk = CspDesk(settings, market, models=models)
     request = CspRequest(symbol=SYMBOL, as_of=close_of(DAY), depth=depth)  # type: ignore[arg-type]
-    result = await desk.analyze(request, RunSession(run_id="scripted"))
+    result = await run_graph(desk, request, PipelineRun(run_id="scripted"))
     assert result is not None
     return result
 

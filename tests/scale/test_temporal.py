@@ -31,11 +31,12 @@ from alphadesk.config import CacheMode, ModelSettingsConfig, Settings
 from alphadesk.data import build_provider
 from alphadesk.data.calendar import session_close
 from alphadesk.llm.testing import add_rules_latency
+from alphadesk.pipelines.base import build_pipeline
 from alphadesk.pipelines.csp.models import CspRequest
 from alphadesk.pipelines.desk.models import DeskRequest
 from alphadesk.pipelines.events import parse_event
 from alphadesk.pipelines.models import PipelineRequest
-from alphadesk.pipelines.runner import PipelineRunner, build_desk
+from alphadesk.pipelines.runner import PipelineRunner
 from alphadesk.store import RunConflict, RunStore
 from tests.support.live_api import LiveApi
 from tests.support.openai_server import OpenAIServer, reply_status
@@ -108,7 +109,7 @@ async def test_a_desk_run_as_a_workflow_decides_and_records_as_the_local_run(
 ) -> None:
     local_settings = Settings(data_dir=tmp_path / "local")
     request = _request(kind, local_settings)
-    desk = build_desk(kind, local_settings, build_provider(local_settings))
+    desk = build_pipeline(kind, local_settings, build_provider(local_settings))
     local = await PipelineRunner(local_settings, desk, charts=False).analyze(request)
     assert local is not None
     local_store = RunStore(local_settings.store_path)
@@ -200,7 +201,7 @@ async def test_a_worker_killed_mid_run_hands_it_over_without_redoing_completed_a
 ) -> None:
     reference = Settings(data_dir=tmp_path / "reference")
     request = _request("desk", reference)
-    desk = build_desk("desk", reference, build_provider(reference))
+    desk = build_pipeline("desk", reference, build_provider(reference))
     local = await PipelineRunner(reference, desk, charts=False).analyze(request)
     assert local is not None
     expected = _paid_calls(RunStore(reference.store_path), local.run_id or "")
@@ -299,8 +300,8 @@ async def test_a_job_no_retry_can_mend_fails_the_workflow_at_once_with_its_reaso
                 model="no-such-model", charts=False,
             )  # fmt: skip
     assert not [run for run in RunStore(settings.store_path).recent() if run.status == "running"]
-    with pytest.raises(ValueError, match="cannot run on Temporal"):
-        await run_durably(settings, "algo", request, address=temporal)
+    with pytest.raises(ValueError, match="unknown pipeline 'no-such-pipeline'"):
+        await run_durably(settings, "no-such-pipeline", request, address=temporal)
 
 
 async def test_a_cancelled_workflow_leaves_its_run_failed_not_running(

@@ -17,7 +17,8 @@ from alphadesk.config import RULES_MODEL, Settings
 from alphadesk.data.base import MarketData
 from alphadesk.data.calendar import close_on_or_before
 from alphadesk.data.symbols import normalize_symbol
-from alphadesk.pipelines.runner import PipelineRunner, build_desk, desk_class
+from alphadesk.pipelines.base import build_pipeline, pipeline_class
+from alphadesk.pipelines.runner import PipelineRunner
 
 __all__ = ["ApiContext", "RunSlots", "Slot"]
 
@@ -107,7 +108,7 @@ class ApiContext:
     def runner(
         self, kind: str, model: str | None, on_event: EventSink | None = None, **options: Any
     ) -> PipelineRunner[Any, Any]:
-        desk = build_desk(kind, self.settings, self.market, model=self.model(model))
+        desk = build_pipeline(kind, self.settings, self.market, model=self.model(model))
         return PipelineRunner(self.settings, desk, on_event=on_event, **options)
 
     async def analyze(
@@ -135,7 +136,7 @@ class ApiContext:
             raise ApiError(502, "durable_run_failed", str(exc), "see the worker's log") from None
         except RuntimeError as exc:  # nobody answers at the address
             raise ApiError(503, "temporal_unavailable", str(exc)) from None
-        return desk_class(kind).result_type.model_validate(result)
+        return pipeline_class(kind).result_type.model_validate(result)
 
 
 def thread_safe(sink: EventSink) -> EventSink:

@@ -68,7 +68,7 @@ def run_on_temporal(
     """Run each request as a workflow, all at once (the workers share them out), following
     their events live; returns the results as the pipeline's result models."""
     from alphadesk.cli.live import LiveView
-    from alphadesk.pipelines.runner import desk_class
+    from alphadesk.pipelines.base import pipeline_class
 
     try:
         from alphadesk.durable.client import run_durably
@@ -82,7 +82,7 @@ def run_on_temporal(
             market.daily_bars(request.symbol, request.as_of)
         except DataError as exc:
             raise fail(str(exc)) from None
-    result_type = desk_class(kind).result_type
+    result_type = pipeline_class(kind).result_type
     view = LiveView(enabled=live)
 
     async def run_all() -> list[Any]:

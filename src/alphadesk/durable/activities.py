@@ -21,9 +21,9 @@ from alphadesk.agent.events import BaseEvent, EventSink
 from alphadesk.config import Settings
 from alphadesk.data.base import MarketData
 from alphadesk.durable.jobs import DeskJob, NodeCall
+from alphadesk.pipelines.base import Nodes, Pipeline, PipelineRun, build_pipeline
 from alphadesk.pipelines.recording import RunRecorder
-from alphadesk.pipelines.runner import Desk, build_desk, record_result, start_recording
-from alphadesk.pipelines.steps import Nodes, RunSession
+from alphadesk.pipelines.runner import record_result, start_recording
 from alphadesk.store import RunNotFound, RunStore
 
 __all__ = ["DeskActivities"]
@@ -36,9 +36,9 @@ _PROGRESS = {"model_response", "tool_finished", "tool_failed"}
 
 @dataclass
 class _OpenRun:
-    desk: Desk[Any, Any]
+    desk: Pipeline[Any, Any]
     recorder: RunRecorder
-    session: RunSession
+    session: PipelineRun
     nodes: Nodes
 
 
@@ -48,7 +48,7 @@ class DeskActivities:
     def __init__(self, settings: Settings, market: MarketData, queue: str) -> None:
         self.settings, self.market, self.queue = settings, market, queue
         self.store = RunStore(settings.store_path)
-        self._desks: dict[tuple[str, str | None], Desk[Any, Any]] = {}
+        self._desks: dict[tuple[str, str | None], Pipeline[Any, Any]] = {}
         self._runs: dict[str, _OpenRun] = {}
 
     @activity.defn(name="alphadesk.claim_run")
@@ -117,7 +117,7 @@ class DeskActivities:
             )
         run_dir = self.settings.runs_dir / job.run_id
         run_dir.mkdir(parents=True, exist_ok=True)
-        session = RunSession(
+        session = PipelineRun(
             run_id=job.run_id,
             ledger=recorder.ledger,
             emit=_heartbeating(recorder.emit),
@@ -125,7 +125,7 @@ class DeskActivities:
             charts=job.charts,
             journal=recorder.journal,
         )
-        opened = _OpenRun(desk, recorder, session, desk.nodes(request, session))  # type: ignore[attr-defined]
+        opened = _OpenRun(desk, recorder, session, desk.nodes(request, session))
         self._runs[job.run_id] = opened
         return opened
 
@@ -136,10 +136,10 @@ class DeskActivities:
             del self._runs[run_id]
             run.recorder.close()
 
-    def _desk(self, kind: str, model: str | None) -> Desk[Any, Any]:
+    def _desk(self, kind: str, model: str | None) -> Pipeline[Any, Any]:
         """One desk per pipeline and model (a desk is stateless per analysis)."""
         if (kind, model) not in self._desks:
-            self._desks[kind, model] = build_desk(kind, self.settings, self.market, model=model)
+            self._desks[kind, model] = build_pipeline(kind, self.settings, self.market, model=model)
         return self._desks[kind, model]
 
 

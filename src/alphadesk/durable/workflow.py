@@ -33,8 +33,7 @@ with workflow.unsafe.imports_passed_through():
     from alphadesk.data.errors import RateLimited as DataRateLimited
     from alphadesk.durable.jobs import DeskJob, NodeCall
     from alphadesk.llm.base import ModelError
-    from alphadesk.pipelines.runner import desk_class
-    from alphadesk.pipelines.steps import NodeFunction
+    from alphadesk.pipelines.base import NodeFunction, pipeline_class
     from alphadesk.store import RunConflict, RunNotFound
 
 __all__ = ["RETRY", "DeskWorkflow", "durable_desk", "innermost_cause", "never_retried"]
@@ -165,7 +164,7 @@ def durable_desk(kind: str) -> Any:
     Raises:
         ValueError: no such pipeline, or one that cannot run on Temporal.
     """
-    desk = desk_class(kind)
+    desk = pipeline_class(kind)
     if not hasattr(desk, "graph"):
         raise ValueError(f"the {kind} pipeline cannot run on Temporal; the csp and desk ones can")
     return desk

@@ -1,19 +1,19 @@
 """The one runner every pipeline shares: each run recorded (events, ledger, report, result,
 charts), resumable from its checkpoints, and replayable from the response cache.
 
-A pipeline gives the runner a ``Desk``: its kind, its request and result models, a graph
-that analyses one request within a ``RunSession``, and a Markdown report of a result. The
-CLI, the API and the tests call ``PipelineRunner.analyze`` and nothing else.
+A pipeline (``pipelines.base.Pipeline``) gives the runner its request and result models, a
+graph, the graph's nodes bound to one run, and a Markdown report of a result; the runner
+runs the graph. The CLI, the API and the tests call ``PipelineRunner.analyze`` and nothing
+else.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from importlib import import_module
 from pathlib import Path
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Any, Generic, TypeVar
 
 import aiosqlite
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
@@ -21,33 +21,17 @@ from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 from alphadesk.agent.events import EventSink
 from alphadesk.config import CacheMode, Settings
 from alphadesk.data.base import MarketData
-from alphadesk.llm.base import Model
+from alphadesk.pipelines.base import PIPELINES, Pipeline, PipelineRun, build_pipeline, run_graph
 from alphadesk.pipelines.models import PipelineRequest, PipelineResult
 from alphadesk.pipelines.recording import RunRecorder
-from alphadesk.pipelines.steps import RunSession
 from alphadesk.store import RunStore
 from alphadesk.store.redact import redact_json
 
-__all__ = [
-    "DESKS",
-    "Desk",
-    "PipelineRunner",
-    "build_desk",
-    "desk_class",
-    "record_result",
-    "replay",
-    "start_recording",
-]
+__all__ = ["PipelineRunner", "record_result", "replay", "start_recording"]
 
 RequestT = TypeVar("RequestT", bound=PipelineRequest)
 ResultT = TypeVar("ResultT", bound=PipelineResult)
 
-# Every pipeline by the kind its runs are recorded under; imported only when used.
-DESKS: dict[str, str] = {
-    "algo": "alphadesk.pipelines.algo.lab:StrategyLab",
-    "csp": "alphadesk.pipelines.csp.desk:CspDesk",
-    "desk": "alphadesk.pipelines.desk.desk:TradingDesk",
-}
 # Files a pipeline leaves in its run folder that are recorded with the run: charts, and the
 # strategy lab's experiment tracker and winning strategy.
 _ARTIFACTS = (
@@ -55,51 +39,6 @@ _ARTIFACTS = (
     ("*.jsonl", "application/jsonl"),
     ("*.py", "text/x-python"),
 )
-
-
-class Desk(Protocol[RequestT, ResultT]):
-    """What a pipeline gives the runner."""
-
-    kind: str
-    request_type: type[RequestT]
-    result_type: type[ResultT]
-    market: MarketData
-
-    @property
-    def model_label(self) -> str:
-        """The models its agents run with, e.g. ``rules``."""
-        ...
-
-    def title(self, request: RequestT) -> str: ...
-
-    async def analyze(self, request: RequestT, session: RunSession) -> ResultT | None:
-        """One analysis; None when stopped at ``session.interrupt_after``."""
-        ...
-
-    def report(self, result: ResultT) -> str:
-        """The Markdown report saved with the run."""
-        ...
-
-
-def desk_class(kind: str) -> Any:
-    """The class of the pipeline of ``kind`` (``csp``, ``desk``...), imported on first use."""
-    if kind not in DESKS:
-        raise ValueError(f"unknown pipeline {kind!r}; the pipelines are {sorted(DESKS)}")
-    module, name = DESKS[kind].split(":")
-    return getattr(import_module(module), name)
-
-
-def build_desk(
-    kind: str,
-    settings: Settings,
-    market: MarketData,
-    *,
-    model: str | None = None,
-    models: Mapping[str, Model] | None = None,
-) -> Desk[Any, Any]:
-    """The pipeline of ``kind`` (``csp``, ``desk``...), constructed with its models."""
-    desk: Desk[Any, Any] = desk_class(kind)(settings, market, model=model, models=models)
-    return desk
 
 
 class PipelineRunner(Generic[RequestT, ResultT]):
@@ -112,13 +51,13 @@ class PipelineRunner(Generic[RequestT, ResultT]):
     def __init__(
         self,
         settings: Settings,
-        desk: Desk[RequestT, ResultT],
+        pipeline: Pipeline[RequestT, ResultT],
         *,
         on_event: EventSink | None = None,
         concurrency: int = 4,
         charts: bool = True,
     ) -> None:
-        self.settings, self.desk = settings, desk
+        self.settings, self.pipeline = settings, pipeline
         self.store = RunStore(settings.store_path)
         self.charts = charts
         self._on_event = on_event
@@ -126,7 +65,7 @@ class PipelineRunner(Generic[RequestT, ResultT]):
 
     @property
     def model_label(self) -> str:
-        return self.desk.model_label
+        return self.pipeline.model_label
 
     async def preflight(self, request: RequestT) -> None:
         """Fail fast, before any run is recorded, when the symbol has no data at as_of.
@@ -134,7 +73,7 @@ class PipelineRunner(Generic[RequestT, ResultT]):
         Raises:
             DataError: e.g. NoData naming close matches for an unknown symbol.
         """
-        await asyncio.to_thread(self.desk.market.daily_bars, request.symbol, request.as_of)
+        await asyncio.to_thread(self.pipeline.market.daily_bars, request.symbol, request.as_of)
 
     async def analyze(
         self,
@@ -157,7 +96,7 @@ class PipelineRunner(Generic[RequestT, ResultT]):
                     self.settings.data_dir / "checkpoints" / f"{recorder.run_id}.sqlite"
                 )
                 async with _checkpoints(checkpoint_file) as checkpoints:
-                    session = RunSession(
+                    run = PipelineRun(
                         run_id=recorder.run_id,
                         ledger=recorder.ledger,
                         emit=recorder.emit,
@@ -168,7 +107,7 @@ class PipelineRunner(Generic[RequestT, ResultT]):
                         charts=self.charts,
                         journal=recorder.journal,
                     )
-                    result = await self.desk.analyze(request, session)
+                    result = await run_graph(self.pipeline, request, run)
             except BaseException as exc:  # record the interruption, then let it propagate
                 recorder.finish(status="interrupted", result=None, error=repr(exc))
                 raise
@@ -176,7 +115,7 @@ class PipelineRunner(Generic[RequestT, ResultT]):
                 hint = f"stopped at a checkpoint; continue with --resume {recorder.run_id}"
                 recorder.finish(status="interrupted", result=None, error=hint)
                 return None
-            saved = record_result(self.desk, recorder, run_dir, result)
+            saved = record_result(self.pipeline, recorder, run_dir, result)
             _discard(checkpoint_file)  # a finished run is never resumed
             return saved
 
@@ -190,26 +129,26 @@ class PipelineRunner(Generic[RequestT, ResultT]):
     ) -> RunRecorder:
         if resume_run_id is not None:
             return RunRecorder.resume(self.store, resume_run_id, self._on_event)
-        return start_recording(self.store, self.desk, request, self._on_event, run_id)
+        return start_recording(self.store, self.pipeline, request, self._on_event, run_id)
 
 
 def start_recording(
     store: RunStore,
-    desk: Desk[RequestT, Any],
+    pipeline: Pipeline[RequestT, Any],
     request: RequestT,
     on_event: EventSink | None = None,
     run_id: str | None = None,
     workflow: str | None = None,
 ) -> RunRecorder:
-    """Record a new run of ``desk`` on ``request`` (under ``run_id`` when given; as part of
+    """Record a new run of ``pipeline`` on ``request`` (under ``run_id`` when given; as part of
     a Temporal ``workflow`` for a durable run)."""
     return RunRecorder.start(
         store,
-        kind=desk.kind,
-        title=desk.title(request),
+        kind=pipeline.kind,
+        title=pipeline.title(request),
         request=request,
         as_of=request.as_of,
-        model=desk.model_label,
+        model=pipeline.model_label,
         on_event=on_event,
         run_id=run_id,
         workflow=workflow,
@@ -217,7 +156,7 @@ def start_recording(
 
 
 def record_result(
-    desk: Desk[Any, ResultT], recorder: RunRecorder, run_dir: Path, result: ResultT
+    pipeline: Pipeline[Any, ResultT], recorder: RunRecorder, run_dir: Path, result: ResultT
 ) -> ResultT:
     """Save a finished run: its result without any API key a model (or a hostile text it
     read) put in it, the Markdown report, the result file and the artefacts the pipeline
@@ -226,9 +165,9 @@ def record_result(
     dumped = result.model_dump(mode="json")
     cleaned = redact_json(dumped)
     if cleaned != dumped:
-        result = desk.result_type.model_validate(cleaned)
+        result = pipeline.result_type.model_validate(cleaned)
     report = run_dir / "report.md"
-    report.write_text(desk.report(result), encoding="utf-8")
+    report.write_text(pipeline.report(result), encoding="utf-8")
     recorder.save("report.md", report, "text/markdown")
     payload = run_dir / "result.json"
     payload.write_text(result.model_dump_json(indent=2), encoding="utf-8")
@@ -270,16 +209,16 @@ async def replay(
         ValueError: a kind of run that cannot be replayed, or a run that never finished.
     """
     run = RunStore(settings.store_path).get(run_id)
-    if run.kind not in DESKS:
+    if run.kind not in PIPELINES:
         raise ValueError(f"run {run_id} is a {run.kind} run, which cannot be replayed")
     if run.result is None:
         raise ValueError(f"run {run_id} did not finish ({run.status}); resume it with --resume")
     model = run.model if run.model and "," not in run.model else None
     replaying = settings.model_copy(update={"cache": CacheMode.REPLAY})
-    desk = build_desk(run.kind, replaying, market, model=model)
-    recorded = desk.result_type.model_validate(run.result)
-    runner = PipelineRunner(replaying, desk, on_event=on_event)
-    result = await runner.analyze(desk.request_type.model_validate(run.request))
+    pipeline = build_pipeline(run.kind, replaying, market, model=model)
+    recorded = pipeline.result_type.model_validate(run.result)
+    runner = PipelineRunner(replaying, pipeline, on_event=on_event)
+    result = await runner.analyze(pipeline.request_type.model_validate(run.request))
     assert result is not None  # no interrupt was asked for
     return result, _decided(result) == _decided(recorded)
 

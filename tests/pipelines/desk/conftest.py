@@ -16,9 +16,9 @@ import pandas as pd
 
 from alphadesk.config import Settings
 from alphadesk.data.base import MarketData
+from alphadesk.pipelines.base import PipelineRun, run_graph
 from alphadesk.pipelines.desk.desk import TradingDesk
 from alphadesk.pipelines.desk.models import DeskRequest, DeskResult
-from alphadesk.pipelines.steps import RunSession
 from tests.pipelines.conftest import close_of
 
 __all__ = ["FakeMemory", "decide", "write_local_bars"]
@@ -39,8 +39,8 @@ async def decide(
     desk = TradingDesk(settings, market, models=models)
     request = DeskRequest(symbol=symbol, as_of=close_of(day), **fields)
     sink = events.append if events is not None else (lambda _e: None)
-    session = RunSession(run_id=f"{symbol}-{day}", emit=sink, run_dir=run_dir)
-    result = await desk.analyze(request, session)
+    session = PipelineRun(run_id=f"{symbol}-{day}", emit=sink, run_dir=run_dir)
+    result = await run_graph(desk, request, session)
     assert result is not None
     return result
 

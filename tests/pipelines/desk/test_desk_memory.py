@@ -72,7 +72,7 @@ async def test_a_reflection_is_recalled_later_and_never_before_it_was_written(
     # Recalled for the similar situation of the same day, and shown in the report.
     assert [m.id for m in later.memories] == [item.id]
     assert later.memories[0].lesson == item.lesson
-    assert "## Similar past situations" in runner.desk.report(later)
+    assert "## Similar past situations" in runner.pipeline.report(later)
 
     between = await run_at(runner, "2012-04-16", events)  # after the horizon, before writing
     assert between.memories == []

@@ -11,8 +11,7 @@ The lab ends with the best variant so far whatever ended it, and says what did.
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -26,6 +25,7 @@ from alphadesk.backtest.models import BacktestConfig, Costs
 from alphadesk.config import CacheMode, Settings
 from alphadesk.data.base import MarketData
 from alphadesk.llm.base import Model
+from alphadesk.pipelines.agent_steps import AgentModels, AgentSteps, limits_from
 from alphadesk.pipelines.algo.backtests import Backtester, Split, backtest_variant, split_window
 from alphadesk.pipelines.algo.charts import save_trajectory_chart
 from alphadesk.pipelines.algo.models import (
@@ -37,8 +37,8 @@ from alphadesk.pipelines.algo.models import (
 from alphadesk.pipelines.algo.nodes import LabNodes, LabState
 from alphadesk.pipelines.algo.report import render_report, strategy_file
 from alphadesk.pipelines.algo.tracker import ExperimentTracker
+from alphadesk.pipelines.base import Nodes, PipelineRun
 from alphadesk.pipelines.desk.memory import DeskMemory
-from alphadesk.pipelines.steps import AgentModels, AgentSteps, RunSession, limits_from
 
 __all__ = ["LAB_CONFIG", "LESSONS", "StrategyLab"]
 
@@ -90,17 +90,35 @@ class StrategyLab:
     def report(self, result: AlgoResult) -> str:
         return render_report(result)
 
-    def tracker(self, session: RunSession) -> ExperimentTracker:
-        return ExperimentTracker(_tracker_path(self.settings, session))
+    def tracker(self, run: PipelineRun) -> ExperimentTracker:
+        return ExperimentTracker(_tracker_path(self.settings, run))
 
-    async def analyze(self, request: AlgoRequest, session: RunSession) -> AlgoResult | None:
-        """Develop a strategy for one request. None when stopped at an interrupt."""
-        split = await asyncio.to_thread(self.split, request)
-        steps = AgentSteps(session, self.models, limits_from(self.settings))
-        nodes = LabNodes(self, session, steps, split)
-        graph = _graph(nodes, _Finish(self, session, split))
-        state = await session.invoke(graph, LabState(request=request.model_dump(mode="json")))
-        return AlgoResult.model_validate(state["result"]) if "result" in state else None
+    def nodes(self, request: AlgoRequest, run: PipelineRun) -> Nodes:
+        """The graph's node functions, bound to one run and the request's two periods.
+
+        Raises:
+            DataError: No bars for the symbol at ``as_of``.
+            ValueError: Too few bars for two periods (says how to widen the window).
+        """
+        split = self.split(request)
+        steps = AgentSteps(run, self.models, limits_from(self.settings))
+        nodes = LabNodes(self, run, steps, split)
+        finish = _Finish(self, run, split)
+        return lambda name: finish if name == "finish" else getattr(nodes, name)
+
+    @staticmethod
+    def graph(request: AlgoRequest, node: Nodes) -> StateGraph[LabState]:
+        """The lab's graph, the same for every request, with ``node(name)`` as each node."""
+        graph = StateGraph(LabState)
+        for name in ("research", "develop", "backtest", "gate", "finish"):
+            graph.add_node(name, node(name))
+        graph.add_edge(START, "research")
+        graph.add_conditional_edges("research", _unless_failed("develop"), ["develop", "finish"])
+        graph.add_conditional_edges("develop", _unless_failed("backtest"), ["backtest", "finish"])
+        graph.add_edge("backtest", "gate")
+        graph.add_conditional_edges("gate", _route, ["develop", "research", "finish"])
+        graph.add_edge("finish", END)
+        return graph
 
     def split(self, request: AlgoRequest) -> Split:
         """The bars known at ``as_of`` and the lab's two periods.
@@ -123,16 +141,16 @@ def _open_memory(settings: Settings) -> DeskMemory | None:
     return SituationMemory(settings.memory_path, collection=LESSONS)
 
 
-def _tracker_path(settings: Settings, session: RunSession) -> Path:
-    folder = session.run_dir or settings.data_dir / "algo" / session.run_id
+def _tracker_path(settings: Settings, run: PipelineRun) -> Path:
+    folder = run.run_dir or settings.data_dir / "algo" / run.run_id
     return folder / "experiments.jsonl"
 
 
 class _Finish:
     """The last node: the best variant so far, its strategy file, the chart, the result."""
 
-    def __init__(self, lab: StrategyLab, session: RunSession, split: Split) -> None:
-        self.lab, self.session, self.split = lab, session, split
+    def __init__(self, lab: StrategyLab, run: PipelineRun, split: Split) -> None:
+        self.lab, self.run, self.split = lab, run, split
 
     async def __call__(self, state: LabState) -> dict[str, Any]:
         request = AlgoRequest.model_validate(state["request"])
@@ -161,7 +179,7 @@ class _Finish:
             budget=budget,
             agents=state.get("reports", []),
             data_missing=sorted(set(state.get("missing", []))),
-            run_id=self.session.run_id,
+            run_id=self.run.run_id,
             **files,
         )
         return {"result": result.model_dump(mode="json")}
@@ -169,7 +187,7 @@ class _Finish:
     def _files(
         self, request: AlgoRequest, records: list[VariantRecord], best: VariantRecord | None
     ) -> dict[str, str | None]:
-        tracker = _tracker_path(self.lab.settings, self.session)
+        tracker = _tracker_path(self.lab.settings, self.run)
         files: dict[str, str | None] = {
             "tracker_file": str(tracker) if tracker.exists() else None,
             "strategy_file": None,
@@ -213,28 +231,14 @@ def _outcome(
     return "ABANDON", f"the gate abandoned the search: {so_far}"
 
 
-def _graph(nodes: LabNodes, finish: _Finish) -> StateGraph[LabState]:
-    graph = StateGraph(LabState)
-    for name in ("research", "develop", "backtest", "gate"):
-        graph.add_node(name, getattr(nodes, name))
-    graph.add_node("finish", finish)
-    graph.add_edge(START, "research")
-    graph.add_conditional_edges("research", _unless_failed("develop"), ["develop", "finish"])
-    graph.add_conditional_edges("develop", _unless_failed("backtest"), ["backtest", "finish"])
-    graph.add_edge("backtest", "gate")
-    graph.add_conditional_edges("gate", _route, ["develop", "research", "finish"])
-    graph.add_edge("finish", END)
-    return graph
-
-
-def _unless_failed(node: str) -> Callable[[LabState], str]:
-    def route(state: LabState) -> str:
+def _unless_failed(node: str) -> Callable[[LabState], Awaitable[str]]:
+    async def route(state: LabState) -> str:
         return "finish" if state.get("verdict") else node
 
     return route
 
 
-def _route(state: LabState) -> str:
+async def _route(state: LabState) -> str:
     if state.get("verdict") or state.get("budget"):
         return "finish"
     decision = state["last"]["decision"]

@@ -21,10 +21,11 @@ from alphadesk.agents.algo.templates import TEMPLATES
 from alphadesk.agents.spec import AgentSpec
 from alphadesk.analytics.fuzzy import parse_goal
 from alphadesk.analytics.trajectory import classify_trajectory
+from alphadesk.pipelines.agent_steps import AgentSteps, StepOutcome
 from alphadesk.pipelines.algo.backtests import Split, backtest_variants
 from alphadesk.pipelines.algo.models import AlgoRequest, IterationRecord, VariantRecord
+from alphadesk.pipelines.base import PipelineRun
 from alphadesk.pipelines.events import GateDecided, StepFinished, StepStarted
-from alphadesk.pipelines.steps import AgentSteps, RunSession, StepOutcome
 
 if TYPE_CHECKING:
     from alphadesk.pipelines.algo.lab import StrategyLab
@@ -86,7 +87,7 @@ class LabNodes:
     """One lab run: the graph's nodes, bound to its run, bars and periods."""
 
     lab: StrategyLab
-    session: RunSession
+    run: PipelineRun
     steps: AgentSteps
     split: Split
 
@@ -98,7 +99,7 @@ class LabNodes:
     ) -> AlgoDeps:
         return AlgoDeps(
             market=self.lab.market,
-            run_dir=self.session.run_dir,
+            run_dir=self.run.run_dir,
             symbol=request.symbol,
             verdicts=verdicts or {},
             used_ids=used,
@@ -238,7 +239,7 @@ class LabNodes:
             on_done=done,
             concurrency=self.lab.backtest_concurrency,
         )
-        run_id = self.session.run_id
+        run_id = self.run.run_id
         return {
             "current": [
                 r.model_copy(update={"run_id": run_id}).model_dump(mode="json") for r in records
@@ -246,9 +247,7 @@ class LabNodes:
         }
 
     def _announce(self, kind: type[Any], agent: str, request: AlgoRequest, **fields: Any) -> None:
-        self.session.emit(
-            kind(run_id=self.session.run_id, agent=agent, symbol=request.symbol, **fields)
-        )
+        self.run.emit(kind(run_id=self.run.run_id, agent=agent, symbol=request.symbol, **fields))
 
     # -- the quality gate ----------------------------------------------------------------
 
@@ -323,7 +322,7 @@ class LabNodes:
     ) -> dict[str, Any]:
         iteration = state["iteration"]
         records = [r.model_copy(update={"decision": gate.decision}) for r in records]
-        self.lab.tracker(self.session).append(records)
+        self.lab.tracker(self.run).append(records)
         best = max(records, key=lambda r: (r.passed, r.score))
         entry = IterationRecord(
             iteration=iteration,
@@ -336,9 +335,9 @@ class LabNodes:
             trajectory=reading,
         )
         self._remember(request, best, gate)
-        self.session.emit(
+        self.run.emit(
             GateDecided(
-                run_id=self.session.run_id,
+                run_id=self.run.run_id,
                 agent="quality_gate",
                 symbol=request.symbol,
                 iteration=iteration,
@@ -367,7 +366,7 @@ class LabNodes:
     def _budget(self, request: AlgoRequest, iteration: int) -> str | None:
         if iteration >= request.iterations:
             return f"the iteration limit ({request.iterations}) was reached"
-        spent = self.session.ledger.totals.cost_usd
+        spent = self.run.ledger.totals.cost_usd
         if request.max_cost_usd is not None and spent >= request.max_cost_usd:
             return f"the cost limit (${request.max_cost_usd:g}) was reached (${spent:.4f} spent)"
         return None
@@ -391,7 +390,7 @@ class LabNodes:
             },
             decided_at=request.as_of,
             written_at=request.as_of,
-            run_id=f"{self.session.run_id}:{best.variant_id}",
+            run_id=f"{self.run.run_id}:{best.variant_id}",
         )
 
 

@@ -35,19 +35,12 @@ from alphadesk.data.base import MarketData
 from alphadesk.data.errors import DataError
 from alphadesk.llm.base import Model
 from alphadesk.llm.rules import RULES_MODEL
+from alphadesk.pipelines.agent_steps import AgentModels, AgentSteps, limits_from
+from alphadesk.pipelines.base import NodeFunction, Nodes, PipelineRun
 from alphadesk.pipelines.csp.models import AgentReport, CspRequest, CspResult
 from alphadesk.pipelines.csp.report import render_report
 from alphadesk.pipelines.csp.synthesis import synthesize
 from alphadesk.pipelines.events import StepFinished
-from alphadesk.pipelines.steps import (
-    AgentModels,
-    AgentSteps,
-    NodeFunction,
-    Nodes,
-    RunSession,
-    limits_from,
-    run_graph,
-)
 from alphadesk.tools.deps import ToolDeps
 from alphadesk.tools.render import save_chart
 
@@ -116,15 +109,10 @@ class CspDesk:
     def report(self, result: CspResult) -> str:
         return render_report(result)
 
-    async def analyze(self, request: CspRequest, session: RunSession) -> CspResult | None:
-        """Analyse one symbol. Returns None when stopped at ``session.interrupt_after``; run
-        again with ``session.resume`` and the same run id to continue from the checkpoint."""
-        return await run_graph(self, request, session)
-
-    def nodes(self, request: CspRequest, session: RunSession) -> Nodes:
+    def nodes(self, request: CspRequest, run: PipelineRun) -> Nodes:
         """The graph's node functions, bound to one run."""
-        steps = AgentSteps(session, self.model, limits_from(self.settings))
-        return _Nodes(self, session, steps).node
+        steps = AgentSteps(run, self.model, limits_from(self.settings))
+        return _Nodes(self, run, steps).node
 
     @staticmethod
     def graph(request: CspRequest, node: Nodes) -> StateGraph[CspState]:
@@ -146,7 +134,7 @@ class _Nodes:
     """One analysis: the graph's nodes, bound to its run."""
 
     desk: CspDesk
-    session: RunSession
+    run: PipelineRun
     steps: AgentSteps
 
     def node(self, name: str) -> NodeFunction:
@@ -164,9 +152,9 @@ class _Nodes:
                 research.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await research
-                self.session.emit(
+                self.run.emit(
                     StepFinished(
-                        run_id=self.session.run_id,
+                        run_id=self.run.run_id,
                         agent="research",
                         symbol=request.symbol,
                         status="cancelled",
@@ -199,7 +187,7 @@ class _Nodes:
             research=research,
             agents=[AgentReport.model_validate(r) for r in state.get("reports", [])],
             data_missing=sorted(set(state.get("missing", []))),
-            run_id=self.session.run_id,
+            run_id=self.run.run_id,
             price_basis=await asyncio.to_thread(
                 _price_basis, self.desk.market, request.symbol, request.as_of
             ),
@@ -211,8 +199,8 @@ class _Nodes:
             synthesis = synthesize(request.symbol, chart, options, research)
             result = result.model_copy(update={"synthesis": synthesis})
             result = await self._narrate(request, result)
-        if self.session.charts:  # the report's chart: once, whatever the decision
-            deps = ToolDeps(market=self.desk.market, run_dir=self.session.run_dir)
+        if self.run.charts:  # the report's chart: once, whatever the decision
+            deps = ToolDeps(market=self.desk.market, run_dir=self.run.run_dir)
             await save_chart(deps, request.symbol, request.as_of)
         return {"result": result.model_dump(mode="json")}
 
@@ -235,7 +223,7 @@ class _Nodes:
         """Run one agent and turn its outcome into a state update."""
         deps = CspDeps(
             market=self.desk.market,
-            run_dir=self.session.run_dir,
+            run_dir=self.run.run_dir,
             symbol=request.symbol,
             constraints=request.constraints,
             chart=_load(ChartAnalysis, state.get("chart")),

@@ -125,7 +125,7 @@ async def screen_symbol(
 ) -> tuple[ScreenCheck, CspResult | None]:
     """One symbol: the pre-filter, then the desk if it passed."""
     rules = constraints or CspConstraints()
-    check = await asyncio.to_thread(prefilter, runner.desk.market, symbol, as_of, rules)
+    check = await asyncio.to_thread(prefilter, runner.pipeline.market, symbol, as_of, rules)
     if not check.passed:
         return check, None
     request = CspRequest(symbol=symbol, as_of=as_of, depth=depth, constraints=rules)

@@ -24,18 +24,12 @@ from alphadesk.agents.desk import DeskAgents, default_agents
 from alphadesk.config import Settings
 from alphadesk.data.base import MarketData
 from alphadesk.llm.base import Model
+from alphadesk.pipelines.agent_steps import AgentModels, AgentSteps, limits_from
+from alphadesk.pipelines.base import Nodes, PipelineRun
 from alphadesk.pipelines.desk.memory import DeskMemory, open_memory
 from alphadesk.pipelines.desk.models import DeskRequest, DeskResult
 from alphadesk.pipelines.desk.nodes import DeskNodes, DeskState
 from alphadesk.pipelines.desk.report import render_report
-from alphadesk.pipelines.steps import (
-    AgentModels,
-    AgentSteps,
-    Nodes,
-    RunSession,
-    limits_from,
-    run_graph,
-)
 from alphadesk.store import RunStore
 
 __all__ = ["TradingDesk"]
@@ -74,15 +68,10 @@ class TradingDesk:
     def report(self, result: DeskResult) -> str:
         return render_report(result)
 
-    async def analyze(self, request: DeskRequest, session: RunSession) -> DeskResult | None:
-        """Decide on one symbol. None when stopped at ``session.interrupt_after``; run again
-        with ``session.resume`` and the same run id to continue from the checkpoint."""
-        return await run_graph(self, request, session)
-
-    def nodes(self, request: DeskRequest, session: RunSession) -> Nodes:
+    def nodes(self, request: DeskRequest, run: PipelineRun) -> Nodes:
         """The graph's node functions, bound to one run."""
-        steps = AgentSteps(session, self.models, limits_from(self.settings))
-        return DeskNodes(self, session, steps).node
+        steps = AgentSteps(run, self.models, limits_from(self.settings))
+        return DeskNodes(self, run, steps).node
 
     @staticmethod
     def graph(request: DeskRequest, node: Nodes) -> StateGraph[DeskState]:

@@ -26,11 +26,12 @@ from alphadesk.agents.desk.models import (
 from alphadesk.agents.spec import AgentSpec
 from alphadesk.config import CacheMode
 from alphadesk.data.errors import DataError
+from alphadesk.pipelines.agent_steps import AgentSteps, StepOutcome
+from alphadesk.pipelines.base import NodeFunction, PipelineRun
 from alphadesk.pipelines.desk.memory import past_situation
 from alphadesk.pipelines.desk.models import DeskRequest, DeskResult
 from alphadesk.pipelines.desk.reflection import reflect
 from alphadesk.pipelines.events import DebateMessage
-from alphadesk.pipelines.steps import AgentSteps, NodeFunction, RunSession, StepOutcome
 from alphadesk.tools.chart import render_chart
 from alphadesk.tools.deps import ToolDeps
 
@@ -117,7 +118,7 @@ class DeskNodes:
     """One analysis: the graph's nodes, bound to its run."""
 
     desk: TradingDesk
-    session: RunSession
+    run: PipelineRun
     steps: AgentSteps
 
     def node(self, name: str) -> NodeFunction:
@@ -144,7 +145,7 @@ class DeskNodes:
         prompt = DeskAgents.prompt(spec.name, request.symbol, request.as_of, facts=facts, **context)
         deps = DeskDeps(
             market=self.desk.market,
-            run_dir=self.session.run_dir,
+            run_dir=self.run.run_dir,
             symbol=request.symbol,
             facts=facts,
         )
@@ -159,9 +160,9 @@ class DeskNodes:
         text: str,
         **numbers: float | None,
     ) -> None:
-        self.session.emit(
+        self.run.emit(
             DebateMessage(
-                run_id=self.session.run_id,
+                run_id=self.run.run_id,
                 agent=speaker,
                 symbol=request.symbol,
                 debate=debate,
@@ -190,21 +191,21 @@ class DeskNodes:
             self.desk.store,
             self.desk.market,
             request.as_of,
-            self.session.run_id,
+            self.run.run_id,
         )
         for event in written:
-            self.session.emit(event)
+            self.run.emit(event)
         return {"missing": []}
 
     async def chart(self, state: DeskState) -> dict[str, Any]:
         """Draw the report's chart alongside the analysts (off the critical path)."""
-        run_dir, request = self.session.run_dir, _request(state)
+        run_dir, request = self.run.run_dir, _request(state)
         if run_dir is None:
             return {"missing": []}
         ctx = RunContext(
             deps=ToolDeps(market=self.desk.market, run_dir=run_dir),
             as_of=request.as_of,
-            run_id=self.session.run_id,
+            run_id=self.run.run_id,
             agent="desk",
         )
         try:
@@ -350,7 +351,7 @@ class DeskNodes:
                 "decision": "failed",
                 "agents": state.get("reports", []),
                 "data_missing": sorted(set(state.get("missing", []))),
-                "run_id": self.session.run_id,
+                "run_id": self.run.run_id,
                 "chart": state.get("chart"),
                 "debate": state.get("debate", []),
                 "risk_debate": state.get("risk_debate", []),

@@ -21,7 +21,7 @@ from alphadesk.data.base import MarketData
 from alphadesk.data.calendar import session_close, sessions_between
 from alphadesk.data.errors import DataError
 from alphadesk.llm.base import Model
-from alphadesk.pipelines.runner import Desk
+from alphadesk.pipelines.base import Pipeline
 
 from .files import write_files
 from .guard import guard
@@ -211,7 +211,7 @@ def _desk(
     factory: DeskFactory | None,
     wrap: ModelWrap | None,
     mode: CacheMode,
-) -> Desk[Any, Any]:
+) -> Pipeline[Any, Any]:
     specs = _agent_specs(spec.desk)
     models: Mapping[str, Model] = agent_models(specs, settings, spec.model, mode, wrap)
     if factory is not None:
@@ -233,7 +233,7 @@ def _remote_desk(
     factory: DeskFactory | None,
     wrap: ModelWrap | None,
     mode: CacheMode,
-) -> Desk[Any, Any]:
+) -> Pipeline[Any, Any]:
     """The evaluation's desk, built where it runs (on a Ray actor)."""
     if market is None:
         from alphadesk.data import build_provider
@@ -291,7 +291,7 @@ def _manifest(
     records: list[DecisionRecord],
     started: datetime,
     seconds: float,
-    desk: Desk[Any, Any],
+    desk: Pipeline[Any, Any],
 ) -> dict[str, Any]:
     """What varies between two runs of one evaluation: ids, times, live model calls."""
     return {

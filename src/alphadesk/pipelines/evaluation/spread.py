@@ -11,7 +11,7 @@ from typing import Any
 
 from alphadesk.cluster import RayCluster, cluster_cpus, spread
 from alphadesk.config import Settings
-from alphadesk.pipelines.runner import Desk
+from alphadesk.pipelines.base import Pipeline
 
 from .models import DecisionRecord, EvalSpec
 from .walk import walk
@@ -23,7 +23,7 @@ class _Walker:
     """A Ray actor: a desk (its models behind the evaluation's response cache) and an event
     loop, built once, walking one symbol at a time."""
 
-    def __init__(self, settings: Settings, make_desk: Callable[[], Desk[Any, Any]]) -> None:
+    def __init__(self, settings: Settings, make_desk: Callable[[], Pipeline[Any, Any]]) -> None:
         self.settings, self.desk, self.loop = settings, make_desk(), asyncio.new_event_loop()
 
     def walk(self, spec: EvalSpec, dates: list[datetime]) -> list[DecisionRecord]:
@@ -34,7 +34,7 @@ async def walk_on_ray(
     cluster: RayCluster,
     spec: EvalSpec,
     settings: Settings,
-    make_desk: Callable[[], Desk[Any, Any]],
+    make_desk: Callable[[], Pipeline[Any, Any]],
     dates: Sequence[datetime],
     *,
     on_decision: Callable[[DecisionRecord], None] | None = None,

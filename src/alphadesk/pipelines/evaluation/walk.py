@@ -15,7 +15,8 @@ from alphadesk.data.base import MarketData
 from alphadesk.llm.base import CacheMiss, Model
 from alphadesk.llm.cache import CachedModel, ResponseCache, cache_key
 from alphadesk.llm.messages import Message, ModelResponse, RequestSettings, ToolSpec
-from alphadesk.pipelines.runner import Desk, PipelineRunner
+from alphadesk.pipelines.base import Pipeline
+from alphadesk.pipelines.runner import PipelineRunner
 
 from .models import DecisionRecord, EvalSpec, PutRecord
 from .positions import positions_from_decisions
@@ -26,7 +27,7 @@ __all__ = ["DeskFactory", "Metered", "ModelWrap", "agent_models", "walk"]
 logger = logging.getLogger(__name__)
 
 # (settings, guarded market, models by agent) -> the desk to evaluate
-DeskFactory = Callable[[Settings, MarketData, Mapping[str, Model]], Desk[Any, Any]]
+DeskFactory = Callable[[Settings, MarketData, Mapping[str, Model]], Pipeline[Any, Any]]
 # (agent, model) -> the model to use, e.g. a counting wrapper in a test
 ModelWrap = Callable[[str, Model], Model]
 
@@ -89,7 +90,7 @@ def agent_models(
 async def walk(
     spec: EvalSpec,
     settings: Settings,
-    desk: Desk[Any, Any],
+    desk: Pipeline[Any, Any],
     dates: Sequence[datetime],
     *,
     on_decision: Callable[[DecisionRecord], None] | None = None,

@@ -10,122 +10,34 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Awaitable, Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Any, Generic, TypeVar
 
-from langgraph.checkpoint.base import BaseCheckpointSaver
-from langgraph.graph import StateGraph
-from pydantic import BaseModel
-
-from alphadesk.agent import Completed, RunResult, UsageLedger, UsageLimits
-from alphadesk.agent.events import BaseEvent, EventSink
+from alphadesk.agent import Completed, RunResult, UsageLimits
+from alphadesk.agent.events import BaseEvent
 from alphadesk.agents.spec import AgentSpec, configured, model_for
 from alphadesk.config import Settings
 from alphadesk.data.errors import DataError
 from alphadesk.llm.base import Model
-from alphadesk.llm.journal import Journal
 from alphadesk.llm.messages import ContentPart, ToolMessage, text_of
+from alphadesk.pipelines.base import PipelineRun
 from alphadesk.pipelines.events import StepFinished, StepStarted
 from alphadesk.pipelines.models import AgentReport, PipelineRequest
 
 __all__ = [
     "AgentModels",
     "AgentSteps",
-    "GraphPipeline",
-    "NodeFunction",
-    "Nodes",
-    "RunSession",
     "StepOutcome",
     "limits_from",
-    "run_graph",
 ]
 
 OutputT = TypeVar("OutputT")
-RequestT = TypeVar("RequestT", bound=PipelineRequest, contravariant=True)
-ResultT = TypeVar("ResultT", bound=BaseModel, covariant=True)
-
-# A graph node: the state in, a JSON update out.
-NodeFunction = Callable[..., Awaitable[dict[str, Any]]]
-# Each node's function by node name: a run's bound methods when the graph runs here, a
-# dispatch to a worker when it runs as a durable workflow.
-Nodes = Callable[[str], NodeFunction]
-
-
-class GraphPipeline(Protocol[RequestT, ResultT]):
-    """A pipeline whose analysis is one graph over plain-JSON state that starts with
-    ``{"request": ...}`` and ends with a ``result``. Its topology is a pure function of the
-    request, so it can run here (``run_graph``) or as a durable workflow whose nodes run on
-    workers; route functions are ``async`` (a sync one would run on a thread pool, which a
-    workflow's event loop does not have)."""
-
-    @property
-    def result_type(self) -> type[ResultT]: ...
-
-    @staticmethod
-    def graph(request: Any, node: Nodes) -> StateGraph[Any]:
-        """The graph, with ``node(name)`` as the function of each node."""
-        ...
-
-    def nodes(self, request: RequestT, session: RunSession) -> Nodes:
-        """The node functions of one run."""
-        ...
 
 
 def limits_from(settings: Settings) -> UsageLimits:
     """The run's hard budgets, as the settings give them."""
     return UsageLimits.model_validate(settings.limits.model_dump())
-
-
-@dataclass(frozen=True)
-class RunSession:
-    """One recorded run as the runner hands it to a pipeline: where its events, model calls
-    and files go, where its graph checkpoints (to resume after an interruption), and
-    whether its report wants charts (drawn once, at the end, into ``run_dir``). Its
-    ``journal`` holds the model calls already made, so a resumed step replays them."""
-
-    run_id: str
-    ledger: UsageLedger = field(default_factory=UsageLedger)
-    emit: EventSink = field(default=lambda _event: None)
-    run_dir: Path | None = None
-    checkpointer: BaseCheckpointSaver[Any] | None = None
-    resume: bool = False
-    interrupt_after: list[str] | None = None
-    charts: bool = False
-    journal: Journal | None = None
-
-    def model(self, model: Model) -> Model:
-        """``model`` as this run uses it: through its journal when it has one."""
-        return model if self.journal is None else self.journal.wrap(model)
-
-    async def invoke(self, graph: StateGraph[Any], initial: Mapping[str, Any]) -> dict[str, Any]:
-        """Run ``graph`` from ``initial``, or on from its last checkpoint when resuming.
-
-        The thread is the run id, so a resumed run continues its own checkpoints (a run
-        interrupted before its first checkpoint starts over); a stop at ``interrupt_after``
-        returns the state reached so far.
-        """
-        compiled = graph.compile(
-            checkpointer=self.checkpointer, interrupt_after=self.interrupt_after
-        )
-        config: Any = {"configurable": {"thread_id": self.run_id}}
-        resume = self.resume and self.checkpointer is not None
-        if resume:
-            saved = await compiled.aget_state(config)
-            resume = bool(saved.values)
-        state = await compiled.ainvoke(None if resume else dict(initial), config)
-        return dict(state)
-
-
-async def run_graph(
-    pipeline: GraphPipeline[RequestT, ResultT], request: RequestT, session: RunSession
-) -> ResultT | None:
-    """Run ``pipeline``'s graph for ``request`` in this process, within ``session``; None
-    when stopped at ``session.interrupt_after``."""
-    graph = pipeline.graph(request, pipeline.nodes(request, session))
-    state = await session.invoke(graph, {"request": request.model_dump(mode="json")})
-    return pipeline.result_type.model_validate(state["result"]) if "result" in state else None
 
 
 class AgentModels:
@@ -182,8 +94,8 @@ class StepOutcome(Generic[OutputT]):
 class AgentSteps:
     """Runs agents as steps of one run: models, budgets, ledger and events bound once."""
 
-    def __init__(self, session: RunSession, models: AgentModels, limits: UsageLimits) -> None:
-        self.session, self.models, self.limits = session, models, limits
+    def __init__(self, run: PipelineRun, models: AgentModels, limits: UsageLimits) -> None:
+        self.pipeline_run, self.models, self.limits = run, models, limits
 
     async def run(
         self,
@@ -195,7 +107,7 @@ class AgentSteps:
         rejection: Callable[[OutputT], str | None] | None = None,
     ) -> StepOutcome[OutputT]:
         """Run ``spec`` on ``prompt``; ``rejection`` says why its output stops the pipeline."""
-        model = self.session.model(self.models(spec.name))
+        model = self.pipeline_run.model(self.models(spec.name))
         self._announce(StepStarted, spec.name, request.symbol, model=model.name)
         started = time.monotonic()
         try:
@@ -205,10 +117,10 @@ class AgentSteps:
                 prompt,
                 deps=deps,
                 as_of=request.as_of,
-                run_id=self.session.run_id,
-                ledger=self.session.ledger,
+                run_id=self.pipeline_run.run_id,
+                ledger=self.pipeline_run.ledger,
                 limits=self.limits,
-                on_event=self.session.emit,
+                on_event=self.pipeline_run.emit,
             )
         except DataError as exc:  # the data the validators check against is unavailable
             failure = f"{spec.name}: {type(exc).__name__}: {exc}"
@@ -228,7 +140,9 @@ class AgentSteps:
         self._announce(StepFinished, agent, symbol, status=status, reason=reason)
 
     def _announce(self, kind: type[BaseEvent], agent: str, symbol: str, **fields: Any) -> None:
-        self.session.emit(kind(run_id=self.session.run_id, agent=agent, symbol=symbol, **fields))
+        self.pipeline_run.emit(
+            kind(run_id=self.pipeline_run.run_id, agent=agent, symbol=symbol, **fields)
+        )
 
 
 def agent_report(agent: str, result: RunResult[Any], seconds: float) -> AgentReport:

@@ -1,0 +1,163 @@
+"""What a pipeline is: one protocol every pipeline (CSP desk, trading desk, strategy lab,
+assistant, screen) follows, so the runner records, resumes, replays and runs each of them
+durably the same way.
+
+A pipeline is a typed request, a graph over plain-JSON state that starts with
+``{"request": ...}`` and ends with a ``result``, the graph's node functions bound to one run
+with their dependencies, a typed result and a Markdown report of it. The graph's topology is
+a pure function of the request, so the same graph runs here (``PipelineRunner``) or as a
+durable workflow whose nodes run on workers. Route functions are ``async``: a sync one would
+run on a thread pool, which a workflow's event loop does not have.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from importlib import import_module
+from pathlib import Path
+from typing import Any, Protocol, TypeVar
+
+from langgraph.checkpoint.base import BaseCheckpointSaver
+from langgraph.graph import StateGraph
+
+from alphadesk.agent import UsageLedger
+from alphadesk.agent.events import EventSink
+from alphadesk.config import Settings
+from alphadesk.data.base import MarketData
+from alphadesk.llm.base import Model
+from alphadesk.llm.journal import Journal
+from alphadesk.pipelines.models import PipelineRequest, PipelineResult
+
+__all__ = [
+    "PIPELINES",
+    "NodeFunction",
+    "Nodes",
+    "Pipeline",
+    "PipelineRun",
+    "build_pipeline",
+    "pipeline_class",
+    "run_graph",
+]
+
+RequestT = TypeVar("RequestT", bound=PipelineRequest)
+ResultT = TypeVar("ResultT", bound=PipelineResult)
+
+# A graph node: the state in, a JSON update out.
+NodeFunction = Callable[..., Awaitable[dict[str, Any]]]
+# Each node's function by node name: a run's bound functions when the graph runs here, a
+# dispatch to a worker when it runs as a durable workflow.
+Nodes = Callable[[str], NodeFunction]
+
+# Every pipeline by the kind its runs are recorded under; imported only when used.
+PIPELINES: dict[str, str] = {
+    "algo": "alphadesk.pipelines.algo.lab:StrategyLab",
+    "csp": "alphadesk.pipelines.csp.desk:CspDesk",
+    "desk": "alphadesk.pipelines.desk.desk:TradingDesk",
+}
+
+
+@dataclass(frozen=True)
+class PipelineRun:
+    """One recorded run as the runner hands it to a pipeline: where its events, model calls
+    and files go, where its graph checkpoints (to resume after an interruption), and
+    whether its report wants charts (drawn once, at the end, into ``run_dir``). Its
+    ``journal`` holds the model calls already made, so a resumed step replays them."""
+
+    run_id: str
+    ledger: UsageLedger = field(default_factory=UsageLedger)
+    emit: EventSink = field(default=lambda _event: None)
+    run_dir: Path | None = None
+    checkpointer: BaseCheckpointSaver[Any] | None = None
+    resume: bool = False
+    interrupt_after: list[str] | None = None
+    charts: bool = False
+    journal: Journal | None = None
+
+    def model(self, model: Model) -> Model:
+        """``model`` as this run uses it: through its journal when it has one."""
+        return model if self.journal is None else self.journal.wrap(model)
+
+    async def invoke(self, graph: StateGraph[Any], initial: Mapping[str, Any]) -> dict[str, Any]:
+        """Run ``graph`` from ``initial``, or on from its last checkpoint when resuming.
+
+        The thread is the run id, so a resumed run continues its own checkpoints (a run
+        interrupted before its first checkpoint starts over); a stop at ``interrupt_after``
+        returns the state reached so far.
+        """
+        compiled = graph.compile(
+            checkpointer=self.checkpointer, interrupt_after=self.interrupt_after
+        )
+        config: Any = {"configurable": {"thread_id": self.run_id}}
+        resume = self.resume and self.checkpointer is not None
+        if resume:
+            saved = await compiled.aget_state(config)
+            resume = bool(saved.values)
+        state = await compiled.ainvoke(None if resume else dict(initial), config)
+        return dict(state)
+
+
+class Pipeline(Protocol[RequestT, ResultT]):
+    """What every pipeline gives the runner (and a durable worker)."""
+
+    kind: str
+    request_type: type[RequestT]
+    result_type: type[ResultT]
+    market: MarketData
+
+    @property
+    def model_label(self) -> str:
+        """The models its agents run with, e.g. ``rules``."""
+        ...
+
+    def title(self, request: RequestT) -> str:
+        """The run's title in the runs table, e.g. ``desk NVDA``."""
+        ...
+
+    @staticmethod
+    def graph(request: Any, node: Nodes) -> StateGraph[Any]:
+        """The graph for ``request``, with ``node(name)`` as the function of each node."""
+        ...
+
+    def nodes(self, request: RequestT, run: PipelineRun) -> Nodes:
+        """The node functions of one run, bound with their dependencies."""
+        ...
+
+    def report(self, result: ResultT) -> str:
+        """The Markdown report saved with the run."""
+        ...
+
+
+def pipeline_class(kind: str) -> Any:
+    """The class of the pipeline of ``kind`` (``csp``, ``desk``...), imported on first use."""
+    if kind not in PIPELINES:
+        raise ValueError(f"unknown pipeline {kind!r}; the pipelines are {sorted(PIPELINES)}")
+    module, name = PIPELINES[kind].split(":")
+    return getattr(import_module(module), name)
+
+
+def build_pipeline(
+    kind: str,
+    settings: Settings,
+    market: MarketData,
+    *,
+    model: str | None = None,
+    models: Mapping[str, Model] | None = None,
+) -> Pipeline[Any, Any]:
+    """The pipeline of ``kind`` (``csp``, ``desk``...), constructed with its models."""
+    pipeline: Pipeline[Any, Any] = pipeline_class(kind)(
+        settings, market, model=model, models=models
+    )
+    return pipeline
+
+
+async def run_graph(
+    pipeline: Pipeline[RequestT, ResultT], request: RequestT, run: PipelineRun
+) -> ResultT | None:
+    """``pipeline``'s graph for ``request``, run in this process within ``run``; None when
+    stopped at ``run.interrupt_after``."""
+    graph = pipeline.graph(request, pipeline.nodes(request, run))
+    state = await run.invoke(graph, {"request": request.model_dump(mode="json")})
+    if "result" not in state:
+        return None
+    return pipeline.result_type.model_validate(state["result"])
