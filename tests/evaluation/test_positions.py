@@ -107,3 +107,14 @@ def test_the_put_book_marks_open_puts_at_intrinsic_and_settles_at_expiry() -> No
     assert book.assigned == 1 and book.fees == 1.0
     assert book.skipped == [too_big]  # 15,000 secures one 100-strike put, not two
     assert book.exposure.tolist() == [True, True, True, True, True, False]
+
+
+def test_a_put_after_a_split_keeps_its_collateral_and_its_dollars() -> None:
+    put = ShortPut("X", _closes(1), date(2021, 3, 5), strike=300.0, premium=6.0, contracts=2)
+    after = put.on_basis(3.0)  # a 3-for-1 split: strike 100, 300 shares per contract
+    assert (after.strike, after.deliverable) == (100.0, 300.0)
+    assert after.collateral == pytest.approx(put.collateral)
+    # Settled at 90 after the split is settled at 270 before it: 2 x 100 x (6 - 30) - fees.
+    assert short_put_pnl(after, 90.0, 0.65) == pytest.approx(short_put_pnl(put, 270.0, 0.65))
+    assert short_put_pnl(after, 90.0, 0.65) == pytest.approx(200 * (6.0 - 30.0) - 1.3)
+    assert put.on_basis(1.0) is put

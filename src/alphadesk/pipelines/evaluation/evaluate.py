@@ -131,7 +131,8 @@ async def evaluate(
             scored = score_desk(spec, config, frames, records, dates)
         else:
             mechanical = {s: _mechanical_puts(market, s, dates) for s in spec.symbols}
-            scored = score_csp(spec, config, frames, closes, records, mechanical, dates)
+            on_basis = partial(_on_end_basis, market, closes)
+            scored = score_csp(spec, config, frames, closes, records, mechanical, dates, on_basis)
     except ValueError as exc:  # e.g. too little history before --from for an indicator
         raise EvaluationError(f"{exc}; start the evaluation later") from None
     rows = table_rows(scored)
@@ -251,6 +252,19 @@ def _agent_specs(kind: str) -> list[Any]:
 
     agents = csp_agents()
     return [*(agents.by_name(n) for n in agents.names), agents.narrator]
+
+
+def _on_end_basis(market: MarketData, closes: dict[str, pd.Series], put: ShortPut) -> ShortPut:
+    """``put``, struck at the price as it traded when sold, on the basis of the closes it is
+    settled on (the end's): the ratio of the sale's close as read then to the same close as
+    read at the end is the product of the splits in between."""
+    settled = closes[put.symbol]
+    at = int(settled.index.searchsorted(pd.Timestamp(put.sold_at), side="right")) - 1
+    if at < 0:
+        return put
+    traded = float(market.daily_bars(put.symbol, put.sold_at).prices().iloc[-1])
+    ratio = round(traded / float(settled.iloc[at]), 6)
+    return put.on_basis(ratio)
 
 
 def _mechanical_puts(market: MarketData, symbol: str, dates: list[datetime]) -> list[ShortPut]:

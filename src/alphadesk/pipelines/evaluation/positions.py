@@ -14,13 +14,18 @@ Before expiry an open put is marked at its intrinsic value ``max(0, strike − c
 and ends each put exactly at its P&L. The premium is credited when the put is sold, the
 fee charged then. Expiry settles in cash at the last close on or before the expiration
 date. A put is sold only while the capital covers every open put's strike × 100.
+
+A put is struck at the price as it traded when it was sold; the closes it is settled on are
+on the evaluation end's basis. A split in between changes the contract as the exchange does
+(strike ÷ ratio, deliverable × ratio): :meth:`ShortPut.on_basis` puts it on the closes'
+basis, which leaves its collateral and every dollar figure unchanged.
 """
 
 from __future__ import annotations
 
 import bisect
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date, datetime
 from typing import Literal
 
@@ -71,6 +76,7 @@ class ShortPut:
         strike: Strike price.
         premium: Premium per share received.
         contracts: Contracts sold.
+        deliverable: Shares per contract (100, times the ratio of a split after the sale).
     """
 
     symbol: str
@@ -79,16 +85,32 @@ class ShortPut:
     strike: float
     premium: float
     contracts: int = 1
+    deliverable: float = SHARES_PER_CONTRACT
+
+    @property
+    def shares(self) -> float:
+        return self.deliverable * self.contracts
 
     @property
     def collateral(self) -> float:
-        return self.strike * SHARES_PER_CONTRACT * self.contracts
+        return self.strike * self.shares
+
+    def on_basis(self, ratio: float) -> ShortPut:
+        """The same contract after splits of ``ratio`` in all (2.0 for a 2-for-1)."""
+        if ratio == 1.0:
+            return self
+        return replace(
+            self,
+            strike=self.strike / ratio,
+            premium=self.premium / ratio,
+            deliverable=self.deliverable * ratio,
+        )
 
 
 def short_put_pnl(put: ShortPut, close_at_expiry: float, fee_per_contract: float = 0.0) -> float:
     """Net P&L of a short put held to expiry (see the module docstring)."""
     intrinsic = max(0.0, put.strike - close_at_expiry)
-    gross = (put.premium - intrinsic) * SHARES_PER_CONTRACT * put.contracts
+    gross = (put.premium - intrinsic) * put.shares
     return gross - fee_per_contract * put.contracts
 
 
@@ -146,9 +168,8 @@ def put_book(
         expires = settle < len(values) - 1 or days[-1] >= put.expiration
         settle = max(settle, start)
         fee = fee_per_contract * put.contracts
-        credit = put.premium * SHARES_PER_CONTRACT * put.contracts - fee
-        size = SHARES_PER_CONTRACT * put.contracts
-        liability = np.maximum(0.0, put.strike - values) * size
+        credit = put.premium * put.shares - fee
+        liability = np.maximum(0.0, put.strike - values) * put.shares
         equity[start:] += credit
         equity[start : settle + 1] -= liability[start : settle + 1]
         equity[settle + 1 :] -= liability[settle]

@@ -3,7 +3,7 @@ costs, per symbol and pooled (equal capital per symbol, summed)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -121,15 +121,21 @@ def score_csp(
     records: Sequence[DecisionRecord],
     mechanical: dict[str, list[ShortPut]],
     dates: Sequence[datetime],
+    on_basis: Callable[[ShortPut], ShortPut],
 ) -> list[Scored]:
-    """The CSP desk's puts, the mechanical puts and buy & hold, per symbol, then pooled."""
+    """The CSP desk's puts, the mechanical puts and buy & hold, per symbol, then pooled.
+
+    ``on_basis`` puts a put struck as traded onto the basis of ``raw_closes``.
+    """
     scored: list[Scored] = []
     for symbol in spec.symbols:
         mine = sorted((r for r in records if r.symbol == symbol), key=lambda r: r.as_of)
         closes = _window(raw_closes[symbol].to_frame("close"), dates[0])["close"]
         puts = [
-            ShortPut(
-                symbol, r.as_of, r.put.expiration, r.put.strike, r.put.premium, r.put.contracts
+            on_basis(
+                ShortPut(
+                    symbol, r.as_of, r.put.expiration, r.put.strike, r.put.premium, r.put.contracts
+                )
             )
             for r in mine
             if r.put is not None
@@ -139,7 +145,8 @@ def score_csp(
         desk.counts |= _book_counts(put_book(puts, closes, spec.cash, spec.contract_fee))
         desk.model_calls, desk.model_cost_usd = _model(mine)
         scored.append(desk)
-        book = put_book(mechanical.get(symbol, []), closes, spec.cash, spec.contract_fee)
+        rules = [on_basis(put) for put in mechanical.get(symbol, [])]
+        book = put_book(rules, closes, spec.cash, spec.contract_fee)
         mech = _from_book("mechanical_put", symbol, book)
         mech.counts = _book_counts(book)
         scored.append(mech)
