@@ -98,3 +98,36 @@ def test_files_are_reread_when_they_change(tmp_path: Path) -> None:
     path.write_text(path.read_text() + "2024-01-05,12,12.5,11.5,12.2,12.1,800\n")
     os.utime(path, (1e9, 1e9))  # a different mtime even on coarse clocks
     assert len(local.daily_bars("ACME", AS_OF)) == 4
+
+
+def test_a_symbol_with_splits_in_actions_csv_is_read_as_traded(tmp_path: Path) -> None:
+    root = write_folder(tmp_path / "mydata")
+    (root / "actions.csv").write_text(
+        "symbol,ex_date,kind,ratio,source\nACME,2024-01-04,split,2,press release\n"
+    )
+    local = LocalProvider(root)
+    before = local.daily_bars("ACME", datetime(2024, 1, 3, 22, tzinfo=UTC))
+    assert list(before.frame["close"]) == [10.5, 11.0]  # the split is not known yet
+    after = local.daily_bars("ACME", AS_OF)
+    assert list(after.frame["close"]) == [5.25, 5.5, 11.8]  # earlier bars halved
+    assert list(after.frame["volume"]) == [2000, 2400, 900]
+    assert "2:1 on 2024-01-04" in after.basis
+    assert local.quote("ACME", AS_OF).price == 11.8
+    # A symbol the table does not list is served as its file has it, and says so.
+    idx = local.daily_bars("^IDX", AS_OF)
+    assert list(idx.frame["close"]) == [50.0, 51.0] and "no splits applied" in idx.basis
+
+
+def test_bars_without_an_actions_table_state_their_basis(local: LocalProvider) -> None:
+    bars = local.daily_bars("ACME", AS_OF)
+    assert bars.basis.startswith("as in ACME.csv: no splits applied")
+    assert list(bars.frame["close"]) == [10.5, 11.0, 11.8]
+
+
+def test_a_malformed_actions_csv_is_named_with_its_line(tmp_path: Path) -> None:
+    root = write_folder(tmp_path / "mydata")
+    (root / "actions.csv").write_text(
+        "symbol,ex_date,kind,ratio\nACME,2024-01-04,split,-2\n"
+    )
+    with pytest.raises(InvalidData, match=r"actions.csv:2: split ratio must be positive"):
+        LocalProvider(root).daily_bars("ACME", AS_OF)

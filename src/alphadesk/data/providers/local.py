@@ -10,11 +10,15 @@ Layout (file names are canonical symbols, e.g. ``AAPL``, ``^GSPC``, ``BRK-B``)::
       fundamentals/<SYMBOL>.json          EDGAR company facts (CIK##########.json renamed)
       filings/<SYMBOL>.json               EDGAR submissions: acceptance times of the filings
       instruments.csv                     symbol,name,asset_type,exchange,sector,...
+      actions.csv                         symbol,ex_date,kind,ratio[,source]: splits
 
 Daily bars: a ``date`` column (the New York trading date; stamped at its XNYS session
 close) or a tz-aware ``close_time``, and any of ``open, high, low, close, adj_close,
 volume`` (``Adj Close`` and other capitalisations accepted). Absent fields stay missing.
 Intraday bars: a tz-aware ``close_time`` (bar end) or ``start`` (bar start).
+Daily bars of a symbol with splits in ``actions.csv`` (the bundled table's format) are read
+as traded and served on the ``as_of`` basis, as the bundled ones are; other symbols' bars
+are served as the file has them, and their basis says so.
 News lines: ``published_at`` (tz-aware ISO 8601) and ``title``; optional ``publisher``,
 ``url``, ``summary``, ``tickers``. Fundamentals: ``concept, value, unit, end, filed`` and
 optional ``start, form, fiscal_year, fiscal_period, taxonomy, accession_number``; a value
@@ -32,10 +36,12 @@ from __future__ import annotations
 
 import json
 import threading
+from dataclasses import replace
 from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
+from ..actions import ActionTable, Split
 from ..bars import BAR_FIELDS, Bars
 from ..base import Clock, DataKind, Provider, utc_now
 from ..calendar import bar_close_instants, end_of_day
@@ -57,6 +63,7 @@ _INTERVAL_MINUTES = {
 }
 _ALIASES = {"adj close": "adj_close", "adjclose": "adj_close", "adjusted_close": "adj_close"}
 _FACT_COLUMNS = ("concept", "value", "unit", "end", "filed")
+_ACTIONS = "actions.csv"
 # Identities in instruments.csv hold at every as_of: they carry no date.
 _REFERENCE_TIME = datetime(1900, 1, 1, tzinfo=UTC)
 
@@ -142,7 +149,29 @@ class LocalProvider(Provider):
     def _daily_bars(self, symbol: str, as_of: datetime) -> Bars:
         path = self._find(self.root / "bars" / "1d", symbol, _SUFFIXES, "daily bars")
         frame = self._cached(path, lambda p: _read_bars(p, None))
-        return Bars.create(symbol, "1d", frame, self._provenance(path))
+        bars = Bars.create(symbol, "1d", frame, self._provenance(path))
+        if self._splits(symbol) is not None:
+            return bars  # put on the as_of basis by the caller, which states it
+        basis = (
+            f"as in {path.name}: no splits applied (list {symbol}'s splits in "
+            f"{self.root / _ACTIONS} to read it as traded)"
+        )
+        return replace(bars, basis=basis)
+
+    def _splits(self, symbol: str) -> list[Split] | None:
+        """The symbol's splits when ``actions.csv`` lists any: its bars are then as traded.
+
+        Raises:
+            InvalidData: A malformed ``actions.csv`` (the message names the file and line).
+        """
+        path = self.root / _ACTIONS
+        if not path.is_file():
+            return None
+        try:
+            table: ActionTable = self._cached(path, ActionTable.read)
+        except (OSError, ValueError) as exc:
+            raise InvalidData(str(exc), provider=self.name) from None
+        return table.splits(symbol) or None
 
     def _intraday_bars(self, symbol: str, as_of: datetime, interval: str) -> Bars:
         folder = self.root / "bars" / interval
