@@ -114,3 +114,26 @@ async def test_a_question_is_recorded_with_its_conversation_and_instant(make: Ma
         ("assistant", first.answer),
     ]
     assert recorded.limits.request_timeout_s == pipeline.settings.assistant.request_timeout_s
+
+
+class _StalledData:
+    """Market data whose price reads time out (a provider's own timeout, not the question's)."""
+
+    def __init__(self, market: MarketData) -> None:
+        self._market = market
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._market, name)
+
+    def daily_bars(self, *args: object, **kwargs: object) -> object:
+        raise TimeoutError("the provider did not answer")
+
+
+async def test_a_timeout_that_is_not_the_questions_ends_in_error_not_a_crash(
+    settings: Settings, market: MarketData
+) -> None:
+    pipeline = AssistantPipeline(settings, _StalledData(market), model="rules")  # type: ignore[arg-type]
+    result, _ = await ask(pipeline, "how does NVDA look?")
+    assert result.status == "error" and "TimeoutError" in (result.error or ""), result.error
+    assert "took longer than" not in (result.error or "")
+    assert RunStore(settings.store_path).get(result.run_id).status == "error"

@@ -149,29 +149,37 @@ class AssistantNodes:
             try:
                 async with asyncio.timeout(max(left, 0.0)) as deadline:
                     await body(q, state, out)
-            except TimeoutError:
-                if not deadline.expired():
-                    raise
-                q.fail(f"the question took longer than {self.request.limits.request_timeout_s:g} s")
             except Exception as exc:
-                logger.info("assistant question failed", exc_info=True)
-                q.fail(f"{type(exc).__name__}: {exc}")
+                q.fail(self._failure(exc, timed_out=deadline.expired()))
             seconds = spent + time.monotonic() - started
             return out | q.update() | {"seconds": seconds}
 
         return node
 
+    def _failure(self, exc: Exception, *, timed_out: bool) -> str:
+        if timed_out:
+            return f"the question took longer than {self.request.limits.request_timeout_s:g} s"
+        logger.info("assistant question failed", exc_info=exc)
+        return f"{type(exc).__name__}: {exc}"
+
     async def _agent(
-        self, q: Question, name: str, agent: Agent[Any, Any], prompt: str, deps: Any, **at: Any
+        self,
+        q: Question,
+        name: str,
+        agent: Agent[Any, Any],
+        prompt: str,
+        deps: Any,
+        as_of: datetime | None = None,
     ) -> RunResult[Any]:
-        """Run one of the question's agents: every agent run of the assistant goes here."""
+        """Run one of the question's agents (at ``as_of``; before it is resolved, when the
+        question was asked): every agent run of the assistant goes through here."""
         started = time.monotonic()
         limits = self.deps.settings.limits
         result = await agent.run(
             self.deps.models[name],
             prompt,
             deps=deps,
-            as_of=at.get("as_of", self.asked_at),
+            as_of=as_of or self.asked_at,
             run_id=self.run.run_id,
             ledger=self.run.ledger,
             limits=UsageLimits(
