@@ -90,8 +90,8 @@ class RunRecorder:
         )
 
     def emit(self, event: BaseEvent) -> None:
-        if isinstance(event, TextDelta):  # forwarded as it streams, not stored: the
-            if self._on_event is not None:  # answer it makes up is
+        if isinstance(event, TextDelta):  # shown as it streams; the whole answer is stored
+            if self._on_event is not None:
                 self._on_event(event)
             return
         event = _redacted(event, self._writer.secrets)  # stored and shown without API keys
