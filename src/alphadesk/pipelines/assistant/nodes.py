@@ -131,8 +131,10 @@ class AssistantNodes:
     def __call__(self, name: str) -> NodeFunction:
         if name not in NODES:
             raise KeyError(f"no node {name!r}; the nodes are {list(NODES)}")
+        if name == "finish":
+            return self._finish
         body: _Body = getattr(self, f"_{name}")
-        return self._node(body) if name != "finish" else self._finish
+        return self._node(body)
 
     # -- every node ---------------------------------------------------------------------
 
