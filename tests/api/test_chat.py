@@ -42,6 +42,17 @@ def test_chat_streams_states_tools_tokens_and_the_answer(
     history = ConversationStore(api.settings.store_path).history(result["session_id"])
     assert [m.role for m in history] == ["user", "assistant", "user", "assistant"]
 
+    # The first question replays as asked (before the follow-up), adding nothing to the
+    # conversation; its report is the answer with its tool calls.
+    replay = client.post(f"/runs/{result['run_id']}/replay")
+    assert replay.status_code == 200, replay.text
+    body = replay.json()
+    assert body["same_decision"] is True and body["decision"] == "completed"
+    assert body["result"]["answer"] == result["answer"]
+    assert len(ConversationStore(api.settings.store_path).history(result["session_id"])) == 4
+    report = client.get(f"/runs/{result['run_id']}/report").text
+    assert result["answer"] in report and "| get_technical_indicators |" in report
+
 
 def test_chat_rejects_bad_questions_before_streaming(client: httpx.Client) -> None:
     for body in (

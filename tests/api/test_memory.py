@@ -10,14 +10,14 @@ import httpx
 import pytest
 
 from alphadesk.agent.usage import UsageLedger
-from alphadesk.pipelines.assistant.session import Session
+from alphadesk.pipelines.assistant.question import Question
 from alphadesk.pipelines.recording import RunRecorder
 from alphadesk.pipelines.runner import PipelineRunner
 from alphadesk.store.runs import RunWriter
 from tests.api.conftest import DAY
 from tests.support.live_api import LiveApi
 
-_PER_RUN = (RunRecorder, RunWriter, UsageLedger, Session, PipelineRunner)
+_PER_RUN = (RunRecorder, RunWriter, UsageLedger, Question, PipelineRunner)
 
 
 def _alive() -> list[object]:

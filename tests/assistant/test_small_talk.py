@@ -6,6 +6,7 @@ import pytest
 
 from alphadesk.llm.testing import ScriptedModel
 from alphadesk.pipelines.assistant.smalltalk import is_small_talk
+from alphadesk.store import RunStore
 from tests.assistant.conftest import Make, ask, states
 
 pytestmark = pytest.mark.filterwarnings("ignore:.*using the `ReadOnly` qualifier:UserWarning")
@@ -44,7 +45,7 @@ async def test_hello_is_one_short_answer_with_no_classifier_or_router(make: Make
     assert result.classification is not None
     assert result.classification.question_type == "greeting"
     assert states(events) == ["PLANNING", "RESPONDING", "IDLE"]
-    reloaded = pipeline.store.get(result.run_id)  # recorded like any answer
+    reloaded = RunStore(pipeline.settings.store_path).get(result.run_id)  # recorded as any
     assert reloaded is not None and reloaded.status == "completed"
 
 

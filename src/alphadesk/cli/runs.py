@@ -100,7 +100,9 @@ def show_run(
 @runs_app.command("replay")
 def replay_run(
     ctx: typer.Context,
-    run_id: str = typer.Argument(..., metavar="RUN_ID", help="A finished run (csp or desk)."),
+    run_id: str = typer.Argument(
+        ..., metavar="RUN_ID", help="A finished run (csp, desk, algo or assistant)."
+    ),
 ) -> None:
     """Run a recorded run again from the response cache only (no model call) and compare."""
     import asyncio

@@ -20,6 +20,7 @@ from typing import Any, Protocol, TypeVar
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph import StateGraph
+from pydantic import BaseModel
 
 from alphadesk.agent import UsageLedger
 from alphadesk.agent.events import EventSink
@@ -27,7 +28,7 @@ from alphadesk.config import Settings
 from alphadesk.data.base import MarketData
 from alphadesk.llm.base import Model
 from alphadesk.llm.journal import Journal
-from alphadesk.pipelines.models import PipelineRequest, PipelineResult
+from alphadesk.pipelines.models import PipelineResult
 
 __all__ = [
     "PIPELINES",
@@ -40,7 +41,9 @@ __all__ = [
     "run_graph",
 ]
 
-RequestT = TypeVar("RequestT", bound=PipelineRequest)
+# A request is any model: most are a PipelineRequest (a symbol at an instant), a question
+# to the assistant is not.
+RequestT = TypeVar("RequestT", bound=BaseModel)
 ResultT = TypeVar("ResultT", bound=PipelineResult)
 
 # A graph node: the state in, a JSON update out.
@@ -52,6 +55,7 @@ Nodes = Callable[[str], NodeFunction]
 # Every pipeline by the kind its runs are recorded under; imported only when used.
 PIPELINES: dict[str, str] = {
     "algo": "alphadesk.pipelines.algo.lab:StrategyLab",
+    "assistant": "alphadesk.pipelines.assistant.pipeline:AssistantPipeline",
     "csp": "alphadesk.pipelines.csp.desk:CspDesk",
     "desk": "alphadesk.pipelines.desk.desk:TradingDesk",
 }

@@ -54,3 +54,8 @@ class PipelineResult(BaseModel):
     agents: list[AgentReport] = Field(default_factory=list)
     data_missing: list[str] = Field(default_factory=list)
     run_id: str | None = None
+
+    def decided(self) -> dict[str, object]:
+        """What the result decided, without ids, timings and model commentary: what a
+        replay of its run must decide again."""
+        return self.model_dump(mode="json", exclude={"run_id", "agents"})

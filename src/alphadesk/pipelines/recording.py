@@ -8,7 +8,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from alphadesk.agent.events import BaseEvent, EventSink
+from alphadesk.agent.events import BaseEvent, EventSink, TextDelta
 from alphadesk.agent.usage import LedgerEntry, UsageLedger
 from alphadesk.llm.journal import Journal
 from alphadesk.llm.messages import ModelResponse
@@ -50,7 +50,7 @@ class RunRecorder:
         kind: str,
         title: str,
         request: BaseModel | dict[str, Any],
-        as_of: datetime,
+        as_of: datetime | None,
         model: str,
         on_event: EventSink | None = None,
         run_id: str | None = None,
@@ -90,6 +90,10 @@ class RunRecorder:
         )
 
     def emit(self, event: BaseEvent) -> None:
+        if isinstance(event, TextDelta):  # shown as it streams; the whole answer is stored
+            if self._on_event is not None:
+                self._on_event(event)
+            return
         event = _redacted(event, self._writer.secrets)  # stored and shown without API keys
         self._writer.event(event)
         if getattr(event, "kind", None) == "model_response":  # a call completed: its entry

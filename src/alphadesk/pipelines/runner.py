@@ -17,6 +17,7 @@ from typing import Any, Generic, TypeVar
 
 import aiosqlite
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+from pydantic import BaseModel
 
 from alphadesk.agent.events import EventSink
 from alphadesk.config import CacheMode, Settings
@@ -29,7 +30,7 @@ from alphadesk.store.redact import redact_json
 
 __all__ = ["PipelineRunner", "record_result", "replay", "start_recording"]
 
-RequestT = TypeVar("RequestT", bound=PipelineRequest)
+RequestT = TypeVar("RequestT", bound=BaseModel)
 ResultT = TypeVar("ResultT", bound=PipelineResult)
 
 # Files a pipeline leaves in its run folder that are recorded with the run: charts, and the
@@ -67,7 +68,7 @@ class PipelineRunner(Generic[RequestT, ResultT]):
     def model_label(self) -> str:
         return self.pipeline.model_label
 
-    async def preflight(self, request: RequestT) -> None:
+    async def preflight(self, request: PipelineRequest) -> None:
         """Fail fast, before any run is recorded, when the symbol has no data at as_of.
 
         Raises:
@@ -147,7 +148,7 @@ def start_recording(
         kind=pipeline.kind,
         title=pipeline.title(request),
         request=request,
-        as_of=request.as_of,
+        as_of=getattr(request, "as_of", None),  # a question's may be None: "now"
         model=pipeline.model_label,
         on_event=on_event,
         run_id=run_id,
@@ -220,9 +221,4 @@ async def replay(
     runner = PipelineRunner(replaying, pipeline, on_event=on_event)
     result = await runner.analyze(pipeline.request_type.model_validate(run.request))
     assert result is not None  # no interrupt was asked for
-    return result, _decided(result) == _decided(recorded)
-
-
-def _decided(result: PipelineResult) -> dict[str, object]:
-    """What a result decided, without ids, timings and model commentary."""
-    return result.model_dump(mode="json", exclude={"run_id", "agents"})
+    return result, result.decided() == recorded.decided()

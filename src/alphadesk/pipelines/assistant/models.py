@@ -1,14 +1,27 @@
-"""The assistant pipeline's request, limits and result."""
+"""The assistant pipeline's request, limits and result.
+
+A question is recorded as it was answered: with its conversation so far and the instant it
+was asked, so a replay of the run asks the very same question again.
+"""
 
 from __future__ import annotations
 
-from datetime import datetime
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, AwareDatetime, BaseModel, ConfigDict, Field
+from pydantic import (
+    AfterValidator,
+    AwareDatetime,
+    BaseModel,
+    ConfigDict,
+    Field,
+    computed_field,
+    model_validator,
+)
 
 from alphadesk.agents.assistant.models import Classification, RouterDecision
 from alphadesk.llm.messages import Usage
+from alphadesk.pipelines.models import PipelineResult
+from alphadesk.store import ChatMessage
 from alphadesk.store.redact import redact
 
 __all__ = ["ChatLimits", "ChatRequest", "ChatResult", "NumberCheck", "ToolCallRecord"]
@@ -38,6 +51,12 @@ class ChatRequest(BaseModel):
         None, description="None: now, or the last date the data covers when it is offline."
     )
     limits: ChatLimits = Field(default_factory=ChatLimits)
+    history: list[ChatMessage] | None = Field(
+        None, description="The conversation before this question; None: the session's."
+    )
+    asked_at: AwareDatetime | None = Field(
+        None, description="When it was asked: the 'now' of the question. None: now."
+    )
 
 
 class ToolCallRecord(BaseModel):
@@ -62,16 +81,20 @@ class NumberCheck(BaseModel):
         return not self.unverified
 
 
-class ChatResult(BaseModel):
-    """The answer to one question, and everything behind it."""
+class ChatResult(PipelineResult):
+    """The answer to one question, and everything behind it.
 
+    ``decision`` is how the question ended (``completed`` or ``error``, also given as
+    ``status``); ``reason`` says why it ended in error (also given as ``error``); ``symbol``
+    names the symbols the question was about, if any.
+    """
+
+    symbol: str = ""
+    decision: Literal["completed", "error"]
     session_id: str
     run_id: str
     question: str
     answer: str
-    status: Literal["completed", "error"]
-    error: str | None = None
-    as_of: datetime
     as_of_note: str | None = None
     classification: Classification | None = None
     route: RouterDecision | None = None
@@ -81,3 +104,30 @@ class ChatResult(BaseModel):
     models: dict[str, str] = Field(default_factory=dict, description="agent -> model.")
     usage: Usage = Field(default_factory=Usage)
     seconds: float = 0.0
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def status(self) -> Literal["completed", "error"]:
+        return self.decision
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def error(self) -> str | None:
+        return self.reason
+
+    @model_validator(mode="before")
+    @classmethod
+    def _from_status(cls, data: Any) -> Any:
+        """A result recorded with ``status`` and ``error`` only (before ``decision``)."""
+        if isinstance(data, dict) and "decision" not in data and "status" in data:
+            return {**data, "decision": data["status"], "reason": data.get("error")}
+        return data
+
+    def decided(self) -> dict[str, object]:
+        """What the question decided: the answer and how it got there, without ids, timings
+        and usage (a replay answers from the cache, in its own time)."""
+        return self.model_dump(
+            mode="json",
+            exclude={"run_id": True, "agents": True, "seconds": True, "usage": True,
+                     "tool_calls": {"__all__": {"seconds"}}},
+        )  # fmt: skip

@@ -1,69 +1,50 @@
 """The assistant: a chat about markets that picks its tools, shows what it did and checks
 every figure it writes.
 
-One question runs: PLANNING (classify, resolve the instant, route), EXECUTING (the route's
-strategy: DIRECT calls once and concurrently; PARALLEL the same calls per symbol; ITERATIVE
-a tool loop with a forced final answer), RESPONDING (the answer streams token by token),
-then IDLE, or ERROR with the reason. :meth:`AssistantPipeline.run` is the one async
-generator of events every front end consumes (the CLI renders it; an SSE endpoint sends
-it as it comes); :meth:`AssistantPipeline.ask` drains it and returns the result.
+One question is a run of the assistant's graph (``nodes.py``): PLANNING (classify, resolve
+the instant, route), EXECUTING (the route's strategy: DIRECT calls once and concurrently;
+PARALLEL the same calls per symbol; ITERATIVE a tool loop with a forced final answer),
+RESPONDING (the answer streams token by token), then IDLE, or ERROR with the reason. The
+shared ``PipelineRunner`` records it, so a question resumes and replays like any run.
+:meth:`AssistantPipeline.run` is the one async generator of events every front end
+consumes (the CLI renders it; an SSE endpoint sends it as it comes);
+:meth:`AssistantPipeline.ask` drains it and returns the result.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
-import logging
-import time
 from collections.abc import AsyncIterator, Mapping
-from dataclasses import replace
 from typing import Any
 
-from alphadesk.agent import RunContext, RunResult, Toolset, UsageLimits
+from langgraph.graph import END, START, StateGraph
+
 from alphadesk.agent import events as ev
-from alphadesk.agents.assistant import (
-    ANSWER,
-    CLASSIFIER,
-    ROUTER,
-    THINKER,
-    AgentThinker,
-    Classification,
-    RouteDeps,
-    RouterDecision,
-    answer_agent,
-)
-from alphadesk.agents.spec import AgentSpec, configured, load_prompt, model_for
+from alphadesk.agents.assistant import ANSWER, CLASSIFIER, ROUTER, THINKER
+from alphadesk.agents.spec import AgentSpec, model_for
 from alphadesk.config import Settings
 from alphadesk.data.base import Clock, MarketData, utc_now
 from alphadesk.data.web import WebSearch, web_search
 from alphadesk.llm.base import Model
-from alphadesk.llm.messages import ToolMessage, text_of
-from alphadesk.pipelines.assistant.clock import MARKET_SYMBOLS, resolve_as_of
 from alphadesk.pipelines.assistant.desks import desk_runners
-from alphadesk.pipelines.assistant.events import ChatFinished, Classified, ContextResolved, Routed
-from alphadesk.pipelines.assistant.guard import CallBudget, PlannedCall, guarded, run_planned
+from alphadesk.pipelines.assistant.events import ChatFinished
 from alphadesk.pipelines.assistant.models import ChatRequest, ChatResult
-from alphadesk.pipelines.assistant.numbers import check_numbers
-from alphadesk.pipelines.assistant.session import Session
-from alphadesk.pipelines.assistant.smalltalk import (
-    SMALL_TALK_CLASSIFICATION,
-    SMALL_TALK_DECISION,
-    is_small_talk,
+from alphadesk.pipelines.assistant.nodes import (
+    NODES,
+    AssistantDeps,
+    AssistantNodes,
+    ChatState,
+    next_after_plan,
 )
-from alphadesk.pipelines.recording import RunRecorder
-from alphadesk.store import ConversationStore, PaperPortfolio, RunStore
+from alphadesk.pipelines.assistant.report import render_report
+from alphadesk.pipelines.base import Nodes, PipelineRun
+from alphadesk.pipelines.runner import PipelineRunner
+from alphadesk.store import ConversationStore, PaperPortfolio
 from alphadesk.store.portfolio import DEFAULT_ACCOUNT
 from alphadesk.tools.catalog import ToolCatalog, tool_catalog
-from alphadesk.tools.chat_deps import ChatDeps
-from alphadesk.tools.deps import ToolDeps
 
 __all__ = ["AGENTS", "AssistantPipeline"]
 
-logger = logging.getLogger(__name__)
-
-_SMALL_TALK = 150  # tokens: a greeting's answer is a sentence or two
-
-_PROMPTS = "alphadesk.agents.assistant"
 AGENTS: dict[str, AgentSpec[Any, Any]] = {
     "classifier": CLASSIFIER,
     "router": ROUTER,
@@ -86,6 +67,10 @@ class AssistantPipeline:
         catalog: The tools the router may choose from (default: every tool).
     """
 
+    kind = "assistant"
+    request_type = ChatRequest
+    result_type = ChatResult
+
     def __init__(
         self,
         settings: Settings,
@@ -104,7 +89,6 @@ class AssistantPipeline:
             name: given.get(name) or model_for(spec, settings, model)
             for name, spec in AGENTS.items()
         }
-        self.store = RunStore(settings.store_path)
         self.conversations = ConversationStore(settings.store_path)
         self.portfolio = PaperPortfolio(settings.store_path)
         self.catalog: ToolCatalog = catalog or tool_catalog()
@@ -118,14 +102,21 @@ class AssistantPipeline:
     # -- the one entry point ------------------------------------------------------------
 
     async def run(self, request: ChatRequest) -> AsyncIterator[ev.BaseEvent]:
-        """Every event of one question as it happens; the last is ``ChatFinished``."""
+        """Every event of one question as it happens; the last is ``ChatFinished``.
+
+        The question is recorded as a run; stopping the generator (a client that went
+        away) cancels it, and the run is recorded as interrupted.
+        """
         queue: asyncio.Queue[ev.BaseEvent | None] = asyncio.Queue()
-        task = asyncio.create_task(self._converse(request, queue.put_nowait))
+        runner = PipelineRunner(self.settings, self, on_event=queue.put_nowait, charts=False)
+        task = asyncio.create_task(runner.analyze(self.prepared(request)))
         task.add_done_callback(lambda _: queue.put_nowait(None))
         try:
             while (event := await queue.get()) is not None:
                 yield event
-            await task  # re-raise a bug instead of swallowing it
+            result = await task  # re-raise a bug instead of swallowing it
+            assert result is not None  # no interrupt was asked for
+            yield ChatFinished(run_id=result.run_id, agent="assistant", result=result)
         finally:
             task.cancel()
 
@@ -137,192 +128,73 @@ class AssistantPipeline:
                 on_event(event)
             if isinstance(event, ChatFinished):
                 result = event.result
-        assert result is not None  # _converse always ends with ChatFinished
+        assert result is not None  # run always ends with ChatFinished
         return result
 
-    # -- one question ---------------------------------------------------------------------
-
-    def _with_default_limits(self, request: ChatRequest) -> ChatRequest:
-        """The settings' limits (``[assistant]``) for a request that names none of its own."""
-        if "limits" in request.model_fields_set:
-            return request
-        defaults = self.settings.assistant
-        limits = request.limits.model_copy(
-            update={"request_timeout_s": defaults.request_timeout_s,
-                    "max_tool_calls": defaults.max_tool_calls}
-        )  # fmt: skip
-        return request.model_copy(update={"limits": limits})
-
-    async def _converse(self, request: ChatRequest, emit: ev.EventSink) -> ChatResult:
-        request = self._with_default_limits(request)
+    def prepared(self, request: ChatRequest) -> ChatRequest:
+        """``request`` as it is answered, and recorded for a replay to ask again: in its
+        session (a new one if it names none) with the conversation so far, asked now,
+        under the settings' limits (``[assistant]``) unless it names its own."""
         session_id = request.session_id or self.conversations.new_session(request.question)
         self.conversations.ensure(session_id, request.question)
-        recorder = RunRecorder.start(
-            self.store,
-            kind="assistant",
-            title=request.question[:60],
-            request=request,
-            as_of=request.as_of or self.clock(),
-            model=self.model_label,
-        )
-        session = Session(
-            request=request,
-            session_id=session_id,
-            recorder=recorder,
-            history=self.conversations.history(session_id),
-            forward=emit,
-        )
-        try:
-            async with asyncio.timeout(request.limits.request_timeout_s):
-                await self._answer(session)
-        except TimeoutError:
-            session.fail(f"the question took longer than {request.limits.request_timeout_s:g} s")
-        except asyncio.CancelledError:  # e.g. the client went away: the run is not left running
-            recorder.finish(status="interrupted", result=None, error="cancelled")
-            raise
-        except Exception as exc:  # a typed failure for the user; the log keeps the trace
-            logger.info("assistant question failed", exc_info=True)
-            session.fail(f"{type(exc).__name__}: {exc}")
-        session.to("IDLE")
-        result = session.result(self.models, time.monotonic())
-        session.persist(self.conversations, result)
-        session.emit(ChatFinished(**session.ids, result=result))
-        return result
+        update: dict[str, Any] = {
+            "session_id": session_id,
+            "history": self.conversations.history(session_id)
+            if request.history is None
+            else request.history,
+            "asked_at": request.asked_at or self.clock(),
+        }
+        if "limits" not in request.model_fields_set:
+            defaults = self.settings.assistant
+            update["limits"] = request.limits.model_copy(
+                update={"request_timeout_s": defaults.request_timeout_s,
+                        "max_tool_calls": defaults.max_tool_calls}
+            )  # fmt: skip
+        return request.model_copy(update=update)
 
-    async def _answer(self, s: Session) -> None:
-        s.to("PLANNING")
-        if is_small_talk(s.request.question):
-            await self._small_talk(s)
-            return
-        c = await self._classify(s)
-        symbols = c.symbols + (self._held() if c.question_type == "portfolio" else [])
-        if c.question_type == "market":
-            symbols += MARKET_SYMBOLS
-        s.as_of, s.as_of_note = resolve_as_of(self.market, s.request.as_of, symbols, self.clock())
-        s.emit(ContextResolved(**s.ids, session_id=s.session_id, as_of=s.as_of, note=s.as_of_note))
-        decision = await self._route(s, c)
-        turns = min(decision.max_turns, s.request.limits.max_iterations)
-        s.emit(Routed(**s.ids, decision=decision, max_turns=turns))
-        budget = CallBudget(s.request.limits.max_tool_calls)
-        selected = self.catalog.select(*decision.selected_tools)
-        toolset = guarded(selected, budget, s.request.limits.tool_timeout_s)
-        ctx = self._context(s)
-        if decision.strategy == "ITERATIVE" and decision.selected_tools:
-            s.to("EXECUTING")
-            prompt = self._prompt("iterate_task", s, c, turns=turns)
-            run = await self._run_answer(s, c, toolset, turns, prompt, ctx.deps)
-            s.sources += [text_of(m.content) for m in run.messages if isinstance(m, ToolMessage)]
-        else:
-            if decision.calls:
-                s.to("EXECUTING")
-            outcomes = await run_planned(toolset, ctx, _expand(decision, c))
-            s.sources += [json.dumps(o.result, default=str) for o in outcomes if o.ok]
-            results = json.dumps([o.as_json() for o in outcomes], indent=1, default=str)
-            s.to("RESPONDING")
-            prompt = self._prompt("answer_task", s, c, results=results)
-            run = await self._run_answer(s, c, Toolset("none"), 1, prompt, ctx.deps)
-        s.answer = run.output
-        s.check(check_numbers(s.answer, [*s.sources, s.request.question, *s.history_texts]))
+    # -- the pipeline -------------------------------------------------------------------
 
-    async def _small_talk(self, s: Session) -> None:
-        """A greeting or thanks: no classifier, router or tool, one short answer."""
-        c = s.classification = SMALL_TALK_CLASSIFICATION
-        s.emit(Classified(**s.ids, classification=c))
-        s.route = SMALL_TALK_DECISION
-        s.emit(Routed(**s.ids, decision=SMALL_TALK_DECISION, max_turns=1))
-        s.to("RESPONDING")
-        prompt = self._prompt("answer_task", s, c, results="[]")
-        agent = replace(answer_agent(c.asset_class, Toolset("none"), 1), max_tokens=_SMALL_TALK)
-        run = await agent.run(self.models["answer"], prompt, deps=None, **s.run_kw(self))
-        s.answer = run.output
-        s.check(check_numbers(s.answer, [s.request.question, *s.history_texts]))
+    def title(self, request: ChatRequest) -> str:
+        return request.question[:60]
 
-    # -- the steps ------------------------------------------------------------------------
+    def report(self, result: ChatResult) -> str:
+        return render_report(result)
 
-    async def _classify(self, s: Session) -> Classification:
-        prompt = load_prompt(_PROMPTS, "classifier_task").substitute(
-            history=s.history_text, question=s.request.question
-        )
-        classifier = configured(CLASSIFIER.agent, self.settings)
-        run = await classifier.run(
-            self.models["classifier"], prompt, deps=ToolDeps(market=self.market), **s.run_kw(self)
-        )
-        s.classification = run.output
-        s.emit(Classified(**s.ids, classification=run.output))
-        return run.output
-
-    async def _route(self, s: Session, c: Classification) -> RouterDecision:
-        prompt = load_prompt(_PROMPTS, "router_task").substitute(
-            question=s.request.question, classification=c.model_dump_json(indent=1)
-        )
-        deps = RouteDeps(self.catalog, c, s.request.limits.max_tool_calls)
-        router = configured(ROUTER.agent, self.settings)
-        run = await router.run(self.models["router"], prompt, deps=deps, **s.run_kw(self))
-        s.route = run.output
-        return run.output
-
-    async def _run_answer(
-        self,
-        s: Session,
-        c: Classification,
-        toolset: Toolset,
-        turns: int,
-        prompt: str,
-        deps: ChatDeps,
-    ) -> RunResult[str]:
-        agent = configured(answer_agent(c.asset_class, toolset, turns), self.settings)
-        return await agent.run(self.models["answer"], prompt, deps=deps, **s.run_kw(self))
-
-    def _context(self, s: Session) -> RunContext[ChatDeps]:
-        deps = ChatDeps(
+    def nodes(self, request: ChatRequest, run: PipelineRun) -> Nodes:
+        """The graph's node functions for one question, bound to its run."""
+        deps = AssistantDeps(
+            settings=self.settings,
             market=self.market,
-            run_dir=self.settings.runs_dir / s.recorder.run_id,
+            models={name: run.model(model) for name, model in self.models.items()},
+            conversations=self.conversations,
             portfolio=self.portfolio,
             account=self.account,
-            thinker=AgentThinker(self.models["thinker"]),
+            catalog=self.catalog,
             desks=self.desks,
             web=self.web,
-            clock=self.clock,
         )
-        return RunContext(
-            deps=deps,
-            as_of=s.as_of,
-            run_id=s.recorder.run_id,
-            agent="assistant",
-            ledger=s.recorder.ledger,
-            emit=s.emit,
+        return AssistantNodes(deps, request, run)
+
+    @staticmethod
+    def graph(request: ChatRequest, node: Nodes) -> StateGraph[ChatState]:
+        """The assistant's graph, the same for every question, with ``node(name)`` as each."""
+        graph = StateGraph(ChatState)
+        for name in NODES:
+            graph.add_node(name, node(name))
+        graph.add_edge(START, "plan")
+        graph.add_conditional_edges(
+            "plan", _after_plan, ["execute", "iterate", "respond", "finish"]
         )
-
-    def _prompt(self, name: str, s: Session, c: Classification, **values: Any) -> str:
-        return load_prompt(_PROMPTS, name).substitute(
-            history=s.history_text,
-            question=s.request.question,
-            as_of=s.as_of.date().isoformat(),
-            as_of_note=f" {s.as_of_note}" if s.as_of_note else "",
-            classification=c.model_dump_json(indent=1),
-            **values,
-        )
-
-    def _held(self) -> list[str]:
-        _, positions = self.portfolio.positions(self.account)
-        return list(dict.fromkeys(p.contract.symbol for p in positions))
-
-    def limits(self, s: Session) -> UsageLimits:
-        budget = self.settings.limits
-        return UsageLimits(
-            requests=budget.requests,
-            total_tokens=budget.total_tokens,
-            cost_usd=budget.cost_usd,
-            wall_time_s=s.request.limits.request_timeout_s,
-        )
+        graph.add_conditional_edges("execute", _unless_failed, ["respond", "finish"])
+        graph.add_edge("iterate", "finish")
+        graph.add_edge("respond", "finish")
+        graph.add_edge("finish", END)
+        return graph
 
 
-def _expand(decision: RouterDecision, c: Classification) -> list[PlannedCall]:
-    """The calls to make now: DIRECT's as listed, PARALLEL's once per symbol."""
-    if decision.strategy != "PARALLEL":
-        return [PlannedCall(k.tool, k.arguments) for k in decision.calls]
-    return [
-        PlannedCall(k.tool, k.arguments | {"symbol": symbol})
-        for symbol in c.symbols
-        for k in decision.calls
-    ]
+async def _after_plan(state: ChatState) -> str:
+    return next_after_plan(state)
+
+
+async def _unless_failed(state: ChatState) -> str:
+    return "finish" if state.get("error") else "respond"

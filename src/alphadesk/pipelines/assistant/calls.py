@@ -1,4 +1,4 @@
-"""Tools under the session's limits, and the DIRECT and PARALLEL way of calling them.
+"""Tools under the question's limits, and the DIRECT and PARALLEL way of calling them.
 
 Every tool the assistant offers is wrapped: a call beyond ``max_tool_calls`` is refused, a
 call longer than ``tool_timeout_s`` is stopped, and any failure is reported to the model
@@ -25,14 +25,14 @@ from alphadesk.agent.errors import describe_invalid
 from alphadesk.agent.tools import render_result
 from alphadesk.llm.messages import text_of
 
-__all__ = ["CallBudget", "PlannedCall", "ToolOutcome", "ToolTimeout", "guarded", "run_planned"]
+__all__ = ["CallBudget", "PlannedCall", "ToolOutcome", "ToolTimeout", "limited", "run_planned"]
 
 _ids = itertools.count(1)
 _DISPLAY = 2_000
 
 
 class ToolTimeout(Exception):
-    """A tool took longer than the session allows."""
+    """A tool took longer than the question allows."""
 
 
 class ToolBudgetExhausted(Exception):
@@ -55,7 +55,7 @@ class CallBudget:
         self.used += 1
 
 
-def _guard(item: Tool, budget: CallBudget, timeout_s: float) -> Tool:
+def _limited(item: Tool, budget: CallBudget, timeout_s: float) -> Tool:
     inner = item.function
 
     async def limited(*args: Any, **kwargs: Any) -> Any:
@@ -71,9 +71,9 @@ def _guard(item: Tool, budget: CallBudget, timeout_s: float) -> Tool:
     return replace(item, function=limited, report_errors=True)
 
 
-def guarded(toolset: Toolset, budget: CallBudget, timeout_s: float) -> Toolset:
+def limited(toolset: Toolset, budget: CallBudget, timeout_s: float) -> Toolset:
     """``toolset`` with every tool under ``budget`` and ``timeout_s``, errors reported."""
-    return Toolset(toolset.name, tuple(_guard(t, budget, timeout_s) for t in toolset))
+    return Toolset(toolset.name, tuple(_limited(t, budget, timeout_s) for t in toolset))
 
 
 @dataclass(frozen=True)

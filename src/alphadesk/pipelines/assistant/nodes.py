@@ -1,0 +1,408 @@
+"""The assistant's graph nodes: each takes the question one state further and returns
+what it found as a plain-JSON update.
+
+    plan (PLANNING: classify, resolve the instant, route)
+      -> execute (EXECUTING: DIRECT's calls at once, PARALLEL's per symbol) -> respond
+      -> iterate (EXECUTING, then RESPONDING as the answer streams: a tool loop)
+      -> respond (RESPONDING: the answer streams token by token)
+    -> finish (IDLE: the result, the exchange into the conversation and the audit log)
+
+A node that fails, or runs past the question's time, moves it to ERROR and on to finish.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import operator
+import time
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, replace
+from datetime import datetime
+from typing import Annotated, Any, TypedDict
+
+from alphadesk.agent import Agent, RunContext, RunResult, Toolset, UsageLimits
+from alphadesk.agents.assistant import (
+    CLASSIFIER,
+    ROUTER,
+    AgentThinker,
+    Classification,
+    RouteDeps,
+    RouterDecision,
+    answer_agent,
+)
+from alphadesk.agents.spec import configured, load_prompt
+from alphadesk.config import CacheMode, Settings
+from alphadesk.data.base import MarketData, utc_now
+from alphadesk.data.web import WebSearch
+from alphadesk.llm.base import Model
+from alphadesk.llm.messages import ToolMessage, text_of
+from alphadesk.pipelines.agent_steps import agent_report
+from alphadesk.pipelines.assistant.calls import CallBudget, PlannedCall, limited, run_planned
+from alphadesk.pipelines.assistant.clock import MARKET_SYMBOLS, resolve_as_of
+from alphadesk.pipelines.assistant.conversation import record_exchange
+from alphadesk.pipelines.assistant.events import Classified, ContextResolved, Routed
+from alphadesk.pipelines.assistant.models import ChatRequest, ChatResult, NumberCheck
+from alphadesk.pipelines.assistant.numbers import check_numbers
+from alphadesk.pipelines.assistant.question import CallRecord, Question
+from alphadesk.pipelines.assistant.smalltalk import (
+    SMALL_TALK_CLASSIFICATION,
+    SMALL_TALK_DECISION,
+    is_small_talk,
+)
+from alphadesk.pipelines.base import NodeFunction, PipelineRun
+from alphadesk.pipelines.models import AgentReport
+from alphadesk.store import ConversationStore, PaperPortfolio
+from alphadesk.tools.catalog import ToolCatalog
+from alphadesk.tools.chat_deps import ChatDeps, DeskRunner
+from alphadesk.tools.deps import ToolDeps
+
+__all__ = ["NODES", "AssistantDeps", "AssistantNodes", "ChatState"]
+
+logger = logging.getLogger(__name__)
+
+NODES = ("plan", "execute", "iterate", "respond", "finish")
+_PROMPTS = "alphadesk.agents.assistant"
+_SMALL_TALK = 150  # tokens: a greeting's answer is a sentence or two
+
+# A node's work: the question as the node sees it, the graph's state, and the update it
+# fills as it goes (what it found before a failure is kept).
+_Body = Callable[[Question, "ChatState", dict[str, Any]], Awaitable[None]]
+
+
+class ChatState(TypedDict, total=False):
+    """Graph state; plain JSON so every checkpoint can be stored and resumed."""
+
+    request: dict[str, Any]
+    phase: str  # the state machine's state (events.State)
+    seconds: float  # spent so far, of the question's request_timeout_s
+    as_of: str
+    as_of_note: str | None
+    small_talk: bool
+    classification: dict[str, Any]
+    route: dict[str, Any]
+    max_turns: int
+    results: str  # the planned calls' results, as the answer's prompt shows them
+    sources: list[str]  # what the answer's figures are traced to
+    answer: str
+    numbers: dict[str, Any]
+    calls: Annotated[list[dict[str, Any]], operator.add]
+    agents: Annotated[list[dict[str, Any]], operator.add]
+    error: str
+    result: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class AssistantDeps:
+    """What the nodes of one question use (the models through the run's journal).
+
+    Attributes:
+        settings: Budgets, agent settings, and whether this run is a replay.
+        market: Point-in-time market data.
+        models: Agent name -> model.
+        conversations: Where the exchange and the audit log go.
+        portfolio: The paper portfolio ``get_positions`` reads.
+        account: The paper account.
+        catalog: The tools the router may choose from.
+        desks: The desks the desk tools run.
+        web: The web search provider (None: unavailable).
+    """
+
+    settings: Settings
+    market: MarketData
+    models: Mapping[str, Model]
+    conversations: ConversationStore
+    portfolio: PaperPortfolio
+    account: str
+    catalog: ToolCatalog
+    desks: Mapping[str, DeskRunner]
+    web: WebSearch | None
+
+
+class AssistantNodes:
+    """The node functions of one question, bound to its dependencies, request and run."""
+
+    def __init__(self, deps: AssistantDeps, request: ChatRequest, run: PipelineRun) -> None:
+        self.deps, self.request, self.run = deps, request, run
+        self.asked_at: datetime = request.asked_at or utc_now()
+        self.history = request.history or []
+
+    def __call__(self, name: str) -> NodeFunction:
+        if name not in NODES:
+            raise KeyError(f"no node {name!r}; the nodes are {list(NODES)}")
+        if name == "finish":
+            return self._finish
+        body: _Body = getattr(self, f"_{name}")
+        return self._node(body)
+
+    # -- every node ---------------------------------------------------------------------
+
+    def _node(self, body: _Body) -> NodeFunction:
+        """``body`` within what is left of the question's time; a failure is an ERROR
+        state for the user (the log keeps the trace), not a crash."""
+
+        async def node(state: ChatState) -> dict[str, Any]:
+            q = Question.at(self.run.run_id, self.run.emit, dict(state))
+            spent = state.get("seconds", 0.0)
+            left = self.request.limits.request_timeout_s - spent
+            out: dict[str, Any] = {}
+            started = time.monotonic()
+            try:
+                async with asyncio.timeout(max(left, 0.0)) as deadline:
+                    await body(q, state, out)
+            except Exception as exc:
+                q.fail(self._failure(exc, timed_out=deadline.expired()))
+            seconds = spent + time.monotonic() - started
+            return out | q.update() | {"seconds": seconds}
+
+        return node
+
+    def _failure(self, exc: Exception, *, timed_out: bool) -> str:
+        if timed_out:
+            return f"the question took longer than {self.request.limits.request_timeout_s:g} s"
+        logger.info("assistant question failed", exc_info=exc)
+        return f"{type(exc).__name__}: {exc}"
+
+    async def _agent(
+        self,
+        q: Question,
+        name: str,
+        agent: Agent[Any, Any],
+        prompt: str,
+        deps: Any,
+        as_of: datetime | None = None,
+    ) -> RunResult[Any]:
+        """Run one of the question's agents (at ``as_of``; before it is resolved, when the
+        question was asked): every agent run of the assistant goes through here."""
+        started = time.monotonic()
+        limits = self.deps.settings.limits
+        result = await agent.run(
+            self.deps.models[name],
+            prompt,
+            deps=deps,
+            as_of=as_of or self.asked_at,
+            run_id=self.run.run_id,
+            ledger=self.run.ledger,
+            limits=UsageLimits(
+                requests=limits.requests,
+                total_tokens=limits.total_tokens,
+                cost_usd=limits.cost_usd,
+                wall_time_s=self.request.limits.request_timeout_s,
+            ),
+            on_event=q.emit,
+        )
+        q.reports.append(agent_report(name, result, time.monotonic() - started))
+        return result
+
+    # -- PLANNING -----------------------------------------------------------------------
+
+    async def _plan(self, q: Question, state: ChatState, out: dict[str, Any]) -> None:
+        q.to("PLANNING")
+        out["as_of"] = (self.request.as_of or self.asked_at).isoformat()
+        if is_small_talk(self.request.question):  # no classifier, router or tool
+            q.emit(Classified(**q.ids, classification=SMALL_TALK_CLASSIFICATION))
+            q.emit(Routed(**q.ids, decision=SMALL_TALK_DECISION, max_turns=1))
+            out.update(
+                small_talk=True,
+                classification=SMALL_TALK_CLASSIFICATION.model_dump(mode="json"),
+                route=SMALL_TALK_DECISION.model_dump(mode="json"),
+                max_turns=1,
+            )
+            return
+        c = await self._classify(q)
+        out["classification"] = c.model_dump(mode="json")
+        as_of, note = resolve_as_of(self.deps.market, self.request.as_of, self._about(c),
+                                    self.asked_at)  # fmt: skip
+        out.update(as_of=as_of.isoformat(), as_of_note=note)
+        session = self.request.session_id or ""
+        q.emit(ContextResolved(**q.ids, session_id=session, as_of=as_of, note=note))
+        decision = await self._route(q, c)
+        turns = min(decision.max_turns, self.request.limits.max_iterations)
+        q.emit(Routed(**q.ids, decision=decision, max_turns=turns))
+        out.update(route=decision.model_dump(mode="json"), max_turns=turns)
+
+    def _about(self, c: Classification) -> list[str]:
+        """The symbols whose data decides the question's instant."""
+        symbols = list(c.symbols)
+        if c.question_type == "portfolio":
+            _, positions = self.deps.portfolio.positions(self.deps.account)
+            symbols += list(dict.fromkeys(p.contract.symbol for p in positions))
+        if c.question_type == "market":
+            symbols += MARKET_SYMBOLS
+        return symbols
+
+    async def _classify(self, q: Question) -> Classification:
+        prompt = load_prompt(_PROMPTS, "classifier_task").substitute(
+            history=self._history_text, question=self.request.question
+        )
+        classifier = configured(CLASSIFIER.agent, self.deps.settings)
+        deps = ToolDeps(market=self.deps.market)
+        run = await self._agent(q, "classifier", classifier, prompt, deps)
+        q.emit(Classified(**q.ids, classification=run.output))
+        output: Classification = run.output
+        return output
+
+    async def _route(self, q: Question, c: Classification) -> RouterDecision:
+        prompt = load_prompt(_PROMPTS, "router_task").substitute(
+            question=self.request.question, classification=c.model_dump_json(indent=1)
+        )
+        deps = RouteDeps(self.deps.catalog, c, self.request.limits.max_tool_calls)
+        router = configured(ROUTER.agent, self.deps.settings)
+        run = await self._agent(q, "router", router, prompt, deps)
+        output: RouterDecision = run.output
+        return output
+
+    # -- EXECUTING ----------------------------------------------------------------------
+
+    async def _execute(self, q: Question, state: ChatState, out: dict[str, Any]) -> None:
+        """DIRECT's and PARALLEL's calls, all at once, without a model turn."""
+        c, decision = _planned(state)
+        q.to("EXECUTING")
+        ctx = self._context(q, state)
+        outcomes = await run_planned(self._toolset(decision), ctx, _expand(decision, c))
+        out["sources"] = [json.dumps(o.result, default=str) for o in outcomes if o.ok]
+        out["results"] = json.dumps([o.as_json() for o in outcomes], indent=1, default=str)
+
+    async def _iterate(self, q: Question, state: ChatState, out: dict[str, Any]) -> None:
+        """ITERATIVE: a tool loop whose last turn is the answer, streamed."""
+        c, decision = _planned(state)
+        q.to("EXECUTING")
+        turns = state["max_turns"]
+        prompt = self._prompt("iterate_task", state, c, turns=turns)
+        agent = configured(answer_agent(c.asset_class, self._toolset(decision), turns),
+                           self.deps.settings)  # fmt: skip
+        ctx = self._context(q, state)
+        run = await self._agent(q, "answer", agent, prompt, ctx.deps, as_of=ctx.as_of)
+        sources = [text_of(m.content) for m in run.messages if isinstance(m, ToolMessage)]
+        out.update(sources=sources, answer=run.output)
+        out.update(q.check(self._numbers(run.output, sources)))
+
+    def _toolset(self, decision: RouterDecision) -> Toolset:
+        """The routed tools, under the question's call budget and tool timeout."""
+        budget = CallBudget(self.request.limits.max_tool_calls)
+        selected = self.deps.catalog.select(*decision.selected_tools)
+        return limited(selected, budget, self.request.limits.tool_timeout_s)
+
+    def _context(self, q: Question, state: ChatState) -> RunContext[ChatDeps]:
+        deps = ChatDeps(
+            market=self.deps.market,
+            run_dir=self.run.run_dir,
+            portfolio=self.deps.portfolio,
+            account=self.deps.account,
+            thinker=AgentThinker(self.deps.models["thinker"]),
+            desks=self.deps.desks,
+            web=self.deps.web,
+            clock=lambda: self.asked_at,
+        )
+        return RunContext(
+            deps=deps,
+            as_of=datetime.fromisoformat(state["as_of"]),
+            run_id=self.run.run_id,
+            agent="assistant",
+            ledger=self.run.ledger,
+            emit=q.emit,
+        )
+
+    # -- RESPONDING ---------------------------------------------------------------------
+
+    async def _respond(self, q: Question, state: ChatState, out: dict[str, Any]) -> None:
+        c = Classification.model_validate(state["classification"])
+        q.to("RESPONDING")
+        prompt = self._prompt("answer_task", state, c, results=state.get("results", "[]"))
+        agent = answer_agent(c.asset_class, Toolset("none"), 1)
+        if state.get("small_talk"):
+            agent, deps = replace(agent, max_tokens=_SMALL_TALK), None
+        else:
+            agent, deps = configured(agent, self.deps.settings), self._context(q, state).deps
+        as_of = datetime.fromisoformat(state["as_of"])
+        run = await self._agent(q, "answer", agent, prompt, deps, as_of=as_of)
+        out["answer"] = run.output
+        out.update(q.check(self._numbers(run.output, state.get("sources", []))))
+
+    def _numbers(self, answer: str, sources: list[str]) -> NumberCheck:
+        texts = [*sources, self.request.question, *(m.content for m in self.history)]
+        return check_numbers(answer, texts)
+
+    def _prompt(self, name: str, state: ChatState, c: Classification, **values: Any) -> str:
+        note = state.get("as_of_note")
+        return load_prompt(_PROMPTS, name).substitute(
+            history=self._history_text,
+            question=self.request.question,
+            as_of=datetime.fromisoformat(state["as_of"]).date().isoformat(),
+            as_of_note=f" {note}" if note else "",
+            classification=c.model_dump_json(indent=1),
+            **values,
+        )
+
+    @property
+    def _history_text(self) -> str:
+        if not self.history:
+            return "(none)"
+        return "\n".join(f"{m.role}: {m.content}" for m in self.history)
+
+    # -- IDLE ---------------------------------------------------------------------------
+
+    async def _finish(self, state: ChatState) -> dict[str, Any]:
+        """The result; the exchange into the conversation and every call into the audit
+        log, unless replaying (a replay repeats a run, it writes nothing new)."""
+        q = Question.at(self.run.run_id, self.run.emit, dict(state))
+        q.to("IDLE")
+        calls = [CallRecord(**call) for call in state.get("calls", [])]
+        result = self._result(state, calls)
+        if self.deps.settings.cache is not CacheMode.REPLAY:
+            record_exchange(self.deps.conversations, result, calls)
+        return {"phase": q.state, "result": result.model_dump(mode="json")}
+
+    def _result(self, state: ChatState, calls: list[CallRecord]) -> ChatResult:
+        records = [call.as_result() for call in calls]
+        c = state.get("classification")
+        error = state.get("error")
+        return ChatResult(
+            symbol=", ".join(c["symbols"]) if c else "",
+            as_of=state.get("as_of") or self.request.as_of or self.asked_at,
+            decision="error" if error else "completed",
+            reason=error,
+            agents=[AgentReport.model_validate(a) for a in state.get("agents", [])],
+            session_id=self.request.session_id or "",
+            run_id=self.run.run_id,
+            question=self.request.question,
+            answer=state.get("answer", ""),
+            as_of_note=state.get("as_of_note"),
+            classification=c,
+            route=state.get("route"),
+            tool_calls=records,
+            failures=[f"{r.tool}: {r.error}" for r in records if not r.ok],
+            numbers=state.get("numbers") or NumberCheck(checked=0, traced=0),
+            models={name: model.name for name, model in self.deps.models.items()},
+            usage=self.run.ledger.totals,
+            seconds=round(state.get("seconds", 0.0), 3),
+        )
+
+
+def _planned(state: ChatState) -> tuple[Classification, RouterDecision]:
+    c = Classification.model_validate(state["classification"])
+    return c, RouterDecision.model_validate(state["route"])
+
+
+def next_after_plan(state: ChatState) -> str:
+    """ITERATIVE with tools loops; calls to make run first; else straight to the answer."""
+    if state.get("error"):
+        return "finish"
+    if state.get("small_talk"):
+        return "respond"
+    c, decision = _planned(state)
+    if decision.strategy == "ITERATIVE" and decision.selected_tools:
+        return "iterate"
+    return "execute" if _expand(decision, c) else "respond"
+
+
+def _expand(decision: RouterDecision, c: Classification) -> list[PlannedCall]:
+    """The calls to make now: DIRECT's as listed, PARALLEL's once per symbol."""
+    if decision.strategy != "PARALLEL":
+        return [PlannedCall(k.tool, k.arguments) for k in decision.calls]
+    return [
+        PlannedCall(k.tool, k.arguments | {"symbol": symbol})
+        for symbol in c.symbols
+        for k in decision.calls
+    ]
