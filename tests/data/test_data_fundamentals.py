@@ -15,6 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from alphadesk.agent import RunScope
 from alphadesk.agents.csp.deps import CspDeps
 from alphadesk.agents.csp.research import RESEARCH
 from alphadesk.agents.desk import DeskAgents, DeskDeps, default_agents
@@ -63,7 +64,7 @@ async def test_the_desk_fundamentals_analyst_reads_the_10k(
         RulesModel(spec.policy),
         DeskAgents.prompt("fundamentals", symbol, as_of),
         deps=DeskDeps(market=build_provider(Settings()), symbol=symbol),
-        as_of=as_of,
+        scope=RunScope(as_of=as_of),
     )
     assert result.outcome.kind == "completed", result.outcome.reason
     report = result.output
@@ -192,7 +193,10 @@ async def test_a_csp_window_covering_a_release_rates_earnings_risk_from_its_date
         "put that expires within 30 days (by 2019-08-18)."
     )
     result = await RESEARCH.agent.run(
-        RulesModel(RESEARCH.policy), prompt, deps=CspDeps(market=market, symbol="AAPL"), as_of=as_of
+        RulesModel(RESEARCH.policy),
+        prompt,
+        deps=CspDeps(market=market, symbol="AAPL"),
+        scope=RunScope(as_of=as_of),
     )
     assert result.outcome.kind == "completed", result.outcome.reason
     out = result.output
@@ -204,7 +208,7 @@ async def test_a_csp_window_covering_a_release_rates_earnings_risk_from_its_date
         RulesModel(RESEARCH.policy),
         prompt.replace(as_of.isoformat(), later.isoformat()),
         deps=CspDeps(market=market, symbol="AAPL"),
-        as_of=later,
+        scope=RunScope(as_of=later),
     )
     assert late.output.earnings_risk == "low"
 

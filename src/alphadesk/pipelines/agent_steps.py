@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
-from alphadesk.agent import Completed, RunResult, UsageLimits
+from alphadesk.agent import Completed, RunResult, RunScope, UsageLimits
 from alphadesk.agent.events import BaseEvent
 from alphadesk.agents.spec import AgentSpec, configured, model_for
 from alphadesk.config import Settings
@@ -116,11 +116,13 @@ class AgentSteps:
                 model,
                 prompt,
                 deps=deps,
-                as_of=request.as_of,
-                run_id=self.pipeline_run.run_id,
-                ledger=self.pipeline_run.ledger,
-                limits=self.limits,
-                on_event=self.pipeline_run.emit,
+                scope=RunScope(
+                    as_of=request.as_of,
+                    run_id=self.pipeline_run.run_id,
+                    ledger=self.pipeline_run.ledger,
+                    limits=self.limits,
+                    on_event=self.pipeline_run.emit,
+                ),
             )
         except DataError as exc:  # the data the validators check against is unavailable
             failure = f"{spec.name}: {type(exc).__name__}: {exc}"

@@ -56,13 +56,5 @@ class AgentThinker:
         prompt = load_prompt(_PROMPTS, "thinker_task").substitute(
             query=query, context=context or "none"
         )
-        result = await THINKER.agent.run(
-            self.model,
-            prompt,
-            deps=None,
-            as_of=ctx.as_of,
-            run_id=ctx.run_id,
-            ledger=ctx.ledger,
-            on_event=ctx.emit,
-        )
+        result = await THINKER.agent.run(self.model, prompt, deps=None, scope=ctx.subrun())
         return result.output

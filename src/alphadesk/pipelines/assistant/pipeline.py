@@ -233,7 +233,7 @@ class AssistantPipeline:
         s.to("RESPONDING")
         prompt = self._prompt("answer_task", s, c, results="[]")
         agent = replace(answer_agent(c.asset_class, Toolset("none"), 1), max_tokens=_SMALL_TALK)
-        run = await agent.run(self.models["answer"], prompt, deps=None, **s.run_kw(self))
+        run = await agent.run(self.models["answer"], prompt, deps=None, scope=s.scope(self))
         s.answer = run.output
         s.check(check_numbers(s.answer, [s.request.question, *s.history_texts]))
 
@@ -245,7 +245,10 @@ class AssistantPipeline:
         )
         classifier = configured(CLASSIFIER.agent, self.settings)
         run = await classifier.run(
-            self.models["classifier"], prompt, deps=ToolDeps(market=self.market), **s.run_kw(self)
+            self.models["classifier"],
+            prompt,
+            deps=ToolDeps(market=self.market),
+            scope=s.scope(self),
         )
         s.classification = run.output
         s.emit(Classified(**s.ids, classification=run.output))
@@ -257,7 +260,7 @@ class AssistantPipeline:
         )
         deps = RouteDeps(self.catalog, c, s.request.limits.max_tool_calls)
         router = configured(ROUTER.agent, self.settings)
-        run = await router.run(self.models["router"], prompt, deps=deps, **s.run_kw(self))
+        run = await router.run(self.models["router"], prompt, deps=deps, scope=s.scope(self))
         s.route = run.output
         return run.output
 
@@ -271,7 +274,7 @@ class AssistantPipeline:
         deps: ChatDeps,
     ) -> RunResult[str]:
         agent = configured(answer_agent(c.asset_class, toolset, turns), self.settings)
-        return await agent.run(self.models["answer"], prompt, deps=deps, **s.run_kw(self))
+        return await agent.run(self.models["answer"], prompt, deps=deps, scope=s.scope(self))
 
     def _context(self, s: Session) -> RunContext[ChatDeps]:
         deps = ChatDeps(

@@ -11,8 +11,9 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from alphadesk.agent import RunScope
 from alphadesk.agent import events as ev
 from alphadesk.agents.assistant import Classification, RouterDecision
 from alphadesk.llm.base import Model
@@ -108,15 +109,15 @@ class Session:
         self.numbers = numbers
         self.emit(NumbersChecked(**self.ids, check=numbers))
 
-    def run_kw(self, pipeline: AssistantPipeline) -> dict[str, Any]:
+    def scope(self, pipeline: AssistantPipeline) -> RunScope:
         """What every agent run of this question shares: instant, run, ledger, budgets."""
-        return {
-            "as_of": self.as_of,
-            "run_id": self.recorder.run_id,
-            "ledger": self.recorder.ledger,
-            "limits": pipeline.limits(self),
-            "on_event": self.emit,
-        }
+        return RunScope(
+            as_of=self.as_of,
+            run_id=self.recorder.run_id,
+            ledger=self.recorder.ledger,
+            limits=pipeline.limits(self),
+            on_event=self.emit,
+        )
 
     # -- history ----------------------------------------------------------------------------
 
