@@ -33,10 +33,10 @@ AGENTS = default_agents()
 
 async def run_analyst(name: str, market: MarketData, symbol: str, as_of: datetime) -> object:
     spec = AGENTS.analysts[name]
-    prompt = DeskAgents.prompt(name, symbol, as_of)
+    task = DeskAgents.prompt(name, symbol, as_of)
     result = await spec.agent.run(
         RulesModel(spec.policy),
-        prompt,
+        task.message(),
         deps=DeskDeps(market=market, symbol=symbol),
         scope=RunScope(as_of=as_of),
     )
