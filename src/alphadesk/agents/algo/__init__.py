@@ -21,7 +21,6 @@ from alphadesk.agents.task import task_kind
 __all__ = ["AlgoAgents", "AlgoDeps", "default_agents", "task_prompt"]
 
 
-
 @dataclass(frozen=True)
 class AlgoAgents:
     """Every agent of the lab, by role."""

@@ -47,7 +47,7 @@ class ResearchTask(CspTask):
 
 @dataclass(frozen=True, kw_only=True)
 class NarrativeTask(CspTask):
-    """Tell the desk's ``decision`` (the narrator has no rules policy: no LLM, no story)."""
+    """Tell the desk's ``decision`` in words (only an LLM narrates; rules do not)."""
 
     template = "narrator"
     decision: BaseModel
