@@ -12,6 +12,14 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from alphadesk.agents.assistant.models import Classification
+from alphadesk.agents.assistant.tasks import (
+    AnswerTask,
+    ClassifierTask,
+    IterateTask,
+    RouterTask,
+    ThinkerTask,
+)
 from alphadesk.agents.csp import CspDeps
 from alphadesk.agents.csp import default_agents as csp_agents
 from alphadesk.agents.csp.models import ChartAnalysis, CspConstraints
@@ -71,7 +79,36 @@ def _algo(template: str, **context: Any) -> Callable[[], Any]:
     return lambda: task_prompt(template, "AAPL", AS_OF, **context)
 
 
+CLASSIFICATION = Classification.model_validate(
+    {
+        "question_type": "stock_specific",
+        "symbols": ["NVDA"],
+        "categories": ["deep_analysis"],
+        "asset_class": "stock",
+        "unresolved": [{"text": "Nvidiaa", "close_matches": ["NVDA"]}],
+    }
+)
+QUESTION = {
+    "history": "user: Hi — how's the market?\nassistant: Calm; the VIX is 13.",
+    "question": "Should I buy Nvidiaa before earnings?",
+    "as_of": AS_OF,
+    "as_of_note": "Prices are as of the last close.",
+    "classification": CLASSIFICATION,
+}
+RESULTS = [{"tool": "get_market_overview", "arguments": {}, "ok": True, "result": {"spy": 602.55}}]
+
 SAMPLES: dict[str, Callable[[], Any]] = {
+    "assistant.classifier": lambda: ClassifierTask(
+        history=QUESTION["history"], question=QUESTION["question"]
+    ),
+    "assistant.router": lambda: RouterTask(
+        question=QUESTION["question"], classification=CLASSIFICATION
+    ),
+    "assistant.answer": lambda: AnswerTask(**QUESTION, results=RESULTS),
+    "assistant.iterate": lambda: IterateTask(**QUESTION, turns=4),
+    "assistant.thinker": lambda: ThinkerTask(
+        query="Is NVDA stretched?", context='{"rsi_14": 71.2}'
+    ),
     "csp.chart": _csp("chart"),
     "csp.options": _csp("options"),
     "csp.research": _csp("research"),

@@ -19,7 +19,7 @@ from pydantic import BaseModel
 from alphadesk.agents.spec import load_prompt
 from alphadesk.llm.messages import UserMessage
 
-__all__ = ["AgentTask", "render_value", "task_kind"]
+__all__ = ["AgentTask", "SymbolTask", "render_value", "task_kind"]
 
 TaskT = TypeVar("TaskT", bound="AgentTask")
 
@@ -41,13 +41,9 @@ class AgentTask:
     package: ClassVar[str]
     template: ClassVar[str]
 
-    symbol: str
-    as_of: datetime
-
     def values(self) -> dict[str, str]:
-        """The template's variables: the date as ``YYYY-MM-DD``, every other field rendered."""
-        values = {f.name: render_value(getattr(self, f.name)) for f in fields(self)}
-        return values | {"as_of": self.as_of.date().isoformat()}
+        """The template's variables: every field, rendered."""
+        return {f.name: render_value(getattr(self, f.name)) for f in fields(self)}
 
     def render(self) -> str:
         """The prompt text an LLM reads."""
@@ -56,6 +52,17 @@ class AgentTask:
     def message(self) -> UserMessage:
         """The user message: the rendered text, carrying this task for a rules policy."""
         return UserMessage(content=self.render(), task=self)
+
+
+@dataclass(frozen=True, kw_only=True)
+class SymbolTask(AgentTask):
+    """A task about one symbol as of one instant (its template shows the date)."""
+
+    symbol: str
+    as_of: datetime
+
+    def values(self) -> dict[str, str]:
+        return super().values() | {"as_of": self.as_of.date().isoformat()}
 
 
 def task_kind(tasks: Mapping[str, type[TaskT]], name: str) -> type[TaskT]:

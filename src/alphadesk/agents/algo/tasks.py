@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from alphadesk.agents.task import AgentTask
+from alphadesk.agents.task import SymbolTask
 
 __all__ = [
     "ALGO_TASKS",
@@ -26,7 +26,7 @@ Json = dict[str, Any]
 
 
 @dataclass(frozen=True, kw_only=True)
-class AlgoTask(AgentTask):
+class AlgoTask(SymbolTask):
     package = "alphadesk.agents.algo"
 
 

@@ -9,13 +9,13 @@ from datetime import timedelta
 from pydantic import BaseModel
 
 from alphadesk.agents.csp.models import ChartAnalysis, CspConstraints
-from alphadesk.agents.task import AgentTask
+from alphadesk.agents.task import SymbolTask
 
 __all__ = ["ChartTask", "CspTask", "NarrativeTask", "OptionsTask", "ResearchTask"]
 
 
 @dataclass(frozen=True, kw_only=True)
-class CspTask(AgentTask):
+class CspTask(SymbolTask):
     package = "alphadesk.agents.csp"
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from alphadesk.agents.task import AgentTask
+from alphadesk.agents.task import SymbolTask
 
 __all__ = [
     "DESK_TASKS",
@@ -28,7 +28,7 @@ Json = dict[str, Any]
 
 
 @dataclass(frozen=True, kw_only=True)
-class DeskTask(AgentTask):
+class DeskTask(SymbolTask):
     package = "alphadesk.agents.desk"
     facts: dict[str, float] = field(default_factory=dict)
 

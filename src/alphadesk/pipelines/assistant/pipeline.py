@@ -17,7 +17,7 @@ import logging
 import time
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import replace
-from typing import Any
+from typing import Any, TypeVar
 
 from alphadesk.agent import RunContext, RunResult, Toolset, UsageLimits
 from alphadesk.agent import events as ev
@@ -32,7 +32,14 @@ from alphadesk.agents.assistant import (
     RouterDecision,
     answer_agent,
 )
-from alphadesk.agents.spec import AgentSpec, configured, load_prompt, model_for
+from alphadesk.agents.assistant.tasks import (
+    AnswerTask,
+    ClassifierTask,
+    IterateTask,
+    QuestionTask,
+    RouterTask,
+)
+from alphadesk.agents.spec import AgentSpec, configured, model_for
 from alphadesk.config import Settings
 from alphadesk.data.base import Clock, MarketData, utc_now
 from alphadesk.data.web import WebSearch, web_search
@@ -64,6 +71,7 @@ logger = logging.getLogger(__name__)
 _SMALL_TALK = 150  # tokens: a greeting's answer is a sentence or two
 
 _PROMPTS = "alphadesk.agents.assistant"
+TaskT = TypeVar("TaskT", bound=QuestionTask)
 AGENTS: dict[str, AgentSpec[Any, Any]] = {
     "classifier": CLASSIFIER,
     "router": ROUTER,
@@ -209,7 +217,7 @@ class AssistantPipeline:
         ctx = self._context(s)
         if decision.strategy == "ITERATIVE" and decision.selected_tools:
             s.to("EXECUTING")
-            prompt = self._prompt("iterate_task", s, c, turns=turns)
+            prompt: QuestionTask = self._task(IterateTask, s, c, turns=turns)
             run = await self._run_answer(s, c, toolset, turns, prompt, ctx.deps)
             s.sources += [text_of(m.content) for m in run.messages if isinstance(m, ToolMessage)]
         else:
@@ -217,9 +225,9 @@ class AssistantPipeline:
                 s.to("EXECUTING")
             outcomes = await run_planned(toolset, ctx, _expand(decision, c))
             s.sources += [json.dumps(o.result, default=str) for o in outcomes if o.ok]
-            results = json.dumps([o.as_json() for o in outcomes], indent=1, default=str)
             s.to("RESPONDING")
-            prompt = self._prompt("answer_task", s, c, results=results)
+            results = [o.as_json() for o in outcomes]
+            prompt = self._task(AnswerTask, s, c, results=results)
             run = await self._run_answer(s, c, Toolset("none"), 1, prompt, ctx.deps)
         s.answer = run.output
         s.check(check_numbers(s.answer, [*s.sources, s.request.question, *s.history_texts]))
@@ -231,22 +239,20 @@ class AssistantPipeline:
         s.route = SMALL_TALK_DECISION
         s.emit(Routed(**s.ids, decision=SMALL_TALK_DECISION, max_turns=1))
         s.to("RESPONDING")
-        prompt = self._prompt("answer_task", s, c, results="[]")
+        task = self._task(AnswerTask, s, c, results=[])
         agent = replace(answer_agent(c.asset_class, Toolset("none"), 1), max_tokens=_SMALL_TALK)
-        run = await agent.run(self.models["answer"], prompt, deps=None, scope=s.scope(self))
+        run = await agent.run(self.models["answer"], task.message(), deps=None, scope=s.scope(self))
         s.answer = run.output
         s.check(check_numbers(s.answer, [s.request.question, *s.history_texts]))
 
     # -- the steps ------------------------------------------------------------------------
 
     async def _classify(self, s: Session) -> Classification:
-        prompt = load_prompt(_PROMPTS, "classifier_task").substitute(
-            history=s.history_text, question=s.request.question
-        )
+        task = ClassifierTask(history=s.history_text, question=s.request.question)
         classifier = configured(CLASSIFIER.agent, self.settings)
         run = await classifier.run(
             self.models["classifier"],
-            prompt,
+            task.message(),
             deps=ToolDeps(market=self.market),
             scope=s.scope(self),
         )
@@ -255,12 +261,12 @@ class AssistantPipeline:
         return run.output
 
     async def _route(self, s: Session, c: Classification) -> RouterDecision:
-        prompt = load_prompt(_PROMPTS, "router_task").substitute(
-            question=s.request.question, classification=c.model_dump_json(indent=1)
-        )
+        task = RouterTask(question=s.request.question, classification=c)
         deps = RouteDeps(self.catalog, c, s.request.limits.max_tool_calls)
         router = configured(ROUTER.agent, self.settings)
-        run = await router.run(self.models["router"], prompt, deps=deps, scope=s.scope(self))
+        run = await router.run(
+            self.models["router"], task.message(), deps=deps, scope=s.scope(self)
+        )
         s.route = run.output
         return run.output
 
@@ -270,11 +276,13 @@ class AssistantPipeline:
         c: Classification,
         toolset: Toolset,
         turns: int,
-        prompt: str,
+        task: QuestionTask,
         deps: ChatDeps,
     ) -> RunResult[str]:
         agent = configured(answer_agent(c.asset_class, toolset, turns), self.settings)
-        return await agent.run(self.models["answer"], prompt, deps=deps, scope=s.scope(self))
+        return await agent.run(
+            self.models["answer"], task.message(), deps=deps, scope=s.scope(self)
+        )
 
     def _context(self, s: Session) -> RunContext[ChatDeps]:
         deps = ChatDeps(
@@ -296,13 +304,14 @@ class AssistantPipeline:
             emit=s.emit,
         )
 
-    def _prompt(self, name: str, s: Session, c: Classification, **values: Any) -> str:
-        return load_prompt(_PROMPTS, name).substitute(
+    def _task(self, kind: type[TaskT], s: Session, c: Classification, **values: Any) -> TaskT:
+        """The answer writer's task of ``kind`` for this question."""
+        return kind(
             history=s.history_text,
             question=s.request.question,
-            as_of=s.as_of.date().isoformat(),
-            as_of_note=f" {s.as_of_note}" if s.as_of_note else "",
-            classification=c.model_dump_json(indent=1),
+            as_of=s.as_of,
+            as_of_note=s.as_of_note,
+            classification=c,
             **values,
         )
 
