@@ -1,8 +1,8 @@
 """An agent's task as data: the object its prompt text is rendered from.
 
-A task names the symbol, the instant and the context its template shows (one typed field
-per template variable). An LLM reads the rendered text; the task object travels with that
-text in the user message (``UserMessage.task``, left out of cache keys), so an offline
+A task has one typed field per value its template shows (the symbol, the instant, the
+context). An LLM reads the rendered text; the task object travels with that text in the
+user message (``UserMessage.task``, left out of cache keys and never sent), so an offline
 ``rules`` policy reads named, typed fields instead of parsing the text back.
 """
 

@@ -16,10 +16,7 @@ from typing import Any
 from alphadesk.agent import Agent, Toolset
 from alphadesk.agents.assistant.answer_rules import write_answer
 from alphadesk.agents.assistant.models import AssetClass
-from alphadesk.agents.assistant.tasks import (
-    AnswerTask,
-    QuestionTask,
-)
+from alphadesk.agents.assistant.tasks import AnswerTask, QuestionTask
 from alphadesk.agents.spec import AgentSpec, load_prompt
 from alphadesk.llm.rules import PlannedCall, RulesPolicy, Transcript
 

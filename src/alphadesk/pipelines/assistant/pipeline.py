@@ -70,7 +70,6 @@ logger = logging.getLogger(__name__)
 
 _SMALL_TALK = 150  # tokens: a greeting's answer is a sentence or two
 
-_PROMPTS = "alphadesk.agents.assistant"
 TaskT = TypeVar("TaskT", bound=QuestionTask)
 AGENTS: dict[str, AgentSpec[Any, Any]] = {
     "classifier": CLASSIFIER,
@@ -217,8 +216,8 @@ class AssistantPipeline:
         ctx = self._context(s)
         if decision.strategy == "ITERATIVE" and decision.selected_tools:
             s.to("EXECUTING")
-            prompt: QuestionTask = self._task(IterateTask, s, c, turns=turns)
-            run = await self._run_answer(s, c, toolset, turns, prompt, ctx.deps)
+            task: QuestionTask = self._task(IterateTask, s, c, turns=turns)
+            run = await self._run_answer(s, c, toolset, turns, task, ctx.deps)
             s.sources += [text_of(m.content) for m in run.messages if isinstance(m, ToolMessage)]
         else:
             if decision.calls:
@@ -227,8 +226,8 @@ class AssistantPipeline:
             s.sources += [json.dumps(o.result, default=str) for o in outcomes if o.ok]
             s.to("RESPONDING")
             results = [o.as_json() for o in outcomes]
-            prompt = self._task(AnswerTask, s, c, results=results)
-            run = await self._run_answer(s, c, Toolset("none"), 1, prompt, ctx.deps)
+            task = self._task(AnswerTask, s, c, results=results)
+            run = await self._run_answer(s, c, Toolset("none"), 1, task, ctx.deps)
         s.answer = run.output
         s.check(check_numbers(s.answer, [*s.sources, s.request.question, *s.history_texts]))
 
