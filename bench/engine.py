@@ -17,7 +17,7 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
-from alphadesk.agent import Agent, Toolset, tool
+from alphadesk.agent import Agent, RunScope, Toolset, tool
 from alphadesk.llm.testing import ScriptedModel, tool_calls
 
 AS_OF = datetime(2021, 6, 30, tzinfo=UTC)
@@ -55,7 +55,7 @@ async def loop_overhead(turns: int = 500) -> float:
     )
     script = [tool_calls(("instant", {"x": i})) for i in range(turns)] + ["done"]
     started = time.perf_counter()
-    result = await agent.run(ScriptedModel(script), "go", deps=None, as_of=AS_OF)
+    result = await agent.run(ScriptedModel(script), "go", deps=None, scope=RunScope(as_of=AS_OF))
     elapsed = time.perf_counter() - started
     assert result.ok, result.outcome
     return elapsed / (turns + 1)
@@ -67,7 +67,7 @@ async def concurrent_turn(calls: int = 8) -> float:
     )
     script = [tool_calls(*[("sleepy", {"x": i}) for i in range(calls)]), "done"]
     started = time.perf_counter()
-    result = await agent.run(ScriptedModel(script), "go", deps=None, as_of=AS_OF)
+    result = await agent.run(ScriptedModel(script), "go", deps=None, scope=RunScope(as_of=AS_OF))
     assert result.ok and result.tool_calls == calls
     return time.perf_counter() - started
 

@@ -19,6 +19,7 @@ from alphadesk.agent import (
     NoValidOutput,
     RunContext,
     RunNotCompleted,
+    RunScope,
     ToolCrashed,
     ToolRetriesExhausted,
     ToolReturn,
@@ -108,11 +109,12 @@ def make_agent(**overrides: Any) -> Agent[dict[str, Any], Verdict]:
     return Agent(**(fields | overrides))
 
 
-async def run(model: Any, **kwargs: Any) -> Any:
-    agent = kwargs.pop("agent", None) or make_agent()
-    return await agent.run(
-        model, "Analyse MSFT", deps=kwargs.pop("deps", {}), as_of=AS_OF, **kwargs
-    )
+async def run(model: Any, *, agent: Any = None, deps: Any = None, **scope: Any) -> Any:
+    """Run ``agent`` (the test agent by default) on MSFT; ``scope`` overrides the run's
+    defaults (ledger, limits, on_event)."""
+    agent = agent or make_agent()
+    deps = {} if deps is None else deps
+    return await agent.run(model, "Analyse MSFT", deps=deps, scope=RunScope(as_of=AS_OF, **scope))
 
 
 async def test_concurrent_tool_calls_then_valid_output() -> None:
@@ -332,19 +334,11 @@ async def test_model_failure_is_a_typed_outcome() -> None:
     assert result.outcome == ModelFailed("AuthenticationFailed", "set OPENAI_API_KEY")
 
 
-async def test_events_stream_in_order_and_heartbeat_is_called() -> None:
-    beats = 0
-
-    async def heartbeat() -> None:
-        nonlocal beats
-        beats += 1
-
+async def test_events_stream_in_order() -> None:
     model = ScriptedModel(
         [tool_calls(("slow_square", {"x": 2})), json_answer({"symbol": "MSFT", "score": 1})]
     )
-    agent_run = make_agent().iter(
-        model, "go", deps={}, as_of=AS_OF, heartbeat=heartbeat, run_id="r1"
-    )
+    agent_run = make_agent().iter(model, "go", deps={}, scope=RunScope(as_of=AS_OF, run_id="r1"))
     kinds = [event.kind async for event in agent_run]
     assert kinds == [
         "run_started",
@@ -359,7 +353,6 @@ async def test_events_stream_in_order_and_heartbeat_is_called() -> None:
         "final_output",
         "run_finished",
     ]
-    assert beats == 6  # around two model calls and one tool call
     result = await agent_run.result()  # available after iteration, not run again
     assert result.ok and result.run_id == "r1" and len(model.requests) == 2
 
@@ -384,11 +377,36 @@ async def test_text_output_and_image_prompt() -> None:
     agent: Agent[None, str] = Agent(name="writer", instructions="Write.", output_type=str)
     model = ScriptedModel(["A short note."])
     prompt = [ImagePart(data=PNG)]
-    result = await agent.run(model, prompt, deps=None, as_of=AS_OF)  # type: ignore[arg-type]
+    result = await agent.run(model, prompt, deps=None, scope=RunScope(as_of=AS_OF))  # type: ignore[arg-type]
     assert result.output == "A short note."
     assert isinstance(model.requests[0].messages[1], UserMessage)
 
 
 def test_naive_as_of_is_refused() -> None:
     with pytest.raises(ValueError, match="timezone-aware"):
-        make_agent().iter(ScriptedModel([]), "x", deps={}, as_of=datetime(2021, 1, 1))
+        make_agent().iter(
+            ScriptedModel([]), "x", deps={}, scope=RunScope(as_of=datetime(2021, 1, 1))
+        )
+
+
+async def test_an_agent_run_from_a_tool_shares_the_runs_id_ledger_and_events() -> None:
+    inner = Agent(name="inner", instructions="Say ok.", output_type=str)
+
+    @tool
+    async def ask_inner(ctx: RunContext[Any]) -> str:
+        """Ask the inner agent."""
+        result = await inner.run(ScriptedModel(["ok"]), "go", deps=None, scope=ctx.subrun())
+        return result.output
+
+    outer = Agent(
+        name="outer", instructions="Ask.", output_type=str, toolset=Toolset.of("t", [ask_inner])
+    )
+    ledger, events = UsageLedger(), []
+    scope = RunScope(as_of=AS_OF, run_id="r9", ledger=ledger, on_event=events.append)
+    result = await outer.run(
+        ScriptedModel([tool_calls(("ask_inner", {})), "done"]), "go", deps=None, scope=scope
+    )
+    assert result.ok and result.output == "done"
+    assert [e.agent for e in ledger.entries] == ["outer", "inner", "outer"]
+    inner_events = [e for e in events if e.agent == "inner"]
+    assert inner_events and {e.run_id for e in inner_events} == {"r9"}

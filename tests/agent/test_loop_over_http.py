@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 from pydantic import BaseModel
 from tests.support.openai_server import OpenAIServer, reply_status, reply_text, reply_tool_calls
 
-from alphadesk.agent import Agent, Toolset, tool
+from alphadesk.agent import Agent, RunScope, Toolset, tool
 from alphadesk.llm.litellm_model import Backoff, LiteLLMModel
 
 AS_OF = datetime(2021, 6, 30, 20, tzinfo=UTC)
@@ -51,7 +51,7 @@ async def test_full_tool_calling_run_over_http(openai_server: OpenAIServer) -> N
         output_type=Answer,
         toolset=Toolset.of("t", [double]),
     )
-    result = await agent.run(model, "Double 21 for MSFT", deps=None, as_of=AS_OF)
+    result = await agent.run(model, "Double 21 for MSFT", deps=None, scope=RunScope(as_of=AS_OF))
 
     assert result.output == Answer(symbol="MSFT", doubled=42)
     assert result.model == "openai/test-model"

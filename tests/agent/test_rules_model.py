@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 
 from pydantic import BaseModel
 
-from alphadesk.agent import Agent, NoValidOutput, Toolset, tool
+from alphadesk.agent import Agent, NoValidOutput, RunScope, Toolset, tool
 from alphadesk.llm.rules import RulesModel, RulesPolicy, Transcript
 from alphadesk.llm.testing import add_rules_latency
 
@@ -67,8 +67,7 @@ async def test_policy_plans_tools_then_decides_from_their_results() -> None:
         RulesModel(POLICY),
         "alpha desk",
         deps=None,
-        as_of=AS_OF,
-        on_event=lambda e: events.append(e.kind),
+        scope=RunScope(as_of=AS_OF, on_event=lambda e: events.append(e.kind)),
     )
     assert result.output == Total(total=18, parts=[5, 4])
     assert result.model == "rules"
@@ -79,7 +78,7 @@ async def test_policy_plans_tools_then_decides_from_their_results() -> None:
 
 async def test_a_policy_that_cannot_satisfy_the_validator_fails_visibly() -> None:
     bad = RulesPolicy(plan=[], decide=lambda t: {"total": "many"})
-    result = await AGENT.run(RulesModel(bad), "x", deps=None, as_of=AS_OF)
+    result = await AGENT.run(RulesModel(bad), "x", deps=None, scope=RunScope(as_of=AS_OF))
     assert isinstance(result.outcome, NoValidOutput)
     assert "total" in result.outcome.error
 
@@ -92,7 +91,7 @@ async def test_turn_limit_makes_the_policy_decide_early() -> None:
         toolset=AGENT.toolset,
         max_turns=1,
     )
-    result = await short.run(RulesModel(POLICY), "ab", deps=None, as_of=AS_OF)
+    result = await short.run(RulesModel(POLICY), "ab", deps=None, scope=RunScope(as_of=AS_OF))
     # After one turn no tools are offered: the policy must decide, and it needs `double`.
     assert not result.ok
     assert result.outcome.kind == "model_failed"
@@ -104,7 +103,9 @@ async def test_added_latency_delays_every_call_the_same_answers_and_is_taken_awa
     restore = add_rules_latency(0.2)
     try:
         started = time.monotonic()
-        slowed = await AGENT.run(RulesModel(POLICY), "alpha desk", deps=None, as_of=AS_OF)
+        slowed = await AGENT.run(
+            RulesModel(POLICY), "alpha desk", deps=None, scope=RunScope(as_of=AS_OF)
+        )
         waited = time.monotonic() - started
     finally:
         restore()

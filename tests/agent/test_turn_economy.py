@@ -18,6 +18,7 @@ from alphadesk.agent import (
     ModelFailed,
     NoValidOutput,
     RunContext,
+    RunScope,
     Toolset,
     UsageLimitReached,
     UsageLimits,
@@ -69,13 +70,12 @@ def agent(**fields: Any) -> Agent[dict[str, Any], Verdict]:
 
 
 async def run(model: Any, deps: dict[str, Any] | None = None, **fields: Any) -> Any:
-    limits = fields.pop("limits", None)
+    limits = fields.pop("limits", None) or UsageLimits()
     return await agent(**fields).run(
         model,
         "AAPL as of 2024-11-29",
         deps=deps if deps is not None else {},
-        as_of=AS_OF,
-        limits=limits,
+        scope=RunScope(as_of=AS_OF, limits=limits),
     )
 
 

@@ -37,10 +37,10 @@ def test_every_task_template_renders_with_its_context() -> None:
     deps = CspDeps(market=BundledProvider(), symbol="NVDA")
     as_of = close_of("2024-11-29")
     for name in agents.names:
-        prompt = agents.prompt(name, deps, as_of)
+        prompt = agents.prompt(name, deps, as_of).render()
         assert "NVDA as of 2024-11-29" in prompt and "$" not in prompt.replace("$ ", "")
-    assert '"dte_max": 45' in agents.prompt("options", deps, as_of)
-    assert "within 45 days" in agents.prompt("research", deps, as_of)
+    assert '"dte_max": 45' in agents.prompt("options", deps, as_of).render()
+    assert "within 45 days" in agents.prompt("research", deps, as_of).render()
     for spec in (agents.chart, agents.options, agents.research, agents.narrator):
         assert not spec.agent.instructions.startswith("<!--")  # the version line is dropped
 

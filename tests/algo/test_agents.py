@@ -22,7 +22,8 @@ AS_OF = datetime(2012, 12, 31, 21, tzinfo=UTC)
 
 
 def _decide(policy: Any, template: str, **context: Any) -> Any:
-    return policy.decide(Transcript(task_prompt(template, "AAPL", AS_OF, **context), {}, 0))
+    task = task_prompt(template, "AAPL", AS_OF, **context)
+    return policy.decide(Transcript(task.render(), {}, 0, task=task))
 
 
 def test_the_swarm_is_fifteen_rows_five_per_domain_from_one_factory() -> None:

@@ -15,8 +15,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from alphadesk.agent import RunScope
 from alphadesk.agents.csp.deps import CspDeps
 from alphadesk.agents.csp.research import RESEARCH
+from alphadesk.agents.csp.tasks import ResearchTask
 from alphadesk.agents.desk import DeskAgents, DeskDeps, default_agents
 from alphadesk.config import DataSettings, Settings
 from alphadesk.data import build_provider
@@ -61,9 +63,9 @@ async def test_the_desk_fundamentals_analyst_reads_the_10k(
     spec = default_agents().analysts["fundamentals"]
     result = await spec.agent.run(
         RulesModel(spec.policy),
-        DeskAgents.prompt("fundamentals", symbol, as_of),
+        DeskAgents.prompt("fundamentals", symbol, as_of).message(),
         deps=DeskDeps(market=build_provider(Settings()), symbol=symbol),
-        as_of=as_of,
+        scope=RunScope(as_of=as_of),
     )
     assert result.outcome.kind == "completed", result.outcome.reason
     report = result.output
@@ -187,12 +189,11 @@ async def test_earnings_dates_come_from_8k_item_202_and_the_next_is_only_estimat
 async def test_a_csp_window_covering_a_release_rates_earnings_risk_from_its_date() -> None:
     as_of = close_on_or_before(date(2019, 7, 19))  # Apple reported 2019-07-30
     market = build_provider(Settings())
-    prompt = (
-        f"Research AAPL as of {as_of.isoformat()} for red flags before selling a cash-secured "
-        "put that expires within 30 days (by 2019-08-18)."
-    )
     result = await RESEARCH.agent.run(
-        RulesModel(RESEARCH.policy), prompt, deps=CspDeps(market=market, symbol="AAPL"), as_of=as_of
+        RulesModel(RESEARCH.policy),
+        ResearchTask(symbol="AAPL", as_of=as_of, horizon_days=30).message(),
+        deps=CspDeps(market=market, symbol="AAPL"),
+        scope=RunScope(as_of=as_of),
     )
     assert result.outcome.kind == "completed", result.outcome.reason
     out = result.output
@@ -202,9 +203,9 @@ async def test_a_csp_window_covering_a_release_rates_earnings_risk_from_its_date
     later = close_on_or_before(date(2019, 8, 5))  # after the release: next one ~Oct 30
     late = await RESEARCH.agent.run(
         RulesModel(RESEARCH.policy),
-        prompt.replace(as_of.isoformat(), later.isoformat()),
+        ResearchTask(symbol="AAPL", as_of=later, horizon_days=30).message(),
         deps=CspDeps(market=market, symbol="AAPL"),
-        as_of=later,
+        scope=RunScope(as_of=later),
     )
     assert late.output.earnings_risk == "low"
 

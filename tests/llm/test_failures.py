@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from alphadesk.agent import RunScope
 from alphadesk.llm.attempts import FailedAttempt, reporting_attempts
 from alphadesk.llm.base import EndpointUnreachable, ProviderTimeout, RequestRejected
 from alphadesk.llm.litellm_model import LiteLLMModel
@@ -189,7 +190,9 @@ async def test_every_attempt_of_an_agent_is_in_its_ledger(openai_server: OpenAIS
     model, _ = make(openai_server, max_retries=1)
     agent = Agent(name="judge", instructions="Answer.", output_type=Verdict)
     ledger = UsageLedger()
-    run = agent.iter(model, "Verdict?", deps=None, as_of=datetime.now(UTC), ledger=ledger)
+    run = agent.iter(
+        model, "Verdict?", deps=None, scope=RunScope(as_of=datetime.now(UTC), ledger=ledger)
+    )
     result = await run.result()
     assert result.output == Verdict(verdict="ok")
     failed, answered = ledger.entries

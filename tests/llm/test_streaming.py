@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from alphadesk.agent import Agent, Toolset, tool
+from alphadesk.agent import Agent, RunScope, Toolset, tool
 from alphadesk.agent.events import BaseEvent, TextDelta
 from alphadesk.config import CacheMode
 from alphadesk.llm.base import ModelUnavailable, StreamingModel, stream_response
@@ -163,7 +163,10 @@ async def test_a_streaming_agent_emits_text_deltas_after_its_tools(
     )
     events: list[BaseEvent] = []
     result = await agent.run(
-        _model(openai_server), "MSFT?", deps=None, as_of=AS_OF, on_event=events.append
+        _model(openai_server),
+        "MSFT?",
+        deps=None,
+        scope=RunScope(as_of=AS_OF, on_event=events.append),
     )
     assert result.output == "MSFT trades at 250 dollars."
     deltas = [e for e in events if isinstance(e, TextDelta)]

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from alphadesk.agent import Agent, UsageLedger
+from alphadesk.agent import Agent, RunScope, UsageLedger
 from alphadesk.agent.events import RunStarted
 from alphadesk.cli.app import app
 from alphadesk.llm.testing import ScriptedModel
@@ -53,10 +53,9 @@ def _run(agent: Agent[None, str], recorder: RunRecorder) -> str:
             model,
             "Echo MSFT",
             deps=None,
-            as_of=AS_OF,
-            run_id=recorder.run_id,
-            ledger=recorder.ledger,
-            on_event=recorder.emit,
+            scope=RunScope(
+                as_of=AS_OF, run_id=recorder.run_id, ledger=recorder.ledger, on_event=recorder.emit
+            ),
         )
     )
     return result.output

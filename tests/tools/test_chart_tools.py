@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from alphadesk.agent import Agent, RunResult, ToolCrashed
+from alphadesk.agent import Agent, RunResult, RunScope, ToolCrashed
 from alphadesk.agent import events as ev
 from alphadesk.data.chain import ProviderChain
 from alphadesk.data.providers.bundled import BundledProvider
@@ -69,7 +69,9 @@ async def run_calls(
         toolset=CHART_TOOLS,
         max_turns=len(turns) + 2,
     )
-    result = await agent.run(model, "Analyse the chart.", deps=deps, as_of=as_of, on_event=on_event)
+    result = await agent.run(
+        model, "Analyse the chart.", deps=deps, scope=RunScope(as_of=as_of, on_event=on_event)
+    )
     return result, model
 
 

@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from alphadesk.agent import Agent
+from alphadesk.agent import Agent, RunScope
 from alphadesk.analytics.trend import trend_assessment
 from alphadesk.data.base import DataKind, Provider
 from alphadesk.data.calendar import end_of_day
@@ -43,7 +43,7 @@ async def run(market: Any, *calls: tuple[str, dict[str, Any]], as_of: datetime) 
         max_turns=len(calls) + 1,
     )
     model = ScriptedModel([*(tool_calls(c) for c in calls), "done"])
-    result = await agent.run(model, "go", deps=ToolDeps(market=market), as_of=as_of)
+    result = await agent.run(model, "go", deps=ToolDeps(market=market), scope=RunScope(as_of=as_of))
     assert result.ok, result.outcome
     return [text_of(r.messages[-1].content) for r in model.requests[1:]]
 

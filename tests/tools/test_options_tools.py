@@ -17,7 +17,7 @@ from py_vollib.black_scholes import black_scholes
 from py_vollib.black_scholes.greeks import analytical
 from scipy.stats import norm
 
-from alphadesk.agent import Agent
+from alphadesk.agent import Agent, RunScope
 from alphadesk.config import Settings
 from alphadesk.data import build_provider
 from alphadesk.data.base import DataKind, MarketData, Provider
@@ -69,7 +69,9 @@ async def run_tool(
         max_turns=len(calls) + 1,
     )
     model = ScriptedModel([*(tool_calls(c) for c in calls), "done"])
-    result = await agent.run(model, "Analyse", deps=ToolDeps(market=market), as_of=as_of)
+    result = await agent.run(
+        model, "Analyse", deps=ToolDeps(market=market), scope=RunScope(as_of=as_of)
+    )
     assert result.ok, result.outcome
     replies = [text_of(r.messages[-1].content) for r in model.requests[1:]]
     assert all(isinstance(r.messages[-1], ToolMessage) for r in model.requests[1:])

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from alphadesk.agent import Agent
+from alphadesk.agent import Agent, RunScope
 from alphadesk.data.base import DataKind, Provider
 from alphadesk.data.models import (
     AnalystRating,
@@ -128,7 +128,9 @@ async def call(market: Any, name: str, args: dict[str, Any]) -> tuple[dict[str, 
     agent = Agent(name="tester", instructions="Research.", output_type=str,
                   toolset=RESEARCH_TOOLS, max_turns=2)
     model = ScriptedModel([tool_calls((name, args)), "done"])
-    result = await agent.run(model, "Research MSFT", deps=ToolDeps(market=market), as_of=AS_OF)
+    result = await agent.run(
+        model, "Research MSFT", deps=ToolDeps(market=market), scope=RunScope(as_of=AS_OF)
+    )
     assert result.ok, result.outcome
     text = text_of(model.requests[1].messages[-1].content)
     return json.loads(text), text
@@ -152,7 +154,7 @@ async def test_invalid_window_is_a_retry(fake: FakeResearch) -> None:
                   toolset=RESEARCH_TOOLS, max_turns=3)
     model = ScriptedModel([tool_calls(("get_news", {"symbol": "MSFT", "days": 0})),
                            tool_calls(("get_news", {"symbol": "MSFT"})), "done"])
-    result = await agent.run(model, "go", deps=ToolDeps(market=fake), as_of=AS_OF)
+    result = await agent.run(model, "go", deps=ToolDeps(market=fake), scope=RunScope(as_of=AS_OF))
     assert result.ok
     assert "Invalid arguments for get_news" in text_of(model.requests[1].messages[-1].content)
 

@@ -4,7 +4,7 @@ It knows nothing about finance; pipelines give it instructions, tools and output
 """
 
 from alphadesk.agent.agent import Agent, AgentRun, OutputValidator
-from alphadesk.agent.context import RunContext
+from alphadesk.agent.context import RunContext, RunScope
 from alphadesk.agent.errors import ModelRetry, ToolDefinitionError
 from alphadesk.agent.result import (
     Completed,
@@ -36,6 +36,7 @@ __all__ = [
     "RunContext",
     "RunNotCompleted",
     "RunResult",
+    "RunScope",
     "Tool",
     "ToolCrashed",
     "ToolDefinitionError",

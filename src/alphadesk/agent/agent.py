@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import inspect
 import time
-import uuid
 from collections import Counter
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field, replace
@@ -20,7 +19,7 @@ from pydantic import ValidationError
 
 from alphadesk.agent import events as ev
 from alphadesk.agent.calls import CallLog, TurnPlan, plan_turn
-from alphadesk.agent.context import RunContext
+from alphadesk.agent.context import RunContext, RunScope
 from alphadesk.agent.errors import ModelRetry, describe_invalid
 from alphadesk.agent.output import (
     AnswerMode,
@@ -43,7 +42,7 @@ from alphadesk.agent.result import (
 )
 from alphadesk.agent.tools import Tool, render_result
 from alphadesk.agent.toolsets import Toolset
-from alphadesk.agent.usage import LimitExceeded, UsageLedger, UsageLimits
+from alphadesk.agent.usage import LimitExceeded
 from alphadesk.llm.attempts import FailedAttempt, reporting_attempts
 from alphadesk.llm.base import Model, ModelError, RequestRejected, stream_response
 from alphadesk.llm.messages import (
@@ -67,7 +66,6 @@ DepsT = TypeVar("DepsT")
 OutputT = TypeVar("OutputT")
 
 OutputValidator = Callable[[RunContext[Any], Any], Any | Awaitable[Any]]
-Heartbeat = Callable[[], Awaitable[None]]
 
 FORCE_FINAL = (
     "You have reached the turn limit. Do not call more tools: give your final answer now "
@@ -102,53 +100,29 @@ class Agent(Generic[DepsT, OutputT]):
     def iter(
         self,
         model: Model,
-        prompt: str | list[ContentPart],
+        prompt: str | list[ContentPart] | UserMessage,
         *,
         deps: DepsT,
-        as_of: datetime,
-        run_id: str | None = None,
-        ledger: UsageLedger | None = None,
-        limits: UsageLimits | None = None,
-        heartbeat: Heartbeat | None = None,
-        on_event: ev.EventSink | None = None,
+        scope: RunScope,
     ) -> AgentRun[DepsT, OutputT]:
-        """A run of this agent, ready to be awaited (``await run.result()``) or iterated for
-        its events (``async for event in run``)."""
-        ctx = RunContext(
-            deps=deps,
-            as_of=as_of,
-            run_id=run_id or uuid.uuid4().hex[:12],
-            agent=self.name,
-            ledger=ledger if ledger is not None else UsageLedger(),
-        )
-        return AgentRun(self, model, prompt, ctx, limits or UsageLimits(), heartbeat, on_event)
+        """A run of this agent in ``scope``, ready to be awaited (``await run.result()``) or
+        iterated for its events (``async for event in run``).
+
+        ``prompt`` is the task: its text, or a user message (which may carry the structured
+        task its text was rendered from, for a model that reads data rather than text).
+        """
+        return AgentRun(self, model, prompt, deps, scope)
 
     async def run(
         self,
         model: Model,
-        prompt: str | list[ContentPart],
+        prompt: str | list[ContentPart] | UserMessage,
         *,
         deps: DepsT,
-        as_of: datetime,
-        run_id: str | None = None,
-        ledger: UsageLedger | None = None,
-        limits: UsageLimits | None = None,
-        heartbeat: Heartbeat | None = None,
-        on_event: ev.EventSink | None = None,
+        scope: RunScope,
     ) -> RunResult[OutputT]:
         """Run to the end and return the result (the outcome says how it ended)."""
-        run = self.iter(
-            model,
-            prompt,
-            deps=deps,
-            as_of=as_of,
-            run_id=run_id,
-            ledger=ledger,
-            limits=limits,
-            heartbeat=heartbeat,
-            on_event=on_event,
-        )
-        return await run.result()
+        return await self.iter(model, prompt, deps=deps, scope=scope).result()
 
 
 # The closed set of things a model turn can lead to.
@@ -182,20 +156,22 @@ class AgentRun(Generic[DepsT, OutputT]):
         self,
         agent: Agent[DepsT, OutputT],
         model: Model,
-        prompt: str | list[ContentPart],
-        ctx: RunContext[DepsT],
-        limits: UsageLimits,
-        heartbeat: Heartbeat | None,
-        on_event: ev.EventSink | None,
+        prompt: str | list[ContentPart] | UserMessage,
+        deps: DepsT,
+        scope: RunScope,
     ) -> None:
-        self.agent, self.model, self.limits = agent, model, limits
-        self._heartbeat = heartbeat
-        self._listeners: list[ev.EventSink] = [on_event] if on_event else []
-        self.ctx = replace(ctx, emit=self._emit)
-        self.messages: list[Message] = [
-            SystemMessage(content=self._system_prompt()),
-            UserMessage(content=prompt),
-        ]
+        self.agent, self.model, self.limits = agent, model, scope.limits
+        self._listeners: list[ev.EventSink] = [scope.on_event] if scope.on_event else []
+        self.ctx = RunContext(
+            deps=deps,
+            as_of=scope.as_of,
+            run_id=scope.run_id,
+            agent=agent.name,
+            ledger=scope.ledger,
+            emit=self._emit,
+        )
+        task = prompt if isinstance(prompt, UserMessage) else UserMessage(content=prompt)
+        self.messages: list[Message] = [SystemMessage(content=self._system_prompt()), task]
         self.usage = Usage()
         self.tool_calls = 0
         self._tool_retries: Counter[str] = Counter()
@@ -286,7 +262,6 @@ class AgentRun(Generic[DepsT, OutputT]):
                 **self._ids(), turn=turn, messages=len(self.messages), forced_final=forced
             )
         )
-        await self._beat()
         try:
             async with asyncio.timeout(self._time_left()):
                 with reporting_attempts(self._record_failed):
@@ -297,7 +272,6 @@ class AgentRun(Generic[DepsT, OutputT]):
             return self._rejection(exc)
         except ModelError as exc:
             return _Stop(ModelFailed(type(exc).__name__, str(exc)))
-        await self._beat()
         self.ctx.ledger.record(self.agent.name, response)
         self.usage = self.usage + (Usage() if response.cached else response.usage)
         message = response.message
@@ -401,9 +375,7 @@ class AgentRun(Generic[DepsT, OutputT]):
                 tool_call_id=call.id,
                 retry=self._tool_retries[tool.name],
             )
-            await self._beat()
             value = await tool.call(ctx, kwargs)
-            await self._beat()
         except ModelRetry as exc:
             return self._retry_tool(call, tool, str(exc), ids)
         except Exception as exc:  # a tool failure is reported, never lost
@@ -505,10 +477,6 @@ class AgentRun(Generic[DepsT, OutputT]):
     def _emit(self, event: ev.BaseEvent) -> None:
         for listener in self._listeners:
             listener(event)
-
-    async def _beat(self) -> None:
-        if self._heartbeat is not None:
-            await self._heartbeat()
 
     def _finish(self, outcome: Outcome) -> RunResult[OutputT]:
         self._emit(ev.RunFinished(**self._ids(), outcome=outcome.kind, reason=outcome.reason))

@@ -1,45 +1,72 @@
-"""Reading a task message back: what the rules policies know of their assignment.
+"""An agent's task as data: the object its prompt text is rendered from.
 
-The task templates name the symbol as ``<SYMBOL> as of <DATE>`` and carry structured
-context in fenced JSON blocks, which an LLM reads as easily as a policy parses them.
+A task has one typed field per value its template shows (the symbol, the instant, the
+context). An LLM reads the rendered text; the task object travels with that text in the
+user message (``UserMessage.task``, left out of cache keys and never sent), so an offline
+``rules`` policy reads named, typed fields instead of parsing the text back.
 """
 
 from __future__ import annotations
 
 import json
-import re
-from datetime import date
-from typing import Any
+from collections.abc import Mapping
+from dataclasses import dataclass, fields
+from datetime import datetime
+from typing import Any, ClassVar, TypeVar
 
-from alphadesk.llm.rules import Transcript
+from pydantic import BaseModel
 
-__all__ = ["task_date", "task_json", "task_symbol"]
+from alphadesk.agents.spec import load_prompt
+from alphadesk.llm.messages import UserMessage
 
-_SUBJECT = re.compile(r"(\S+) as of (\d{4}-\d{2}-\d{2})")
-_BLOCK = re.compile(r"```json\s*\n(.*?)```", re.DOTALL)
+__all__ = ["AgentTask", "SymbolTask", "render_value", "task_kind"]
 
-
-def task_symbol(t: Transcript) -> str:
-    match = _SUBJECT.search(t.prompt)
-    if match is None:
-        raise ValueError("the task names no '<SYMBOL> as of <DATE>'")
-    return match.group(1)
+TaskT = TypeVar("TaskT", bound="AgentTask")
 
 
-def task_date(t: Transcript) -> date:
-    """The analysis date the task names."""
-    match = _SUBJECT.search(t.prompt)
-    if match is None:
-        raise ValueError("the task names no '<SYMBOL> as of <DATE>'")
-    return date.fromisoformat(match.group(2))
+def render_value(value: Any) -> str:
+    """How a template shows a value: numbers and text as is, anything else as JSON."""
+    if isinstance(value, str | int | float) and not isinstance(value, bool):
+        return str(value)
+    if isinstance(value, BaseModel):
+        value = value.model_dump(mode="json")
+    return json.dumps(value, indent=1, default=str)
 
 
-def task_json(t: Transcript, index: int) -> Any:
-    """The ``index``-th fenced JSON block of the task (None when it is not JSON)."""
-    blocks = _BLOCK.findall(t.prompt)
-    if index >= len(blocks):
-        raise ValueError(f"the task has {len(blocks)} JSON blocks, not {index + 1}")
-    try:
-        return json.loads(blocks[index])
-    except json.JSONDecodeError:
-        return None
+@dataclass(frozen=True, kw_only=True)
+class AgentTask:
+    """The assignment of one agent run. Subclasses name their template and add one field
+    per value the template shows."""
+
+    package: ClassVar[str]
+    template: ClassVar[str]
+
+    def values(self) -> dict[str, str]:
+        """The template's variables: every field, rendered."""
+        return {f.name: render_value(getattr(self, f.name)) for f in fields(self)}
+
+    def render(self) -> str:
+        """The prompt text an LLM reads."""
+        return load_prompt(self.package, f"{self.template}_task").substitute(self.values())
+
+    def message(self) -> UserMessage:
+        """The user message: the rendered text, carrying this task for a rules policy."""
+        return UserMessage(content=self.render(), task=self)
+
+
+@dataclass(frozen=True, kw_only=True)
+class SymbolTask(AgentTask):
+    """A task about one symbol as of one instant (its template shows the date)."""
+
+    symbol: str
+    as_of: datetime
+
+    def values(self) -> dict[str, str]:
+        return super().values() | {"as_of": self.as_of.date().isoformat()}
+
+
+def task_kind(tasks: Mapping[str, type[TaskT]], name: str) -> type[TaskT]:
+    """The task class of ``name``; KeyError naming the known ones."""
+    if name not in tasks:
+        raise KeyError(f"no task template {name!r}; the templates are {sorted(tasks)}")
+    return tasks[name]

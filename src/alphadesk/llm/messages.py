@@ -67,8 +67,14 @@ class SystemMessage(_Frozen):
 
 
 class UserMessage(_Frozen):
+    """A user turn. ``task`` is the structured task ``content`` was rendered from, for a
+    model that reads data rather than text (the ``rules`` policies); it is never sent to a
+    provider nor serialized, so it leaves cache and journal keys as the text alone makes them.
+    """
+
     role: Literal["user"] = "user"
     content: str | list[ContentPart]
+    task: Any = Field(default=None, exclude=True, repr=False)
 
 
 class ToolCall(_Frozen):

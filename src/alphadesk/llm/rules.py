@@ -7,11 +7,12 @@ exercises exactly the engine a real LLM uses: schemas, validation, retries, even
 
 from __future__ import annotations
 
+import copy
 import itertools
 import json
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
@@ -34,20 +35,25 @@ __all__ = ["PlannedCall", "RulesModel", "RulesPolicy", "Transcript"]
 
 PlannedCall = tuple[str, dict[str, Any]]
 _ids = itertools.count(1)
+TaskT = TypeVar("TaskT")
 
 
 @dataclass(frozen=True)
 class Transcript:
-    """What a policy can see: the task and the parsed results of the tools called so far."""
+    """What a policy can see: the task (its text, and the object it was rendered from when
+    the caller gave one) and the parsed results of the tools called so far."""
 
     prompt: str
     results: dict[str, list[Any]]
     turn: int
     feedback: str | None = None
+    task: Any = None
 
     @classmethod
     def of(cls, messages: Sequence[Message]) -> Transcript:
-        prompt = next((text_of(m.content) for m in messages if isinstance(m, UserMessage)), "")
+        first = next((m for m in messages if isinstance(m, UserMessage)), None)
+        prompt = text_of(first.content) if first is not None else ""
+        task = first.task if first is not None else None
         results: dict[str, list[Any]] = {}
         for message in messages:
             if isinstance(message, ToolMessage):
@@ -55,7 +61,15 @@ class Transcript:
         turn = sum(1 for m in messages if isinstance(m, AssistantMessage) and m.tool_calls)
         last = messages[-1] if messages else None
         feedback = text_of(last.content) if isinstance(last, UserMessage) and turn else None
-        return cls(prompt, results, turn, feedback)
+        return cls(prompt, results, turn, feedback, task)
+
+    def task_as(self, kind: type[TaskT]) -> TaskT:
+        """A copy of the task as a ``kind`` (a policy cannot alter its caller's data);
+        ValueError saying what came instead (a plain-text task, or another agent's)."""
+        if not isinstance(self.task, kind):
+            given = "a plain-text prompt" if self.task is None else type(self.task).__name__
+            raise ValueError(f"the policy needs a {kind.__name__} task, got {given}")
+        return copy.deepcopy(self.task)
 
     def last(self, tool: str) -> Any:
         """The latest result of ``tool``; KeyError naming the tool when it was never called."""

@@ -14,9 +14,10 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
-from alphadesk.agent import Completed, RunResult, UsageLimits
+from alphadesk.agent import Completed, RunResult, RunScope, UsageLimits
 from alphadesk.agent.events import BaseEvent
 from alphadesk.agents.spec import AgentSpec, configured, model_for
+from alphadesk.agents.task import AgentTask
 from alphadesk.config import Settings
 from alphadesk.data.errors import DataError
 from alphadesk.llm.base import Model
@@ -100,13 +101,14 @@ class AgentSteps:
     async def run(
         self,
         spec: AgentSpec[Any, OutputT],
-        prompt: str | list[ContentPart],
+        prompt: AgentTask | str | list[ContentPart],
         deps: Any,
         request: PipelineRequest,
         *,
         rejection: Callable[[OutputT], str | None] | None = None,
     ) -> StepOutcome[OutputT]:
-        """Run ``spec`` on ``prompt``; ``rejection`` says why its output stops the pipeline."""
+        """Run ``spec`` on ``prompt`` (a task object, or plain text); ``rejection`` says why
+        its output stops the pipeline."""
         model = self.pipeline_run.model(self.models(spec.name))
         self._announce(StepStarted, spec.name, request.symbol, model=model.name)
         started = time.monotonic()
@@ -114,13 +116,15 @@ class AgentSteps:
             agent = configured(spec.at_depth(request.depth), self.models.settings)
             result = await agent.run(
                 model,
-                prompt,
+                prompt.message() if isinstance(prompt, AgentTask) else prompt,
                 deps=deps,
-                as_of=request.as_of,
-                run_id=self.pipeline_run.run_id,
-                ledger=self.pipeline_run.ledger,
-                limits=self.limits,
-                on_event=self.pipeline_run.emit,
+                scope=RunScope(
+                    as_of=request.as_of,
+                    run_id=self.pipeline_run.run_id,
+                    ledger=self.pipeline_run.ledger,
+                    limits=self.limits,
+                    on_event=self.pipeline_run.emit,
+                ),
             )
         except DataError as exc:  # the data the validators check against is unavailable
             failure = f"{spec.name}: {type(exc).__name__}: {exc}"

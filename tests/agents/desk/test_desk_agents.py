@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 from pydantic import ValidationError
 
-from alphadesk.agent import RunContext
+from alphadesk.agent import RunContext, RunScope
 from alphadesk.agents.desk import DeskAgents, DeskDeps, default_agents
 from alphadesk.agents.desk.facts import citation_problems, fact_sheet
 from alphadesk.agents.desk.models import DebateTurn, Evidence, MarketReport, RiskView, TradeProposal
@@ -33,9 +33,12 @@ AGENTS = default_agents()
 
 async def run_analyst(name: str, market: MarketData, symbol: str, as_of: datetime) -> object:
     spec = AGENTS.analysts[name]
-    prompt = DeskAgents.prompt(name, symbol, as_of)
+    task = DeskAgents.prompt(name, symbol, as_of)
     result = await spec.agent.run(
-        RulesModel(spec.policy), prompt, deps=DeskDeps(market=market, symbol=symbol), as_of=as_of
+        RulesModel(spec.policy),
+        task.message(),
+        deps=DeskDeps(market=market, symbol=symbol),
+        scope=RunScope(as_of=as_of),
     )
     assert result.outcome.kind == "completed", result.outcome.reason
     return result.output

@@ -9,17 +9,16 @@ deterministic ``rules`` policy for offline runs.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from alphadesk.agents.algo.deps import AlgoDeps
-from alphadesk.agents.spec import AgentSpec, load_prompt
+from alphadesk.agents.algo.tasks import ALGO_TASKS, AlgoTask
+from alphadesk.agents.spec import AgentSpec
+from alphadesk.agents.task import task_kind
 
 __all__ = ["AlgoAgents", "AlgoDeps", "default_agents", "task_prompt"]
-
-_PKG = "alphadesk.agents.algo"
 
 
 @dataclass(frozen=True)
@@ -51,14 +50,10 @@ class AlgoAgents:
         return [spec.name for spec in self.all]
 
 
-def task_prompt(template: str, symbol: str, as_of: datetime, **context: Any) -> str:
-    """The task ``template`` filled with the symbol, the date and ``context`` (objects as
-    JSON blocks, text as is)."""
-    values = {"symbol": symbol, "as_of": as_of.date().isoformat()}
-    for key, value in context.items():
-        plain = isinstance(value, str | int | float) and not isinstance(value, bool)
-        values[key] = str(value) if plain else json.dumps(value, indent=1, default=str)
-    return load_prompt(_PKG, f"{template}_task").substitute(values)
+def task_prompt(template: str, symbol: str, as_of: datetime, **context: Any) -> AlgoTask:
+    """The task of ``template`` for the symbol and date, with ``context`` (the template's
+    other values, by name)."""
+    return task_kind(ALGO_TASKS, template)(symbol=symbol, as_of=as_of, **context)
 
 
 def default_agents() -> AlgoAgents:

@@ -9,29 +9,20 @@ proposed again.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from typing import Any
 
 from alphadesk.agent import Agent, ModelRetry, RunContext
 from alphadesk.agents.algo.deps import AlgoDeps
 from alphadesk.agents.algo.models import StrategyBatch, StrategyVariant
+from alphadesk.agents.algo.tasks import StrategistTask
 from alphadesk.agents.algo.templates import TEMPLATES, StrategyTemplate
 from alphadesk.agents.spec import AgentSpec, load_prompt
-from alphadesk.agents.task import task_json
 from alphadesk.llm.rules import RulesPolicy, Transcript
 
 __all__ = ["STRATEGIST", "StrategyPlan"]
 
 _PKG = "alphadesk.agents.algo"
-_BRIEF, _LAST, _TRIED = range(3)
-
-
-def _number(pattern: str, text: str) -> str:
-    match = re.search(pattern, text)
-    if match is None:
-        raise ValueError(f"the task does not say {pattern!r}")
-    return match.group(1)
 
 
 def _key(params: dict[str, Any]) -> str:
@@ -42,13 +33,11 @@ class StrategyPlan:
     """The variants of one iteration, chosen deterministically from the task."""
 
     def __init__(self, t: Transcript) -> None:
-        brief = task_json(t, _BRIEF) or {}
-        self.last: dict[str, Any] = task_json(t, _LAST) or {}
-        tried: dict[str, list[dict[str, Any]]] = task_json(t, _TRIED) or {}
-        self.tried = {name: {_key(p) for p in sets} for name, sets in tried.items()}
-        self.approaches: list[str] = brief.get("approaches") or ["trend"]
-        self.iteration = int(_number(r"iteration (\d+)\.", t.prompt))
-        self.n = int(_number(r"Write (\d+) variants", t.prompt))
+        task = t.task_as(StrategistTask)
+        self.last: dict[str, Any] = task.last or {}
+        self.tried = {name: {_key(p) for p in sets} for name, sets in task.tried.items()}
+        self.approaches: list[str] = task.brief.get("approaches") or ["trend"]
+        self.iteration, self.n = task.iteration, task.n
         self.chosen: list[StrategyVariant] = []
         self.notes: list[str] = []
 

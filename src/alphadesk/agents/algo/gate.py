@@ -8,7 +8,6 @@ in-sample and out-of-sample (an overfit one) goes back to the model as a retry.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from alphadesk.agent import Agent, ModelRetry, RunContext
@@ -20,8 +19,8 @@ from alphadesk.agents.algo.models import (
     GateDecision,
     TrajectoryReading,
 )
+from alphadesk.agents.algo.tasks import FailureTask, GateTask, TrajectoryTask
 from alphadesk.agents.spec import AgentSpec, load_prompt
-from alphadesk.agents.task import task_json
 from alphadesk.llm.rules import RulesPolicy, Transcript
 
 __all__ = ["FAILURE_ANALYST", "QUALITY_GATE", "ROUTES", "TRAJECTORY_ANALYST"]
@@ -39,11 +38,6 @@ ROUTES: dict[FailureClass, Decision] = {
 }
 
 
-def _iteration(t: Transcript) -> tuple[int, int]:
-    match = re.search(r"iteration (\d+) of (\d+)", t.prompt)
-    return (int(match.group(1)), int(match.group(2))) if match else (1, 1)
-
-
 def _line(v: dict[str, Any]) -> str:
     ins, oos = v.get("in_sample") or {}, v.get("out_of_sample") or {}
     return (
@@ -57,9 +51,8 @@ def _line(v: dict[str, Any]) -> str:
 
 
 def _diagnose(t: Transcript) -> FailureAnalysis:
-    variants: list[dict[str, Any]] = task_json(t, 0) or []
-    history: list[dict[str, Any]] = task_json(t, 1) or []
-    iteration, _ = _iteration(t)
+    task = t.task_as(FailureTask)
+    variants, history, iteration = task.variants, task.history, task.iteration
     broken = [v for v in variants if v.get("error")]
     idle = [
         v for v in variants if not v.get("error") and not (v.get("in_sample") or {}).get("trades")
@@ -132,7 +125,7 @@ _NEXT = {"CONVERGING": "CONTINUE", "DIVERGING": "ABANDON"}
 
 
 def _read_trajectory(t: Transcript) -> TrajectoryReading:
-    stats = task_json(t, 0) or {}
+    stats = t.task_as(TrajectoryTask).trajectory
     status = stats["status"]
     return TrajectoryReading(
         status=status,
@@ -158,10 +151,9 @@ TRAJECTORY_ANALYST: AgentSpec[AlgoDeps, TrajectoryReading] = AgentSpec(
 
 
 def _gate(t: Transcript) -> GateDecision:
-    variants: list[dict[str, Any]] = task_json(t, 0) or []
-    failure = task_json(t, 1)
-    trajectory = task_json(t, 2)
-    refinements = int(re.search(r"Refinements so far: (\d+)", t.prompt).group(1))  # type: ignore[union-attr]
+    task = t.task_as(GateTask)
+    variants, failure, trajectory = task.variants, task.failure, task.trajectory
+    refinements = task.refinements
     winners = [v for v in variants if v.get("passed")]
     ranked = sorted(winners or variants, key=lambda v: v.get("score", 0.0), reverse=True)
     best = ranked[0]["variant_id"] if ranked else None
@@ -177,11 +169,12 @@ def _gate(t: Transcript) -> GateDecision:
     why = f"{cls}: {(failure or {}).get('root_cause', '')}"
     if decision == "REFINE" and refinements >= _MAX_REFINEMENTS:
         decision, why = "RESEARCH", f"{why}; {refinements} refinements failed, research again"
-    reading = (trajectory or {}).get("next_action")
+    trend = trajectory or {}
+    reading = trend.get("next_action")
     if reading == "ABANDON" and decision != "FIX":
         decision, why = "ABANDON", f"{why}; the trajectory diverges"
     elif reading == "PIVOT" and decision == "TUNE":
-        decision, why = "REFINE", f"{why}; tuning is {trajectory['status'].lower()}, pivot"
+        decision, why = "REFINE", f"{why}; tuning is {trend['status'].lower()}, pivot"
     return GateDecision(
         decision=decision,
         best_variant=best,

@@ -23,9 +23,9 @@ from alphadesk.agents.algo.models import (
     ResearchReport,
 )
 from alphadesk.agents.algo.readers import READERS
+from alphadesk.agents.algo.tasks import LeaderTask, SubagentTask, SynthesizerTask
 from alphadesk.agents.bounds import at_most
 from alphadesk.agents.spec import AgentSpec, load_prompt
-from alphadesk.agents.task import task_json, task_symbol
 from alphadesk.llm.rules import PlannedCall, RulesPolicy, Transcript
 from alphadesk.tools.chart import CHART_TOOLS
 from alphadesk.tools.deps import ToolDeps
@@ -114,7 +114,7 @@ SUBAGENTS: tuple[Subagent, ...] = (
 
 
 def _gather(row: Subagent, t: Transcript) -> list[PlannedCall]:
-    symbol = task_symbol(t)
+    symbol = t.task_as(SubagentTask).symbol
     return [(tool, {"symbol": symbol, **args}) for tool, args in row.calls]
 
 
@@ -185,7 +185,7 @@ def _synthesize(domain: Domain, t: Transcript) -> FactSheet:
     """Weighted vote of the observed findings; modeled findings (derived, e.g. from a
     modeled option chain) are shown but decide nothing, so a domain seen only through
     models is ``unknown``."""
-    reports = [ResearchReport.model_validate(r) for r in task_json(t, 0) or []]
+    reports = [ResearchReport.model_validate(r) for r in t.task_as(SynthesizerTask).reports]
     observed = [r for r in reports if r.data_quality == "observed"]
     signal, agreement = _weighted_signal([f for r in observed for f in r.findings])
     coverage = len(observed) / len(reports) if reports else 0.0
@@ -238,8 +238,9 @@ _ALL: tuple[Approach, ...] = ("trend", "momentum", "mean_reversion", "breakout")
 
 
 def _brief(t: Transcript) -> ResearchBrief:
-    sheets = [FactSheet.model_validate(s) for s in task_json(t, 0) or []]
-    feedback = task_json(t, 1) or {}
+    task = t.task_as(LeaderTask)
+    sheets = [FactSheet.model_validate(s) for s in task.sheets]
+    feedback = task.feedback or {}
     technical = next((s for s in sheets if s.domain == "technical"), None)
     first = technical.recommended_approach if technical else None
     ranked = [a for a in ((first,) if first else ()) + _ALL if a is not None]
@@ -261,7 +262,7 @@ def _brief(t: Transcript) -> ResearchBrief:
     views = ", ".join(f"{s.domain} {s.signal}" for s in sheets)
     retry = f" Re-research after {feedback['reason']}." if feedback.get("reason") else ""
     return ResearchBrief(
-        summary=f"{task_symbol(t)}: {views}. Most promising: {approaches[0]}.{retry}",
+        summary=f"{task.symbol}: {views}. Most promising: {approaches[0]}.{retry}",
         approaches=approaches,
         confidence=confidence,
         research_quality=quality,

@@ -10,22 +10,19 @@ the market's state then deep reasoning on it.
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import replace
 from typing import Any
 
 from alphadesk.agent import Agent, Toolset
 from alphadesk.agents.assistant.answer_rules import write_answer
 from alphadesk.agents.assistant.models import AssetClass
+from alphadesk.agents.assistant.tasks import AnswerTask, QuestionTask
 from alphadesk.agents.spec import AgentSpec, load_prompt
 from alphadesk.llm.rules import PlannedCall, RulesPolicy, Transcript
 
 __all__ = ["ANSWER", "SKILLS", "answer_agent", "skill_for"]
 
 _PROMPTS = "alphadesk.agents.assistant"
-_BLOCK = re.compile(r"```json\n(.*?)```", re.DOTALL)
-_QUESTION = re.compile(r"\nQuestion:\n(.*?)\n\n", re.DOTALL)
-_NOTE = re.compile(r"The data is as of [^\n]*?\.(.*)\n")
 _TOP = 3  # screened symbols looked at more closely
 SKILLS: dict[str, str] = {"stock": "skill_stock", "crypto": "skill_crypto", "mixed": "skill_mixed"}
 
@@ -41,35 +38,19 @@ def answer_agent(asset_class: AssetClass, toolset: Toolset, max_turns: int) -> A
     return replace(ANSWER.agent, instructions=system, toolset=toolset, max_turns=max_turns)
 
 
-def _blocks(t: Transcript) -> list[Any]:
-    found = []
-    for block in _BLOCK.findall(t.prompt):
-        try:
-            found.append(json.loads(block))
-        except json.JSONDecodeError:
-            found.append(None)
-    return found
-
-
 def _results(t: Transcript) -> list[tuple[str, Any]]:
-    """(tool, result or error text) from the task's results block, or from the loop."""
-    blocks = _blocks(t)
-    if len(blocks) > 1 and isinstance(blocks[1], list):
-        return [(r["tool"], r["result"] if r["ok"] else r["error"]) for r in blocks[1]]
+    """(tool, result or error text) of the planned calls, or of the loop's own calls."""
+    task = t.task_as(QuestionTask)
+    if isinstance(task, AnswerTask):
+        return [(r["tool"], r["result"] if r["ok"] else r["error"]) for r in task.results]
     return [(tool, result) for tool, results in t.results.items() for result in results]
 
 
 def _decide(t: Transcript) -> str:
-    blocks = _blocks(t)
-    classification = blocks[0] if blocks and isinstance(blocks[0], dict) else {}
-    unresolved = [u["text"] for u in classification.get("unresolved", [])]
-    note = _NOTE.search(t.prompt)
-    return write_answer(
-        classification.get("question_type", "general"),
-        _results(t),
-        unresolved,
-        note.group(1).strip() if note else "",
-    )
+    task = t.task_as(QuestionTask)
+    c = task.classification
+    unresolved = [u.text for u in c.unresolved]
+    return write_answer(c.question_type, _results(t), unresolved, (task.as_of_note or "").strip())
 
 
 def _first_step(t: Transcript) -> list[PlannedCall]:
@@ -85,12 +66,12 @@ def _second_step(t: Transcript) -> list[PlannedCall]:
         rows = screen.get("results", []) if isinstance(screen, dict) else []
         return [("get_technical_indicators", {"symbol": r["symbol"]}) for r in rows[:_TOP]]
     overview = t.results.get("get_market_overview", [None])[-1]
-    question = _QUESTION.search(t.prompt)
+    question = t.task_as(QuestionTask).question.strip()
     return [
         (
             "think_deeply",
             {
-                "query": question.group(1).strip() if question else t.prompt[-300:],
+                "query": question,
                 "context": json.dumps(overview, default=str)[:4000],
             },
         )

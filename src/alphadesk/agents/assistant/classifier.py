@@ -19,6 +19,9 @@ from alphadesk.agents.assistant.models import (
     QuestionType,
     UnresolvedSymbol,
 )
+from alphadesk.agents.assistant.tasks import (
+    ClassifierTask,
+)
 from alphadesk.agents.spec import AgentSpec, load_prompt
 from alphadesk.llm.rules import PlannedCall, RulesPolicy, Transcript
 from alphadesk.tools.deps import ToolDeps
@@ -27,7 +30,6 @@ from alphadesk.tools.symbols import SYMBOL_TOOLS, resolve_symbols
 __all__ = ["CLASSIFIER", "classify_by_rules", "question_of"]
 
 _PROMPTS = "alphadesk.agents.assistant"
-_QUESTION = re.compile(r"Question to classify:\n(.*)\Z", re.DOTALL)
 _TICKER = re.compile(r"(?<![\w^$&])(\$?[A-Z]{1,5}(?:[.-][A-Z]{1,3})?|\^[A-Z]{2,5})(?![\w&])")
 _WORD = re.compile(r"[a-z][a-z.&-]{3,}")
 _NOT_TICKERS = frozenset(
@@ -72,8 +74,7 @@ _KEYWORDS: dict[Category, str] = {
 
 
 def question_of(t: Transcript) -> str:
-    match = _QUESTION.search(t.prompt)
-    return (match.group(1) if match else t.prompt).strip()
+    return t.task_as(ClassifierTask).question.strip()
 
 
 def _mentions(question: str) -> tuple[list[str], list[str]]:

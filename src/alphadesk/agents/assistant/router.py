@@ -8,7 +8,6 @@ as a retry. The ``rules`` policy routes by question type and categories.
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -24,6 +23,9 @@ from alphadesk.agents.assistant.models import (
     RouterDecision,
     Strategy,
 )
+from alphadesk.agents.assistant.tasks import (
+    RouterTask,
+)
 from alphadesk.agents.spec import AgentSpec, load_prompt
 from alphadesk.llm.rules import RulesPolicy, Transcript
 from alphadesk.tools.catalog import ToolCatalog, tool_catalog
@@ -31,7 +33,6 @@ from alphadesk.tools.catalog import ToolCatalog, tool_catalog
 __all__ = ["ROUTER", "RouteDeps", "route_by_rules", "router_agent"]
 
 _PROMPTS = "alphadesk.agents.assistant"
-_TASK = re.compile(r"Question:\n(.*?)\n\nClassification:\n```json\n(.*?)```", re.DOTALL)
 _CHART = ("get_technical_indicators", "find_support_resistance", "detect_chart_patterns",
           "get_price_history")  # fmt: skip
 
@@ -129,11 +130,8 @@ def route_by_rules(question: str, c: Classification) -> RouterDecision:
 
 
 def _decide(t: Transcript) -> RouterDecision:
-    match = _TASK.search(t.prompt)
-    if match is None:
-        raise ValueError("the router task has no question and classification")
-    question, classification = match.group(1), json.loads(match.group(2))
-    return route_by_rules(question, Classification.model_validate(classification))
+    task = t.task_as(RouterTask)
+    return route_by_rules(task.question, task.classification)
 
 
 def _check_arguments(catalog: ToolCatalog, call: PlannedToolCall) -> None:

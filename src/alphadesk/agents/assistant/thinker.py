@@ -9,6 +9,9 @@ from __future__ import annotations
 from typing import Any
 
 from alphadesk.agent import Agent, RunContext
+from alphadesk.agents.assistant.tasks import (
+    ThinkerTask,
+)
 from alphadesk.agents.spec import AgentSpec, load_prompt
 from alphadesk.llm.base import Model
 from alphadesk.llm.rules import RulesPolicy, Transcript
@@ -19,7 +22,7 @@ _PROMPTS = "alphadesk.agents.assistant"
 
 
 def _decide(t: Transcript) -> str:
-    context = t.prompt.split("Context:", 1)[-1].strip() or "none"
+    context = t.task_as(ThinkerTask).context.strip() or "none"
     return (
         "REASONING:\nThe rules model does no open-ended reasoning. The facts given were:\n"
         f"{context[:1500]}\n\nCONCLUSION:\nNo deep model is configured (rules); weigh the "
@@ -53,16 +56,6 @@ class AgentThinker:
         return self.model.name
 
     async def think(self, ctx: RunContext[Any], query: str, context: str | None) -> str:
-        prompt = load_prompt(_PROMPTS, "thinker_task").substitute(
-            query=query, context=context or "none"
-        )
-        result = await THINKER.agent.run(
-            self.model,
-            prompt,
-            deps=None,
-            as_of=ctx.as_of,
-            run_id=ctx.run_id,
-            ledger=ctx.ledger,
-            on_event=ctx.emit,
-        )
+        task = ThinkerTask(query=query, context=context or "none")
+        result = await THINKER.agent.run(self.model, task.message(), deps=None, scope=ctx.subrun())
         return result.output

@@ -6,20 +6,18 @@ validators tying it to the facts, and a deterministic ``rules`` policy for offli
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
 from pydantic import BaseModel
 
 from alphadesk.agents.csp.deps import CspDeps
 from alphadesk.agents.csp.models import ChartAnalysis, OptionsAnalysis, ResearchAnalysis
-from alphadesk.agents.spec import AgentSpec, load_prompt
+from alphadesk.agents.csp.tasks import ChartTask, CspTask, NarrativeTask, OptionsTask, ResearchTask
+from alphadesk.agents.spec import AgentSpec
 
 __all__ = ["CspAgents", "CspDeps", "default_agents"]
-
-_PROMPTS = "alphadesk.agents.csp"
 
 
 @dataclass(frozen=True)
@@ -42,27 +40,21 @@ class CspAgents:
                 return spec
         raise KeyError(f"no csp agent {name!r}; the agents are {self.names}")
 
-    def narrative_prompt(self, symbol: str, as_of: datetime, decision: BaseModel) -> str:
-        values = {
-            "symbol": symbol,
-            "as_of": as_of.date().isoformat(),
-            # Only what was decided: ids and timings would make every request unique.
-            "decision": decision.model_dump_json(
-                indent=1, exclude_none=True, exclude={"run_id", "agents"}
-            ),
-        }
-        return load_prompt(_PROMPTS, "narrator_task").substitute(values)
+    def narrative_prompt(self, symbol: str, as_of: datetime, decision: BaseModel) -> CspTask:
+        return NarrativeTask(symbol=symbol, as_of=as_of, decision=decision)
 
-    def prompt(self, name: str, deps: CspDeps, as_of: datetime) -> str:
-        """The task message for agent ``name``, rendered from its template."""
-        values: dict[str, Any] = {"symbol": deps.symbol, "as_of": as_of.date().isoformat()}
+    def prompt(self, name: str, deps: CspDeps, as_of: datetime) -> CspTask:
+        """The task of analyst ``name``, from what the earlier analysts found."""
+        symbol = deps.symbol
+        if name == self.chart.name:
+            return ChartTask(symbol=symbol, as_of=as_of)
         if name == self.options.name:
-            constraints = json.dumps(deps.constraints.model_dump(), indent=1)
-            values |= {"constraints": constraints, "chart_context": _context(deps.chart)}
+            return OptionsTask(
+                symbol=symbol, as_of=as_of, constraints=deps.constraints, chart_context=deps.chart
+            )
         if name == self.research.name:
-            horizon = as_of.date() + timedelta(days=deps.horizon_days)
-            values |= {"horizon_days": deps.horizon_days, "horizon_date": horizon.isoformat()}
-        return load_prompt(_PROMPTS, f"{name}_task").substitute(values)
+            return ResearchTask(symbol=symbol, as_of=as_of, horizon_days=deps.horizon_days)
+        raise KeyError(f"no csp analyst {name!r}; the analysts are {self.names}")
 
     @staticmethod
     def rejection(name: str, output: BaseModel) -> str | None:
@@ -74,12 +66,6 @@ class CspAgents:
         if isinstance(output, ResearchAnalysis) and output.recommendation == "reject":
             return output.research_notes
         return None
-
-
-def _context(chart: ChartAnalysis | None) -> str:
-    if chart is None:
-        return "null"
-    return json.dumps(chart.model_dump(mode="json"), indent=1)
 
 
 def default_agents() -> CspAgents:

@@ -7,9 +7,9 @@ from typing import Any
 from alphadesk.agent import Agent
 from alphadesk.agents.csp.deps import CspDeps
 from alphadesk.agents.csp.models import ChartAnalysis, ConfluenceZone, PriceLevel
+from alphadesk.agents.csp.tasks import ChartTask
 from alphadesk.agents.csp.validators import chart_matches_prices
 from alphadesk.agents.spec import AgentSpec, load_prompt
-from alphadesk.agents.task import task_symbol
 from alphadesk.llm.rules import PlannedCall, RulesPolicy, Transcript
 from alphadesk.tools.chart import CHART_TOOLS
 
@@ -21,7 +21,7 @@ _MIN_FIB_GAP = 0.01
 
 
 def _gather(t: Transcript) -> list[PlannedCall]:
-    symbol = task_symbol(t)
+    symbol = t.task_as(ChartTask).symbol
     return [
         ("get_price_history", {"symbol": symbol, "period": _PERIOD}),
         ("get_technical_indicators", {"symbol": symbol}),

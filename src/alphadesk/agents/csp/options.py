@@ -6,10 +6,10 @@ from typing import Any
 
 from alphadesk.agent import Agent
 from alphadesk.agents.csp.deps import CspDeps
-from alphadesk.agents.csp.models import AlternativeStrike, CspConstraints, OptionsAnalysis
+from alphadesk.agents.csp.models import AlternativeStrike, OptionsAnalysis
+from alphadesk.agents.csp.tasks import OptionsTask
 from alphadesk.agents.csp.validators import options_exist_in_chain
 from alphadesk.agents.spec import AgentSpec, load_prompt
-from alphadesk.agents.task import task_json, task_symbol
 from alphadesk.llm.rules import PlannedCall, RulesPolicy, Transcript
 from alphadesk.tools.options import OPTIONS_TOOLS
 
@@ -18,12 +18,9 @@ __all__ = ["OPTIONS", "options_policy"]
 _MAX_SPREAD_PCT = 25.0  # wider than this and the quoted premium is not a real price
 
 
-def _constraints(t: Transcript) -> CspConstraints:
-    return CspConstraints.model_validate(task_json(t, 0))
-
-
 def _scan(t: Transcript) -> list[PlannedCall]:
-    symbol, rules = task_symbol(t), _constraints(t)
+    task = t.task_as(OptionsTask)
+    symbol, rules = task.symbol, task.constraints
     return [
         ("calculate_iv_hv", {"symbol": symbol, "target_dte": max(rules.dte_min, 7)}),
         (
@@ -56,7 +53,7 @@ def _price_best(t: Transcript) -> list[PlannedCall]:
                 "premium": top["mid"],
                 "strike": top["strike"],
                 "dte": top["dte"],
-                "symbol": task_symbol(t),
+                "symbol": t.task_as(OptionsTask).symbol,
                 "iv": top["iv"],
             },
         )
@@ -67,8 +64,8 @@ def _ranked(t: Transcript) -> list[dict[str, Any]]:
     """Matching puts, those at or below the chart's nearest support first, then by return."""
     found = t.facts("filter_options")
     contracts = [c for c in found.get("contracts", []) if c.get("mid")] if found else []
-    chart = task_json(t, 1) or {}
-    supports = [s["price"] for s in chart.get("support_levels", [])]
+    chart = t.task_as(OptionsTask).chart_context
+    supports = [level.price for level in chart.support_levels] if chart else []
     floor = max(supports) if supports else None
 
     def key(c: dict[str, Any]) -> tuple[int, float]:
@@ -79,7 +76,7 @@ def _ranked(t: Transcript) -> list[dict[str, Any]]:
 
 
 def _decide(t: Transcript) -> OptionsAnalysis:
-    rules, ranked = _constraints(t), _ranked(t)
+    rules, ranked = t.task_as(OptionsTask).constraints, _ranked(t)
     vol = t.facts("calculate_iv_hv")
     hv, ratio = vol.get("hv"), vol.get("iv_hv_ratio")
     if not ranked:

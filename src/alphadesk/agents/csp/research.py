@@ -2,26 +2,23 @@
 
 from __future__ import annotations
 
-import re
 from datetime import date
 from typing import Any
 
 from alphadesk.agent import Agent
 from alphadesk.agents.csp.deps import CspDeps
 from alphadesk.agents.csp.models import ResearchAnalysis, Risk
+from alphadesk.agents.csp.tasks import ResearchTask
 from alphadesk.agents.csp.validators import research_respects_earnings
 from alphadesk.agents.spec import AgentSpec, load_prompt
-from alphadesk.agents.task import task_date, task_symbol
 from alphadesk.llm.rules import PlannedCall, RulesPolicy, Transcript
 from alphadesk.tools.research import RESEARCH_TOOLS
 
 __all__ = ["RESEARCH", "research_policy"]
 
-_HORIZON = re.compile(r"within (\d+) days")
-
 
 def _gather(t: Transcript) -> list[PlannedCall]:
-    symbol = task_symbol(t)
+    symbol = t.task_as(ResearchTask).symbol
     return [
         (name, {"symbol": symbol})
         for name in (
@@ -32,13 +29,6 @@ def _gather(t: Transcript) -> list[PlannedCall]:
             "get_sec_filings",
         )
     ]
-
-
-def _horizon(t: Transcript) -> int:
-    match = _HORIZON.search(t.prompt)
-    if match is None:
-        raise ValueError("the research task names no horizon ('within N days')")
-    return int(match.group(1))
 
 
 def _news_risk(news: dict[str, Any]) -> tuple[Risk, str]:
@@ -90,10 +80,11 @@ def _short_risk(short: dict[str, Any]) -> tuple[Risk, str]:
 
 
 def _decide(t: Transcript) -> ResearchAnalysis:
-    horizon = _horizon(t)
+    task = t.task_as(ResearchTask)
+    horizon = task.horizon_days
     earnings = t.facts("get_earnings_dates")
     news_risk, news_note = _news_risk(t.facts("get_news"))
-    earnings_risk, earnings_note = _earnings_risk(earnings, horizon, task_date(t))
+    earnings_risk, earnings_note = _earnings_risk(earnings, horizon, task.as_of.date())
     short_risk, short_note = _short_risk(t.facts("get_short_interest"))
     reject = news_risk == "high" and earnings_risk == "high"
     return ResearchAnalysis(

@@ -8,27 +8,19 @@ for offline runs. Agents that differ only by stance or persona come from one fac
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, get_args
 
 from alphadesk.agents.desk.deps import DeskDeps
 from alphadesk.agents.desk.models import AnalystName, AnalystReport
-from alphadesk.agents.spec import AgentSpec, load_prompt
+from alphadesk.agents.desk.tasks import DESK_TASKS, DeskTask
+from alphadesk.agents.spec import AgentSpec
+from alphadesk.agents.task import task_kind
 
 __all__ = ["ANALYSTS", "DeskAgents", "DeskDeps", "default_agents"]
 
 ANALYSTS: tuple[str, ...] = get_args(AnalystName)
-_PKG = "alphadesk.agents.desk"
-# Agents sharing a factory share their task template.
-_TASKS = {
-    "bull": "researcher",
-    "bear": "researcher",
-    "risky": "risk",
-    "safe": "risk",
-    "neutral": "risk",
-}
 
 
 @dataclass(frozen=True)
@@ -64,14 +56,10 @@ class DeskAgents:
         raise KeyError(f"no desk agent {name!r}; the agents are {self.names}")
 
     @staticmethod
-    def prompt(name: str, symbol: str, as_of: datetime, **context: Any) -> str:
-        """The task of agent ``name``: its template filled with the symbol, the date and
-        ``context`` (objects are written as JSON blocks; text is written as is)."""
-        values = {"symbol": symbol, "as_of": as_of.date().isoformat()}
-        for key, value in context.items():
-            plain = isinstance(value, str | int | float) and not isinstance(value, bool)
-            values[key] = str(value) if plain else json.dumps(value, indent=1, default=str)
-        return load_prompt(_PKG, f"{_TASKS.get(name, name)}_task").substitute(values)
+    def prompt(name: str, symbol: str, as_of: datetime, **context: Any) -> DeskTask:
+        """The task of agent ``name``: the symbol, the date and ``context`` (its template's
+        other values, by name)."""
+        return task_kind(DESK_TASKS, name)(symbol=symbol, as_of=as_of, **context)
 
 
 def default_agents() -> DeskAgents:

@@ -8,9 +8,9 @@ from alphadesk.agents.desk.deps import DeskDeps
 from alphadesk.agents.desk.figures import fundamentals_figures
 from alphadesk.agents.desk.models import FundamentalsReport
 from alphadesk.agents.desk.scoring import Tally, collect_missing, signal_of
+from alphadesk.agents.desk.tasks import FundamentalsTask
 from alphadesk.agents.desk.validators import fundamentals_match_filings
 from alphadesk.agents.spec import AgentSpec, load_prompt
-from alphadesk.agents.task import task_symbol
 from alphadesk.llm.rules import PlannedCall, RulesPolicy, Transcript
 from alphadesk.tools.fundamentals import FUNDAMENTALS_TOOLS
 
@@ -18,7 +18,7 @@ __all__ = ["FUNDAMENTALS", "fundamentals_policy"]
 
 
 def _gather(t: Transcript) -> list[PlannedCall]:
-    return [("get_fundamentals", {"symbol": task_symbol(t)})]
+    return [("get_fundamentals", {"symbol": t.task_as(FundamentalsTask).symbol})]
 
 
 def _growth(tally: Tally) -> None:

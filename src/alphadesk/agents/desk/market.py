@@ -10,9 +10,9 @@ from alphadesk.agents.desk.deps import DeskDeps
 from alphadesk.agents.desk.figures import market_figures
 from alphadesk.agents.desk.models import MarketReport
 from alphadesk.agents.desk.scoring import Tally, collect_missing, signal_of
+from alphadesk.agents.desk.tasks import MarketTask
 from alphadesk.agents.desk.validators import market_matches_data
 from alphadesk.agents.spec import AgentSpec, load_prompt
-from alphadesk.agents.task import task_date, task_symbol
 from alphadesk.llm.rules import PlannedCall, RulesPolicy, Transcript
 from alphadesk.tools.chart import CHART_TOOLS
 
@@ -36,7 +36,7 @@ _TOOLS = Toolset.of(
 
 
 def _gather(t: Transcript) -> list[PlannedCall]:
-    symbol = task_symbol(t)
+    symbol = t.task_as(MarketTask).symbol
     return [
         ("get_technical_indicators", {"symbol": symbol}),
         ("find_support_resistance", {"symbol": symbol, "period": "1y"}),
@@ -86,7 +86,8 @@ def _decide(t: Transcript) -> MarketReport:
     tally = Tally(market_figures(ind))
     _weigh(tally, ind, trend["direction"], trend["quality"])
     found = t.last("detect_chart_patterns")
-    patterns = _recent_patterns(found, task_date(t)) if isinstance(found, dict) else []
+    day = t.task_as(MarketTask).as_of.date()
+    patterns = _recent_patterns(found, day) if isinstance(found, dict) else []
     pattern_push = 0.1 * sum(weight for _, weight in patterns)
     score = round(max(-1.0, min(1.0, tally.score + pattern_push)), 2)
     price = ind["current_price"]

@@ -7,9 +7,9 @@ from alphadesk.agents.desk.deps import DeskDeps
 from alphadesk.agents.desk.figures import news_figures
 from alphadesk.agents.desk.models import NewsReport
 from alphadesk.agents.desk.scoring import Tally, collect_missing, signal_of
+from alphadesk.agents.desk.tasks import NewsTask
 from alphadesk.agents.desk.validators import news_matches_headlines
 from alphadesk.agents.spec import AgentSpec, load_prompt
-from alphadesk.agents.task import task_symbol
 from alphadesk.llm.rules import PlannedCall, RulesPolicy, Transcript
 from alphadesk.tools.research import get_earnings_dates, get_news, get_sec_filings
 
@@ -21,7 +21,7 @@ _HEADLINES = 3
 
 
 def _gather(t: Transcript) -> list[PlannedCall]:
-    return [("get_news", {"symbol": task_symbol(t), "days": _DAYS})]
+    return [("get_news", {"symbol": t.task_as(NewsTask).symbol, "days": _DAYS})]
 
 
 def _decide(t: Transcript) -> NewsReport:

@@ -16,9 +16,9 @@ from alphadesk.agents.desk.deps import DeskDeps
 from alphadesk.agents.desk.lessons import lesson_line, past_move
 from alphadesk.agents.desk.models import Action, DebateTurn, Evidence, InvestmentPlan, Signal
 from alphadesk.agents.desk.scoring import clamp, net_score
+from alphadesk.agents.desk.tasks import ManagerTask, ResearcherTask
 from alphadesk.agents.desk.validators import cites_the_facts
 from alphadesk.agents.spec import AgentSpec, load_prompt
-from alphadesk.agents.task import task_json
 from alphadesk.llm.rules import RulesPolicy, Transcript
 
 __all__ = ["BEAR", "BULL", "MANAGER", "Stance", "researcher"]
@@ -44,8 +44,6 @@ _SIDES: dict[Stance, _Side] = {
     "bull": _Side(1, "bullish", "bear", "build the strongest case for buying the stock"),
     "bear": _Side(-1, "bearish", "bull", "build the strongest case against owning the stock"),
 }
-# Task blocks: analysts' briefing, fact sheet, opponent's last turn, recalled situations.
-_BRIEFING, _FACTS, _OPPONENT, _MEMORIES = range(4)
 
 
 def _evidence(briefing: dict[str, Any], lean: Signal) -> list[Evidence]:
@@ -72,9 +70,8 @@ def _rebuttal(side: _Side, opponent: dict[str, Any] | None, own: list[Evidence])
 
 def _argue(stance: Stance, t: Transcript) -> DebateTurn:
     side = _SIDES[stance]
-    briefing = task_json(t, _BRIEFING)
-    opponent = task_json(t, _OPPONENT)
-    memories = task_json(t, _MEMORIES) or []
+    task = t.task_as(ResearcherTask)
+    briefing, opponent, memories = task.briefing, task.opponent_turn, task.memories
     own = _evidence(briefing, side.lean)[:_POINTS]
     conviction = 0.5 + _NET_WEIGHT * side.sign * net_score(briefing)
     lessons = [m for m in memories if past_move(m) == side.sign]
@@ -115,7 +112,8 @@ def researcher(stance: Stance) -> AgentSpec[DeskDeps, DebateTurn]:
 
 
 def _plan(t: Transcript) -> InvestmentPlan:
-    briefing, debate = task_json(t, 0), task_json(t, 2) or []
+    task = t.task_as(ManagerTask)
+    briefing, debate = task.briefing, task.debate
     last = {turn["speaker"]: turn for turn in debate}
     bull = float(last.get("bull", {}).get("conviction", 0.5))
     bear = float(last.get("bear", {}).get("conviction", 0.5))

@@ -17,9 +17,9 @@ from alphadesk.agent import Agent
 from alphadesk.agents.desk.deps import DeskDeps
 from alphadesk.agents.desk.lessons import contrary_lessons
 from alphadesk.agents.desk.models import Evidence, FinalDecision, RiskView
+from alphadesk.agents.desk.tasks import JudgeTask, RiskTask
 from alphadesk.agents.desk.validators import cites_the_facts, position_lies_in_range
 from alphadesk.agents.spec import AgentSpec, load_prompt
-from alphadesk.agents.task import task_json
 from alphadesk.llm.rules import RulesPolicy, Transcript
 
 __all__ = ["JUDGE", "NEUTRAL", "RISKY", "SAFE", "Persona", "risk_analyst"]
@@ -44,8 +44,6 @@ _PERSONAS: dict[Persona, _Appetite] = {
     "safe": _Appetite(0.5, 5.0, 0.45, "protect capital first: smaller size, tighter risk"),
     "neutral": _Appetite(1.0, 8.0, 0.35, "balance reward against risk with moderate sizing"),
 }
-# Task blocks: proposal, fact sheet, analysts' briefing, the others' last views.
-_PROPOSAL, _FACTS, _BRIEFING, _OTHERS = range(4)
 
 
 def _volatility(facts: dict[str, float]) -> tuple[str, float] | None:
@@ -70,8 +68,8 @@ def _size(persona: Persona, proposal: dict[str, Any], facts: dict[str, float]) -
 
 
 def _view(persona: Persona, t: Transcript) -> RiskView:
-    proposal, facts = task_json(t, _PROPOSAL), task_json(t, _FACTS) or {}
-    others: dict[str, Any] = task_json(t, _OTHERS) or {}
+    task = t.task_as(RiskTask)
+    proposal, facts, others = task.proposal, task.facts, task.others or {}
     size, why = _size(persona, proposal, facts)
     rebuttal = None
     if others:
@@ -119,8 +117,8 @@ def risk_analyst(persona: Persona) -> AgentSpec[DeskDeps, RiskView]:
 
 
 def _judge(t: Transcript) -> FinalDecision:
-    proposal, plan = task_json(t, 0), task_json(t, 1)
-    debate, memories = task_json(t, 3) or [], task_json(t, 4) or []
+    task = t.task_as(JudgeTask)
+    proposal, plan, debate, memories = task.proposal, task.plan, task.risk_debate, task.memories
     last_round = max((turn["round"] for turn in debate), default=0)
     views = [turn for turn in debate if turn["round"] == last_round]
     size = statistics.median([float(v["recommended_size"]) for v in views]) if views else 0.0

@@ -9,9 +9,9 @@ from alphadesk.agents.desk.deps import DeskDeps
 from alphadesk.agents.desk.figures import sentiment_figures
 from alphadesk.agents.desk.models import SentimentReport
 from alphadesk.agents.desk.scoring import Tally, collect_missing, signal_of
+from alphadesk.agents.desk.tasks import SentimentTask
 from alphadesk.agents.desk.validators import sentiment_matches_data
 from alphadesk.agents.spec import AgentSpec, load_prompt
-from alphadesk.agents.task import task_symbol
 from alphadesk.llm.rules import PlannedCall, RulesPolicy, Transcript
 from alphadesk.tools.market import get_market_data
 from alphadesk.tools.research import get_analyst_ratings, get_short_interest
@@ -31,7 +31,7 @@ _VIX_JUMP = 2.0  # points in a day
 
 
 def _gather(t: Transcript) -> list[PlannedCall]:
-    symbol = task_symbol(t)
+    symbol = t.task_as(SentimentTask).symbol
     return [
         ("get_social_sentiment", {"symbol": symbol}),
         ("get_market_data", {}),

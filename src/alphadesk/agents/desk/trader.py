@@ -8,21 +8,19 @@ market analyst's facts the trader reads the price and levels itself.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from alphadesk.agent import Agent, Toolset
 from alphadesk.agents.desk.deps import DeskDeps
 from alphadesk.agents.desk.lessons import contrary_lessons
 from alphadesk.agents.desk.models import Evidence, TradeProposal
+from alphadesk.agents.desk.tasks import TraderTask
 from alphadesk.agents.desk.validators import position_lies_in_range
 from alphadesk.agents.spec import AgentSpec, load_prompt
-from alphadesk.agents.task import task_json, task_symbol
 from alphadesk.llm.rules import PlannedCall, RulesPolicy, Transcript
 from alphadesk.tools.chart import CHART_TOOLS
 
 __all__ = ["TRADER", "Levels", "trade_levels"]
 
-_PLAN, _FACTS, _MEMORIES = range(3)
 HORIZON_DAYS = 14
 _MAX_SIZE = 0.5  # of capital, at full conviction
 _STOP_ATR, _TARGET_ATR = 2.0, 3.0
@@ -41,7 +39,7 @@ class Levels:
 
 
 def _levels(t: Transcript) -> Levels:
-    facts: dict[str, float] = task_json(t, _FACTS) or {}
+    facts = t.task_as(TraderTask).facts
     if "market.current_price" in facts:
         price = facts["market.current_price"]
         return Levels(
@@ -78,10 +76,10 @@ def trade_levels(action: str, at: Levels) -> dict[str, float]:
 
 
 def _look(t: Transcript) -> list[PlannedCall]:
-    facts = task_json(t, _FACTS) or {}
-    if "market.current_price" in facts:
+    task = t.task_as(TraderTask)
+    if "market.current_price" in task.facts:
         return []
-    return [("find_support_resistance", {"symbol": task_symbol(t), "period": "1y"})]
+    return [("find_support_resistance", {"symbol": task.symbol, "period": "1y"})]
 
 
 def _cited(facts: dict[str, float], names: tuple[str, ...], reading: str) -> list[Evidence]:
@@ -93,9 +91,8 @@ def _cited(facts: dict[str, float], names: tuple[str, ...], reading: str) -> lis
 
 
 def _propose(t: Transcript) -> TradeProposal:
-    plan: dict[str, Any] = task_json(t, _PLAN)
-    facts: dict[str, float] = task_json(t, _FACTS) or {}
-    memories = task_json(t, _MEMORIES) or []
+    task = t.task_as(TraderTask)
+    plan, facts, memories = task.plan, task.facts, task.memories
     action, conviction = plan["recommendation"], float(plan["confidence"])
     size = round(_MAX_SIZE * conviction, 2) if action != "HOLD" else 0.0
     warnings = contrary_lessons(memories, action)

@@ -20,9 +20,9 @@ import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime
-from typing import Annotated, Any, TypedDict
+from typing import Annotated, Any, TypedDict, TypeVar
 
-from alphadesk.agent import Agent, RunContext, RunResult, Toolset, UsageLimits
+from alphadesk.agent import Agent, RunContext, RunResult, RunScope, Toolset, UsageLimits
 from alphadesk.agents.assistant import (
     CLASSIFIER,
     ROUTER,
@@ -32,7 +32,15 @@ from alphadesk.agents.assistant import (
     RouterDecision,
     answer_agent,
 )
-from alphadesk.agents.spec import configured, load_prompt
+from alphadesk.agents.assistant.tasks import (
+    AnswerTask,
+    ClassifierTask,
+    IterateTask,
+    QuestionTask,
+    RouterTask,
+)
+from alphadesk.agents.spec import configured
+from alphadesk.agents.task import AgentTask
 from alphadesk.config import CacheMode, Settings
 from alphadesk.data.base import MarketData, utc_now
 from alphadesk.data.web import WebSearch
@@ -63,7 +71,7 @@ __all__ = ["NODES", "AssistantDeps", "AssistantNodes", "ChatState"]
 logger = logging.getLogger(__name__)
 
 NODES = ("plan", "execute", "iterate", "respond", "finish")
-_PROMPTS = "alphadesk.agents.assistant"
+_TaskT = TypeVar("_TaskT", bound=QuestionTask)
 _SMALL_TALK = 150  # tokens: a greeting's answer is a sentence or two
 
 # A node's work: the question as the node sees it, the graph's state, and the update it
@@ -83,7 +91,7 @@ class ChatState(TypedDict, total=False):
     classification: dict[str, Any]
     route: dict[str, Any]
     max_turns: int
-    results: str  # the planned calls' results, as the answer's prompt shows them
+    results: list[dict[str, Any]]  # the planned calls' results, as JSON
     sources: list[str]  # what the answer's figures are traced to
     answer: str
     numbers: dict[str, Any]
@@ -169,7 +177,7 @@ class AssistantNodes:
         q: Question,
         name: str,
         agent: Agent[Any, Any],
-        prompt: str,
+        task: AgentTask,
         deps: Any,
         as_of: datetime | None = None,
     ) -> RunResult[Any]:
@@ -177,10 +185,7 @@ class AssistantNodes:
         question was asked): every agent run of the assistant goes through here."""
         started = time.monotonic()
         limits = self.deps.settings.limits
-        result = await agent.run(
-            self.deps.models[name],
-            prompt,
-            deps=deps,
+        scope = RunScope(
             as_of=as_of or self.asked_at,
             run_id=self.run.run_id,
             ledger=self.run.ledger,
@@ -192,6 +197,7 @@ class AssistantNodes:
             ),
             on_event=q.emit,
         )
+        result = await agent.run(self.deps.models[name], task.message(), deps=deps, scope=scope)
         q.reports.append(agent_report(name, result, time.monotonic() - started))
         return result
 
@@ -233,23 +239,19 @@ class AssistantNodes:
         return symbols
 
     async def _classify(self, q: Question) -> Classification:
-        prompt = load_prompt(_PROMPTS, "classifier_task").substitute(
-            history=self._history_text, question=self.request.question
-        )
+        task = ClassifierTask(history=self._history_text, question=self.request.question)
         classifier = configured(CLASSIFIER.agent, self.deps.settings)
         deps = ToolDeps(market=self.deps.market)
-        run = await self._agent(q, "classifier", classifier, prompt, deps)
+        run = await self._agent(q, "classifier", classifier, task, deps)
         q.emit(Classified(**q.ids, classification=run.output))
         output: Classification = run.output
         return output
 
     async def _route(self, q: Question, c: Classification) -> RouterDecision:
-        prompt = load_prompt(_PROMPTS, "router_task").substitute(
-            question=self.request.question, classification=c.model_dump_json(indent=1)
-        )
+        task = RouterTask(question=self.request.question, classification=c)
         deps = RouteDeps(self.deps.catalog, c, self.request.limits.max_tool_calls)
         router = configured(ROUTER.agent, self.deps.settings)
-        run = await self._agent(q, "router", router, prompt, deps)
+        run = await self._agent(q, "router", router, task, deps)
         output: RouterDecision = run.output
         return output
 
@@ -262,18 +264,18 @@ class AssistantNodes:
         ctx = self._context(q, state)
         outcomes = await run_planned(self._toolset(decision), ctx, _expand(decision, c))
         out["sources"] = [json.dumps(o.result, default=str) for o in outcomes if o.ok]
-        out["results"] = json.dumps([o.as_json() for o in outcomes], indent=1, default=str)
+        out["results"] = json.loads(json.dumps([o.as_json() for o in outcomes], default=str))
 
     async def _iterate(self, q: Question, state: ChatState, out: dict[str, Any]) -> None:
         """ITERATIVE: a tool loop whose last turn is the answer, streamed."""
         c, decision = _planned(state)
         q.to("EXECUTING")
         turns = state["max_turns"]
-        prompt = self._prompt("iterate_task", state, c, turns=turns)
+        task = self._task(IterateTask, state, c, turns=turns)
         agent = configured(answer_agent(c.asset_class, self._toolset(decision), turns),
                            self.deps.settings)  # fmt: skip
         ctx = self._context(q, state)
-        run = await self._agent(q, "answer", agent, prompt, ctx.deps, as_of=ctx.as_of)
+        run = await self._agent(q, "answer", agent, task, ctx.deps, as_of=ctx.as_of)
         sources = [text_of(m.content) for m in run.messages if isinstance(m, ToolMessage)]
         out.update(sources=sources, answer=run.output)
         out.update(q.check(self._numbers(run.output, sources)))
@@ -309,14 +311,14 @@ class AssistantNodes:
     async def _respond(self, q: Question, state: ChatState, out: dict[str, Any]) -> None:
         c = Classification.model_validate(state["classification"])
         q.to("RESPONDING")
-        prompt = self._prompt("answer_task", state, c, results=state.get("results", "[]"))
+        task = self._task(AnswerTask, state, c, results=state.get("results", []))
         agent = answer_agent(c.asset_class, Toolset("none"), 1)
         if state.get("small_talk"):
             agent, deps = replace(agent, max_tokens=_SMALL_TALK), None
         else:
             agent, deps = configured(agent, self.deps.settings), self._context(q, state).deps
         as_of = datetime.fromisoformat(state["as_of"])
-        run = await self._agent(q, "answer", agent, prompt, deps, as_of=as_of)
+        run = await self._agent(q, "answer", agent, task, deps, as_of=as_of)
         out["answer"] = run.output
         out.update(q.check(self._numbers(run.output, state.get("sources", []))))
 
@@ -324,14 +326,16 @@ class AssistantNodes:
         texts = [*sources, self.request.question, *(m.content for m in self.history)]
         return check_numbers(answer, texts)
 
-    def _prompt(self, name: str, state: ChatState, c: Classification, **values: Any) -> str:
-        note = state.get("as_of_note")
-        return load_prompt(_PROMPTS, name).substitute(
+    def _task(
+        self, kind: type[_TaskT], state: ChatState, c: Classification, **values: Any
+    ) -> _TaskT:
+        """The answer writer's task of ``kind`` for this question."""
+        return kind(
             history=self._history_text,
             question=self.request.question,
-            as_of=datetime.fromisoformat(state["as_of"]).date().isoformat(),
-            as_of_note=f" {note}" if note else "",
-            classification=c.model_dump_json(indent=1),
+            as_of=datetime.fromisoformat(state["as_of"]),
+            as_of_note=state.get("as_of_note"),
+            classification=c,
             **values,
         )
 
