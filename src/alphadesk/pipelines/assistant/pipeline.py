@@ -53,8 +53,8 @@ from alphadesk.pipelines.assistant.smalltalk import (
 from alphadesk.pipelines.recording import RunRecorder
 from alphadesk.store import ConversationStore, PaperPortfolio, RunStore
 from alphadesk.store.portfolio import DEFAULT_ACCOUNT
+from alphadesk.tools.assistant.deps import ChatDeps
 from alphadesk.tools.catalog import ToolCatalog, tool_catalog
-from alphadesk.tools.chat_deps import ChatDeps
 from alphadesk.tools.deps import ToolDeps
 
 __all__ = ["AGENTS", "AssistantPipeline"]
