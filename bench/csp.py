@@ -32,30 +32,29 @@ from alphadesk.data import build_provider
 from alphadesk.data.calendar import session_close
 from alphadesk.llm.messages import Message, ModelResponse, RequestSettings, ToolSpec
 from alphadesk.llm.rules import RulesModel
+from alphadesk.llm.wrapper import ModelWrapper
 from alphadesk.pipelines.csp.models import CspRequest, CspResult
 from alphadesk.pipelines.csp.run import CspRunner
 from alphadesk.pipelines.csp.screening import ScreenRequest, rebalancing_dates, run_screens
 
 
-class SlowModel:
+class SlowModel(ModelWrapper):
     """The rules policy, taking ``latency`` seconds per call like a remote model."""
 
     def __init__(self, inner: RulesModel, latency: float) -> None:
-        self.inner, self.latency, self.calls = inner, latency, 0
+        super().__init__(inner)
+        self.latency, self.calls = latency, 0
 
     @property
     def name(self) -> str:
         return "slow-rules"
-
-    def supports(self, capability: str) -> bool:
-        return self.inner.supports(capability)
 
     async def request(
         self, messages: Sequence[Message], tools: Sequence[ToolSpec], settings: RequestSettings
     ) -> ModelResponse:
         self.calls += 1
         await asyncio.sleep(self.latency)
-        return await self.inner.request(messages, tools, settings)
+        return await super().request(messages, tools, settings)
 
 
 def _settings() -> Settings:

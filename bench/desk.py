@@ -26,6 +26,7 @@ from alphadesk.data import build_provider
 from alphadesk.data.calendar import session_close
 from alphadesk.llm.messages import Message, ModelResponse, RequestSettings, ToolSpec
 from alphadesk.llm.rules import RulesModel
+from alphadesk.llm.wrapper import ModelWrapper
 from alphadesk.pipelines.desk.desk import TradingDesk
 from alphadesk.pipelines.desk.models import DeskRequest, DeskResult
 from alphadesk.pipelines.models import AgentReport
@@ -36,19 +37,17 @@ LATENCY = 1.0
 _TOGETHER = (frozenset({"bull", "bear"}), frozenset({"risky", "safe", "neutral"}))
 
 
-class SlowModel:
+class SlowModel(ModelWrapper):
     """The rules policy, taking ``latency`` seconds per call; with a shared ``lock`` no
     two calls of any agent overlap (a strictly sequential run)."""
 
     def __init__(self, inner: RulesModel, latency: float, lock: asyncio.Lock | None) -> None:
-        self.inner, self.latency, self.lock, self.calls = inner, latency, lock, 0
+        super().__init__(inner)
+        self.latency, self.lock, self.calls = latency, lock, 0
 
     @property
     def name(self) -> str:
         return "slow-rules"
-
-    def supports(self, capability: str) -> bool:
-        return self.inner.supports(capability)
 
     async def request(
         self, messages: Sequence[Message], tools: Sequence[ToolSpec], settings: RequestSettings
@@ -63,7 +62,7 @@ class SlowModel:
     ) -> ModelResponse:
         self.calls += 1
         await asyncio.sleep(self.latency)
-        return await self.inner.request(messages, tools, settings)
+        return await super().request(messages, tools, settings)
 
 
 def critical_calls(agents: list[AgentReport]) -> int:

@@ -46,6 +46,7 @@ from alphadesk.llm.messages import (
 )
 from alphadesk.llm.openai_format import to_openai_messages, to_openai_tools
 from alphadesk.llm.rules import RulesModel, RulesPolicy
+from alphadesk.llm.wrapper import ModelWrapper
 from alphadesk.pipelines.algo.lab import StrategyLab
 from alphadesk.pipelines.algo.models import AlgoRequest
 from alphadesk.pipelines.assistant import AssistantPipeline, ChatRequest
@@ -94,23 +95,17 @@ class Tally:
         return sum(a.completion for a in self.agents.values())
 
 
-class CountingModel:
+class CountingModel(ModelWrapper):
     """The rules policy of one agent, counting every request and answer in ``tally``."""
 
     def __init__(self, agent: str, policy: RulesPolicy, tally: Tally) -> None:
-        self.agent, self.inner, self.tally = agent, RulesModel(policy), tally
-
-    @property
-    def name(self) -> str:
-        return self.inner.name
-
-    def supports(self, capability: str) -> bool:
-        return self.inner.supports(capability)
+        super().__init__(RulesModel(policy))
+        self.agent, self.tally = agent, tally
 
     async def request(
         self, messages: Sequence[Message], tools: Sequence[ToolSpec], settings: RequestSettings
     ) -> ModelResponse:
-        response = await self.inner.request(messages, tools, settings)
+        response = await super().request(messages, tools, settings)
         t = self.tally
         prompt = t.count(
             messages=to_openai_messages(messages, vision=False),

@@ -14,7 +14,7 @@ from alphadesk.llm.testing import FunctionModel
 from alphadesk.pipelines.base import PipelineRun, run_graph
 from alphadesk.pipelines.csp.desk import CspDesk
 from alphadesk.pipelines.csp.models import CspRequest, CspResult
-from alphadesk.tools.chart import find_support_resistance
+from alphadesk.tools.chart.levels import find_support_resistance
 from tests.pipelines.conftest import close_of
 
 

@@ -25,8 +25,8 @@ from alphadesk.data.calendar import session_close
 from alphadesk.data.errors import DataError
 from alphadesk.data.providers.bundled import BundledProvider
 from alphadesk.store import PaperPortfolio
+from alphadesk.tools.assistant.deps import ChatDeps
 from alphadesk.tools.catalog import tool_catalog
-from alphadesk.tools.chat_deps import ChatDeps
 from tests.support.fuzzing import arguments_for
 
 AS_OF = session_close(date(2024, 11, 29))

@@ -6,23 +6,18 @@ from collections.abc import Sequence
 
 from alphadesk.llm.base import Model
 from alphadesk.llm.messages import Message, ModelResponse, RequestSettings, ToolSpec
+from alphadesk.llm.wrapper import ModelWrapper
 
 
-class Counted:
+class Counted(ModelWrapper):
     """Answers as ``inner`` does, counting the requests."""
 
     def __init__(self, inner: Model) -> None:
-        self.inner, self.calls = inner, 0
-
-    @property
-    def name(self) -> str:
-        return self.inner.name
-
-    def supports(self, capability: str) -> bool:
-        return self.inner.supports(capability)
+        super().__init__(inner)
+        self.calls = 0
 
     async def request(
         self, messages: Sequence[Message], tools: Sequence[ToolSpec], settings: RequestSettings
     ) -> ModelResponse:
         self.calls += 1
-        return await self.inner.request(messages, tools, settings)
+        return await super().request(messages, tools, settings)

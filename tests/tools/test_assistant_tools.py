@@ -20,12 +20,12 @@ from alphadesk.data.providers.bundled import BundledProvider
 from alphadesk.data.rates import risk_free_rate
 from alphadesk.data.web import TavilySearch
 from alphadesk.store.portfolio import Contract, OrderRequest, PaperPortfolio
-from alphadesk.tools.chat_deps import ChatDeps, DeskVerdict
-from alphadesk.tools.desks import DESK_TOOLS
-from alphadesk.tools.overview import get_market_overview
-from alphadesk.tools.positions import get_positions
-from alphadesk.tools.reasoning import think_deeply, web_search
-from alphadesk.tools.zero_dte import run_zero_dte_engine
+from alphadesk.tools.assistant.deps import ChatDeps, DeskVerdict
+from alphadesk.tools.assistant.desks import DESK_TOOLS
+from alphadesk.tools.assistant.overview import get_market_overview
+from alphadesk.tools.assistant.positions import get_positions
+from alphadesk.tools.assistant.reasoning import think_deeply, web_search
+from alphadesk.tools.options.zero_dte import run_zero_dte_engine
 
 CLOSE_2018 = session_close(date(2018, 12, 31))
 

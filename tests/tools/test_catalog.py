@@ -11,15 +11,13 @@ from typer.testing import CliRunner
 
 from alphadesk.agent import Toolset
 from alphadesk.cli.app import app
-from alphadesk.tools.assistant import ASSISTANT_TOOLS
+from alphadesk.tools.assistant import ASSISTANT_TOOLS, DESK_TOOLS
 from alphadesk.tools.catalog import ToolCatalog, one_line, tool_catalog, toolsets
 from alphadesk.tools.chart import CHART_TOOLS
-from alphadesk.tools.desks import DESK_TOOLS
 from alphadesk.tools.market import FUNDAMENTALS_TOOLS, MARKET_TOOLS
-from alphadesk.tools.options import OPTIONS_TOOLS
+from alphadesk.tools.options import OPTIONS_TOOLS, ZERO_DTE_TOOLS
 from alphadesk.tools.research import RESEARCH_TOOLS
 from alphadesk.tools.social import SOCIAL_TOOLS
-from alphadesk.tools.zero_dte import ZERO_DTE_TOOLS
 
 ALL_SETS = (MARKET_TOOLS, CHART_TOOLS, OPTIONS_TOOLS, RESEARCH_TOOLS, FUNDAMENTALS_TOOLS,
             SOCIAL_TOOLS, ASSISTANT_TOOLS, ZERO_DTE_TOOLS, DESK_TOOLS)

@@ -21,9 +21,9 @@ from alphadesk.data.providers.local import LocalProvider
 from alphadesk.llm.messages import ImagePart, ToolMessage, text_of
 from alphadesk.llm.testing import ScriptedModel, answer, tool_calls
 from alphadesk.tools.chart import CHART_TOOLS
+from alphadesk.tools.chart.render import PNG_SIGNATURE
 from alphadesk.tools.common import PERIODS, ToolOutput, period_start
 from alphadesk.tools.deps import ToolDeps
-from alphadesk.tools.render import PNG_SIGNATURE
 
 AS_OF = datetime(2012, 6, 29, 21, tzinfo=UTC)  # a Friday after the close
 MAX_JSON_BYTES = 4096

@@ -514,7 +514,7 @@ def test_iv_history_in_one_pass_equals_the_chain_by_chain_reference(
     from alphadesk.data.calendar import session_close
     from alphadesk.data.chain import ProviderChain
     from alphadesk.data.options_model import ModeledOptions
-    from alphadesk.tools.options import iv_history_by_chains
+    from alphadesk.tools.options.chain import iv_history_by_chains
 
     as_of = session_close(date.fromisoformat(day))
     instants = [as_of - timedelta(weeks=w) for w in range(1, 53)]
@@ -544,7 +544,7 @@ def test_iv_history_is_cached_per_question() -> None:
 
 async def test_iv_rank_reads_the_same_history_as_the_chains(market: MarketData) -> None:
     from alphadesk.analytics.volatility import iv_rank
-    from alphadesk.tools.options import iv_history_by_chains
+    from alphadesk.tools.options.chain import iv_history_by_chains
 
     out = await call(market, "calculate_iv_hv", {"symbol": "MSFT"})
     instants = [AS_OF - timedelta(weeks=w) for w in range(1, 53)]

@@ -29,6 +29,7 @@ from pydantic import ValidationError
 from alphadesk.config import CacheMode
 from alphadesk.llm.base import CacheMiss, Model, ModelError, StreamItem, stream_response
 from alphadesk.llm.messages import Message, ModelResponse, RequestSettings, ToolSpec, Usage
+from alphadesk.llm.wrapper import ModelWrapper
 from alphadesk.store import sqlite
 
 __all__ = [
@@ -143,7 +144,7 @@ class _KeyLock:
     users: int = 0
 
 
-class CachedModel:
+class CachedModel(ModelWrapper):
     """``inner`` behind ``cache``, as ``mode`` says.
 
     - ``off``: every request goes to ``inner``; the cache is neither read nor written.
@@ -157,7 +158,7 @@ class CachedModel:
     """
 
     def __init__(self, inner: Model, cache: ResponseCache, mode: CacheMode | str) -> None:
-        self.inner = inner
+        super().__init__(inner)
         self.cache = cache
         try:
             self.mode = CacheMode(mode)
@@ -168,13 +169,6 @@ class CachedModel:
 
     def __repr__(self) -> str:
         return f"CachedModel({self.inner!r}, mode={self.mode.value!r})"
-
-    @property
-    def name(self) -> str:
-        return self.inner.name
-
-    def supports(self, capability: str) -> bool:
-        return self.inner.supports(capability)
 
     async def request(
         self,

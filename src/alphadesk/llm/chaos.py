@@ -37,6 +37,7 @@ from alphadesk.llm.messages import (
     ToolSpec,
     UserMessage,
 )
+from alphadesk.llm.wrapper import ModelWrapper
 
 __all__ = ["FAILURES", "TRANSIENT", "ChaosModel", "Injected"]
 
@@ -59,7 +60,7 @@ class Injected:
     failure: str | None
 
 
-class ChaosModel:
+class ChaosModel(ModelWrapper):
     """``inner`` with a seeded share ``failure_rate`` of its calls failing (see module)."""
 
     def __init__(
@@ -75,7 +76,8 @@ class ChaosModel:
         unknown = set(failures) - set(FAILURES)
         if unknown or not failures:
             raise ValueError(f"unknown failures {sorted(unknown)}; choose from {FAILURES}")
-        self.inner, self.failure_rate = inner, failure_rate
+        super().__init__(inner)
+        self.failure_rate = failure_rate
         self.failures = tuple(failures)
         self._random = random.Random(seed)
         self._broken_ids: set[str] = set()  # tool call ids of broken tool-call turns
@@ -84,13 +86,6 @@ class ChaosModel:
 
     def __repr__(self) -> str:
         return f"ChaosModel({self.inner!r}, failure_rate={self.failure_rate})"
-
-    @property
-    def name(self) -> str:
-        return self.inner.name
-
-    def supports(self, capability: str) -> bool:
-        return self.inner.supports(capability)
 
     async def request(
         self, messages: Sequence[Message], tools: Sequence[ToolSpec], settings: RequestSettings

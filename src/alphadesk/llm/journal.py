@@ -16,6 +16,7 @@ from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from alphadesk.llm.base import Model, StreamItem, stream_response
 from alphadesk.llm.cache import cache_key
 from alphadesk.llm.messages import Message, ModelResponse, RequestSettings, ToolSpec, Usage
+from alphadesk.llm.wrapper import ModelWrapper
 
 __all__ = ["Journal", "JournaledModel"]
 
@@ -51,21 +52,12 @@ class Journal:
         return JournaledModel(model, self)
 
 
-class JournaledModel:
+class JournaledModel(ModelWrapper):
     """``inner``, answering from ``journal`` first and recording every new answer there."""
 
     def __init__(self, inner: Model, journal: Journal) -> None:
-        self.inner, self.journal = inner, journal
-
-    def __repr__(self) -> str:
-        return f"JournaledModel({self.inner!r})"
-
-    @property
-    def name(self) -> str:
-        return self.inner.name
-
-    def supports(self, capability: str) -> bool:
-        return self.inner.supports(capability)
+        super().__init__(inner)
+        self.journal = journal
 
     async def request(
         self, messages: Sequence[Message], tools: Sequence[ToolSpec], settings: RequestSettings

@@ -15,6 +15,7 @@ from collections.abc import Awaitable, Callable, Sequence
 
 from alphadesk.llm.base import Model, ModelError, RateLimited
 from alphadesk.llm.messages import Message, ModelResponse, RequestSettings, ToolSpec
+from alphadesk.llm.wrapper import ModelWrapper
 
 __all__ = ["RetryingModel"]
 
@@ -23,7 +24,7 @@ logger = logging.getLogger(__name__)
 Sleep = Callable[[float], Awaitable[None]]
 
 
-class RetryingModel:
+class RetryingModel(ModelWrapper):
     """``inner``, with each retryable failure tried again up to ``max_retries`` times.
 
     The n-th retry waits ``base_delay_s * 2**n`` (capped at ``max_delay_s``) times a jitter
@@ -43,7 +44,8 @@ class RetryingModel:
     ) -> None:
         if max_retries < 0:
             raise ValueError(f"max_retries must be 0 or more, got {max_retries}")
-        self.inner, self.max_retries = inner, max_retries
+        super().__init__(inner)
+        self.max_retries = max_retries
         self.base_delay_s, self.max_delay_s = base_delay_s, max_delay_s
         self._random = random.Random(seed)
         self._sleep = sleep
@@ -52,13 +54,6 @@ class RetryingModel:
 
     def __repr__(self) -> str:
         return f"RetryingModel({self.inner!r}, max_retries={self.max_retries})"
-
-    @property
-    def name(self) -> str:
-        return self.inner.name
-
-    def supports(self, capability: str) -> bool:
-        return self.inner.supports(capability)
 
     async def request(
         self, messages: Sequence[Message], tools: Sequence[ToolSpec], settings: RequestSettings

@@ -132,14 +132,12 @@ class ToolCatalog:
 def toolsets() -> tuple[Toolset, ...]:
     """Every toolset, in catalogue order: the market tools, then the assistant's own, the
     0DTE engine and the desks."""
-    from alphadesk.tools.assistant import ASSISTANT_TOOLS
+    from alphadesk.tools.assistant import ASSISTANT_TOOLS, DESK_TOOLS
     from alphadesk.tools.chart import CHART_TOOLS
-    from alphadesk.tools.desks import DESK_TOOLS
     from alphadesk.tools.market import FUNDAMENTALS_TOOLS, MARKET_TOOLS
-    from alphadesk.tools.options import OPTIONS_TOOLS
+    from alphadesk.tools.options import OPTIONS_TOOLS, ZERO_DTE_TOOLS
     from alphadesk.tools.research import RESEARCH_TOOLS
     from alphadesk.tools.social import SOCIAL_TOOLS
-    from alphadesk.tools.zero_dte import ZERO_DTE_TOOLS
 
     return (
         MARKET_TOOLS,

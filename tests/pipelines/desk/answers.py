@@ -6,7 +6,7 @@ from typing import Any
 
 from alphadesk.agent import RunContext
 from alphadesk.data.base import MarketData
-from alphadesk.tools.chart import get_technical_indicators
+from alphadesk.tools.chart.signals import get_technical_indicators
 from alphadesk.tools.deps import ToolDeps
 from tests.pipelines.conftest import close_of
 

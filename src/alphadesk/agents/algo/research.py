@@ -30,7 +30,7 @@ from alphadesk.llm.rules import PlannedCall, RulesPolicy, Transcript
 from alphadesk.tools.chart import CHART_TOOLS
 from alphadesk.tools.deps import ToolDeps
 from alphadesk.tools.fundamentals import get_fundamentals
-from alphadesk.tools.options import calculate_iv_hv
+from alphadesk.tools.options.chain import calculate_iv_hv
 from alphadesk.tools.research import get_analyst_ratings, get_news, get_sec_filings
 from alphadesk.tools.social import get_social_sentiment
 

@@ -24,8 +24,8 @@ from alphadesk.agents.assistant.tasks import (
 )
 from alphadesk.agents.spec import AgentSpec, load_prompt
 from alphadesk.llm.rules import PlannedCall, RulesPolicy, Transcript
+from alphadesk.tools.assistant.symbols import SYMBOL_TOOLS, resolve_symbols
 from alphadesk.tools.deps import ToolDeps
-from alphadesk.tools.symbols import SYMBOL_TOOLS, resolve_symbols
 
 __all__ = ["CLASSIFIER", "classify_by_rules", "question_of"]
 

@@ -34,7 +34,7 @@ from alphadesk.agents.desk.models import (
     RiskView,
     SentimentReport,
 )
-from alphadesk.tools.chart import get_technical_indicators
+from alphadesk.tools.chart.signals import get_technical_indicators
 from alphadesk.tools.market import get_fundamentals, get_market_data
 from alphadesk.tools.research import get_analyst_ratings, get_news, get_short_interest
 from alphadesk.tools.social import get_social_sentiment

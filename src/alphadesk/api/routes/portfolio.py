@@ -23,7 +23,7 @@ from alphadesk.store.portfolio import (
     OrderRejected,
     Position,
 )
-from alphadesk.tools.positions import PositionsReport
+from alphadesk.tools.assistant.positions import PositionsReport
 
 __all__ = ["router"]
 

@@ -1,6 +1,6 @@
 """The desks the assistant can call as tools, each behind a ``DeskRunner``.
 
-The desk tools live in ``tools/desks.py`` (one ``desk_tool`` line each); their runners
+The desk tools live in ``tools/assistant/desks.py`` (one ``desk_tool`` line each); their runners
 are registered here, in :func:`desk_runners`: a runner builds the desk's request and says
 its decision in short.
 """
@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from alphadesk.config import Settings
 from alphadesk.data.base import MarketData
-from alphadesk.tools.chat_deps import DeskRunner, DeskVerdict
+from alphadesk.tools.assistant.deps import DeskRunner, DeskVerdict
 
 if TYPE_CHECKING:
     from alphadesk.pipelines.csp.models import CspResult

@@ -12,8 +12,8 @@ from alphadesk.data.base import MarketData
 from alphadesk.store import Contract, OrderRequest, PaperPortfolio, RunStore
 from alphadesk.store.portfolio import DEFAULT_ACCOUNT
 from alphadesk.store.runs import RunRecord
-from alphadesk.tools.chat_deps import ChatDeps
-from alphadesk.tools.positions import PositionsReport, get_positions
+from alphadesk.tools.assistant.deps import ChatDeps
+from alphadesk.tools.assistant.positions import PositionsReport, get_positions
 
 __all__ = ["order_from_run", "value_portfolio"]
 

@@ -41,8 +41,8 @@ from alphadesk.pipelines.csp.models import AgentReport, CspRequest, CspResult
 from alphadesk.pipelines.csp.report import render_report
 from alphadesk.pipelines.csp.synthesis import synthesize
 from alphadesk.pipelines.events import StepFinished
+from alphadesk.tools.chart.render import save_chart
 from alphadesk.tools.deps import ToolDeps
-from alphadesk.tools.render import save_chart
 
 __all__ = ["CspDesk", "CspState"]
 

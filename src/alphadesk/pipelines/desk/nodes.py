@@ -32,7 +32,7 @@ from alphadesk.pipelines.desk.memory import past_situation
 from alphadesk.pipelines.desk.models import DeskRequest, DeskResult
 from alphadesk.pipelines.desk.reflection import reflect
 from alphadesk.pipelines.events import DebateMessage
-from alphadesk.tools.chart import render_chart
+from alphadesk.tools.chart.render import render_chart
 from alphadesk.tools.deps import ToolDeps
 
 if TYPE_CHECKING:

@@ -271,7 +271,7 @@ def _mechanical_puts(market: MarketData, symbol: str, dates: list[datetime]) -> 
     """The baseline put: at each date, the put nearest the middle of the constraints' delta
     band at the expiration nearest the middle of their DTE window, sold at the bid."""
     from alphadesk.agents.csp.models import CspConstraints
-    from alphadesk.tools.options_models import nearest_expiration
+    from alphadesk.tools.options.models import nearest_expiration
 
     rules = CspConstraints()
     band = (rules.delta_min + rules.delta_max) / 2

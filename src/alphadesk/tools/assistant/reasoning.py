@@ -1,7 +1,7 @@
 """``think_deeply`` and ``web_search``: the deep model, and the web.
 
 ``think_deeply`` is one call to the deep tier (the seed's DeepSeek-R1 step) through the
-session's :class:`~alphadesk.tools.chat_deps.Thinker`, within the run's budgets; the
+session's :class:`~alphadesk.tools.assistant.deps.Thinker`, within the run's budgets; the
 answer is split into REASONING and CONCLUSION. ``web_search`` asks the online provider;
 offline, without a key, or for a historical instant it says it is unavailable and why.
 """
@@ -18,7 +18,7 @@ from pydantic import Field
 from alphadesk.agent import RunContext, tool
 from alphadesk.data.errors import DataError
 from alphadesk.data.web import WebResult
-from alphadesk.tools.chat_deps import ChatDeps
+from alphadesk.tools.assistant.deps import ChatDeps
 from alphadesk.tools.common import ToolOutput
 
 __all__ = ["DeepThought", "WebSearchReport", "split_thought", "think_deeply", "web_search"]

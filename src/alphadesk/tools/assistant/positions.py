@@ -18,9 +18,9 @@ from alphadesk.agent import RunContext, tool
 from alphadesk.data.calendar import local_date, session_close
 from alphadesk.data.errors import DataError
 from alphadesk.store.portfolio import Contract, Valuation
-from alphadesk.tools.chat_deps import ChatDeps
+from alphadesk.tools.assistant.deps import ChatDeps
 from alphadesk.tools.common import ToolOutput
-from alphadesk.tools.zero_dte import SPY_PER_INDEX
+from alphadesk.tools.options.zero_dte import SPY_PER_INDEX
 
 __all__ = ["HeldPosition", "PositionsReport", "get_positions"]
 

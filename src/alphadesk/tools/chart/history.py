@@ -1,55 +1,21 @@
-"""The chart toolset: price history, swings, Fibonacci, support/resistance, trendlines,
-chart patterns, indicators and an annotated chart image.
-
-Every tool takes a symbol and a period, reads the bars itself at the run's ``as_of``
-(bars never pass through the model) and returns a small, bounded model of
-:mod:`alphadesk.tools.chart_models`. The numbers come from :mod:`alphadesk.analytics`;
-the tools only select, round and explain them. A period too short for a computation goes
-back to the model as a retry asking for a longer one when more history exists; otherwise
-the output says in ``missing`` what could not be computed.
-
-Modules: this one (``get_price_history`` and :data:`CHART_TOOLS`),
-:mod:`.chart_levels` (swings, Fibonacci, support/resistance, trendline),
-:mod:`.chart_signals` (patterns, indicators), :mod:`.render` (``render_chart``).
-"""
+"""``get_price_history``: a summary of a symbol's prices over a period, with the last bars."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Literal
 
-from alphadesk.agent import RunContext, Toolset, tool
-from alphadesk.tools.chart_levels import (
-    calculate_fib_levels,
-    calculate_swing_points,
-    calculate_trendline,
-    find_support_resistance,
-)
-from alphadesk.tools.chart_models import PriceBar, PriceHistory
-from alphadesk.tools.chart_series import day, load_series, pct, price
-from alphadesk.tools.chart_signals import detect_chart_patterns, get_technical_indicators
+from alphadesk.agent import RunContext, tool
+from alphadesk.tools.chart.models import PriceBar, PriceHistory
+from alphadesk.tools.chart.series import day, load_series, pct, price
 from alphadesk.tools.common import Period, round_price
 from alphadesk.tools.deps import ToolDeps
-from alphadesk.tools.render import render_chart
 
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = [
-    "CHART_TOOLS",
-    "calculate_fib_levels",
-    "calculate_swing_points",
-    "calculate_trendline",
-    "detect_chart_patterns",
-    "find_support_resistance",
-    "get_price_history",
-    "get_technical_indicators",
-    "render_chart",
-]
+__all__ = ["get_price_history"]
 
 _TAIL_ROWS = 20
-
-
-# -- get_price_history ------------------------------------------------------------------
 
 
 def _weekly(frame: pd.DataFrame) -> pd.DataFrame:
@@ -111,18 +77,3 @@ async def get_price_history(
         avg_volume=round(float(f["volume"].mean())) if "volume" in f else None,
         tail=_tail(f if interval == "1d" else _weekly(f)),
     )
-
-
-CHART_TOOLS = Toolset.of(
-    "chart",
-    [
-        get_price_history,
-        calculate_swing_points,
-        calculate_fib_levels,
-        find_support_resistance,
-        calculate_trendline,
-        detect_chart_patterns,
-        get_technical_indicators,
-        render_chart,
-    ],
-)

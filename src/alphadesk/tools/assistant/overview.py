@@ -2,7 +2,7 @@
 
 The seed's market snapshot for a 0DTE SPY trader: the index and VIX figures come from
 :func:`alphadesk.tools.market.get_market_data` (one implementation), SPY from
-:func:`alphadesk.tools.zero_dte.spy_price` (observed, or the index / 10, labelled), and the
+:func:`alphadesk.tools.options.zero_dte.spy_price` (observed, or the index / 10, labelled), and the
 session a same-day option would expire at from the exchange calendar.
 """
 
@@ -18,7 +18,7 @@ from alphadesk.data.errors import DataError
 from alphadesk.tools.common import ToolOutput, round_price
 from alphadesk.tools.deps import ToolDeps
 from alphadesk.tools.market import MarketSnapshot, get_market_data
-from alphadesk.tools.zero_dte import spy_price
+from alphadesk.tools.options.zero_dte import spy_price
 
 __all__ = ["MarketOverview", "get_market_overview"]
 

@@ -21,7 +21,7 @@ from alphadesk.tools.common import (
     try_market,
 )
 from alphadesk.tools.deps import ToolDeps
-from alphadesk.tools.options_models import (
+from alphadesk.tools.options.models import (
     FilteredOptions,
     OptionRow,
     OptionType,

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from alphadesk.agent import ModelRetry, RunContext, Tool, Toolset, tool
 from alphadesk.data.symbols import normalize_symbol
-from alphadesk.tools.chat_deps import ChatDeps, DeskVerdict
+from alphadesk.tools.assistant.deps import ChatDeps, DeskVerdict
 
 __all__ = ["DESK_TOOLS", "desk_tool"]
 

@@ -1,11 +1,5 @@
-"""Options tools: the chain near the money, Greeks, IV versus HV, return on capital, filters.
-
-The tools read the chain themselves (symbol and criteria in, facts out): a model never
-passes option arrays around. Every number comes from the data layer or
-:mod:`alphadesk.analytics`; outputs are small and say (``source.origin``) whether the chain
-was observed or modeled. Units and signs are those of :mod:`.options_models`: IV and HV
-are decimals, returns and spreads percent, put delta negative.
-"""
+"""The options tools that read a listed chain: the chain near the money, the Greeks of
+named contracts, and implied versus historical volatility with the IV rank."""
 
 from __future__ import annotations
 
@@ -16,7 +10,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from alphadesk.agent import ModelRetry, RunContext, Toolset, tool
+from alphadesk.agent import ModelRetry, RunContext, tool
 from alphadesk.analytics.errors import AnalyticsError
 from alphadesk.analytics.options import expected_move
 from alphadesk.analytics.volatility import historical_volatility, iv_rank
@@ -33,7 +27,7 @@ from alphadesk.tools.common import (
     source_of,
 )
 from alphadesk.tools.deps import ToolDeps
-from alphadesk.tools.options_models import (
+from alphadesk.tools.options.models import (
     ContractGreeks,
     ContractRef,
     ExpirationView,
@@ -47,16 +41,9 @@ from alphadesk.tools.options_models import (
     option_row,
     round_to,
 )
-from alphadesk.tools.options_select import calculate_roc, chain_for, filter_options
+from alphadesk.tools.options.select import chain_for
 
-__all__ = [
-    "OPTIONS_TOOLS",
-    "calculate_iv_hv",
-    "calculate_roc",
-    "filter_options",
-    "get_option_chain",
-    "get_option_greeks",
-]
+__all__ = ["calculate_iv_hv", "get_option_chain", "get_option_greeks"]
 
 _MAX_EXPIRATIONS_LISTED = 24
 _MAX_GREEKS_CONTRACTS = 10
@@ -408,9 +395,3 @@ async def calculate_iv_hv(
         )
         report |= _rank(iv, history, chain.provenance.provider, missing)
     return IvHvReport(**report, missing=missing, notes=notes)
-
-
-OPTIONS_TOOLS = Toolset.of(
-    "options",
-    [get_option_chain, get_option_greeks, calculate_iv_hv, calculate_roc, filter_options],
-)

@@ -25,7 +25,7 @@ from alphadesk.analytics import (
     zigzag,
 )
 from alphadesk.analytics.swings import FibLevel, FibLevels
-from alphadesk.tools.chart_models import (
+from alphadesk.tools.chart.models import (
     ConfluenceOut,
     ExtensionOut,
     FibLevelOut,
@@ -37,7 +37,7 @@ from alphadesk.tools.chart_models import (
     SwingPointsOut,
     TrendlineOut,
 )
-from alphadesk.tools.chart_series import ChartSeries, day, load_series, pct, price
+from alphadesk.tools.chart.series import ChartSeries, day, load_series, pct, price
 from alphadesk.tools.common import Period, round_price
 from alphadesk.tools.deps import ToolDeps
 

@@ -19,14 +19,14 @@ from alphadesk.analytics import (
     indicator_snapshot,
     trend_assessment,
 )
-from alphadesk.tools.chart_models import (
+from alphadesk.tools.chart.models import (
     CandleOut,
     ChartPatterns,
     PatternOut,
     TechnicalIndicators,
     TrendOut,
 )
-from alphadesk.tools.chart_series import ChartSeries, day, load_series, price
+from alphadesk.tools.chart.series import ChartSeries, day, load_series, price
 from alphadesk.tools.common import Period
 from alphadesk.tools.deps import ToolDeps
 

@@ -23,9 +23,9 @@ from alphadesk.agent import ModelRetry, RunContext, ToolReturn, tool
 from alphadesk.data.errors import DataError
 from alphadesk.data.symbols import normalize_symbol
 from alphadesk.llm.messages import ImagePart
-from alphadesk.tools.chart_levels import fib_output, sr_output, trendline_output
-from alphadesk.tools.chart_models import ChartImage, FibLevelsOut, TrendlineOut
-from alphadesk.tools.chart_series import ChartSeries, load_series, price
+from alphadesk.tools.chart.levels import fib_output, sr_output, trendline_output
+from alphadesk.tools.chart.models import ChartImage, FibLevelsOut, TrendlineOut
+from alphadesk.tools.chart.series import ChartSeries, load_series, price
 from alphadesk.tools.common import Period
 from alphadesk.tools.deps import ToolDeps
 
