@@ -45,9 +45,9 @@ pytest.importorskip("temporalio")
 
 from temporalio.testing import ActivityEnvironment
 
-from alphadesk.durable.activities import DeskActivities
+from alphadesk.durable.activities import PipelineActivities
 from alphadesk.durable.client import DurableRunFailed, run_durably, workflow_id
-from alphadesk.durable.jobs import DEFAULT_QUEUE, DeskJob, NodeCall, Timeouts
+from alphadesk.durable.jobs import DEFAULT_QUEUE, NodeCall, PipelineJob, Timeouts
 from alphadesk.durable.server import connect, dev_server, temporal_binary
 from alphadesk.durable.worker import run_worker
 from alphadesk.durable.workflow import never_retried
@@ -419,14 +419,14 @@ async def test_a_failed_workflow_marks_its_run_failed_but_never_a_finished_one(
 ) -> None:
     settings = Settings(data_dir=tmp_path)
     store = RunStore(settings.store_path)
-    activities = DeskActivities(settings, build_provider(settings), "queue-of-a-test")
+    activities = PipelineActivities(settings, build_provider(settings), "queue-of-a-test")
     request = {"symbol": "NVDA", "as_of": AS_OF.isoformat()}
     running = store.start(kind="csp", title="csp NVDA", request=request, as_of=AS_OF)
     finished = store.start(kind="csp", title="csp NVDA", request=request, as_of=AS_OF)
     store.finish(finished, status="select", result={"decision": "select"})
 
     for run_id in (running, finished, "never-recorded"):
-        await activities.fail_run(DeskJob(kind="csp", request=request, run_id=run_id), "boom")
+        await activities.fail_run(PipelineJob(kind="csp", request=request, run_id=run_id), "boom")
 
     assert store.get(running).status == "failed" and store.get(running).error == "boom"
     assert store.get(finished).status == "select" and store.get(finished).error is None
@@ -434,9 +434,9 @@ async def test_a_failed_workflow_marks_its_run_failed_but_never_a_finished_one(
 
 async def test_a_node_heartbeats_at_every_model_turn_and_tool_call(tmp_path: Path) -> None:
     settings = Settings(data_dir=tmp_path)
-    activities = DeskActivities(settings, build_provider(settings), "queue-of-a-test")
+    activities = PipelineActivities(settings, build_provider(settings), "queue-of-a-test")
     request = CspRequest(symbol="NVDA", as_of=AS_OF).model_dump(mode="json")
-    job = DeskJob(kind="csp", request=request, run_id="beating", charts=False)
+    job = PipelineJob(kind="csp", request=request, run_id="beating", charts=False)
     environment = ActivityEnvironment()
     beats: list[str] = []
     environment.on_heartbeat = lambda *details: beats.append(details[0])

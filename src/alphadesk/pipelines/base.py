@@ -52,7 +52,7 @@ Nodes = Callable[[str], NodeFunction]
 # Every pipeline by the kind its runs are recorded under; imported only when used.
 PIPELINES: dict[str, str] = {
     "algo": "alphadesk.pipelines.algo.lab:StrategyLab",
-    "csp": "alphadesk.pipelines.csp.desk:CspDesk",
+    "csp": "alphadesk.pipelines.csp.pipeline:CspPipeline",
     "desk": "alphadesk.pipelines.desk.desk:TradingDesk",
 }
 
