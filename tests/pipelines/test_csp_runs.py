@@ -51,6 +51,26 @@ async def test_a_run_stopped_after_options_resumes_without_redoing_the_chart(
     assert not list(checkpoints.iterdir())  # a finished run's checkpoints are gone
 
 
+async def test_a_resumed_run_goes_on_with_the_request_it_was_started_with(
+    settings: Settings, market: MarketData
+) -> None:
+    runner = PipelineRunner(settings, CspPipeline(settings, market), charts=False)
+    started = CspRequest(symbol="NVDA", as_of=close_of("2024-11-29"))
+    assert await runner.analyze(started, interrupt_after=["options"]) is None
+    (run,) = RunStore(settings.store_path).recent(kind="csp")
+
+    # `--resume` with another date: the checkpoints belong to the run as it was started.
+    other = CspRequest(symbol="NVDA", as_of=close_of("2024-11-27"))
+    result = await runner.analyze(other, resume_run_id=run.id)
+    assert result is not None and result.run_id == run.id
+    assert result.as_of == started.as_of
+    reference = await runner.analyze(started)
+    assert reference is not None
+    assert result.model_dump(exclude={"run_id", "agents"}) == reference.model_dump(
+        exclude={"run_id", "agents"}
+    )
+
+
 async def test_full_run_through_litellm_then_replayed_with_zero_model_calls(
     settings: Settings, market: MarketData, openai_server: OpenAIServer
 ) -> None:

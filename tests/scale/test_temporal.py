@@ -31,6 +31,8 @@ from alphadesk.config import CacheMode, ModelSettingsConfig, Settings
 from alphadesk.data import build_provider
 from alphadesk.data.calendar import session_close
 from alphadesk.llm.testing import add_rules_latency
+from alphadesk.pipelines.algo.models import AlgoRequest
+from alphadesk.pipelines.algo.tracker import load_experiments
 from alphadesk.pipelines.base import build_pipeline
 from alphadesk.pipelines.csp.models import CspRequest
 from alphadesk.pipelines.desk.models import DeskRequest
@@ -138,6 +140,68 @@ async def test_a_desk_run_as_a_workflow_decides_and_records_as_the_local_run(
     started = {e.agent for e in followed if e.kind == "step_started"}
     assert started == {a["agent"] for a in result["agents"]}
     assert {a.name for a in store.artifacts(run.id)} >= {"report.md", "result.json"}
+
+
+def _lab_request() -> AlgoRequest:
+    """A small lab run: two iterations of two variants, no memory."""
+    return AlgoRequest(
+        symbol="AAPL",
+        as_of=session_close(date(2012, 12, 31)),
+        goal="Sharpe above 1.2 with drawdown under 15%",
+        variants=2,
+        iterations=2,
+        memory=False,
+    )
+
+
+def _without_places(result: dict[str, Any]) -> dict[str, Any]:
+    """A lab result without its run ids, per-agent timings and the paths of its files
+    (each run has its own folder)."""
+    files = {"strategy_file", "tracker_file", "trajectory_chart"}
+    kept = {k: v for k, v in _decided(result).items() if k not in files}
+    kept["variants"] = [{k: v for k, v in r.items() if k != "run_id"} for r in kept["variants"]]
+    if kept.get("best"):
+        kept["best"] = {k: v for k, v in kept["best"].items() if k != "run_id"}
+    return kept
+
+
+async def test_the_strategy_lab_runs_as_a_workflow_and_records_as_the_local_run(
+    temporal: str, tmp_path: Path
+) -> None:
+    from alphadesk.backtest.sandbox import SandboxUnavailable, find_sandbox
+
+    try:
+        find_sandbox()
+    except SandboxUnavailable as exc:
+        pytest.skip(f"no strategy sandbox on this machine: {exc}")
+    request = _lab_request()
+    local_settings = Settings(data_dir=tmp_path / "local")
+    lab = build_pipeline("algo", local_settings, build_provider(local_settings))
+    local = await PipelineRunner(local_settings, lab, charts=False).analyze(request)
+    assert local is not None and local.iterations and local.variants
+    local_store = RunStore(local_settings.store_path)
+
+    settings = Settings(data_dir=tmp_path / "durable")
+    async with worker_here(settings, temporal) as queue:
+        result = await run_durably(
+            settings, "algo", request, address=temporal, task_queue=queue, charts=False
+        )
+    assert _without_places(result) == _without_places(local.model_dump(mode="json"))
+
+    store = RunStore(settings.store_path)
+    run = store.get(result["run_id"])
+    assert run.kind == "algo" and run.status == local.decision and run.result == result
+    assert run.title == f"algo AAPL: {request.goal}"
+    assert _paid_calls(store, run.id) == _paid_calls(local_store, local.run_id or "")
+    assert {r["run_id"] for r in result["variants"]} == {run.id}
+    # The same files, in the durable run's own folder, recorded with it.
+    names = {a.name for a in store.artifacts(run.id)}
+    assert names == {a.name for a in local_store.artifacts(local.run_id or "")}
+    assert {"report.md", "result.json", "experiments.jsonl", "trajectory.png"} <= names
+    assert result["tracker_file"] == str(settings.runs_dir / run.id / "experiments.jsonl")
+    tracked = load_experiments(Path(result["tracker_file"]))
+    # Each variant tracked once: no node of the workflow ran twice.
+    assert list(tracked["variant_id"]) == [v["variant_id"] for v in result["variants"]]
 
 
 _WORKER = textwrap.dedent(
