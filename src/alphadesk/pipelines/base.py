@@ -1,6 +1,6 @@
-"""What a pipeline is: one protocol every pipeline (CSP desk, trading desk, strategy lab,
-assistant, screen) follows, so the runner records, resumes, replays and runs each of them
-durably the same way.
+"""What a pipeline is: one protocol every pipeline (the CSP pipeline, the trading desk, the
+strategy lab, the assistant, the screen) follows, so the runner records, resumes, replays and
+runs each of them durably the same way.
 
 A pipeline is a typed request, a graph over plain-JSON state that starts with
 ``{"request": ...}`` and ends with a ``result``, the graph's node functions bound to one run
