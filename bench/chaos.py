@@ -41,7 +41,8 @@ from tests.support.writers import start_writers
 from alphadesk.agent.tools import Tool
 from alphadesk.config import Settings
 from alphadesk.data import build_provider
-from alphadesk.pipelines.csp.run import CspRunner
+from alphadesk.pipelines.csp.pipeline import CspPipeline
+from alphadesk.pipelines.runner import PipelineRunner
 from alphadesk.store import RunStore
 
 CSP = ["csp", "NVDA", "--as-of", "2024-11-29", "--json"]
@@ -52,7 +53,9 @@ def chaos(folder: Path, runs: int, rate: float) -> None:
     market = build_provider(config)
 
     async def go() -> None:
-        reference = await CspRunner(config, market, charts=False).analyze(REQUEST)
+        reference = await PipelineRunner(config, CspPipeline(config, market), charts=False).analyze(
+            REQUEST
+        )
         assert reference is not None
         baseline = sum(a.requests for a in reference.agents)
         started = time.perf_counter()

@@ -34,8 +34,9 @@ from alphadesk.llm.messages import Message, ModelResponse, RequestSettings, Tool
 from alphadesk.llm.rules import RulesModel
 from alphadesk.llm.wrapper import ModelWrapper
 from alphadesk.pipelines.csp.models import CspRequest, CspResult
-from alphadesk.pipelines.csp.run import CspRunner
+from alphadesk.pipelines.csp.pipeline import CspPipeline
 from alphadesk.pipelines.csp.screening import ScreenRequest, rebalancing_dates, run_screens
+from alphadesk.pipelines.runner import PipelineRunner
 
 
 class SlowModel(ModelWrapper):
@@ -63,7 +64,9 @@ def _settings() -> Settings:
 
 async def one_symbol(charts: bool) -> None:
     settings = _settings()
-    runner = CspRunner(settings, build_provider(settings), charts=charts)
+    runner = PipelineRunner(
+        settings, CspPipeline(settings, build_provider(settings)), charts=charts
+    )
     request = CspRequest(symbol="NVDA", as_of=session_close(_day("2024-11-29")))
     await runner.analyze(request)  # warm: imports, calendars, bundled files
     walls, cpus = [], []
@@ -103,7 +106,9 @@ async def latency(parallel: bool, symbol: str, day: str) -> tuple[float, float, 
     settings = _settings()
     agents = default_agents()
     models = {n: SlowModel(RulesModel(agents.by_name(n).policy), 1.0) for n in agents.names}
-    runner = CspRunner(settings, build_provider(settings), models=models)
+    runner = PipelineRunner(
+        settings, CspPipeline(settings, build_provider(settings), models=models)
+    )
     request = CspRequest(symbol=symbol, as_of=session_close(_day(day)), parallel_research=parallel)
     started = time.perf_counter()
     result = await runner.analyze(request)

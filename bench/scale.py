@@ -41,8 +41,8 @@ from alphadesk.data import build_provider
 from alphadesk.data.calendar import session_close
 from alphadesk.data.providers.bundled import BundledProvider
 from alphadesk.llm.testing import add_rules_latency
-from alphadesk.pipelines.csp.desk import CspDesk
 from alphadesk.pipelines.csp.models import CspRequest
+from alphadesk.pipelines.csp.pipeline import CspPipeline
 from alphadesk.pipelines.csp.screening import (
     ScreenHistory,
     ScreenRequest,
@@ -147,7 +147,9 @@ def _temporal_overhead(root: Path, runs: int) -> None:
 
     async def local() -> float:
         settings = Settings(data_dir=root / "local")
-        runner = PipelineRunner(settings, CspDesk(settings, build_provider(settings)), charts=False)
+        runner = PipelineRunner(
+            settings, CspPipeline(settings, build_provider(settings)), charts=False
+        )
         start = time.perf_counter()
         for request in requests:
             await runner.analyze(request)

@@ -52,7 +52,7 @@ from alphadesk.pipelines.algo.models import AlgoRequest
 from alphadesk.pipelines.assistant import AssistantPipeline, ChatRequest
 from alphadesk.pipelines.assistant.pipeline import AGENTS as ASSISTANT_AGENTS
 from alphadesk.pipelines.csp.models import CspRequest
-from alphadesk.pipelines.csp.run import CspRunner
+from alphadesk.pipelines.csp.pipeline import CspPipeline
 from alphadesk.pipelines.desk.desk import TradingDesk
 from alphadesk.pipelines.desk.models import DeskRequest
 from alphadesk.pipelines.runner import PipelineRunner
@@ -137,7 +137,9 @@ async def run_csp(settings: Settings, market: MarketData, tally: Tally) -> None:
     specs = [agents.chart, agents.options, agents.research, agents.narrator]
     models = counting({s.name: s.policy for s in specs}, tally)
     request = CspRequest(symbol="NVDA", as_of=session_close(date(2024, 11, 29)))
-    result = await CspRunner(settings, market, models=models).analyze(request)
+    result = await PipelineRunner(settings, CspPipeline(settings, market, models=models)).analyze(
+        request
+    )
     assert result is not None
 
 

@@ -12,8 +12,8 @@ from alphadesk.data.base import MarketData
 from alphadesk.llm.rules import RulesModel
 from alphadesk.llm.testing import FunctionModel
 from alphadesk.pipelines.base import PipelineRun, run_graph
-from alphadesk.pipelines.csp.desk import CspDesk
 from alphadesk.pipelines.csp.models import CspRequest, CspResult
+from alphadesk.pipelines.csp.pipeline import CspPipeline
 from alphadesk.tools.chart.levels import find_support_resistance
 from tests.pipelines.conftest import close_of
 
@@ -29,7 +29,7 @@ async def analyze(
     events: list[Any] = []
     request = CspRequest(symbol=symbol, as_of=close_of(day), **kwargs)
     session = PipelineRun(run_id=f"{symbol}-{day}", emit=events.append)
-    result = await run_graph(CspDesk(settings, market, models=models), request, session)
+    result = await run_graph(CspPipeline(settings, market, models=models), request, session)
     assert result is not None
     return result, events
 

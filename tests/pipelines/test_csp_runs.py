@@ -9,8 +9,8 @@ from alphadesk.config import CacheMode, ModelSettingsConfig, Settings
 from alphadesk.data.base import MarketData
 from alphadesk.llm.rules import RulesModel
 from alphadesk.pipelines.csp.models import CspRequest
-from alphadesk.pipelines.csp.run import CspRunner
-from alphadesk.pipelines.runner import replay
+from alphadesk.pipelines.csp.pipeline import CspPipeline
+from alphadesk.pipelines.runner import PipelineRunner, replay
 from alphadesk.store import RunStore
 from tests.pipelines.conftest import close_of, facts_for
 from tests.support.counting import Counted
@@ -22,7 +22,7 @@ async def test_a_run_stopped_after_options_resumes_without_redoing_the_chart(
 ) -> None:
     agents = default_agents()
     models = {name: Counted(RulesModel(agents.by_name(name).policy)) for name in agents.names}
-    runner = CspRunner(settings, market, models=models)
+    runner = PipelineRunner(settings, CspPipeline(settings, market, models=models))
     request = CspRequest(symbol="NVDA", as_of=close_of("2024-11-29"))
 
     assert await runner.analyze(request, interrupt_after=["options"]) is None
@@ -51,6 +51,26 @@ async def test_a_run_stopped_after_options_resumes_without_redoing_the_chart(
     assert not list(checkpoints.iterdir())  # a finished run's checkpoints are gone
 
 
+async def test_a_resumed_run_goes_on_with_the_request_it_was_started_with(
+    settings: Settings, market: MarketData
+) -> None:
+    runner = PipelineRunner(settings, CspPipeline(settings, market), charts=False)
+    started = CspRequest(symbol="NVDA", as_of=close_of("2024-11-29"))
+    assert await runner.analyze(started, interrupt_after=["options"]) is None
+    (run,) = RunStore(settings.store_path).recent(kind="csp")
+
+    # `--resume` with another date: the checkpoints belong to the run as it was started.
+    other = CspRequest(symbol="NVDA", as_of=close_of("2024-11-27"))
+    result = await runner.analyze(other, resume_run_id=run.id)
+    assert result is not None and result.run_id == run.id
+    assert result.as_of == started.as_of
+    reference = await runner.analyze(started)
+    assert reference is not None
+    assert result.model_dump(exclude={"run_id", "agents"}) == reference.model_dump(
+        exclude={"run_id", "agents"}
+    )
+
+
 async def test_full_run_through_litellm_then_replayed_with_zero_model_calls(
     settings: Settings, market: MarketData, openai_server: OpenAIServer
 ) -> None:
@@ -68,7 +88,9 @@ async def test_full_run_through_litellm_then_replayed_with_zero_model_calls(
     recording = settings.model_copy(update={"models": models, "cache": CacheMode.RECORD})
     request = CspRequest(symbol="NVDA", as_of=as_of)
 
-    first = await CspRunner(recording, market, model="openai/test-model").analyze(request)
+    first = await PipelineRunner(
+        recording, CspPipeline(recording, market, model="openai/test-model")
+    ).analyze(request)
     assert first is not None and first.decision == "select", first.reason
     assert [a.agent for a in first.agents] == ["chart", "options", "research", "orchestrator"]
     assert {a.model for a in first.agents} == {"openai/test-model"}
@@ -88,7 +110,9 @@ async def test_full_run_through_litellm_then_replayed_with_zero_model_calls(
     openai_server.assert_consumed()
 
     replaying = recording.model_copy(update={"cache": CacheMode.REPLAY})
-    again = await CspRunner(replaying, market, model="openai/test-model").analyze(request)
+    again = await PipelineRunner(
+        replaying, CspPipeline(replaying, market, model="openai/test-model")
+    ).analyze(request)
     assert again is not None
     assert len(openai_server.requests) == 4  # nothing reached the provider
     assert sum(a.requests for a in again.agents) == 0
@@ -102,7 +126,9 @@ async def test_full_run_through_litellm_then_replayed_with_zero_model_calls(
     assert same and sum(a.requests for a in replayed.agents) == 0
     assert len(openai_server.requests) == 4
     unrecorded = CspRequest(symbol="NVDA", as_of=close_of("2024-11-27"))
-    missed = await CspRunner(replaying, market, model="openai/test-model").analyze(unrecorded)
+    missed = await PipelineRunner(
+        replaying, CspPipeline(replaying, market, model="openai/test-model")
+    ).analyze(unrecorded)
     assert missed is not None and missed.decision == "failed"
     assert missed.reason is not None and "CacheMiss" in missed.reason
     assert len(openai_server.requests) == 4

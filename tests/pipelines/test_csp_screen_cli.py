@@ -12,8 +12,9 @@ from alphadesk.agents.csp.models import CspConstraints
 from alphadesk.cli.app import app
 from alphadesk.config import Settings
 from alphadesk.data.base import MarketData
-from alphadesk.pipelines.csp.run import CspRunner
+from alphadesk.pipelines.csp.pipeline import CspPipeline
 from alphadesk.pipelines.csp.screen import prefilter, screen
+from alphadesk.pipelines.runner import PipelineRunner
 from alphadesk.store import RunStore
 from tests.pipelines.conftest import close_of
 
@@ -22,7 +23,7 @@ async def test_screen_filters_cheaply_then_ranks_the_survivors(
     settings: Settings, market: MarketData
 ) -> None:
     symbols = ["AAPL", "AMZN", "IBM", "GOOG", "^GSPC", "NFLX"]
-    runner = CspRunner(settings, market)
+    runner = PipelineRunner(settings, CspPipeline(settings, market))
     result = await screen(runner, symbols, close_of("2012-06-29"))
 
     checks = {c.symbol: c for c in result.checks}

@@ -12,8 +12,8 @@ from alphadesk.config import Settings
 from alphadesk.data.base import MarketData
 from alphadesk.llm.testing import FunctionModel, ScriptedModel, json_answer, tool_calls
 from alphadesk.pipelines.base import PipelineRun, run_graph
-from alphadesk.pipelines.csp.desk import CspDesk
 from alphadesk.pipelines.csp.models import CspRequest, CspResult
+from alphadesk.pipelines.csp.pipeline import CspPipeline
 from tests.pipelines.conftest import Facts, close_of, facts_for
 
 SYMBOL, DAY = "NVDA", "2024-11-29"
@@ -30,7 +30,7 @@ async def run_desk(
     models: dict[str, ScriptedModel],
     depth: str = "standard",
 ) -> CspResult:
-    desk = CspDesk(settings, market, models=models)
+    desk = CspPipeline(settings, market, models=models)
     request = CspRequest(symbol=SYMBOL, as_of=close_of(DAY), depth=depth)  # type: ignore[arg-type]
     result = await run_graph(desk, request, PipelineRun(run_id="scripted"))
     assert result is not None

@@ -20,7 +20,8 @@ from alphadesk.llm.messages import RequestSettings, UserMessage
 from alphadesk.llm.retrying import RetryingModel
 from alphadesk.llm.rules import RulesModel
 from alphadesk.llm.testing import ScriptedModel
-from alphadesk.pipelines.csp.run import CspRunner
+from alphadesk.pipelines.csp.pipeline import CspPipeline
+from alphadesk.pipelines.runner import PipelineRunner
 from tests.support.chaos_desk import REQUEST, chaos_runs
 
 RUNS = 40
@@ -30,7 +31,9 @@ FAILURE_RATE = 0.3
 async def test_the_csp_desk_survives_a_model_failing_30_percent_of_calls(
     settings: Settings, market: MarketData
 ) -> None:
-    reference = await CspRunner(settings, market, charts=False).analyze(REQUEST)
+    reference = await PipelineRunner(settings, CspPipeline(settings, market), charts=False).analyze(
+        REQUEST
+    )
     assert reference is not None and reference.decision == "select"
     runs = await chaos_runs(
         settings, market, runs=RUNS, failure_rate=FAILURE_RATE, seed=15, reference=reference

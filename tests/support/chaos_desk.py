@@ -16,7 +16,8 @@ from alphadesk.llm.chaos import ChaosModel
 from alphadesk.llm.retrying import RetryingModel
 from alphadesk.llm.rules import RulesModel
 from alphadesk.pipelines.csp.models import CspRequest, CspResult
-from alphadesk.pipelines.csp.run import CspRunner
+from alphadesk.pipelines.csp.pipeline import CspPipeline
+from alphadesk.pipelines.runner import PipelineRunner
 from alphadesk.store import RunStore
 
 REQUEST = CspRequest(symbol="NVDA", as_of=session_close(date(2024, 11, 29)))
@@ -66,7 +67,9 @@ async def chaos_runs(
         models: dict[str, Any] = {
             name: RetryingModel(model, seed=run_seed, sleep=sleep) for name, model in chaos.items()
         }
-        runner = CspRunner(settings, market, models=models, charts=False)
+        runner = PipelineRunner(
+            settings, CspPipeline(settings, market, models=models), charts=False
+        )
         try:
             result = await runner.analyze(REQUEST)
         except Exception as exc:  # an untyped ending: counted, never hidden

@@ -108,8 +108,8 @@ class ApiContext:
     def runner(
         self, kind: str, model: str | None, on_event: EventSink | None = None, **options: Any
     ) -> PipelineRunner[Any, Any]:
-        desk = build_pipeline(kind, self.settings, self.market, model=self.model(model))
-        return PipelineRunner(self.settings, desk, on_event=on_event, **options)
+        pipeline = build_pipeline(kind, self.settings, self.market, model=self.model(model))
+        return PipelineRunner(self.settings, pipeline, on_event=on_event, **options)
 
     async def analyze(
         self,
@@ -120,7 +120,7 @@ class ApiContext:
         on_event: EventSink | None = None,
         run_id: str | None = None,
     ) -> Any:
-        """One desk run: in this process, or on the Temporal workers when the server has
+        """One pipeline run: in this process, or on the Temporal workers when the server has
         one (a client that goes away then stops following; the run goes on)."""
         if self.config.temporal is None:
             runner = self.runner(kind, model, on_event=on_event)

@@ -105,10 +105,12 @@ async def _run(
     live: bool,
 ) -> list[Any]:
     from alphadesk.cli.live import LiveView
-    from alphadesk.pipelines.csp.run import CspRunner
+    from alphadesk.pipelines.csp.pipeline import CspPipeline
+    from alphadesk.pipelines.runner import PipelineRunner
 
     view = LiveView(enabled=live)
-    runner = CspRunner(settings, market, model=model, on_event=view.on_event)
+    pipeline = CspPipeline(settings, market, model=model)
+    runner = PipelineRunner(settings, pipeline, on_event=view.on_event)
     for request in requests:
         await runner.preflight(request)  # before the live view: errors print cleanly
     with view:

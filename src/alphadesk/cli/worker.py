@@ -1,4 +1,4 @@
-"""``alphadesk worker``: run desk workflows from a Temporal server; and the ``--temporal``
+"""``alphadesk worker``: run pipeline workflows from a Temporal server; and the ``--temporal``
 path of ``alphadesk csp`` and ``alphadesk desk``, which submits a run and follows it."""
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ def worker(
         False, "--dev", help="Start a local Temporal dev server at ADDRESS first (in memory)."
     ),
 ) -> None:
-    """Run desk runs submitted with --temporal: a Temporal worker, until Ctrl-C."""
+    """Work on the runs submitted with --temporal: a Temporal worker, until Ctrl-C."""
     try:
         from alphadesk.durable.server import dev_server
         from alphadesk.durable.worker import run_worker

@@ -1,6 +1,6 @@
-"""Durable desk runs on Temporal: a run survives the worker that was running it.
+"""Durable pipeline runs on Temporal: a run survives the worker that was running it.
 
-A desk's graph runs as a Temporal workflow (``workflow.py``) whose every node (an agent, or
+A pipeline's graph runs as a Temporal workflow (``workflow.py``) whose every node (an agent, or
 a round of agents) is an activity on a worker (``activities.py``), heartbeating at every
 model turn and tool call. When a worker dies, the workflow hands the run to another worker,
 which carries on from the last completed node: completed activities are never redone, and

@@ -20,13 +20,13 @@ from temporalio import activity
 from alphadesk.agent.events import BaseEvent, EventSink
 from alphadesk.config import Settings
 from alphadesk.data.base import MarketData
-from alphadesk.durable.jobs import DeskJob, NodeCall
+from alphadesk.durable.jobs import NodeCall, PipelineJob
 from alphadesk.pipelines.base import Nodes, Pipeline, PipelineRun, build_pipeline
 from alphadesk.pipelines.recording import RunRecorder
 from alphadesk.pipelines.runner import record_result, start_recording
 from alphadesk.store import RunNotFound, RunStore
 
-__all__ = ["DeskActivities"]
+__all__ = ["PipelineActivities"]
 
 logger = logging.getLogger(__name__)
 
@@ -36,23 +36,23 @@ _PROGRESS = {"model_response", "tool_finished", "tool_failed"}
 
 @dataclass
 class _OpenRun:
-    desk: Pipeline[Any, Any]
+    pipeline: Pipeline[Any, Any]
     recorder: RunRecorder
-    session: PipelineRun
+    run: PipelineRun
     nodes: Nodes
 
 
-class DeskActivities:
+class PipelineActivities:
     """The activities of one worker process; ``queue`` is the worker's own task queue."""
 
     def __init__(self, settings: Settings, market: MarketData, queue: str) -> None:
         self.settings, self.market, self.queue = settings, market, queue
         self.store = RunStore(settings.store_path)
-        self._desks: dict[tuple[str, str | None], Pipeline[Any, Any]] = {}
+        self._pipelines: dict[tuple[str, str | None], Pipeline[Any, Any]] = {}
         self._runs: dict[str, _OpenRun] = {}
 
     @activity.defn(name="alphadesk.claim_run")
-    async def claim_run(self, job: DeskJob) -> str:
+    async def claim_run(self, job: PipelineJob) -> str:
         """Take the run on in this worker: record it (the first time) or take it over from a
         worker that is gone. Returns the task queue its nodes go to from now on."""
         self._open(job)
@@ -73,21 +73,21 @@ class DeskActivities:
             beating.cancel()
 
     @activity.defn(name="alphadesk.finish_run")
-    async def finish_run(self, job: DeskJob, state: dict[str, Any]) -> dict[str, Any]:
+    async def finish_run(self, job: PipelineJob, state: dict[str, Any]) -> dict[str, Any]:
         """Record the run's result (report, result file, artefacts); returns the result."""
         record = self.store.get(job.run_id)
         if record.result is not None:  # recorded already, by an attempt that died after it
             return record.result
         run = self._open(job)
-        result = run.desk.result_type.model_validate(state["result"])
-        assert run.session.run_dir is not None  # every durable run has its folder
-        saved = record_result(run.desk, run.recorder, run.session.run_dir, result)
+        result = run.pipeline.result_type.model_validate(state["result"])
+        assert run.run.run_dir is not None  # every durable run has its folder
+        saved = record_result(run.pipeline, run.recorder, run.run.run_dir, result)
         del self._runs[job.run_id]
         logger.info("run %s finished: %s", job.run_id, saved.decision)
         return saved.model_dump(mode="json")
 
     @activity.defn(name="alphadesk.fail_run")
-    async def fail_run(self, job: DeskJob, reason: str) -> None:
+    async def fail_run(self, job: PipelineJob, reason: str) -> None:
         """Record that the workflow failed (an error no retry mends): the run reads
         ``failed`` with the reason, not ``running`` forever."""
         self._close(job.run_id, self._runs.get(job.run_id))
@@ -99,25 +99,25 @@ class DeskActivities:
             self.store.finish(job.run_id, status="failed", error=reason)
         logger.warning("run %s failed: %s", job.run_id, reason)
 
-    def _open(self, job: DeskJob) -> _OpenRun:
+    def _open(self, job: PipelineJob) -> _OpenRun:
         """The run as this worker holds it: recorded anew, or resumed from the store.
 
-        Synchronous on purpose: concurrent nodes of a run (the desk's analysts) must not
+        Synchronous on purpose: concurrent nodes of a run (the trading desk's analysts) must not
         open it twice, and its store reads and writes take milliseconds."""
         if job.run_id in self._runs:
             return self._runs[job.run_id]
-        desk = self._desk(job.kind, job.model)
-        request = desk.request_type.model_validate(job.request)
+        pipeline = self._pipeline(job.kind, job.model)
+        request = pipeline.request_type.model_validate(job.request)
         workflow = activity.info().workflow_id
         try:
             recorder = RunRecorder.resume(self.store, job.run_id, workflow=workflow)
         except RunNotFound:
             recorder = start_recording(
-                self.store, desk, request, run_id=job.run_id, workflow=workflow
+                self.store, pipeline, request, run_id=job.run_id, workflow=workflow
             )
         run_dir = self.settings.runs_dir / job.run_id
         run_dir.mkdir(parents=True, exist_ok=True)
-        session = PipelineRun(
+        run = PipelineRun(
             run_id=job.run_id,
             ledger=recorder.ledger,
             emit=_heartbeating(recorder.emit),
@@ -125,7 +125,7 @@ class DeskActivities:
             charts=job.charts,
             journal=recorder.journal,
         )
-        opened = _OpenRun(desk, recorder, session, desk.nodes(request, session))
+        opened = _OpenRun(pipeline, recorder, run, pipeline.nodes(request, run))
         self._runs[job.run_id] = opened
         return opened
 
@@ -136,11 +136,12 @@ class DeskActivities:
             del self._runs[run_id]
             run.recorder.close()
 
-    def _desk(self, kind: str, model: str | None) -> Pipeline[Any, Any]:
-        """One desk per pipeline and model (a desk is stateless per analysis)."""
-        if (kind, model) not in self._desks:
-            self._desks[kind, model] = build_pipeline(kind, self.settings, self.market, model=model)
-        return self._desks[kind, model]
+    def _pipeline(self, kind: str, model: str | None) -> Pipeline[Any, Any]:
+        """One pipeline per kind and model (a pipeline is stateless per analysis)."""
+        if (kind, model) not in self._pipelines:
+            built = build_pipeline(kind, self.settings, self.market, model=model)
+            self._pipelines[kind, model] = built
+        return self._pipelines[kind, model]
 
 
 def _heartbeating(emit: EventSink) -> EventSink:

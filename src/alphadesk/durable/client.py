@@ -1,4 +1,4 @@
-"""Submitting a desk run to Temporal and following it to its result.
+"""Submitting a pipeline run to Temporal and following it to its result.
 
 The run is recorded by the workers under a run id chosen here (the workflow id is
 ``alphadesk-<run id>``), so it is known before anything runs. Following reads the run's
@@ -17,9 +17,9 @@ from temporalio.client import WorkflowFailureError, WorkflowHandle
 
 from alphadesk.agent.events import EventSink
 from alphadesk.config import Settings
-from alphadesk.durable.jobs import DEFAULT_QUEUE, DeskJob, Timeouts
+from alphadesk.durable.jobs import DEFAULT_QUEUE, PipelineJob, Timeouts
 from alphadesk.durable.server import connect
-from alphadesk.durable.workflow import DeskWorkflow, durable_desk, innermost_cause
+from alphadesk.durable.workflow import PipelineWorkflow, durable_pipeline, innermost_cause
 from alphadesk.pipelines.events import parse_event
 from alphadesk.pipelines.models import PipelineRequest
 from alphadesk.store import RunStore
@@ -31,7 +31,7 @@ _POLL_S = 0.25
 
 
 class DurableRunFailed(RuntimeError):
-    """The workflow failed (not a desk's typed failure, which is a result): its cause."""
+    """The workflow failed (not a pipeline's typed failure, which is a result): its cause."""
 
 
 def workflow_id(run_id: str) -> str:
@@ -52,7 +52,7 @@ async def run_durably(
     on_event: EventSink | None = None,
     run_id: str | None = None,
 ) -> dict[str, Any]:
-    """Run ``request`` on the ``kind`` desk as a Temporal workflow; returns the result as
+    """Run ``request`` on the ``kind`` pipeline as a Temporal workflow; returns the result as
     JSON once a worker finished it. ``on_event`` sees the run's events as they are recorded.
 
     Raises:
@@ -60,9 +60,9 @@ async def run_durably(
         RuntimeError: no Temporal server at ``address``.
         DurableRunFailed: the workflow failed (e.g. a non-retryable error on a worker).
     """
-    durable_desk(kind)
+    durable_pipeline(kind)
     client = await connect(address, namespace)
-    job = DeskJob(
+    job = PipelineJob(
         kind=kind,
         request=request.model_dump(mode="json"),
         run_id=run_id or new_run_id(),
@@ -71,7 +71,7 @@ async def run_durably(
         timeouts=timeouts or Timeouts(),
     )
     handle = await client.start_workflow(
-        DeskWorkflow.run, job, id=workflow_id(job.run_id), task_queue=task_queue
+        PipelineWorkflow.run, job, id=workflow_id(job.run_id), task_queue=task_queue
     )
     follower = _Follower(RunStore(settings.store_path), job.run_id, on_event) if on_event else None
     following = asyncio.create_task(follower.follow()) if follower else None

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["DEFAULT_QUEUE", "DeskJob", "NodeCall", "Timeouts"]
+__all__ = ["DEFAULT_QUEUE", "NodeCall", "PipelineJob", "Timeouts"]
 
 DEFAULT_QUEUE = "alphadesk"
 
@@ -27,9 +27,10 @@ class Timeouts:
 
 
 @dataclass(frozen=True)
-class DeskJob:
-    """One desk run: the pipeline kind (``csp``, ``desk``), its request as JSON, the run id
-    it is recorded under, the model override and whether the report gets its charts."""
+class PipelineJob:
+    """One pipeline run: the pipeline kind (``csp``, ``desk``, ``algo``), its request as
+    JSON, the run id it is recorded under, the model override and whether the report gets
+    its charts."""
 
     kind: str
     request: dict[str, Any]
@@ -43,6 +44,6 @@ class DeskJob:
 class NodeCall:
     """One graph node to run for ``job`` on ``state``."""
 
-    job: DeskJob
+    job: PipelineJob
     node: str
     state: dict[str, Any]

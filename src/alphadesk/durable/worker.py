@@ -1,4 +1,4 @@
-"""``alphadesk worker``: a Temporal worker that runs desk workflows and their nodes.
+"""``alphadesk worker``: a Temporal worker that runs pipeline workflows and their nodes.
 
 Each worker polls the shared queue (workflows, and taking runs on) and a queue of its own
 (the nodes of the runs it holds). Start as many as you like, on as many machines as share
@@ -19,10 +19,10 @@ from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner, SandboxR
 
 from alphadesk.config import Settings
 from alphadesk.data import build_provider
-from alphadesk.durable.activities import DeskActivities
+from alphadesk.durable.activities import PipelineActivities
 from alphadesk.durable.jobs import DEFAULT_QUEUE
 from alphadesk.durable.server import connect
-from alphadesk.durable.workflow import DeskWorkflow
+from alphadesk.durable.workflow import PipelineWorkflow
 
 __all__ = ["run_worker"]
 
@@ -44,7 +44,7 @@ async def run_worker(
     """Run a worker until cancelled; ``ready(own_queue)`` once it polls."""
     client = await connect(address, namespace)
     own_queue = f"{task_queue}@{socket.gethostname()}-{os.getpid()}-{uuid.uuid4().hex[:6]}"
-    activities = DeskActivities(settings, build_provider(settings), own_queue)
+    activities = PipelineActivities(settings, build_provider(settings), own_queue)
     runner = SandboxedWorkflowRunner(
         restrictions=SandboxRestrictions.default.with_passthrough_modules(*_SHARED_MODULES)
     )
@@ -52,7 +52,7 @@ async def run_worker(
         shared = Worker(
             client,
             task_queue=task_queue,
-            workflows=[DeskWorkflow],
+            workflows=[PipelineWorkflow],
             activities=[activities.claim_run, activities.fail_run],
             workflow_runner=runner,
             activity_executor=executor,

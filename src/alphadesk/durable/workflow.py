@@ -1,5 +1,5 @@
-"""A desk run as a Temporal workflow: the desk's own graph, walked in the workflow, each node
-an activity on the worker that holds the run.
+"""A pipeline run as a Temporal workflow: the pipeline's own graph, walked in the workflow,
+each node an activity on the worker that holds the run.
 
 The workflow first has some worker take the run on (``claim_run`` on the shared queue),
 which answers with its own queue; every node then runs there. If that worker dies, its
@@ -31,12 +31,12 @@ with workflow.unsafe.imports_passed_through():
 
     from alphadesk.data.errors import DataError, ProviderUnavailable
     from alphadesk.data.errors import RateLimited as DataRateLimited
-    from alphadesk.durable.jobs import DeskJob, NodeCall
+    from alphadesk.durable.jobs import NodeCall, PipelineJob
     from alphadesk.llm.base import ModelError
     from alphadesk.pipelines.base import NodeFunction, pipeline_class
     from alphadesk.store import RunConflict, RunNotFound
 
-__all__ = ["RETRY", "DeskWorkflow", "durable_desk", "innermost_cause", "never_retried"]
+__all__ = ["RETRY", "PipelineWorkflow", "durable_pipeline", "innermost_cause", "never_retried"]
 
 
 def _family(cls: type[Exception]) -> list[type[Exception]]:
@@ -67,22 +67,22 @@ RETRY = RetryPolicy(
 )
 
 
-@workflow.defn(name="alphadesk.desk")
-class DeskWorkflow:
-    """Runs one desk job; returns its result as JSON."""
+@workflow.defn(name="alphadesk.pipeline")
+class PipelineWorkflow:
+    """Runs one pipeline job; returns its result as JSON."""
 
     def __init__(self) -> None:
         self._queue: str | None = None
         self._moving = asyncio.Lock()  # concurrent nodes that lose their worker move once
 
     @workflow.run
-    async def run(self, job: DeskJob) -> dict[str, Any]:
+    async def run(self, job: PipelineJob) -> dict[str, Any]:
         try:
-            desk = durable_desk(job.kind)
-            request = desk.request_type.model_validate(job.request)
+            pipeline = durable_pipeline(job.kind)
+            request = pipeline.request_type.model_validate(job.request)
         except ValueError as exc:  # raised here it would retry the workflow task forever
             raise ApplicationError(str(exc), non_retryable=True) from None
-        graph = desk.graph(request, lambda name: self._node(job, name))
+        graph = pipeline.graph(request, lambda name: self._node(job, name))
         try:
             self._queue = await self._claim(job)
             state = await graph.compile().ainvoke({"request": job.request})
@@ -102,7 +102,7 @@ class DeskWorkflow:
             raise
         return result
 
-    async def _fail(self, job: DeskJob, reason: str) -> None:
+    async def _fail(self, job: PipelineJob, reason: str) -> None:
         """Mark the run failed with ``reason``, so it never reads ``running`` forever."""
         await workflow.execute_activity(
             "alphadesk.fail_run",
@@ -111,7 +111,7 @@ class DeskWorkflow:
             retry_policy=RETRY,
         )
 
-    def _node(self, job: DeskJob, name: str) -> NodeFunction:
+    def _node(self, job: PipelineJob, name: str) -> NodeFunction:
         async def run(state: dict[str, Any]) -> dict[str, Any]:
             call = NodeCall(job=job, node=name, state=dict(state))
             update: dict[str, Any] = await self._on_worker(
@@ -124,7 +124,7 @@ class DeskWorkflow:
 
         return run
 
-    async def _claim(self, job: DeskJob) -> str:
+    async def _claim(self, job: PipelineJob) -> str:
         queue: str = await workflow.execute_activity(
             "alphadesk.claim_run",
             job,
@@ -133,7 +133,7 @@ class DeskWorkflow:
         )
         return queue
 
-    async def _on_worker(self, job: DeskJob, start: Callable[[], Awaitable[Any]]) -> Any:
+    async def _on_worker(self, job: PipelineJob, start: Callable[[], Awaitable[Any]]) -> Any:
         """``start()`` on the worker that holds the run; when that worker is gone, another
         worker takes the run over and ``start()`` runs again there."""
         while True:
@@ -148,7 +148,7 @@ class DeskWorkflow:
                         workflow.logger.warning("worker %s is gone; moving the run", queue)
                         self._queue = await self._claim(job)
 
-    def _options(self, job: DeskJob) -> dict[str, Any]:
+    def _options(self, job: PipelineJob) -> dict[str, Any]:
         return {
             "task_queue": self._queue,
             "schedule_to_start_timeout": timedelta(seconds=job.timeouts.pickup),
@@ -158,16 +158,16 @@ class DeskWorkflow:
         }
 
 
-def durable_desk(kind: str) -> Any:
-    """The desk class of ``kind`` if it can run as a workflow (it exposes its graph).
+def durable_pipeline(kind: str) -> Any:
+    """The pipeline class of ``kind`` if it can run as a workflow (it exposes its graph).
 
     Raises:
         ValueError: no such pipeline, or one that cannot run on Temporal.
     """
-    desk = pipeline_class(kind)
-    if not hasattr(desk, "graph"):
-        raise ValueError(f"the {kind} pipeline cannot run on Temporal; the csp and desk ones can")
-    return desk
+    pipeline = pipeline_class(kind)
+    if not hasattr(pipeline, "graph"):
+        raise ValueError(f"the {kind} pipeline cannot run on Temporal: it has no graph")
+    return pipeline
 
 
 def innermost_cause(exc: BaseException) -> BaseException:

@@ -1,6 +1,6 @@
-"""What a pipeline is: one protocol every pipeline (CSP desk, trading desk, strategy lab,
-assistant, screen) follows, so the runner records, resumes, replays and runs each of them
-durably the same way.
+"""What a pipeline is: one protocol every pipeline (the CSP pipeline, the trading desk, the
+strategy lab, the assistant, the screen) follows, so the runner records, resumes, replays and
+runs each of them durably the same way.
 
 A pipeline is a typed request, a graph over plain-JSON state that starts with
 ``{"request": ...}`` and ends with a ``result``, the graph's node functions bound to one run
@@ -56,7 +56,7 @@ Nodes = Callable[[str], NodeFunction]
 PIPELINES: dict[str, str] = {
     "algo": "alphadesk.pipelines.algo.lab:StrategyLab",
     "assistant": "alphadesk.pipelines.assistant.pipeline:AssistantPipeline",
-    "csp": "alphadesk.pipelines.csp.desk:CspDesk",
+    "csp": "alphadesk.pipelines.csp.pipeline:CspPipeline",
     "desk": "alphadesk.pipelines.desk.desk:TradingDesk",
 }
 

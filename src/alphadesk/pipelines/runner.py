@@ -86,13 +86,18 @@ class PipelineRunner(Generic[RequestT, ResultT]):
     ) -> ResultT | None:
         """Analyse one request, or resume an interrupted run. None if stopped at a checkpoint.
 
-        ``run_id`` names a new run in advance (a server tells its client before it starts).
+        A resumed run goes on with the request it was started with (its checkpoints are of
+        that request), whatever ``request`` says. ``run_id`` names a new run in advance (a
+        server tells its client before it starts).
         """
         async with self._slots:
             recorder = self._recorder(request, resume_run_id, run_id)
             run_dir = self.settings.runs_dir / recorder.run_id
             run_dir.mkdir(parents=True, exist_ok=True)
             try:
+                if resume_run_id is not None:
+                    recorded = self.store.get(resume_run_id).request
+                    request = self.pipeline.request_type.model_validate(recorded)
                 checkpoint_file = (
                     self.settings.data_dir / "checkpoints" / f"{recorder.run_id}.sqlite"
                 )

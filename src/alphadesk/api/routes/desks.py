@@ -117,17 +117,15 @@ async def csp_stream(body: CspBody, request: Request) -> Any:
 async def screen(body: ScreenBody, request: Request) -> Any:
     """Screen a universe for cash-secured puts: cheap checks first, the desk on survivors
     (one recorded run per survivor), best first."""
-    from alphadesk.pipelines.csp.run import CspRunner
     from alphadesk.pipelines.csp.screen import screen as run_screen
 
     ctx = _ctx(request)
-    model = ctx.model(body.model)
     universe = [ctx.symbol(s) for s in body.symbols] if body.symbols else ctx.market.universe()
     if not universe:
         raise ApiError(422, "empty_universe", "no symbols to screen",
                        "pass symbols, or configure a provider that lists its universe")  # fmt: skip
     instant = ctx.as_of(body.as_of, universe)
-    runner = CspRunner(ctx.settings, ctx.market, model=model, concurrency=body.concurrency)
+    runner = ctx.runner("csp", body.model, concurrency=body.concurrency)
     slot = ctx.slots.claim()
     try:
         work = run_screen(runner, universe, instant, depth=body.depth, constraints=body.constraints)

@@ -12,6 +12,7 @@ The lab ends with the best variant so far whatever ended it, and says what did.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -34,9 +35,8 @@ from alphadesk.pipelines.algo.models import (
     IterationRecord,
     VariantRecord,
 )
-from alphadesk.pipelines.algo.nodes import LabNodes, LabState
+from alphadesk.pipelines.algo.nodes import LabNodeDeps, LabNodes, LabState
 from alphadesk.pipelines.algo.report import render_report, strategy_file
-from alphadesk.pipelines.algo.tracker import ExperimentTracker
 from alphadesk.pipelines.base import Nodes, PipelineRun
 from alphadesk.pipelines.desk.memory import DeskMemory
 
@@ -80,18 +80,11 @@ class StrategyLab:
     def model_label(self) -> str:
         return self.models.label(self.agents.names)
 
-    @property
-    def replaying(self) -> bool:
-        return self.settings.cache is CacheMode.REPLAY
-
     def title(self, request: AlgoRequest) -> str:
         return f"algo {request.symbol}: {request.goal}"
 
     def report(self, result: AlgoResult) -> str:
         return render_report(result)
-
-    def tracker(self, run: PipelineRun) -> ExperimentTracker:
-        return ExperimentTracker(_tracker_path(self.settings, run))
 
     def nodes(self, request: AlgoRequest, run: PipelineRun) -> Nodes:
         """The graph's node functions, bound to one run and the request's two periods.
@@ -100,11 +93,21 @@ class StrategyLab:
             DataError: No bars for the symbol at ``as_of``.
             ValueError: Too few bars for two periods (says how to widen the window).
         """
-        split = self.split(request)
-        steps = AgentSteps(run, self.models, limits_from(self.settings))
-        nodes = LabNodes(self, run, steps, split)
-        finish = _Finish(self, run, split)
-        return lambda name: finish if name == "finish" else getattr(nodes, name)
+        deps = LabNodeDeps(
+            agents=self.agents,
+            market=self.market,
+            memory=self.memory,
+            writes_memory=self.settings.cache is not CacheMode.REPLAY,
+            backtester=self.backtester,
+            config=self.config,
+            backtest_concurrency=self.backtest_concurrency,
+            split=self.split(request),
+            tracker_file=_tracker_path(self.settings, run),
+            steps=AgentSteps(run, self.models, limits_from(self.settings)),
+            run=run,
+        )
+        nodes, finish = LabNodes(deps, request), _Finish(deps, request)
+        return lambda name: finish if name == "finish" else nodes.node(name)
 
     @staticmethod
     def graph(request: AlgoRequest, node: Nodes) -> StateGraph[LabState]:
@@ -146,21 +149,22 @@ def _tracker_path(settings: Settings, run: PipelineRun) -> Path:
     return folder / "experiments.jsonl"
 
 
+@dataclass(frozen=True)
 class _Finish:
     """The last node: the best variant so far, its strategy file, the chart, the result."""
 
-    def __init__(self, lab: StrategyLab, run: PipelineRun, split: Split) -> None:
-        self.lab, self.run, self.split = lab, run, split
+    deps: LabNodeDeps
+    request: AlgoRequest
 
     async def __call__(self, state: LabState) -> dict[str, Any]:
-        request = AlgoRequest.model_validate(state["request"])
+        request, split = self.request, self.deps.split
         records = [VariantRecord.model_validate(r) for r in state.get("records", [])]
         iterations = [IterationRecord.model_validate(i) for i in state.get("iterations", [])]
         last = iterations[-1].gate if iterations else None
         verdict, budget = state.get("verdict"), state.get("budget")
         best = _best(records, last.best_variant if last else None)
         decision, reason = _outcome(verdict, budget, last.decision if last else None, best)
-        files = self._files(request, records, best)
+        files = self._files(records, best)
         result = AlgoResult(
             symbol=request.symbol,
             as_of=request.as_of,
@@ -169,8 +173,8 @@ class _Finish:
             stage=verdict["stage"] if verdict else None,
             goal=request.goal,
             criteria=[str(c) for c in parse_goal(request.goal)],
-            in_sample=self.split.in_sample,
-            out_of_sample=self.split.out_of_sample,
+            in_sample=split.in_sample,
+            out_of_sample=split.out_of_sample,
             fact_sheets=state.get("sheets", []),
             brief=state.get("brief"),
             iterations=iterations,
@@ -179,15 +183,15 @@ class _Finish:
             budget=budget,
             agents=state.get("reports", []),
             data_missing=sorted(set(state.get("missing", []))),
-            run_id=self.run.run_id,
+            run_id=self.deps.run.run_id,
             **files,
         )
         return {"result": result.model_dump(mode="json")}
 
     def _files(
-        self, request: AlgoRequest, records: list[VariantRecord], best: VariantRecord | None
+        self, records: list[VariantRecord], best: VariantRecord | None
     ) -> dict[str, str | None]:
-        tracker = _tracker_path(self.lab.settings, self.run)
+        request, tracker = self.request, self.deps.tracker_file
         files: dict[str, str | None] = {
             "tracker_file": str(tracker) if tracker.exists() else None,
             "strategy_file": None,

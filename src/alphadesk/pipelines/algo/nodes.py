@@ -7,9 +7,10 @@ import asyncio
 import operator
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
-from typing import TYPE_CHECKING, Annotated, Any, TypedDict
+from pathlib import Path
+from typing import Annotated, Any, TypedDict
 
-from alphadesk.agents.algo import AlgoDeps, task_prompt
+from alphadesk.agents.algo import AlgoAgents, AlgoDeps, task_prompt
 from alphadesk.agents.algo.models import (
     FailureAnalysis,
     GateDecision,
@@ -21,16 +22,17 @@ from alphadesk.agents.algo.templates import TEMPLATES
 from alphadesk.agents.spec import AgentSpec
 from alphadesk.analytics.fuzzy import parse_goal
 from alphadesk.analytics.trajectory import classify_trajectory
+from alphadesk.backtest.models import BacktestConfig
+from alphadesk.data.base import MarketData
 from alphadesk.pipelines.agent_steps import AgentSteps, StepOutcome
-from alphadesk.pipelines.algo.backtests import Split, backtest_variants
+from alphadesk.pipelines.algo.backtests import Backtester, Split, backtest_variants
 from alphadesk.pipelines.algo.models import AlgoRequest, IterationRecord, VariantRecord
-from alphadesk.pipelines.base import PipelineRun
+from alphadesk.pipelines.algo.tracker import ExperimentTracker
+from alphadesk.pipelines.base import NodeFunction, PipelineRun
+from alphadesk.pipelines.desk.memory import DeskMemory
 from alphadesk.pipelines.events import GateDecided, StepFinished, StepStarted
 
-if TYPE_CHECKING:
-    from alphadesk.pipelines.algo.lab import StrategyLab
-
-__all__ = ["LabNodes", "LabState"]
+__all__ = ["LabNodeDeps", "LabNodes", "LabState"]
 
 _RECALL = 3
 _LIBRARY = [
@@ -67,10 +69,6 @@ class LabState(TypedDict, total=False):
     result: dict[str, Any]
 
 
-def _request(state: LabState) -> AlgoRequest:
-    return AlgoRequest.model_validate(state["request"])
-
-
 def _bookkeeping(steps: Sequence[StepOutcome[Any]]) -> dict[str, Any]:
     update: dict[str, Any] = {"missing": [], "reports": []}
     for step in steps:
@@ -82,25 +80,51 @@ def _bookkeeping(steps: Sequence[StepOutcome[Any]]) -> dict[str, Any]:
     return update
 
 
-@dataclass
-class LabNodes:
-    """One lab run: the graph's nodes, bound to its run, bars and periods."""
+@dataclass(frozen=True)
+class LabNodeDeps:
+    """What the nodes of one run need: the agents, the market, the memory of lessons (None
+    when off) and whether the run may write to it (never while replaying), the backtester
+    with its costs and how many sandboxes run at once, the run's two periods and its
+    experiment tracker's file, the agent steps (models, budgets, ledger and events bound to
+    the run) and the run itself."""
 
-    lab: StrategyLab
-    run: PipelineRun
-    steps: AgentSteps
+    agents: AlgoAgents
+    market: MarketData
+    memory: DeskMemory | None
+    writes_memory: bool
+    backtester: Backtester
+    config: BacktestConfig
+    backtest_concurrency: int
     split: Split
+    tracker_file: Path
+    steps: AgentSteps
+    run: PipelineRun
 
-    def _deps(
-        self,
-        request: AlgoRequest,
-        used: frozenset[str] = frozenset(),
-        verdicts: dict[str, dict[str, Any]] | None = None,
+
+@dataclass(frozen=True)
+class LabNodes:
+    """The graph's nodes for one request (all but ``finish``), bound to their dependencies."""
+
+    deps: LabNodeDeps
+    request: AlgoRequest
+
+    def node(self, name: str) -> NodeFunction:
+        """The function of the graph node ``name``."""
+        node: NodeFunction = getattr(self, name)
+        return node
+
+    @property
+    def memory(self) -> DeskMemory | None:
+        """The lessons this run recalls, if its request asks for them."""
+        return self.deps.memory if self.request.memory else None
+
+    def _tool_deps(
+        self, used: frozenset[str] = frozenset(), verdicts: dict[str, dict[str, Any]] | None = None
     ) -> AlgoDeps:
         return AlgoDeps(
-            market=self.lab.market,
-            run_dir=self.run.run_dir,
-            symbol=request.symbol,
+            market=self.deps.market,
+            run_dir=self.deps.run.run_dir,
+            symbol=self.request.symbol,
             verdicts=verdicts or {},
             used_ids=used,
         )
@@ -108,28 +132,28 @@ class LabNodes:
     async def _run(
         self,
         spec: AgentSpec[Any, Any],
-        request: AlgoRequest,
         template: str,
         deps: AlgoDeps | None = None,
         **context: Any,
     ) -> StepOutcome[Any]:
+        request = self.request
         prompt = task_prompt(template, request.symbol, request.as_of, **context)
-        return await self.steps.run(spec, prompt, deps or self._deps(request), request)
+        return await self.deps.steps.run(spec, prompt, deps or self._tool_deps(), request)
 
     # -- research ------------------------------------------------------------------------
 
     async def research(self, state: LabState) -> dict[str, Any]:
-        request, agents = _request(state), self.lab.agents
+        request, agents = self.request, self.deps.agents
         round_ = state.get("research_round", 0) + 1
         lessons = state.get("lessons")
         if lessons is None:
-            lessons = await self._recall(request)
+            lessons = await self._recall()
         slots = asyncio.Semaphore(request.research_concurrency)
 
         async def investigate(spec: AgentSpec[Any, Any]) -> StepOutcome[Any]:
             async with slots:
                 return await self._run(
-                    spec, request, "research", directive=f"find an edge for: {request.goal}"
+                    spec, "research", directive=f"find an edge for: {request.goal}"
                 )
 
         found = await asyncio.gather(*(investigate(s) for s in agents.subagents))
@@ -141,7 +165,6 @@ class LabNodes:
             *(
                 self._run(
                     agents.synthesizers[domain],
-                    request,
                     "synthesizer",
                     domain=domain,
                     reports=[r for r in reports if r["domain"] == domain],
@@ -155,7 +178,6 @@ class LabNodes:
         facts = [step.output.model_dump(mode="json") for step in sheets if step.output]
         leader = await self._run(
             agents.leader,
-            request,
             "leader",
             goal=request.goal,
             sheets=facts,
@@ -174,9 +196,9 @@ class LabNodes:
         reason = last["reasoning"] if last else None
         return {"reason": reason, "approaches_tried": tried, "lessons": lessons}
 
-    async def _recall(self, request: AlgoRequest) -> list[dict[str, Any]]:
-        memory = self.lab.memory
-        if memory is None or not request.memory:
+    async def _recall(self) -> list[dict[str, Any]]:
+        memory, request = self.memory, self.request
+        if memory is None:
             return []
         recalled = await asyncio.to_thread(
             memory.recall,
@@ -190,7 +212,7 @@ class LabNodes:
     # -- development and backtests -------------------------------------------------------
 
     async def develop(self, state: LabState) -> dict[str, Any]:
-        request = _request(state)
+        request = self.request
         iteration = state.get("iteration", 0) + 1
         tried: dict[str, list[dict[str, Any]]] = {}
         for record in state.get("records", []):
@@ -198,10 +220,9 @@ class LabNodes:
                 tried.setdefault(record["template"], []).append(record["parameters"])
         used = frozenset(r["variant_id"] for r in state.get("records", []))
         step = await self._run(
-            self.lab.agents.strategist,
-            request,
+            self.deps.agents.strategist,
             "strategist",
-            self._deps(request, used),
+            self._tool_deps(used),
             iteration=iteration,
             goal=request.goal,
             n=request.variants,
@@ -217,42 +238,41 @@ class LabNodes:
         return update
 
     async def backtest(self, state: LabState) -> dict[str, Any]:
-        request = _request(state)
+        request, deps = self.request, self.deps
         batch = StrategyBatch.model_validate({"variants": state["batch"], "reasoning": "-"})
         for variant in batch.variants:
-            self._announce(StepStarted, f"backtest {variant.variant_id}", request, model="sandbox")
+            self._announce(StepStarted, f"backtest {variant.variant_id}", model="sandbox")
 
         def done(record: VariantRecord) -> None:
             status = "completed" if record.error is None else "failed"
             why = record.error or f"score {record.score:.2f}"
-            self._announce(
-                StepFinished, f"backtest {record.variant_id}", request, status=status, reason=why
-            )
+            self._announce(StepFinished, f"backtest {record.variant_id}", status=status, reason=why)
 
         records = await backtest_variants(
             batch.variants,
-            self.split,
-            self.lab.config,
+            deps.split,
+            deps.config,
             parse_goal(request.goal),
             iteration=state["iteration"],
-            backtester=self.lab.backtester,
+            backtester=deps.backtester,
             on_done=done,
-            concurrency=self.lab.backtest_concurrency,
+            concurrency=deps.backtest_concurrency,
         )
-        run_id = self.run.run_id
+        run_id = deps.run.run_id
         return {
             "current": [
                 r.model_copy(update={"run_id": run_id}).model_dump(mode="json") for r in records
             ]
         }
 
-    def _announce(self, kind: type[Any], agent: str, request: AlgoRequest, **fields: Any) -> None:
-        self.run.emit(kind(run_id=self.run.run_id, agent=agent, symbol=request.symbol, **fields))
+    def _announce(self, kind: type[Any], agent: str, **fields: Any) -> None:
+        run = self.deps.run
+        run.emit(kind(run_id=run.run_id, agent=agent, symbol=self.request.symbol, **fields))
 
     # -- the quality gate ----------------------------------------------------------------
 
     async def gate(self, state: LabState) -> dict[str, Any]:
-        request, agents = _request(state), self.lab.agents
+        request, agents = self.request, self.deps.agents
         iteration = state["iteration"]
         records = [VariantRecord.model_validate(r) for r in state["current"]]
         views = [r.brief() for r in records]
@@ -268,7 +288,6 @@ class LabNodes:
             analyses.append(
                 self._run(
                     agents.failure,
-                    request,
                     "failure",
                     variants=views,
                     history=[_history_line(h, state.get("records", [])) for h in history],
@@ -277,7 +296,7 @@ class LabNodes:
             )
         if len(scores) >= 2:
             stats = asdict(classify_trajectory(scores)) | {"scores": scores}
-            analyses.append(self._run(agents.trajectory, request, "trajectory", trajectory=stats))
+            analyses.append(self._run(agents.trajectory, "trajectory", trajectory=stats))
         done = await asyncio.gather(*analyses)
         update = _bookkeeping(done)
         if "verdict" in update:
@@ -303,26 +322,26 @@ class LabNodes:
             refinements=state.get("refinements", 0),
             **counts,
         )
-        step = await self.steps.run(
-            agents.gate, prompt, self._deps(request, verdicts=verdicts), request
+        step = await self.deps.steps.run(
+            agents.gate, prompt, self._tool_deps(verdicts=verdicts), request
         )
         update = _merge(update, _bookkeeping([step]))
         if step.output is None:
             return update
-        return update | self._decided(state, request, records, step.output, failure, reading)
+        return update | self._decided(state, records, step.output, failure, reading)
 
     def _decided(
         self,
         state: LabState,
-        request: AlgoRequest,
         records: list[VariantRecord],
         gate: GateDecision,
         failure: FailureAnalysis | None,
         reading: TrajectoryReading | None,
     ) -> dict[str, Any]:
+        request, run = self.request, self.deps.run
         iteration = state["iteration"]
         records = [r.model_copy(update={"decision": gate.decision}) for r in records]
-        self.lab.tracker(self.run).append(records)
+        ExperimentTracker(self.deps.tracker_file).append(records)
         best = max(records, key=lambda r: (r.passed, r.score))
         entry = IterationRecord(
             iteration=iteration,
@@ -334,10 +353,10 @@ class LabNodes:
             failure=failure,
             trajectory=reading,
         )
-        self._remember(request, best, gate)
-        self.run.emit(
+        self._remember(best, gate)
+        run.emit(
             GateDecided(
-                run_id=self.run.run_id,
+                run_id=run.run_id,
                 agent="quality_gate",
                 symbol=request.symbol,
                 iteration=iteration,
@@ -358,22 +377,23 @@ class LabNodes:
             "refinements": state.get("refinements", 0) + (gate.decision == "REFINE"),
         }
         if gate.decision not in ("SUCCESS", "ABANDON"):
-            budget = self._budget(request, iteration)
+            budget = self._budget(iteration)
             if budget:
                 update["budget"] = budget
         return update
 
-    def _budget(self, request: AlgoRequest, iteration: int) -> str | None:
+    def _budget(self, iteration: int) -> str | None:
+        request = self.request
         if iteration >= request.iterations:
             return f"the iteration limit ({request.iterations}) was reached"
-        spent = self.run.ledger.totals.cost_usd
+        spent = self.deps.run.ledger.totals.cost_usd
         if request.max_cost_usd is not None and spent >= request.max_cost_usd:
             return f"the cost limit (${request.max_cost_usd:g}) was reached (${spent:.4f} spent)"
         return None
 
-    def _remember(self, request: AlgoRequest, best: VariantRecord, gate: GateDecision) -> None:
-        memory = self.lab.memory
-        if memory is None or not request.memory or self.lab.replaying:
+    def _remember(self, best: VariantRecord, gate: GateDecision) -> None:
+        memory, request = self.memory, self.request
+        if memory is None or not self.deps.writes_memory:
             return
         oos = best.out_of_sample.score if best.out_of_sample else 0.0
         memory.remember(
@@ -390,7 +410,7 @@ class LabNodes:
             },
             decided_at=request.as_of,
             written_at=request.as_of,
-            run_id=f"{self.run.run_id}:{best.variant_id}",
+            run_id=f"{self.deps.run.run_id}:{best.variant_id}",
         )
 
 

@@ -29,9 +29,11 @@ class CspDeskRunner:
 
     async def run(self, symbol: str, as_of: datetime) -> DeskVerdict:
         from alphadesk.pipelines.csp.models import CspRequest
-        from alphadesk.pipelines.csp.run import CspRunner
+        from alphadesk.pipelines.csp.pipeline import CspPipeline
+        from alphadesk.pipelines.runner import PipelineRunner
 
-        runner = CspRunner(self.settings, self.market, model=self.model)
+        pipeline = CspPipeline(self.settings, self.market, model=self.model)
+        runner = PipelineRunner(self.settings, pipeline)
         result = await runner.analyze(CspRequest(symbol=symbol, as_of=as_of, depth="quick"))
         assert result is not None  # no interrupt was asked for
         return _verdict(result)

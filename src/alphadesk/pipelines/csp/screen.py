@@ -19,7 +19,7 @@ from alphadesk.analytics.volatility import historical_volatility
 from alphadesk.data.base import MarketData
 from alphadesk.data.errors import DataError
 from alphadesk.pipelines.csp.models import CspRequest, CspResult, Depth
-from alphadesk.pipelines.csp.run import CspRunner
+from alphadesk.pipelines.runner import PipelineRunner
 from alphadesk.tools.common import adjusted_frame
 
 __all__ = ["ScreenCheck", "ScreenResult", "prefilter", "ranked", "screen", "screen_symbol"]
@@ -116,7 +116,7 @@ def _earnings_window(
 
 
 async def screen_symbol(
-    runner: CspRunner,
+    runner: PipelineRunner[CspRequest, CspResult],
     symbol: str,
     as_of: datetime,
     *,
@@ -133,7 +133,7 @@ async def screen_symbol(
 
 
 async def screen(
-    runner: CspRunner,
+    runner: PipelineRunner[CspRequest, CspResult],
     symbols: list[str],
     as_of: datetime,
     *,

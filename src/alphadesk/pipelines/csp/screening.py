@@ -34,9 +34,10 @@ from alphadesk.cluster import RayCluster, cluster_cpus, spread
 from alphadesk.config import Settings
 from alphadesk.data.calendar import NEW_YORK, session_close, sessions_between
 from alphadesk.data.universe import bundled_membership
-from alphadesk.pipelines.csp.models import CspResult, Depth
-from alphadesk.pipelines.csp.run import CspRunner
+from alphadesk.pipelines.csp.models import CspRequest, CspResult, Depth
+from alphadesk.pipelines.csp.pipeline import CspPipeline
 from alphadesk.pipelines.csp.screen import ScreenCheck, ScreenResult, ranked, screen_symbol
+from alphadesk.pipelines.runner import PipelineRunner
 from alphadesk.store import RunStore
 
 __all__ = [
@@ -106,7 +107,7 @@ async def run_screens(
     settings: Settings,
     request: ScreenRequest,
     *,
-    runner: CspRunner | None = None,
+    runner: PipelineRunner[CspRequest, CspResult] | None = None,
     workers: int | None = None,
     concurrency: int = 4,
     on_outcome: Callable[[Outcome], None] | None = None,
@@ -135,9 +136,7 @@ async def run_screens(
                 cluster, settings, request, pairs, workers, concurrency, on_outcome
             )
         elif runner is not None or local <= 1:
-            runner = runner or CspRunner(
-                settings, _market(settings), model=request.model, charts=False
-            )
+            runner = runner or _runner(settings, request.model)
             outcomes = await _in_process(runner, request, pairs, concurrency, on_outcome)
         else:
             outcomes = await _in_workers(settings, request, pairs, local, concurrency, on_outcome)
@@ -170,17 +169,21 @@ def _batches(
     return each, [list(pairs[i : i + each]) for i in range(0, len(pairs), each)]
 
 
-def _market(settings: Settings) -> Any:
+def _runner(
+    settings: Settings, model: str | None, concurrency: int = 4
+) -> PipelineRunner[CspRequest, CspResult]:
+    """The CSP pipeline under the shared runner, without charts (a screen leaves them out)."""
     from alphadesk.data import build_provider
 
-    return build_provider(settings)
+    pipeline = CspPipeline(settings, build_provider(settings), model=model)
+    return PipelineRunner(settings, pipeline, concurrency=concurrency, charts=False)
 
 
 # -- in this process -------------------------------------------------------------------------
 
 
 async def _in_process(
-    runner: CspRunner,
+    runner: PipelineRunner[CspRequest, CspResult],
     request: ScreenRequest,
     pairs: Sequence[tuple[str, datetime]],
     concurrency: int,
@@ -199,7 +202,10 @@ async def _in_process(
 
 
 async def _screen_one(
-    runner: CspRunner, request: ScreenRequest, symbol: str, day: datetime
+    runner: PipelineRunner[CspRequest, CspResult],
+    request: ScreenRequest,
+    symbol: str,
+    day: datetime,
 ) -> Outcome:
     try:
         check, result = await screen_symbol(
@@ -218,9 +224,7 @@ _WORKER: dict[str, Any] = {}  # per worker process: its runner and event loop
 
 
 def _start_worker(settings: Settings, model: str | None, concurrency: int) -> None:
-    runner = CspRunner(
-        settings, _market(settings), model=model, concurrency=concurrency, charts=False
-    )
+    runner = _runner(settings, model, concurrency)
     _WORKER.update(runner=runner, loop=asyncio.new_event_loop())
 
 

@@ -21,14 +21,14 @@ from typing import Any
 from langgraph.graph import END, START, StateGraph
 
 from alphadesk.agents.desk import DeskAgents, default_agents
-from alphadesk.config import Settings
+from alphadesk.config import CacheMode, Settings
 from alphadesk.data.base import MarketData
 from alphadesk.llm.base import Model
 from alphadesk.pipelines.agent_steps import AgentModels, AgentSteps, limits_from
 from alphadesk.pipelines.base import Nodes, PipelineRun
 from alphadesk.pipelines.desk.memory import DeskMemory, open_memory
 from alphadesk.pipelines.desk.models import DeskRequest, DeskResult
-from alphadesk.pipelines.desk.nodes import DeskNodes, DeskState
+from alphadesk.pipelines.desk.nodes import DeskNodeDeps, DeskNodes, DeskState
 from alphadesk.pipelines.desk.report import render_report
 from alphadesk.store import RunStore
 
@@ -70,8 +70,16 @@ class TradingDesk:
 
     def nodes(self, request: DeskRequest, run: PipelineRun) -> Nodes:
         """The graph's node functions, bound to one run."""
-        steps = AgentSteps(run, self.models, limits_from(self.settings))
-        return DeskNodes(self, run, steps).node
+        deps = DeskNodeDeps(
+            agents=self.agents,
+            market=self.market,
+            memory=self.memory,
+            store=self.store,
+            steps=AgentSteps(run, self.models, limits_from(self.settings)),
+            run=run,
+            writes_memory=self.settings.cache is not CacheMode.REPLAY,
+        )
+        return DeskNodes(deps, request).node
 
     @staticmethod
     def graph(request: DeskRequest, node: Nodes) -> StateGraph[DeskState]:

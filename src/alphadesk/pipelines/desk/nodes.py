@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import operator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Annotated, Any, TypedDict
+from typing import Annotated, Any, TypedDict
 
 from pydantic import BaseModel
 
@@ -24,21 +24,19 @@ from alphadesk.agents.desk.models import (
     SentimentReport,
 )
 from alphadesk.agents.spec import AgentSpec
-from alphadesk.config import CacheMode
+from alphadesk.data.base import MarketData
 from alphadesk.data.errors import DataError
 from alphadesk.pipelines.agent_steps import AgentSteps, StepOutcome
 from alphadesk.pipelines.base import NodeFunction, PipelineRun
-from alphadesk.pipelines.desk.memory import past_situation
+from alphadesk.pipelines.desk.memory import DeskMemory, past_situation
 from alphadesk.pipelines.desk.models import DeskRequest, DeskResult
 from alphadesk.pipelines.desk.reflection import reflect
 from alphadesk.pipelines.events import DebateMessage
+from alphadesk.store import RunStore
 from alphadesk.tools.chart.render import render_chart
 from alphadesk.tools.deps import ToolDeps
 
-if TYPE_CHECKING:
-    from alphadesk.pipelines.desk.desk import TradingDesk
-
-__all__ = ["DeskNodes", "DeskState"]
+__all__ = ["DeskNodeDeps", "DeskNodes", "DeskState"]
 
 _RECALL = 2  # past situations shown to each speaker
 _REPORTS: dict[str, type[AnalystReport]] = {
@@ -78,10 +76,6 @@ class DeskState(TypedDict, total=False):
     result: dict[str, Any]
 
 
-def _request(state: DeskState) -> DeskRequest:
-    return DeskRequest.model_validate(state["request"])
-
-
 def _flat(entry: dict[str, Any], key: str) -> dict[str, Any]:
     """A spoken turn as the next speakers read it: who, which round, what was said."""
     return {"speaker": entry["speaker"], "round": entry["round"], **entry[key]}
@@ -113,58 +107,65 @@ def _combine(
     return combined
 
 
-@dataclass
-class DeskNodes:
-    """One analysis: the graph's nodes, bound to its run."""
+@dataclass(frozen=True)
+class DeskNodeDeps:
+    """What the nodes of one run need: the agents, the market, the memory of past decisions
+    (None when off) and the run store it reflects on, the agent steps (models, budgets,
+    ledger and events bound to the run), the run itself, and whether it may write to the
+    memory (never while replaying: a replay repeats a run, it writes nothing new)."""
 
-    desk: TradingDesk
-    run: PipelineRun
+    agents: DeskAgents
+    market: MarketData
+    memory: DeskMemory | None
+    store: RunStore
     steps: AgentSteps
+    run: PipelineRun
+    writes_memory: bool
+
+
+@dataclass(frozen=True)
+class DeskNodes:
+    """The graph's nodes for one request, bound to their dependencies."""
+
+    deps: DeskNodeDeps
+    request: DeskRequest
 
     def node(self, name: str) -> NodeFunction:
         """The function of the graph node ``name``."""
-        if name in self.desk.agents.analysts:
+        if name in self.deps.agents.analysts:
             return _AnalystNode(self, name)
-        return getattr(self, name)
+        node: NodeFunction = getattr(self, name)
+        return node
 
-    def remembering(self, request: DeskRequest) -> bool:
-        return request.memory and self.desk.memory is not None
-
-    def reflecting(self, request: DeskRequest) -> bool:
-        """Reflect unless replaying: a replay repeats a run, it writes nothing new."""
-        return self.remembering(request) and self.desk.settings.cache is not CacheMode.REPLAY
+    @property
+    def memory(self) -> DeskMemory | None:
+        """The memory this run recalls from, if its request asks for one."""
+        return self.deps.memory if self.request.memory else None
 
     async def _run(
-        self,
-        spec: AgentSpec[DeskDeps, Any],
-        request: DeskRequest,
-        facts: dict[str, float],
-        **context: Any,
+        self, spec: AgentSpec[DeskDeps, Any], facts: dict[str, float], **context: Any
     ) -> StepOutcome[Any]:
         """Run ``spec`` on its task filled with ``context`` and the fact sheet."""
+        request, run = self.request, self.deps.run
         prompt = DeskAgents.prompt(spec.name, request.symbol, request.as_of, facts=facts, **context)
         deps = DeskDeps(
-            market=self.desk.market,
-            run_dir=self.run.run_dir,
-            symbol=request.symbol,
-            facts=facts,
+            market=self.deps.market, run_dir=run.run_dir, symbol=request.symbol, facts=facts
         )
-        return await self.steps.run(spec, prompt, deps, request)
+        return await self.deps.steps.run(spec, prompt, deps, request)
 
     def _say(
         self,
-        request: DeskRequest,
         debate: str,
         speaker: str,
         round_: int,
         text: str,
         **numbers: float | None,
     ) -> None:
-        self.run.emit(
+        self.deps.run.emit(
             DebateMessage(
-                run_id=self.run.run_id,
+                run_id=self.deps.run.run_id,
                 agent=speaker,
-                symbol=request.symbol,
+                symbol=self.request.symbol,
                 debate=debate,
                 round=round_,
                 text=text,
@@ -175,37 +176,32 @@ class DeskNodes:
     # -- analysts, reflection, briefing ---------------------------------------------------
 
     async def run_analyst(self, name: str, state: DeskState) -> dict[str, Any]:
-        request = _request(state)
-        step = await self._run(self.desk.agents.analysts[name], request, {})
+        step = await self._run(self.deps.agents.analysts[name], {})
         update = _bookkeeping(step)
         if step.output is not None:
             update["analysts"] = {name: step.output.model_dump(mode="json")}
         return update
 
     async def reflect(self, state: DeskState) -> dict[str, Any]:
-        request = _request(state)
-        if not self.reflecting(request) or self.desk.memory is None:
+        deps = self.deps
+        if self.memory is None or not deps.writes_memory:
             return {"missing": []}
         written = await reflect(
-            self.desk.memory,
-            self.desk.store,
-            self.desk.market,
-            request.as_of,
-            self.run.run_id,
+            self.memory, deps.store, deps.market, self.request.as_of, deps.run.run_id
         )
         for event in written:
-            self.run.emit(event)
+            deps.run.emit(event)
         return {"missing": []}
 
     async def chart(self, state: DeskState) -> dict[str, Any]:
         """Draw the report's chart alongside the analysts (off the critical path)."""
-        run_dir, request = self.run.run_dir, _request(state)
+        run_dir, request = self.deps.run.run_dir, self.request
         if run_dir is None:
             return {"missing": []}
         ctx = RunContext(
-            deps=ToolDeps(market=self.desk.market, run_dir=run_dir),
+            deps=ToolDeps(market=self.deps.market, run_dir=run_dir),
             as_of=request.as_of,
-            run_id=self.run.run_id,
+            run_id=self.deps.run.run_id,
             agent="desk",
         )
         try:
@@ -217,7 +213,7 @@ class DeskNodes:
     async def brief(self, state: DeskState) -> dict[str, Any]:
         if state.get("verdict"):
             return {"missing": []}
-        request, found = _request(state), state.get("analysts", {})
+        request, found = self.request, state.get("analysts", {})
         reports: dict[str, AnalystReport] = {
             name: _REPORTS[name].model_validate(found[name])
             for name in request.analysts
@@ -225,10 +221,9 @@ class DeskNodes:
         }
         situation = situation_text(reports)
         memories: list[dict[str, Any]] = []
-        if self.remembering(request):
-            assert self.desk.memory is not None
+        if self.memory is not None:
             recalled = await asyncio.to_thread(
-                self.desk.memory.recall, request.symbol, situation, as_of=request.as_of, k=_RECALL
+                self.memory.recall, request.symbol, situation, as_of=request.as_of, k=_RECALL
             )
             memories = [past_situation(item).model_dump(mode="json") for item in recalled]
         return {
@@ -241,15 +236,14 @@ class DeskNodes:
     # -- the investment debate, plan and proposal -----------------------------------------
 
     async def debate(self, state: DeskState) -> dict[str, Any]:
-        request, spoken = _request(state), state.get("debate", [])
+        request, spoken = self.request, state.get("debate", [])
         round_ = _round(spoken)
         last = {e["speaker"]: _flat(e, "turn") for e in spoken if e["round"] == round_ - 1}
 
         async def speak(stance: str) -> tuple[dict[str, Any], dict[str, Any] | None]:
             opponent = "bear" if stance == "bull" else "bull"
             step = await self._run(
-                self.desk.agents.researchers[stance],
-                request,
+                self.deps.agents.researchers[stance],
                 state["facts"],
                 round=round_,
                 rounds=request.max_debate_rounds,
@@ -263,7 +257,7 @@ class DeskNodes:
                 return _bookkeeping(step), None
             turn = step.output
             text = turn.argument + (f" Rebuttal: {turn.rebuttal}" if turn.rebuttal else "")
-            self._say(request, "investment", stance, round_, text, conviction=turn.conviction)
+            self._say("investment", stance, round_, text, conviction=turn.conviction)
             entry = {"speaker": stance, "round": round_, "turn": turn.model_dump(mode="json")}
             return _bookkeeping(step), entry
 
@@ -271,11 +265,9 @@ class DeskNodes:
         return _combine([u for u, _ in said], "debate", [e for _, e in said if e is not None])
 
     async def manager(self, state: DeskState) -> dict[str, Any]:
-        request = _request(state)
         debate = [_flat(entry, "turn") for entry in state.get("debate", [])]
         step = await self._run(
-            self.desk.agents.manager,
-            request,
+            self.deps.agents.manager,
             state["facts"],
             briefing=state["briefing"],
             debate=debate,
@@ -283,10 +275,8 @@ class DeskNodes:
         return _bookkeeping(step) | _output("plan", step.output)
 
     async def trader(self, state: DeskState) -> dict[str, Any]:
-        request = _request(state)
         step = await self._run(
-            self.desk.agents.trader,
-            request,
+            self.deps.agents.trader,
             state["facts"],
             plan=state["plan"],
             memories=state.get("memories", []),
@@ -296,15 +286,14 @@ class DeskNodes:
     # -- the risk discussion and the final decision ---------------------------------------
 
     async def risk(self, state: DeskState) -> dict[str, Any]:
-        request, spoken = _request(state), state.get("risk_debate", [])
+        request, spoken = self.request, state.get("risk_debate", [])
         round_ = _round(spoken)
         last = {e["speaker"]: _flat(e, "view") for e in spoken if e["round"] == round_ - 1}
 
         async def speak(persona: str) -> tuple[dict[str, Any], dict[str, Any] | None]:
             others = {name: view for name, view in last.items() if name != persona} or None
             step = await self._run(
-                self.desk.agents.risk[persona],
-                request,
+                self.deps.agents.risk[persona],
                 state["facts"],
                 round=round_,
                 rounds=request.max_risk_discuss_rounds,
@@ -317,18 +306,16 @@ class DeskNodes:
                 return _bookkeeping(step), None
             view = step.output
             text = f"{view.stance} at size {view.recommended_size:.2f}: {view.argument}"
-            self._say(request, "risk", persona, round_, text, size=view.recommended_size)
+            self._say("risk", persona, round_, text, size=view.recommended_size)
             entry = {"speaker": persona, "round": round_, "view": view.model_dump(mode="json")}
             return _bookkeeping(step), entry
 
-        said = await asyncio.gather(*(speak(p) for p in self.desk.agents.risk))
+        said = await asyncio.gather(*(speak(p) for p in self.deps.agents.risk))
         return _combine([u for u, _ in said], "risk_debate", [e for _, e in said if e is not None])
 
     async def judge(self, state: DeskState) -> dict[str, Any]:
-        request = _request(state)
         step = await self._run(
-            self.desk.agents.judge,
-            request,
+            self.deps.agents.judge,
             state["facts"],
             proposal=state["proposal"],
             plan=state["plan"],
@@ -338,7 +325,7 @@ class DeskNodes:
         return _bookkeeping(step) | _output("final", step.output)
 
     async def finish(self, state: DeskState) -> dict[str, Any]:
-        request = _request(state)
+        request = self.request
         fields: dict[str, Any] = dict(state.get("analysts", {}))
         for key in ("facts", "situation", "memories", "plan", "proposal", "final"):
             if key in state:
@@ -351,7 +338,7 @@ class DeskNodes:
                 "decision": "failed",
                 "agents": state.get("reports", []),
                 "data_missing": sorted(set(state.get("missing", []))),
-                "run_id": self.run.run_id,
+                "run_id": self.deps.run.run_id,
                 "chart": state.get("chart"),
                 "debate": state.get("debate", []),
                 "risk_debate": state.get("risk_debate", []),

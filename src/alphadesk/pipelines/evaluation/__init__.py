@@ -33,7 +33,7 @@ How an evaluation runs (``alphadesk eval``, :func:`evaluate`):
 """
 
 from .evaluate import Evaluation, EvaluationError, config_of, eval_folder, evaluate
-from .guard import GuardedMarket, guard
+from .lookahead import GuardedMarket, guard
 from .models import DecisionRecord, EvalSpec, PutRecord
 from .positions import PutBook, ShortPut, positions_from_decisions, put_book, short_put_pnl
 from .scope import Decision, LookAheadError, current_decision, decision

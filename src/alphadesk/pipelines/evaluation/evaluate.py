@@ -24,7 +24,7 @@ from alphadesk.llm.base import Model
 from alphadesk.pipelines.base import Pipeline
 
 from .files import write_files
-from .guard import guard
+from .lookahead import guard
 from .models import DecisionRecord, EvalSpec
 from .positions import ShortPut
 from .scoring import Scored, score_csp, score_desk, table_rows
@@ -221,9 +221,9 @@ def _desk(
         from alphadesk.pipelines.desk.desk import TradingDesk
 
         return TradingDesk(settings, market, model=spec.model, models=models)
-    from alphadesk.pipelines.csp.desk import CspDesk
+    from alphadesk.pipelines.csp.pipeline import CspPipeline
 
-    return CspDesk(settings, market, model=spec.model, models=models)
+    return CspPipeline(settings, market, model=spec.model, models=models)
 
 
 def _remote_desk(

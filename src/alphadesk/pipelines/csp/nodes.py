@@ -1,0 +1,206 @@
+"""The cash-secured-put graph's nodes: each runs its agent as a step and returns a state
+update of plain JSON, so every checkpoint can be stored and an interrupted run resumed."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import operator
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from functools import partial
+from typing import Annotated, Any, TypedDict, TypeVar
+
+from pydantic import BaseModel
+
+from alphadesk.agents.csp import CspAgents, CspDeps
+from alphadesk.agents.csp.models import ChartAnalysis, OptionsAnalysis, ResearchAnalysis
+from alphadesk.agents.spec import AgentSpec
+from alphadesk.data.base import MarketData
+from alphadesk.data.errors import DataError
+from alphadesk.llm.rules import RULES_MODEL
+from alphadesk.pipelines.agent_steps import AgentSteps
+from alphadesk.pipelines.base import NodeFunction, PipelineRun
+from alphadesk.pipelines.csp.models import AgentReport, CspRequest, CspResult
+from alphadesk.pipelines.csp.synthesis import synthesize
+from alphadesk.pipelines.events import StepFinished
+from alphadesk.tools.chart.render import save_chart
+from alphadesk.tools.deps import ToolDeps
+
+__all__ = ["CspNodeDeps", "CspNodes", "CspState"]
+
+_M = TypeVar("_M", bound=BaseModel)
+
+
+class CspState(TypedDict, total=False):
+    """Graph state; plain JSON so every checkpoint can be stored and resumed."""
+
+    request: dict[str, Any]
+    chart: dict[str, Any]
+    options: dict[str, Any]
+    research: dict[str, Any]
+    verdict: dict[str, Any]  # {"decision": "reject" | "failed", "stage": ..., "reason": ...}
+    reports: Annotated[list[dict[str, Any]], operator.add]
+    missing: Annotated[list[str], operator.add]
+    result: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class CspNodeDeps:
+    """What the nodes of one run need: the agents, the market, the agent steps (models,
+    budgets, ledger and events bound to the run) and the run itself."""
+
+    agents: CspAgents
+    market: MarketData
+    steps: AgentSteps
+    run: PipelineRun
+
+
+@dataclass(frozen=True)
+class _Step:
+    """What one agent step adds to the state."""
+
+    update: dict[str, Any]
+
+    @property
+    def stopped(self) -> bool:
+        return "verdict" in self.update
+
+
+@dataclass(frozen=True)
+class CspNodes:
+    """The graph's nodes for one request, bound to their dependencies."""
+
+    deps: CspNodeDeps
+    request: CspRequest
+
+    def node(self, name: str) -> NodeFunction:
+        """The function of the graph node ``name``."""
+        node: NodeFunction = getattr(self, name)
+        return node
+
+    async def chart(self, state: CspState) -> dict[str, Any]:
+        """The chart agent; with ``parallel_research`` the research agent alongside, which
+        is cancelled when the chart rejects."""
+        agents, run = self.deps.agents, self.deps.run
+        if not self.request.parallel_research:
+            return (await self._step(agents.chart, state)).update
+        research = asyncio.create_task(self._step(agents.research, state))
+        chart = await self._step(agents.chart, state)
+        if chart.stopped:
+            if not research.done():  # a research that already finished is simply unused
+                research.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await research
+                run.emit(
+                    StepFinished(
+                        run_id=run.run_id,
+                        agent="research",
+                        symbol=self.request.symbol,
+                        status="cancelled",
+                        reason="the chart step stopped the run first",
+                    )
+                )
+            return chart.update
+        found = await research
+        return _merge(chart.update, found.update)
+
+    async def options(self, state: CspState) -> dict[str, Any]:
+        return (await self._step(self.deps.agents.options, state)).update
+
+    async def research(self, state: CspState) -> dict[str, Any]:
+        return (await self._step(self.deps.agents.research, state)).update
+
+    async def finish(self, state: CspState) -> dict[str, Any]:
+        request, run, market = self.request, self.deps.run, self.deps.market
+        chart = _load(ChartAnalysis, state.get("chart"))
+        options = _load(OptionsAnalysis, state.get("options"))
+        research = _load(ResearchAnalysis, state.get("research"))
+        result = CspResult(
+            symbol=request.symbol,
+            as_of=request.as_of,
+            decision="select",
+            chart=chart,
+            options=options,
+            research=research,
+            agents=[AgentReport.model_validate(r) for r in state.get("reports", [])],
+            data_missing=sorted(set(state.get("missing", []))),
+            run_id=run.run_id,
+            price_basis=await asyncio.to_thread(
+                _price_basis, market, request.symbol, request.as_of
+            ),
+        )
+        verdict = state.get("verdict")
+        if verdict is not None:
+            result = result.model_copy(update=verdict)
+        elif chart and options and research:
+            synthesis = synthesize(request.symbol, chart, options, research)
+            result = result.model_copy(update={"synthesis": synthesis})
+            result = await self._narrate(result)
+        if run.charts:  # the report's chart: once, whatever the decision
+            await save_chart(
+                ToolDeps(market=market, run_dir=run.run_dir), request.symbol, request.as_of
+            )
+        return {"result": result.model_dump(mode="json")}
+
+    async def _narrate(self, result: CspResult) -> CspResult:
+        """Add the orchestrator model's narrative; none with `rules`. A failed narrative is
+        reported with the agents and changes nothing else."""
+        agents, steps, request = self.deps.agents, self.deps.steps, self.request
+        spec = agents.narrator
+        if steps.models(spec.name).name == RULES_MODEL or result.synthesis is None:
+            return result
+        prompt = agents.narrative_prompt(request.symbol, request.as_of, result)
+        step = await steps.run(spec, prompt, None, request)  # the narrator has no tools
+        update: dict[str, Any] = {"agents": [*result.agents, *filter(None, [step.report])]}
+        if step.output is not None:
+            update["synthesis"] = result.synthesis.model_copy(update={"narrative": step.output})
+        return result.model_copy(update=update)
+
+    async def _step(self, spec: AgentSpec[CspDeps, Any], state: CspState) -> _Step:
+        """Run one agent and turn its outcome into a state update."""
+        agents, request = self.deps.agents, self.request
+        deps = CspDeps(
+            market=self.deps.market,
+            run_dir=self.deps.run.run_dir,
+            symbol=request.symbol,
+            constraints=request.constraints,
+            chart=_load(ChartAnalysis, state.get("chart")),
+            options=_load(OptionsAnalysis, state.get("options")),
+        )
+        prompt = agents.prompt(spec.name, deps, request.as_of)
+        rejection = partial(agents.rejection, spec.name)
+        step = await self.deps.steps.run(spec, prompt, deps, request, rejection=rejection)
+        update: dict[str, Any] = {"missing": step.missing}
+        if step.report is not None:
+            update["reports"] = [step.report.model_dump()]
+        if step.output is None:
+            update["verdict"] = {"decision": "failed", "stage": spec.name, "reason": step.failure}
+            return _Step(update)
+        update[spec.name] = step.output.model_dump(mode="json")
+        if step.rejection is not None:
+            reason = f"{spec.name}: {step.rejection}"
+            update["verdict"] = {"decision": "reject", "stage": spec.name, "reason": reason}
+        return _Step(update)
+
+
+def _price_basis(market: MarketData, symbol: str, as_of: datetime) -> str | None:
+    """The price basis of the bars behind the run (the chart's six months)."""
+    try:
+        bars = market.daily_bars(symbol, as_of, start=(as_of - timedelta(days=183)).date())
+    except DataError:
+        return None
+    return bars.basis or None
+
+
+def _merge(first: dict[str, Any], second: dict[str, Any]) -> dict[str, Any]:
+    merged = {**first, **second}
+    for key in ("reports", "missing"):
+        merged[key] = first.get(key, []) + second.get(key, [])
+    if "verdict" in first:
+        merged["verdict"] = first["verdict"]
+    return merged
+
+
+def _load(model: type[_M], data: dict[str, Any] | None) -> _M | None:
+    return None if data is None else model.model_validate(data)
