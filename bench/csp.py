@@ -34,7 +34,7 @@ from alphadesk.llm.messages import Message, ModelResponse, RequestSettings, Tool
 from alphadesk.llm.rules import RulesModel
 from alphadesk.pipelines.csp.models import CspRequest, CspResult
 from alphadesk.pipelines.csp.run import CspRunner
-from alphadesk.pipelines.csp.screening import ScreenRequest, rebalancing_dates, run_screens
+from alphadesk.pipelines.csp.screen import ScreenRequest, rebalancing_dates, run_screens
 
 
 class SlowModel:

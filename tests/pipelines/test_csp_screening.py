@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 from alphadesk.cli.app import app
 from alphadesk.config import Settings
 from alphadesk.data.calendar import sessions_between
-from alphadesk.pipelines.csp.screening import (
+from alphadesk.pipelines.csp.screen import (
     ScreenHistory,
     ScreenRequest,
     rebalancing_dates,
@@ -85,8 +85,10 @@ async def test_a_screen_in_processes_decides_as_one_process_does(tmp_path: Path)
     store = RunStore(Settings(data_dir=tmp_path / "two").store_path)
     run = store.get(spread.run_id)
     assert run.kind == "screen" and run.status == "completed"
-    assert run.result is not None and run.result["symbol_dates"] == 10
+    assert run.result is not None and run.result["counts"]["symbol_dates"] == 10
     assert {a.name for a in store.artifacts(spread.run_id)} == {
+        "report.md",
+        "result.json",
         "candidates.csv",
         "candidates.parquet",
     }

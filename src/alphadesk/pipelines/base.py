@@ -54,6 +54,7 @@ PIPELINES: dict[str, str] = {
     "algo": "alphadesk.pipelines.algo.lab:StrategyLab",
     "csp": "alphadesk.pipelines.csp.desk:CspDesk",
     "desk": "alphadesk.pipelines.desk.desk:TradingDesk",
+    "screen": "alphadesk.pipelines.csp.screen:ScreenPipeline",
 }
 
 
