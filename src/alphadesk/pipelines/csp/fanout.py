@@ -188,8 +188,14 @@ class _RayScreener:
 
 def _start_method() -> Any:
     """Fork while this process has a single thread (workers inherit what is loaded, so they
-    start at once); otherwise a fresh interpreter per worker, which is always safe."""
+    start at once); otherwise (the run's checkpoint connection has a thread of its own) a
+    fork server that has loaded the screen's modules once, so each worker forks from it
+    ready instead of importing them all again."""
     methods = multiprocessing.get_all_start_methods()
     if "fork" in methods and threading.active_count() == 1:
         return multiprocessing.get_context("fork")
-    return multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
+    if "forkserver" not in methods:
+        return multiprocessing.get_context("spawn")
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload([__name__, "alphadesk.data"])
+    return context
