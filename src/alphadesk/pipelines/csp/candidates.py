@@ -18,6 +18,14 @@ _COLUMNS = [
     *("decision", "expiration", "strike", "dte", "premium", "delta", "weekly_roc"),
     *("annualized_roc", "reason", "run_id"),
 ]
+# Each column's type, whatever the values: a column with nothing in it on this screen (no
+# error, no selection) keeps the type readers expect.
+_NUMBERS = ("hv", "iv", "iv_hv", "strike", "dte", "premium", "delta", "weekly_roc")
+_TYPES = {
+    column: "float64" if column in (*_NUMBERS, "annualized_roc") else "str"
+    for column in _COLUMNS
+    if column != "passed"
+}
 
 
 def save_table(
@@ -28,8 +36,7 @@ def save_table(
 
     run_dir.mkdir(parents=True, exist_ok=True)
     rows = sorted((_row(*o) for o in outcomes), key=lambda r: (r["as_of"], r["symbol"]))
-    # Text columns typed as text even when every value is missing (no error on any date).
-    frame = pd.DataFrame(rows, columns=_COLUMNS).astype({"filtered_because": "str", "error": "str"})
+    frame = pd.DataFrame(rows, columns=_COLUMNS).astype(_TYPES)
     csv, parquet = run_dir / "candidates.csv", run_dir / "candidates.parquet"
     frame.to_csv(csv, index=False)
     frame.to_parquet(parquet, index=False)
