@@ -229,3 +229,22 @@ def test_an_interrupted_screen_resumes_from_its_checkpoint(tmp_path: Path) -> No
     assert again.exit_code == 1 and "finished" in again.output
     mixed = CliRunner().invoke(app, ["screen", "AAPL", "--resume", stopped.id])
     assert mixed.exit_code == 1 and "--resume continues the recorded screen" in mixed.output
+
+
+def test_a_screen_run_shows_its_report_and_replays(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ALPHADESK_DATA_DIR", str(tmp_path))
+    monkeypatch.setenv("COLUMNS", "160")
+    runner = CliRunner()
+    args = ["screen", "AAPL", "GOOG", "IBM", "--as-of", "2012-06-29", "--json"]
+    done = runner.invoke(app, args)
+    assert done.exit_code == 0, done.output
+    run_id = json.loads(done.stdout)["run_id"]
+    shown = runner.invoke(app, ["runs", "show", run_id])
+    assert shown.exit_code == 0, shown.output
+    assert "3 symbol-dates on 1 date(s): 1 filtered out" in " ".join(shown.output.split())
+    # Replayed (here in worker processes): the same checks and desk decisions.
+    replayed = runner.invoke(app, ["runs", "replay", run_id])
+    assert replayed.exit_code == 0, replayed.output
+    assert "identical decision (completed)" in replayed.output

@@ -4,7 +4,7 @@ agents that decided, with what data was missing."""
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -54,3 +54,8 @@ class PipelineResult(BaseModel):
     agents: list[AgentReport] = Field(default_factory=list)
     data_missing: list[str] = Field(default_factory=list)
     run_id: str | None = None
+
+    def decided(self) -> dict[str, Any]:
+        """What the result decided, without ids, timings and model commentary: what a
+        replay of its run must reproduce."""
+        return self.model_dump(mode="json", exclude={"run_id", "agents"})

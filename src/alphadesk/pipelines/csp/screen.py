@@ -121,6 +121,21 @@ class ScreenHistory(PipelineResult):
     def outcomes(self) -> int:
         return sum(len(s.checks) for s in self.screens)
 
+    def decided(self) -> dict[str, Any]:
+        """Every symbol-date's check and what the desk decided (not its runs, their timings
+        nor the table's folder): what a replay of the screen must reproduce."""
+        return {
+            "counts": self.counts.model_dump(mode="json"),
+            "screens": [
+                {
+                    "as_of": screen.as_of.isoformat(),
+                    "checks": [check.model_dump(mode="json") for check in screen.checks],
+                    "results": [result.decided() for result in screen.results],
+                }
+                for screen in self.screens
+            ],
+        }
+
 
 def rebalancing_dates(start: date, end: date, every: int) -> list[datetime]:
     """The close of every ``every``-th trading session from ``start`` to ``end``.
@@ -230,7 +245,11 @@ class _ScreenNodes:
         return {"outcomes": [_dumped(o) for o in outcomes]}
 
     async def finish(self, state: ScreenState) -> dict[str, Any]:
-        outcomes = [_loaded(o) for o in state.get("outcomes", [])]
+        # In the request's order of symbols, whatever order the workers finished in.
+        order = {symbol: i for i, symbol in enumerate(self.request.symbols)}
+        outcomes = sorted(
+            (_loaded(o) for o in state.get("outcomes", [])), key=lambda o: order[o[1].symbol]
+        )
         screens = [
             ranked(day, [(check, result) for when, check, result in outcomes if when == day])
             for day in self.request.dates
