@@ -179,7 +179,9 @@ def _screen_batch(batch: list[CspRequest]) -> list[Outcome]:
 class _RayScreener:
     """A Ray actor: one worker's runner and event loop, built once, screening batches."""
 
-    def __init__(self, settings: Settings, model: str | None, concurrency: int, charts: bool):
+    def __init__(
+        self, settings: Settings, model: str | None, concurrency: int, charts: bool
+    ) -> None:
         _start_worker(settings, model, concurrency, charts)
 
     def screen(self, batch: list[CspRequest]) -> list[Outcome]:
