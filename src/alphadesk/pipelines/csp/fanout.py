@@ -61,18 +61,53 @@ class FanOut:
     cluster: RayCluster | None = None
     charts: bool = False
     on_outcome: Callable[[Outcome], None] | None = None
+    pool: ProcessPoolExecutor | None = None  # workers started beforehand (see ``started``)
 
     async def run(self, requests: Sequence[CspRequest]) -> list[Outcome]:
         """Every request's outcome, in the order they finish."""
         if not requests:
             return []
-        # Each worker runs at least one desk run: more workers than that would exceed it.
-        local = min(self.workers or os.cpu_count() or 1, self.concurrency, len(requests))
         if self.cluster is not None and self.models is None:
             return await self._on_ray(self.cluster, requests)
-        if self.models is not None or local <= 1:
+        workers = self._local_workers(len(requests))
+        if workers <= 1:
             return await self._in_process(requests)
-        return await self._in_workers(requests, local)
+        if self.pool is not None:
+            return await self._in_workers(self.pool, requests, workers)
+        with self._pool(workers) as pool:
+            return await self._in_workers(pool, requests, workers)
+
+    def started(self, count: int) -> ProcessPoolExecutor | None:
+        """The worker processes for ``count`` symbol-dates started now, if they run in
+        processes of this machine and can be forked from this one (it has a single thread):
+        a run's checkpoint connection is a thread, so a screen forks them before its run
+        starts, and they begin at once with everything this process has loaded."""
+        workers = self._local_workers(count)
+        if self.cluster is not None or workers <= 1 or not _can_fork():
+            return None
+        pool = self._pool(workers)
+        pool.submit(int).result()  # a fork pool starts all its workers with its first task
+        return pool
+
+    def _local_workers(self, count: int) -> int:
+        """Processes for ``count`` symbol-dates; one (or model objects) runs them here."""
+        if self.models is not None:  # model objects stay in this process
+            return 1
+        # Each worker runs at least one desk run: more workers than that would exceed it.
+        return min(self.workers or os.cpu_count() or 1, self.concurrency, count)
+
+    def _pool(self, workers: int) -> ProcessPoolExecutor:
+        return ProcessPoolExecutor(
+            max_workers=workers,
+            mp_context=_start_method(),
+            initializer=_start_worker,
+            initargs=(
+                self.settings,
+                self.model,
+                _per_worker(workers, self.concurrency),
+                self.charts,
+            ),
+        )
 
     def _heard(self, outcome: Outcome) -> Outcome:
         if self.on_outcome is not None:
@@ -93,22 +128,19 @@ class FanOut:
 
         return list(await asyncio.gather(*(one(r) for r in requests)))
 
-    async def _in_workers(self, requests: Sequence[CspRequest], workers: int) -> list[Outcome]:
-        each, batches = _batches(requests, workers, self.concurrency)
-        pool = ProcessPoolExecutor(
-            max_workers=workers,
-            mp_context=_start_method(),
-            initializer=_start_worker,
-            initargs=(self.settings, self.model, each, self.charts),
-        )
+    async def _in_workers(
+        self, pool: ProcessPoolExecutor, requests: Sequence[CspRequest], workers: int
+    ) -> list[Outcome]:
         loop = asyncio.get_running_loop()
         outcomes: list[Outcome] = []
+        batches = _batches(requests, _per_worker(workers, self.concurrency))
+        pending = [loop.run_in_executor(pool, _screen_batch, b) for b in batches]
         try:
-            pending = [loop.run_in_executor(pool, _screen_batch, b) for b in batches]
             for finished in asyncio.as_completed(pending):
                 outcomes += [self._heard(outcome) for outcome in await finished]
         finally:
-            pool.shutdown(wait=True, cancel_futures=True)
+            for future in pending:  # an interrupted screen leaves no batch queued
+                future.cancel()
         return outcomes
 
     async def _on_ray(self, cluster: RayCluster, requests: Sequence[CspRequest]) -> list[Outcome]:
@@ -117,7 +149,8 @@ class FanOut:
         # than desk runs allowed in flight (each actor runs at least one).
         cpus = cluster_cpus(ray)
         workers = min(self.workers or cpus, cpus, self.concurrency, len(requests))
-        each, batches = _batches(requests, workers, self.concurrency)
+        each = _per_worker(workers, self.concurrency)
+        batches = _batches(requests, each)
         actor = ray.remote(num_cpus=1)(_RayScreener)
         actors = [
             actor.remote(self.settings, self.model, each, self.charts) for _ in range(workers)
@@ -146,12 +179,13 @@ async def _screen_one(runner: _Runner, request: CspRequest) -> Outcome:
     return request.as_of, check, result
 
 
-def _batches(
-    requests: Sequence[CspRequest], workers: int, concurrency: int
-) -> tuple[int, list[list[CspRequest]]]:
-    """Desk runs in flight per worker, and the requests cut into batches of that size."""
-    each = max(1, concurrency // workers)
-    return each, [list(requests[i : i + each]) for i in range(0, len(requests), each)]
+def _per_worker(workers: int, concurrency: int) -> int:
+    """Desk runs in flight per worker."""
+    return max(1, concurrency // workers)
+
+
+def _batches(requests: Sequence[CspRequest], each: int) -> list[list[CspRequest]]:
+    return [list(requests[i : i + each]) for i in range(0, len(requests), each)]
 
 
 # -- in a worker process or a Ray actor -------------------------------------------------------
@@ -188,15 +222,19 @@ class _RayScreener:
         return _screen_batch(batch)
 
 
+def _can_fork() -> bool:
+    """Whether workers can be forked from this process: a fork copies no other thread, so
+    a lock one of them held would stay held in the worker forever."""
+    return "fork" in multiprocessing.get_all_start_methods() and threading.active_count() == 1
+
+
 def _start_method() -> Any:
     """Fork while this process has a single thread (workers inherit what is loaded, so they
-    start at once); otherwise (the run's checkpoint connection has a thread of its own) a
-    fork server that has loaded the screen's modules once, so each worker forks from it
-    ready instead of importing them all again."""
-    methods = multiprocessing.get_all_start_methods()
-    if "fork" in methods and threading.active_count() == 1:
+    start at once); otherwise a fork server that has loaded the screen's modules once, so
+    each worker forks from it ready instead of importing them all again."""
+    if _can_fork():
         return multiprocessing.get_context("fork")
-    if "forkserver" not in methods:
+    if "forkserver" not in multiprocessing.get_all_start_methods():
         return multiprocessing.get_context("spawn")
     context = multiprocessing.get_context("forkserver")
     context.set_forkserver_preload([__name__, "alphadesk.data"])

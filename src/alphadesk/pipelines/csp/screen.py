@@ -14,6 +14,7 @@ stay recorded).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from pathlib import Path
@@ -181,11 +182,12 @@ class ScreenPipeline:
         cluster: RayCluster | None = None,
         charts: bool = False,
         on_outcome: Callable[[Outcome], None] | None = None,
+        pool: ProcessPoolExecutor | None = None,
     ) -> None:
         self.settings, self.market = settings, market
         self.model, self.models = model, models
         self.workers, self.concurrency, self.cluster = workers, concurrency, cluster
-        self.charts, self.on_outcome = charts, on_outcome
+        self.charts, self.on_outcome, self.pool = charts, on_outcome, pool
 
     @property
     def model_label(self) -> str:
@@ -201,9 +203,9 @@ class ScreenPipeline:
     def report(self, result: ScreenHistory) -> str:
         return _report(result)
 
-    def nodes(self, request: ScreenRequest, run: PipelineRun) -> Nodes:
-        """The graph's node functions, bound to one run and the request's fan-out."""
-        fanout = FanOut(
+    def fanout(self, request: ScreenRequest) -> FanOut:
+        """Where and how widely ``request``'s symbol-dates run."""
+        return FanOut(
             settings=self.settings,
             market=self.market,
             model=request.model or self.model,
@@ -213,7 +215,12 @@ class ScreenPipeline:
             cluster=self.cluster,
             charts=self.charts,
             on_outcome=self.on_outcome,
+            pool=self.pool,
         )
+
+    def nodes(self, request: ScreenRequest, run: PipelineRun) -> Nodes:
+        """The graph's node functions, bound to one run and the request's fan-out."""
+        fanout = self.fanout(request)
         return _ScreenNodes(fanout, request, run, self.settings.runs_dir / run.run_id).node
 
     @staticmethod
@@ -363,8 +370,14 @@ async def run_screens(
         cluster=cluster,
         on_outcome=on_outcome,
     )
-    history = await PipelineRunner(settings, pipeline, charts=False).analyze(
-        request, resume_run_id=resume_run_id
-    )
+    # Workers forked now, before the run's checkpoint connection starts its thread.
+    pipeline.pool = pipeline.fanout(request).started(len(request.desk_requests()))
+    try:
+        history = await PipelineRunner(settings, pipeline, charts=False).analyze(
+            request, resume_run_id=resume_run_id
+        )
+    finally:
+        if pipeline.pool is not None:
+            pipeline.pool.shutdown(wait=True, cancel_futures=True)
     assert history is not None  # no interrupt was asked for
     return history
