@@ -229,6 +229,11 @@ def test_an_interrupted_screen_resumes_from_its_checkpoint(tmp_path: Path) -> No
     assert again.exit_code == 1 and "finished" in again.output
     mixed = CliRunner().invoke(app, ["screen", "AAPL", "--resume", stopped.id])
     assert mixed.exit_code == 1 and "--resume continues the recorded screen" in mixed.output
+    desk_run = next(iter(desk_runs))
+    not_a_screen = CliRunner(env={"ALPHADESK_DATA_DIR": str(tmp_path)}).invoke(
+        app, ["screen", "--resume", desk_run]
+    )
+    assert not_a_screen.exit_code == 1 and f"run {desk_run} is a csp run" in not_a_screen.output
 
 
 def test_a_screen_run_shows_its_report_and_replays(
