@@ -35,7 +35,7 @@ from alphadesk.llm.rules import RulesModel
 from alphadesk.llm.wrapper import ModelWrapper
 from alphadesk.pipelines.csp.models import CspRequest, CspResult
 from alphadesk.pipelines.csp.pipeline import CspPipeline
-from alphadesk.pipelines.csp.screening import ScreenRequest, rebalancing_dates, run_screens
+from alphadesk.pipelines.csp.screen import ScreenRequest, rebalancing_dates, run_screens
 from alphadesk.pipelines.runner import PipelineRunner
 
 

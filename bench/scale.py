@@ -43,7 +43,7 @@ from alphadesk.data.providers.bundled import BundledProvider
 from alphadesk.llm.testing import add_rules_latency
 from alphadesk.pipelines.csp.models import CspRequest
 from alphadesk.pipelines.csp.pipeline import CspPipeline
-from alphadesk.pipelines.csp.screening import (
+from alphadesk.pipelines.csp.screen import (
     ScreenHistory,
     ScreenRequest,
     rebalancing_dates,

@@ -9,7 +9,7 @@ import pytest
 
 from alphadesk.data.models import Coverage
 from alphadesk.data.universe import IndexMembership, bundled_membership, with_data
-from alphadesk.pipelines.csp.screening import ScreenRequest
+from alphadesk.pipelines.csp.screen import ScreenRequest
 
 MEMBERSHIP = bundled_membership()
 

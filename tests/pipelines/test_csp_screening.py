@@ -3,9 +3,11 @@ as a run with its table of candidates."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from datetime import date, datetime
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import pytest
@@ -14,13 +16,16 @@ from typer.testing import CliRunner
 
 from alphadesk.cli.app import app
 from alphadesk.config import Settings
+from alphadesk.data import build_provider
 from alphadesk.data.calendar import sessions_between
-from alphadesk.pipelines.csp.screening import (
+from alphadesk.pipelines.csp.screen import (
     ScreenHistory,
+    ScreenPipeline,
     ScreenRequest,
     rebalancing_dates,
     run_screens,
 )
+from alphadesk.pipelines.runner import PipelineRunner
 from alphadesk.store import RunStore
 from tests.pipelines.conftest import close_of
 
@@ -85,8 +90,10 @@ async def test_a_screen_in_processes_decides_as_one_process_does(tmp_path: Path)
     store = RunStore(Settings(data_dir=tmp_path / "two").store_path)
     run = store.get(spread.run_id)
     assert run.kind == "screen" and run.status == "completed"
-    assert run.result is not None and run.result["symbol_dates"] == 10
+    assert run.result is not None and run.result["counts"]["symbol_dates"] == 10
     assert {a.name for a in store.artifacts(spread.run_id)} == {
+        "report.md",
+        "result.json",
         "candidates.csv",
         "candidates.parquet",
     }
@@ -125,6 +132,124 @@ def test_screen_command_refuses_bad_dates(
     monkeypatch.setenv("ALPHADESK_DATA_DIR", str(tmp_path))
     refused = CliRunner().invoke(app, ["screen", "AAPL", *args])
     assert refused.exit_code == 1 and said in refused.output
-    assert not (tmp_path / "runs.sqlite").exists() or not RunStore(
-        tmp_path / "runs.sqlite"
-    ).recent()
+    assert (
+        not (tmp_path / "runs.sqlite").exists() or not RunStore(tmp_path / "runs.sqlite").recent()
+    )
+
+
+class _BrokenChains:
+    """The bundled data, with one symbol's option chain raising what no provider should (a
+    bug, not a DataError the pre-filter turns into a reason)."""
+
+    def __init__(self, market: Any, broken: str) -> None:
+        self._market, self._broken = market, broken
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._market, name)
+
+    def option_chain(self, symbol: str, *args: Any, **kwargs: Any) -> Any:
+        if symbol == self._broken:
+            raise RuntimeError(f"chain parser choked on {symbol}")
+        return self._market.option_chain(symbol, *args, **kwargs)
+
+
+async def test_a_crash_on_one_symbol_is_an_error_not_a_filtered_symbol(tmp_path: Path) -> None:
+    settings = Settings(data_dir=tmp_path)
+    market = _BrokenChains(build_provider(settings), "IBM")
+    request = ScreenRequest(symbols=SYMBOLS, dates=[close_of("2012-06-29")])
+    history = await run_screens(settings, request, market=market, workers=1)
+
+    (screen,) = history.screens
+    (error,) = screen.errors
+    assert error.symbol == "IBM" and error.error == "RuntimeError: chain parser choked on IBM"
+    assert not error.reasons and "IBM" not in {c.symbol for c in screen.filtered}
+    assert {c.symbol for c in screen.filtered} == {"GOOG", "^GSPC"}
+    assert screen.rejected_share == pytest.approx(2 / 5)  # the error is no rejection
+    counts = history.counts
+    assert (counts.errors, counts.filtered, counts.analysed) == (1, 2, 2)
+    row = _table(history).set_index("symbol").loc["IBM"]
+    assert row.decision == "error" and row.error == error.error
+    assert pd.isna(row.filtered_because)
+    recorded = RunStore(settings.store_path).get(history.run_id)
+    assert recorded.result is not None and recorded.result["counts"]["errors"] == 1
+    report = (settings.runs_dir / history.run_id / "report.md").read_text()
+    assert "- IBM: RuntimeError: chain parser choked on IBM" in report
+
+
+def test_screen_command_lists_errors_apart_from_filtered_symbols(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from alphadesk.pipelines.csp import prefilter
+
+    checks = prefilter.prefilter
+
+    def crashing(market: Any, symbol: str, *args: Any) -> Any:
+        if symbol == "IBM":
+            raise KeyError("no such column")
+        return checks(market, symbol, *args)
+
+    monkeypatch.setattr(prefilter, "prefilter", crashing)  # in this process: --workers 1
+    monkeypatch.setenv("ALPHADESK_DATA_DIR", str(tmp_path))
+    monkeypatch.setenv("COLUMNS", "160")
+    args = ["screen", "AAPL", "IBM", "GOOG", "--as-of", "2012-06-29", "--workers", "1"]
+    done = CliRunner().invoke(app, args)
+    assert done.exit_code == 0, done.output
+    filtered, errors = done.stdout.split("Failed with an error")
+    assert "GOOG" in filtered.split("Filtered out before any model call")[1]
+    assert "IBM" not in filtered and "IBM     KeyError: 'no such column'" in errors
+    assert "3 screened, 1 filtered out (33%), 1 analysed by the desk, 1 failed with an " in errors
+    assert "errors 1" in done.stderr  # the progress line counts them too
+
+
+def test_an_interrupted_screen_resumes_from_its_checkpoint(tmp_path: Path) -> None:
+    settings = Settings(data_dir=tmp_path)
+    market = build_provider(settings)
+    request = ScreenRequest(symbols=SYMBOLS, dates=[close_of("2012-06-29")])
+    pipeline = ScreenPipeline(settings, market, workers=1)
+    runner = PipelineRunner(settings, pipeline)
+    assert asyncio.run(runner.analyze(request, interrupt_after=["screen"])) is None
+    store = RunStore(settings.store_path)
+    (stopped,) = store.recent(kind="screen")
+    assert stopped.status == "interrupted"
+    desk_runs = {r.id for r in store.recent(kind="csp", limit=50)}
+
+    # The command takes the recorded request; the symbols screened before are not redone.
+    done = CliRunner(env={"ALPHADESK_DATA_DIR": str(tmp_path)}).invoke(
+        app, ["screen", "--resume", stopped.id, "--json"]
+    )
+    assert done.exit_code == 0, done.output
+    history = ScreenHistory.model_validate_json(done.stdout)
+    assert history.run_id == stopped.id and store.get(stopped.id).status == "completed"
+    assert history.counts.symbol_dates == 5 and {r.id for r in store.recent(kind="csp")} == (
+        desk_runs
+    )
+    again = CliRunner(env={"ALPHADESK_DATA_DIR": str(tmp_path)}).invoke(
+        app, ["screen", "--resume", stopped.id]
+    )
+    assert again.exit_code == 1 and "finished" in again.output
+    mixed = CliRunner().invoke(app, ["screen", "AAPL", "--resume", stopped.id])
+    assert mixed.exit_code == 1 and "--resume continues the recorded screen" in mixed.output
+    desk_run = next(iter(desk_runs))
+    not_a_screen = CliRunner(env={"ALPHADESK_DATA_DIR": str(tmp_path)}).invoke(
+        app, ["screen", "--resume", desk_run]
+    )
+    assert not_a_screen.exit_code == 1 and f"run {desk_run} is a csp run" in not_a_screen.output
+
+
+def test_a_screen_run_shows_its_report_and_replays(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ALPHADESK_DATA_DIR", str(tmp_path))
+    monkeypatch.setenv("COLUMNS", "160")
+    runner = CliRunner()
+    args = ["screen", "AAPL", "GOOG", "IBM", "--as-of", "2012-06-29", "--json"]
+    done = runner.invoke(app, args)
+    assert done.exit_code == 0, done.output
+    run_id = json.loads(done.stdout)["run_id"]
+    shown = runner.invoke(app, ["runs", "show", run_id])
+    assert shown.exit_code == 0, shown.output
+    assert "3 symbol-dates on 1 date(s): 1 filtered out" in " ".join(shown.output.split())
+    # Replayed (here in worker processes): the same checks and desk decisions.
+    replayed = runner.invoke(app, ["runs", "replay", run_id])
+    assert replayed.exit_code == 0, replayed.output
+    assert "identical decision (completed)" in replayed.output

@@ -20,7 +20,7 @@ from alphadesk.cli.app import app
 from alphadesk.cluster import RayCluster
 from alphadesk.config import Settings
 from alphadesk.data.providers.bundled import BundledProvider
-from alphadesk.pipelines.csp.screening import ScreenRequest, rebalancing_dates, run_screens
+from alphadesk.pipelines.csp.screen import ScreenRequest, rebalancing_dates, run_screens
 from alphadesk.pipelines.evaluation import EvalSpec, evaluate
 from alphadesk.store import RunStore
 

@@ -13,6 +13,7 @@ from alphadesk.cli.common import (
     DELTA_HELP,
     DTE_HELP,
     MODEL_HELP,
+    RESUME_HELP,
     ROC_HELP,
     Depth,
     check_models,
@@ -74,18 +75,79 @@ def screen(
         metavar="ADDRESS",
         help="With --ray: the cluster to join, 'auto' or 'ray://HOST:10001'.",
     ),
+    resume: str | None = typer.Option(
+        None, "--resume", metavar="RUN_ID", help=f"{RESUME_HELP} The screen is the recorded one."
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print the screen as JSON."),
 ) -> None:
     """Screen a universe for cash-secured puts: cheap checks first, agents on the survivors."""
     from alphadesk.data import build_provider
-    from alphadesk.data.symbols import normalize_symbol
-    from alphadesk.pipelines.csp.screening import ScreenRequest, rebalancing_dates, run_screens
+    from alphadesk.pipelines.csp.screen import ScreenRequest, run_screens
+    from alphadesk.store import RunConflict
 
     del strategy  # csp is the only one today; the option names what is screened for
     cluster = ray_cluster(ray, ray_address)
     settings = settings_from(ctx)
     check_models(settings, model)
     market = build_provider(settings)
+    if resume is not None:
+        if symbols or index or as_of or start or end:
+            raise fail("--resume continues the recorded screen", "give no SYMBOL nor dates")
+        request = _recorded(settings, resume)
+    else:
+        dates, universe = _dates_and_symbols(market, symbols, index, as_of, start, end, every)
+        request = ScreenRequest(
+            universe=index,
+            symbols=universe,
+            dates=dates,
+            depth=depth,
+            model=model,
+            constraints=parse_constraints(dte, delta, min_roc),
+        )
+    pairs = sum(len(request.symbols_on(day)) for day in request.dates)
+    with _Progress(pairs) as progress:  # on stderr: --json stays pure
+        try:
+            history = asyncio.run(
+                run_screens(
+                    settings,
+                    request,
+                    market=market,
+                    workers=workers,
+                    concurrency=concurrency,
+                    on_outcome=progress.record,
+                    cluster=cluster,
+                    resume_run_id=resume,
+                )
+            )
+        except RunConflict as exc:  # resuming a finished run, or one another process runs
+            raise fail(str(exc)) from None
+    if as_json:
+        typer.echo(history.model_dump_json(indent=2))
+        return
+    if len(history.screens) == 1:
+        _print_one(history.screens[0])
+    else:
+        _print_history(history)
+    err_console.print(
+        f"[dim]saved as run {history.run_id}; every outcome in "
+        f"{', '.join(str(p) for p in history.table)}[/]",
+        soft_wrap=True,  # paths are copied: never broken across lines
+    )
+
+
+def _dates_and_symbols(
+    market: Any,
+    symbols: list[str] | None,
+    index: str | None,
+    as_of: str | None,
+    start: str | None,
+    end: str | None,
+    every: int,
+) -> tuple[list[Any], list[str]]:
+    """The dates to screen and the symbols, from the command's options."""
+    from alphadesk.data.symbols import normalize_symbol
+    from alphadesk.pipelines.csp.screen import rebalancing_dates
+
     if index is not None and symbols:
         raise fail("SYMBOLs and --universe exclude each other", "give one or the other")
     try:
@@ -105,37 +167,21 @@ def screen(
         dates = [parse_as_of(as_of, market=market, symbols=universe)]
     if index is not None:
         universe = _index_members(market, index, dates)
-    request = ScreenRequest(
-        universe=index,
-        symbols=universe,
-        dates=dates,
-        depth=depth,
-        model=model,
-        constraints=parse_constraints(dte, delta, min_roc),
-    )
-    with _Progress(len(universe) * len(dates)) as progress:  # on stderr: --json stays pure
-        history = asyncio.run(
-            run_screens(
-                settings,
-                request,
-                workers=workers,
-                concurrency=concurrency,
-                on_outcome=progress.record,
-                cluster=cluster,
-            )
-        )
-    if as_json:
-        typer.echo(history.model_dump_json(indent=2))
-        return
-    if len(history.screens) == 1:
-        _print_one(history.screens[0])
-    else:
-        _print_history(history)
-    err_console.print(
-        f"[dim]saved as run {history.run_id}; every outcome in "
-        f"{', '.join(str(p) for p in history.table)}[/]",
-        soft_wrap=True,  # paths are copied: never broken across lines
-    )
+    return dates, universe
+
+
+def _recorded(settings: Any, run_id: str) -> Any:
+    """The request of the recorded screen ``run_id``."""
+    from alphadesk.pipelines.csp.screen import ScreenRequest
+    from alphadesk.store import RunNotFound, RunStore
+
+    try:
+        run = RunStore(settings.store_path).get(run_id)
+    except RunNotFound as exc:
+        raise fail(str(exc), "see `alphadesk runs list --kind screen`") from None
+    if run.kind != "screen":
+        raise fail(f"run {run_id} is a {run.kind} run, not a screen", f"use `alphadesk {run.kind}`")
+    return ScreenRequest.model_validate(run.request)
 
 
 def _index_members(market: Any, index: str, dates: list[Any]) -> list[str]:
@@ -171,17 +217,21 @@ def _index_members(market: Any, index: str, dates: list[Any]) -> list[str]:
 
 
 class _Progress(CountingBar):
-    """A bar of symbol-dates screened, with how many were filtered out and selected."""
+    """A bar of symbol-dates screened, with how many were filtered out and selected (and
+    how many failed with an error, if any did)."""
 
     def __init__(self, total: int) -> None:
         super().__init__("screening", total)
-        self.filtered = self.selected = 0
+        self.filtered = self.selected = self.errors = 0
 
     def record(self, outcome: Any) -> None:
         day, check, result = outcome
-        self.filtered += not check.passed
+        self.errors += check.error is not None
+        self.filtered += not check.passed and check.error is None
         self.selected += result is not None and result.decision == "select"
         counts = f"filtered {self.filtered} · selected {self.selected}"
+        if self.errors:
+            counts += f" · errors {self.errors}"
         self.advance(f"{check.symbol} {day.date()} · {counts}")
 
 
@@ -212,7 +262,6 @@ def _print_one(result: Any) -> None:
             r.reason or "",
         )
     console.print(ranked)
-    filtered = [c for c in result.checks if not c.passed]
     table = FitTable(
         "symbol",
         "trend",
@@ -220,28 +269,35 @@ def _print_one(result: Any) -> None:
         Column("reason", text=True),
         title="Filtered out before any model call",
     )
-    for check in filtered:
+    for check in result.filtered:
         iv_hv = f"{check.iv_hv:.2f}" if check.iv_hv is not None else "-"
         table.add_row(check.symbol, check.trend or "-", iv_hv, "; ".join(check.reasons))
     console.print(table)
+    if result.errors:
+        errors = FitTable("symbol", Column("error", text=True), title="Failed with an error")
+        for check in result.errors:
+            errors.add_row(check.symbol, check.error)
+        console.print(errors)
+    failed = f", {len(result.errors)} failed with an error" if result.errors else ""
     console.print(
-        f"{len(result.checks)} screened, {len(filtered)} filtered out "
-        f"({result.rejected_share:.0%}), {len(result.results)} analysed by the desk."
+        f"{len(result.checks)} screened, {len(result.filtered)} filtered out "
+        f"({result.rejected_share:.0%}), {len(result.results)} analysed by the desk{failed}."
     )
 
 
 def _print_history(history: Any) -> None:
-    counts = (Column(header, right=True) for header in ("screened", "filtered", "analysed"))
-    table = FitTable("date", *counts, Column("selected", right=True), "best", title="CSP screens")
+    headers = ["screened", "filtered", "analysed", "selected"]
+    if history.counts.errors:  # a column only when something failed
+        headers.append("errors")
+    table = FitTable("date", *(Column(h, right=True) for h in headers), "best", title="CSP screens")
     for day in history.screens:
         best = next((r for r in day.results if r.decision == "select"), None)
         o = best.options if best else None
+        counts = [len(day.checks), len(day.filtered), len(day.results)]
+        counts += [sum(r.decision == "select" for r in day.results), len(day.errors)]
         table.add_row(
             str(day.as_of.date()),
-            str(len(day.checks)),
-            str(sum(not c.passed for c in day.checks)),
-            str(len(day.results)),
-            str(sum(r.decision == "select" for r in day.results)),
+            *(str(n) for n in counts[: len(headers)]),
             f"{best.symbol} {o.best_expiration} {o.best_strike:g} put" if best and o else "-",
         )
     console.print(table)

@@ -58,6 +58,7 @@ PIPELINES: dict[str, str] = {
     "assistant": "alphadesk.pipelines.assistant.pipeline:AssistantPipeline",
     "csp": "alphadesk.pipelines.csp.pipeline:CspPipeline",
     "desk": "alphadesk.pipelines.desk.desk:TradingDesk",
+    "screen": "alphadesk.pipelines.csp.screen:ScreenPipeline",
 }
 
 

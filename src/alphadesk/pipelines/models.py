@@ -4,7 +4,7 @@ agents that decided, with what data was missing."""
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -55,7 +55,7 @@ class PipelineResult(BaseModel):
     data_missing: list[str] = Field(default_factory=list)
     run_id: str | None = None
 
-    def decided(self) -> dict[str, object]:
+    def decided(self) -> dict[str, Any]:
         """What the result decided, without ids, timings and model commentary: what a
-        replay of its run must decide again."""
+        replay of its run must reproduce."""
         return self.model_dump(mode="json", exclude={"run_id", "agents"})

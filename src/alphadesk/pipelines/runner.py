@@ -33,12 +33,14 @@ __all__ = ["PipelineRunner", "record_result", "replay", "start_recording"]
 RequestT = TypeVar("RequestT", bound=BaseModel)
 ResultT = TypeVar("ResultT", bound=PipelineResult)
 
-# Files a pipeline leaves in its run folder that are recorded with the run: charts, and the
-# strategy lab's experiment tracker and winning strategy.
+# Files a pipeline leaves in its run folder that are recorded with the run: charts, the
+# strategy lab's experiment tracker and winning strategy, a screen's table of candidates.
 _ARTIFACTS = (
     ("*.png", "image/png"),
     ("*.jsonl", "application/jsonl"),
     ("*.py", "text/x-python"),
+    ("*.csv", "text/csv"),
+    ("*.parquet", "application/vnd.apache.parquet"),
 )
 
 

@@ -13,7 +13,7 @@ from alphadesk.api.errors import ApiError, ErrorBody
 from alphadesk.api.models import AnalyzeBody, CspBody, ScreenBody
 from alphadesk.api.streaming import SSE_RESPONSES, Accepted, release, stream_run, unless_gone
 from alphadesk.pipelines.csp.models import CspRequest, CspResult
-from alphadesk.pipelines.csp.screen import ScreenResult
+from alphadesk.pipelines.csp.prefilter import ScreenResult
 from alphadesk.pipelines.desk.models import DeskRequest, DeskResult
 from alphadesk.store.runs import new_run_id
 
@@ -116,20 +116,26 @@ async def csp_stream(body: CspBody, request: Request) -> Any:
 @router.post("/screen", response_model=ScreenResult)
 async def screen(body: ScreenBody, request: Request) -> Any:
     """Screen a universe for cash-secured puts: cheap checks first, the desk on survivors
-    (one recorded run per survivor), best first."""
-    from alphadesk.pipelines.csp.screen import screen as run_screen
+    (one recorded run per survivor), best first. The screen is recorded as a run too."""
+    from alphadesk.pipelines.csp.screen import ScreenPipeline, ScreenRequest
+    from alphadesk.pipelines.runner import PipelineRunner
 
     ctx = _ctx(request)
+    model = ctx.model(body.model)
     universe = [ctx.symbol(s) for s in body.symbols] if body.symbols else ctx.market.universe()
     if not universe:
         raise ApiError(422, "empty_universe", "no symbols to screen",
                        "pass symbols, or configure a provider that lists its universe")  # fmt: skip
     instant = ctx.as_of(body.as_of, universe)
-    runner = ctx.runner("csp", body.model, concurrency=body.concurrency)
+    order = ScreenRequest(symbols=universe, dates=[instant], depth=body.depth, model=model,
+                          constraints=body.constraints)  # fmt: skip
+    # In this process, on the server's data, each survivor's run with its chart (as before).
+    pipeline = ScreenPipeline(ctx.settings, ctx.market, model=model, workers=1,
+                              concurrency=body.concurrency, charts=True)  # fmt: skip
     slot = ctx.slots.claim()
     try:
-        work = run_screen(runner, universe, instant, depth=body.depth, constraints=body.constraints)
-        result: ScreenResult = await unless_gone(request, work)
+        history = await unless_gone(request, PipelineRunner(ctx.settings, pipeline).analyze(order))
     finally:
         slot.release()
-    return result
+    assert history is not None  # no interrupt was asked for
+    return history.screens[0]

@@ -1,175 +1,385 @@
-"""Screening a universe: a cheap deterministic pre-filter, then the desk on the survivors.
+"""The CSP screen as a pipeline: a universe on one or many dates, every symbol through the
+pre-filter and, if it passes, the desk; ranked per date and saved as a table.
 
-The pre-filter reads only computed facts (trend, IV versus HV, option liquidity, the
-earnings window), so a symbol it rejects costs no model call.
+    START -> screen (every symbol-date, here, in worker processes or on Ray)
+          -> finish (ranked per date, candidates.csv and candidates.parquet) -> END
+
+A screen is a recorded run of its own (kind ``screen``) with its report, result and table;
+each desk run it starts is recorded as its own ``csp`` run, as always. The graph
+checkpoints after ``screen``: a screen interrupted during ``finish`` resumes there, one
+interrupted during ``screen`` runs every symbol-date again (the desk runs it had finished
+stay recorded).
 """
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Callable, Sequence
-from datetime import datetime, timedelta
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from datetime import UTC, date, datetime
+from pathlib import Path
+from typing import Any, Literal, TypedDict
+from zoneinfo import ZoneInfo
 
-from pydantic import BaseModel, Field
+from langgraph.graph import END, START, StateGraph
+from pydantic import AwareDatetime, BaseModel, Field, model_validator
 
 from alphadesk.agents.csp.models import CspConstraints
-from alphadesk.analytics.errors import AnalyticsError
-from alphadesk.analytics.trend import trend_assessment
-from alphadesk.analytics.volatility import historical_volatility
+from alphadesk.cluster import RayCluster
+from alphadesk.config import Settings
 from alphadesk.data.base import MarketData
-from alphadesk.data.errors import DataError
+from alphadesk.data.calendar import NEW_YORK, session_close, sessions_between
+from alphadesk.data.universe import bundled_membership
+from alphadesk.llm.base import Model
+from alphadesk.pipelines.base import NodeFunction, Nodes, PipelineRun
+from alphadesk.pipelines.csp.candidates import save_table
+from alphadesk.pipelines.csp.fanout import FanOut, Outcome
 from alphadesk.pipelines.csp.models import CspRequest, CspResult, Depth
+from alphadesk.pipelines.csp.pipeline import CspPipeline
+from alphadesk.pipelines.csp.prefilter import ScreenCheck, ScreenResult, ranked
+from alphadesk.pipelines.models import PipelineRequest, PipelineResult
 from alphadesk.pipelines.runner import PipelineRunner
-from alphadesk.tools.common import adjusted_frame
 
-__all__ = ["ScreenCheck", "ScreenResult", "prefilter", "ranked", "screen", "screen_symbol"]
-
-_HISTORY = timedelta(days=400)
-_MIN_IV_HV = 0.8  # premiums much cheaper than realised movement are not worth selling
-_MAX_SPREAD = 0.15  # at-the-money put spread, as a fraction of its mid
-_OPTIONABLE = {"equity", "etf"}
-
-
-class ScreenCheck(BaseModel):
-    """The pre-filter's verdict on one symbol, with the facts behind it."""
-
-    symbol: str
-    passed: bool
-    reasons: list[str] = Field(default_factory=list, description="Why it was filtered out.")
-    notes: list[str] = Field(default_factory=list, description="What could not be checked.")
-    trend: str | None = None
-    hv: float | None = None
-    iv: float | None = None
-    iv_hv: float | None = None
-    atm_spread: float | None = None
+__all__ = [
+    "Outcome",
+    "ScreenCounts",
+    "ScreenHistory",
+    "ScreenPipeline",
+    "ScreenRequest",
+    "rebalancing_dates",
+    "run_screens",
+]
 
 
-class ScreenResult(BaseModel):
-    as_of: datetime
-    checks: list[ScreenCheck]
-    results: list[CspResult] = Field(description="Desk results, best first.")
+class ScreenRequest(PipelineRequest):
+    """A universe to screen on one or more dates (session closes)."""
+
+    # Both set from the fields below (any value given is replaced), so nobody passes them.
+    symbol: str = Field("", description="What is screened: the index, or the symbols.")
+    as_of: datetime = Field(datetime.min.replace(tzinfo=UTC), description="The last date.")
+    symbols: list[str] = Field(min_length=1)
+    dates: list[AwareDatetime] = Field(min_length=1)  # point in time needs a zone
+    depth: Depth = "quick"
+    model: str | None = Field(None, description="Every agent's model; None: the settings.")
+    constraints: CspConstraints = Field(default_factory=CspConstraints)
+    universe: str | None = Field(
+        None,
+        description="An index (sp500, nasdaq100, dow30): on each date only its members of "
+        "that day among `symbols` are screened.",
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _derived(cls, data: Any) -> Any:
+        if not isinstance(data, dict):
+            return data
+        symbols, dates = data.get("symbols"), data.get("dates")
+        if not isinstance(symbols, list) or not isinstance(dates, list) or not dates:
+            return data  # the field validators say what is wrong
+        label = data.get("universe") or (
+            ", ".join(map(str, symbols)) if len(symbols) <= 3 else f"{len(symbols)} symbols"
+        )
+        return {**data, "symbol": label, "as_of": dates[-1]}
+
+    def symbols_on(self, day: datetime) -> list[str]:
+        """The symbols screened on ``day``: the index members of that day, if any index."""
+        if self.universe is None:
+            return self.symbols
+        session = day.astimezone(ZoneInfo(NEW_YORK)).date()
+        members = {m.symbol for m in bundled_membership().members(self.universe, session)}
+        return [s for s in self.symbols if s in members]
+
+    def desk_requests(self) -> list[CspRequest]:
+        """One desk request per symbol and date screened."""
+        return [
+            CspRequest(symbol=s, as_of=day, depth=self.depth, constraints=self.constraints)
+            for day in self.dates
+            for s in self.symbols_on(day)
+        ]
+
+
+class ScreenCounts(BaseModel):
+    """How a screen's symbol-dates ended."""
+
+    dates: int
+    symbol_dates: int
+    filtered: int = Field(description="Turned away by the pre-filter, before any model call.")
+    errors: int = Field(description="Failed unexpectedly: neither filtered nor analysed.")
+    analysed: int
+    selected: int
+    failed: int = Field(description="Desk runs that failed.")
+
+
+class ScreenHistory(PipelineResult):
+    """Every date's screen, its counts, and where the table of all outcomes was saved."""
+
+    decision: Literal["completed"] = "completed"
+    screens: list[ScreenResult]
+    counts: ScreenCounts
+    table: list[Path] = Field(description="candidates.csv and candidates.parquet")
 
     @property
-    def rejected_share(self) -> float:
-        return sum(not c.passed for c in self.checks) / len(self.checks) if self.checks else 0.0
+    def outcomes(self) -> int:
+        return sum(len(s.checks) for s in self.screens)
+
+    def decided(self) -> dict[str, Any]:
+        """Every symbol-date's check and what the desk decided (not its runs, their timings
+        nor the table's folder): what a replay of the screen must reproduce."""
+        return {
+            "counts": self.counts.model_dump(mode="json"),
+            "screens": [
+                {
+                    "as_of": screen.as_of.isoformat(),
+                    "checks": [check.model_dump(mode="json") for check in screen.checks],
+                    "results": [result.decided() for result in screen.results],
+                }
+                for screen in self.screens
+            ],
+        }
 
 
-def prefilter(
-    market: MarketData, symbol: str, as_of: datetime, rules: CspConstraints
-) -> ScreenCheck:
-    """Trend, IV/HV, liquidity and earnings checks for one symbol (no model involved)."""
-    check = ScreenCheck(symbol=symbol, passed=False)
-    try:
-        if market.instrument(symbol, as_of).asset_type not in _OPTIONABLE:
-            return check.model_copy(update={"reasons": ["not an optionable stock or ETF"]})
-        bars = market.daily_bars(symbol, as_of, start=(as_of - _HISTORY).date())
-        frame = adjusted_frame(bars)  # trend and HV across splits: adjusted returns
-        trend = trend_assessment(frame)
-        hv = historical_volatility(frame["close"], window=20).value
-        chain = market.option_chain(symbol, as_of, min_dte=rules.dte_min, max_dte=rules.dte_max)
-    except (DataError, AnalyticsError) as exc:
-        return check.model_copy(update={"reasons": [f"{type(exc).__name__}: {exc}"]})
-    puts = chain.select("put", chain.expirations[0]) if chain.expirations else []
-    atm = min(puts, key=lambda c: abs(c.strike - chain.underlying_price), default=None)
-    iv = atm.iv if atm is not None else None
-    spread = (
-        (atm.ask - atm.bid) / atm.mid
-        if atm is not None and atm.mid and atm.bid is not None and atm.ask is not None
-        else None
-    )
-    reasons = []
-    if trend.direction == "down" and trend.quality != "weak":
-        reasons.append(f"{trend.quality} downtrend")
-    if iv is not None and hv > 0 and iv / hv < _MIN_IV_HV:
-        reasons.append(f"IV {iv:.0%} is cheap against HV {hv:.0%}")
-    if atm is None:
-        reasons.append(f"no puts between {rules.dte_min} and {rules.dte_max} days")
-    elif spread is None or spread > _MAX_SPREAD:
-        reasons.append("illiquid options: wide or missing at-the-money spread")
-    earnings_reason, notes = _earnings_window(market, symbol, as_of, rules)
-    reasons += earnings_reason
-    return ScreenCheck(
-        symbol=symbol,
-        passed=not reasons,
-        reasons=reasons,
-        notes=notes,
-        trend=f"{trend.quality} {trend.direction}",
-        hv=round(hv, 4),
-        iv=None if iv is None else round(iv, 4),
-        iv_hv=None if iv is None or hv <= 0 else round(iv / hv, 3),
-        atm_spread=None if spread is None else round(spread, 4),
-    )
+def rebalancing_dates(start: date, end: date, every: int) -> list[datetime]:
+    """The close of every ``every``-th trading session from ``start`` to ``end``.
 
-
-def _earnings_window(
-    market: MarketData, symbol: str, as_of: datetime, rules: CspConstraints
-) -> tuple[list[str], list[str]]:
-    try:
-        upcoming = market.earnings(symbol, as_of).upcoming(as_of)
-    except DataError as exc:
-        return [], [f"earnings calendar unavailable ({type(exc).__name__})"]
-    horizon = as_of + timedelta(days=rules.dte_max)
-    inside = [e.time.date() for e in upcoming if e.time <= horizon]
-    return (
-        [f"earnings on {inside[0]} inside the {rules.dte_max}-day window"] if inside else []
-    ), []
-
-
-async def screen_symbol(
-    runner: PipelineRunner[CspRequest, CspResult],
-    symbol: str,
-    as_of: datetime,
-    *,
-    depth: Depth = "quick",
-    constraints: CspConstraints | None = None,
-) -> tuple[ScreenCheck, CspResult | None]:
-    """One symbol: the pre-filter, then the desk if it passed."""
-    rules = constraints or CspConstraints()
-    check = await asyncio.to_thread(prefilter, runner.pipeline.market, symbol, as_of, rules)
-    if not check.passed:
-        return check, None
-    request = CspRequest(symbol=symbol, as_of=as_of, depth=depth, constraints=rules)
-    return check, await runner.analyze(request)
-
-
-async def screen(
-    runner: PipelineRunner[CspRequest, CspResult],
-    symbols: list[str],
-    as_of: datetime,
-    *,
-    depth: Depth = "quick",
-    constraints: CspConstraints | None = None,
-    on_symbol: Callable[[ScreenCheck, CspResult | None], None] | None = None,
-) -> ScreenResult:
-    """Every symbol through the pre-filter and, if it passes, the desk; ranked best first.
-
-    Each symbol goes on to the desk as soon as its own checks pass; ``on_symbol`` hears of
-    each one as it finishes.
+    Raises:
+        ValueError: an empty range or a step below one.
     """
-
-    async def one(symbol: str) -> tuple[ScreenCheck, CspResult | None]:
-        done = await screen_symbol(runner, symbol, as_of, depth=depth, constraints=constraints)
-        if on_symbol is not None:
-            on_symbol(*done)
-        return done
-
-    outcomes = await asyncio.gather(*(one(s) for s in symbols))
-    return ranked(as_of, outcomes)
+    if every < 1:
+        raise ValueError(f"every must be at least 1 session, got {every}")
+    sessions = sessions_between(start, end)
+    if not sessions:
+        raise ValueError(f"no trading session between {start} and {end}")
+    return [session_close(day) for day in sessions[::every]]
 
 
-def ranked(
-    as_of: datetime, outcomes: Sequence[tuple[ScreenCheck, CspResult | None]]
-) -> ScreenResult:
-    """One date's screen from its symbols' outcomes, the desk's results best first."""
-    results = [result for _, result in outcomes if result is not None]
-    return ScreenResult(
-        as_of=as_of,
-        checks=[check for check, _ in outcomes],
-        results=sorted(results, key=_rank),
+_REPORTED = 10  # selections listed per date in the report
+
+
+class ScreenState(TypedDict, total=False):
+    """Graph state; plain JSON so every checkpoint can be stored and resumed."""
+
+    request: dict[str, Any]
+    outcomes: list[dict[str, Any]]  # {"as_of": ..., "check": ..., "result": ...}
+    result: dict[str, Any]
+
+
+class ScreenPipeline:
+    """The screen: where its symbol-dates run (see ``FanOut``) and with which models."""
+
+    kind = "screen"
+    request_type = ScreenRequest
+    result_type = ScreenHistory
+
+    def __init__(
+        self,
+        settings: Settings,
+        market: MarketData,
+        *,
+        model: str | None = None,
+        models: Mapping[str, Model] | None = None,
+        workers: int | None = None,
+        concurrency: int = 4,
+        cluster: RayCluster | None = None,
+        charts: bool = False,
+        on_outcome: Callable[[Outcome], None] | None = None,
+        pool: ProcessPoolExecutor | None = None,
+    ) -> None:
+        self.settings, self.market = settings, market
+        self.model, self.models = model, models
+        self.workers, self.concurrency, self.cluster = workers, concurrency, cluster
+        self.charts, self.on_outcome, self.pool = charts, on_outcome, pool
+
+    @property
+    def model_label(self) -> str:
+        """The desk runs' models (a request naming its model runs them with that one)."""
+        return CspPipeline(
+            self.settings, self.market, model=self.model, models=self.models
+        ).model_label
+
+    def title(self, request: ScreenRequest) -> str:
+        first, last = request.dates[0].date(), request.dates[-1].date()
+        when = str(first) if first == last else f"{first}..{last} ({len(request.dates)} dates)"
+        index = f" of the {request.universe} members" if request.universe else ""
+        return f"csp screen {when}, {len(request.symbols)} symbols{index}"
+
+    def report(self, result: ScreenHistory) -> str:
+        return _report(result)
+
+    def fanout(self, request: ScreenRequest) -> FanOut:
+        """Where and how widely ``request``'s symbol-dates run."""
+        return FanOut(
+            settings=self.settings,
+            market=self.market,
+            model=request.model or self.model,
+            models=self.models,
+            workers=self.workers,
+            concurrency=self.concurrency,
+            cluster=self.cluster,
+            charts=self.charts,
+            on_outcome=self.on_outcome,
+            pool=self.pool,
+        )
+
+    def nodes(self, request: ScreenRequest, run: PipelineRun) -> Nodes:
+        """The graph's node functions, bound to one run and the request's fan-out."""
+        fanout = self.fanout(request)
+        return _ScreenNodes(fanout, request, run, self.settings.runs_dir / run.run_id).node
+
+    @staticmethod
+    def graph(request: ScreenRequest, node: Nodes) -> StateGraph[ScreenState]:
+        """The screen's graph, the same for every request, with ``node(name)`` as each node."""
+        graph = StateGraph(ScreenState)
+        graph.add_node("screen", node("screen"))
+        graph.add_node("finish", node("finish"))
+        graph.add_edge(START, "screen")
+        graph.add_edge("screen", "finish")
+        graph.add_edge("finish", END)
+        return graph
+
+
+@dataclass(frozen=True)
+class _ScreenNodes:
+    """One screen's nodes: its fan-out, its request and its run."""
+
+    fanout: FanOut
+    request: ScreenRequest
+    run: PipelineRun
+    default_dir: Path  # where the table goes when the run has no folder of its own
+
+    def node(self, name: str) -> NodeFunction:
+        return {"screen": self.screen, "finish": self.finish}[name]
+
+    async def screen(self, state: ScreenState) -> dict[str, Any]:
+        outcomes = await self.fanout.run(self.request.desk_requests())
+        return {"outcomes": [_dumped(o) for o in outcomes]}
+
+    async def finish(self, state: ScreenState) -> dict[str, Any]:
+        # In the request's order of symbols, whatever order the workers finished in.
+        order = {symbol: i for i, symbol in enumerate(self.request.symbols)}
+        outcomes = sorted(
+            (_loaded(o) for o in state.get("outcomes", [])), key=lambda o: order[o[1].symbol]
+        )
+        screens = [
+            ranked(day, [(check, result) for when, check, result in outcomes if when == day])
+            for day in self.request.dates
+        ]
+        table = save_table(self.run.run_dir or self.default_dir, outcomes)
+        history = ScreenHistory(
+            symbol=self.request.symbol,
+            as_of=self.request.as_of,
+            screens=screens,
+            counts=_counts(screens),
+            table=table,
+            run_id=self.run.run_id,
+        )
+        return {"result": history.model_dump(mode="json")}
+
+
+def _dumped(outcome: Outcome) -> dict[str, Any]:
+    day, check, result = outcome
+    return {
+        "as_of": day.isoformat(),
+        "check": check.model_dump(mode="json"),
+        "result": None if result is None else result.model_dump(mode="json"),
+    }
+
+
+def _loaded(data: dict[str, Any]) -> Outcome:
+    result = data["result"]
+    return (
+        datetime.fromisoformat(data["as_of"]),
+        ScreenCheck.model_validate(data["check"]),
+        None if result is None else CspResult.model_validate(result),
     )
 
 
-def _rank(result: CspResult) -> tuple[int, float]:
-    order = {"select": 0, "reject": 1, "failed": 2}[result.decision]
-    roc = result.options.weekly_roc if result.options and result.options.weekly_roc else 0.0
-    return order, -roc
+def _counts(screens: Sequence[ScreenResult]) -> ScreenCounts:
+    results = [r for s in screens for r in s.results]
+    return ScreenCounts(
+        dates=len(screens),
+        symbol_dates=sum(len(s.checks) for s in screens),
+        filtered=sum(len(s.filtered) for s in screens),
+        errors=sum(len(s.errors) for s in screens),
+        analysed=len(results),
+        selected=sum(r.decision == "select" for r in results),
+        failed=sum(r.decision == "failed" for r in results),
+    )
+
+
+def _report(history: ScreenHistory) -> str:
+    """The screen in Markdown: its counts, then each date's best puts and its errors."""
+    c = history.counts
+    lines = [
+        f"# CSP screen: {history.symbol}",
+        "",
+        f"{c.symbol_dates} symbol-dates on {c.dates} date(s): {c.filtered} filtered out before "
+        f"any model call, {c.analysed} analysed by the desk ({c.selected} selected, "
+        f"{c.failed} failed), {c.errors} errors.",
+    ]
+    for screen in history.screens:
+        lines += _date_section(screen)
+    lines += ["", "Every outcome: " + ", ".join(p.name for p in history.table)]
+    return "\n".join(lines) + "\n"
+
+
+def _date_section(screen: ScreenResult) -> list[str]:
+    selected = [r for r in screen.results if r.decision == "select"]
+    lines = [
+        "",
+        f"## {screen.as_of.date()}",
+        "",
+        f"{len(screen.checks)} screened, {len(screen.filtered)} filtered out, "
+        f"{len(screen.results)} analysed, {len(selected)} selected.",
+    ]
+    if selected:
+        lines += ["", "| # | symbol | put | dte | premium | delta | %/week |", "|---" * 7 + "|"]
+    for rank, result in enumerate(selected[:_REPORTED], 1):
+        o = result.options
+        put = f"{o.best_expiration} {o.best_strike:g}" if o else "-"
+        dte, premium = (str(o.dte), f"{o.premium:.2f}") if o else ("-", "-")
+        delta = f"{o.delta:.2f}" if o and o.delta is not None else "-"
+        roc = f"{o.weekly_roc:.2f}" if o and o.weekly_roc is not None else "-"
+        lines.append(f"| {rank} | {result.symbol} | {put} | {dte} | {premium} | {delta} | {roc} |")
+    if screen.errors:
+        lines += ["", "Errors (neither filtered out nor analysed):", ""]
+        lines += [f"- {check.symbol}: {check.error}" for check in screen.errors]
+    return lines
+
+
+async def run_screens(
+    settings: Settings,
+    request: ScreenRequest,
+    *,
+    market: MarketData | None = None,
+    workers: int | None = None,
+    concurrency: int = 4,
+    on_outcome: Callable[[Outcome], None] | None = None,
+    cluster: RayCluster | None = None,
+    resume_run_id: str | None = None,
+) -> ScreenHistory:
+    """Screen every symbol on every date as a recorded run (or resume one that was
+    interrupted); see ``FanOut`` for where the symbol-dates run."""
+    if market is None:
+        from alphadesk.data import build_provider
+
+        market = build_provider(settings)
+    pipeline = ScreenPipeline(
+        settings,
+        market,
+        model=request.model,
+        workers=workers,
+        concurrency=concurrency,
+        cluster=cluster,
+        on_outcome=on_outcome,
+    )
+    # Workers forked now, before the run's checkpoint connection starts its thread.
+    pipeline.pool = pipeline.fanout(request).started(len(request.desk_requests()))
+    try:
+        history = await PipelineRunner(settings, pipeline, charts=False).analyze(
+            request, resume_run_id=resume_run_id
+        )
+    finally:
+        if pipeline.pool is not None:
+            pipeline.pool.shutdown(wait=True, cancel_futures=True)
+    assert history is not None  # no interrupt was asked for
+    return history

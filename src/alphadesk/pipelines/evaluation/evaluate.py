@@ -156,7 +156,7 @@ def _cache_mode(settings: Settings, folder: Path, spec: EvalSpec) -> CacheMode:
 
 
 def _dates(spec: EvalSpec) -> list[datetime]:
-    from alphadesk.pipelines.csp.screening import rebalancing_dates
+    from alphadesk.pipelines.csp.screen import rebalancing_dates
 
     try:
         dates = rebalancing_dates(spec.start, spec.end, spec.every)
