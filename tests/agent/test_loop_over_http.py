@@ -5,11 +5,14 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime
 
+import pytest
 from pydantic import BaseModel
 from tests.support.openai_server import OpenAIServer, reply_status, reply_text, reply_tool_calls
 
 from alphadesk.agent import Agent, RunScope, Toolset, tool
 from alphadesk.llm.litellm_model import Backoff, LiteLLMModel
+
+pytestmark = pytest.mark.slow
 
 AS_OF = datetime(2021, 6, 30, 20, tzinfo=UTC)
 

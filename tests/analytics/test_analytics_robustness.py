@@ -73,6 +73,7 @@ def daily_bars(draw: st.DrawFn) -> pd.DataFrame:
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(bars=daily_bars())
+@pytest.mark.slow
 def test_bar_functions_fail_only_with_clear_errors(bars: pd.DataFrame) -> None:
     for name, fn in BAR_FUNCTIONS.items():
         with warnings.catch_warnings():

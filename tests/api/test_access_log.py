@@ -77,6 +77,7 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
+@pytest.mark.slow
 def test_alphadesk_serve_prints_the_access_log(tmp_path: Path) -> None:
     port = _free_port()
     env = {k: v for k, v in os.environ.items() if k != "ALPHADESK_API_KEY"}

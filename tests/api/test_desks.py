@@ -8,6 +8,7 @@ from datetime import date
 from typing import Any
 
 import httpx
+import pytest
 
 from alphadesk.data import build_provider
 from alphadesk.data.calendar import close_on_or_before
@@ -31,6 +32,7 @@ def _direct(api: LiveApi, kind: str, request: Any) -> dict[str, Any]:
     return result.model_dump(mode="json")
 
 
+@pytest.mark.slow
 def test_analyze_decides_as_the_pipeline_does_and_records_the_run(
     api: LiveApi, client: httpx.Client
 ) -> None:

@@ -55,6 +55,7 @@ def test_closing_the_stream_cancels_the_run(
         assert kinds  # what it did before it was stopped stays recorded
 
 
+@pytest.mark.slow
 def test_a_finished_stream_leaves_nothing_running(tmp_path: Path) -> None:
     settings = api_settings(tmp_path)
     with LiveApi(settings) as live, live.client() as client:
@@ -83,6 +84,7 @@ def slower_api(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveApi]:
 
 
 @pytest.mark.parametrize("path", ["/analyze", "/csp"])
+@pytest.mark.slow
 def test_a_json_client_that_gives_up_cancels_its_run(slower_api: LiveApi, path: str) -> None:
     store = RunStore(slower_api.settings.store_path)
     before = {run.id for run in store.recent(limit=10_000)}

@@ -27,6 +27,7 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[LiveApi, 
         yield live, folder
 
 
+@pytest.mark.slow
 def test_a_saved_evaluation_is_listed_read_and_drawn(served: tuple[LiveApi, Path]) -> None:
     live, folder = served
     with live.client() as http:
@@ -60,6 +61,7 @@ def test_anything_else_is_a_typed_404(served: tuple[LiveApi, Path], path: str, k
     assert answer.json()["error"]["type"] in {kind, "not_found"}
 
 
+@pytest.mark.slow
 def test_the_ui_shows_the_table_and_both_charts(
     served: tuple[LiveApi, Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:

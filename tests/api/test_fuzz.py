@@ -22,6 +22,8 @@ from alphadesk.api.models import (
 )
 from tests.support.live_api import LiveApi, parse_sse
 
+pytestmark = pytest.mark.slow
+
 _JSON = st.recursive(
     st.none()
     | st.booleans()

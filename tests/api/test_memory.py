@@ -17,6 +17,8 @@ from alphadesk.store.runs import RunWriter
 from tests.api.conftest import DAY
 from tests.support.live_api import LiveApi
 
+pytestmark = pytest.mark.slow
+
 _PER_RUN = (RunRecorder, RunWriter, UsageLedger, Question, PipelineRunner)
 
 

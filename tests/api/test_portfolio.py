@@ -77,6 +77,7 @@ def test_following_a_csp_run_reserves_its_collateral(api: LiveApi, client: httpx
     _error(client.post("/portfolio/follow", json=body | {"quantity": 1}), 409, "insufficient_cash")
 
 
+@pytest.mark.slow
 def test_concurrent_follows_cannot_share_the_same_cash(api: LiveApi, client: httpx.Client) -> None:
     run_id = _csp_run(api, strike=140, premium=1.5)
     _open(client, "racing")

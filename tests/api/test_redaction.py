@@ -7,10 +7,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import httpx
+import pytest
 
 from alphadesk.store import ConversationStore
 from tests.api.conftest import DAY
 from tests.support.live_api import LiveApi
+
+pytestmark = pytest.mark.slow
 
 SECRETS = (
     "sk-proj-" + "PastedInChat0123" * 3,  # an OpenAI-style key

@@ -20,6 +20,7 @@ def desk_run(api: LiveApi) -> dict[str, Any]:
     return dict(response.json())
 
 
+@pytest.mark.slow
 def test_runs_list_filters_by_kind_and_limit(
     api: LiveApi, client: httpx.Client, desk_run: dict[str, Any]
 ) -> None:
@@ -52,6 +53,7 @@ def test_run_detail_report_chart_and_events(client: httpx.Client, desk_run: dict
     assert events[0]["run_id"] == run_id and any(e["kind"] == "debate_message" for e in events)
 
 
+@pytest.mark.slow
 def test_replay_decides_the_same_without_a_model_call(
     client: httpx.Client, desk_run: dict[str, Any]
 ) -> None:
@@ -159,6 +161,7 @@ def test_manual_orders(client: httpx.Client) -> None:
     assert unknown.status_code == 404
 
 
+@pytest.mark.slow
 def test_a_hold_places_no_order(client: httpx.Client) -> None:
     hold = client.post("/analyze", json={"symbol": "KO", "as_of": DAY}).json()
     assert hold["decision"] == "HOLD"

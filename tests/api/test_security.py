@@ -24,6 +24,7 @@ def test_off_loopback_without_a_key_the_app_refuses_to_start(tmp_path: Path) -> 
     create_app(api_settings(tmp_path), ApiConfig(host="::1"))  # loopback: no key needed
 
 
+@pytest.mark.slow
 def test_the_serve_command_refuses_too(tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if k != "ALPHADESK_API_KEY"}
     env |= {"ALPHADESK_DATA_DIR": str(tmp_path), "PYTHONPATH": os.pathsep.join(sys.path)}
@@ -35,6 +36,7 @@ def test_the_serve_command_refuses_too(tmp_path: Path) -> None:
     assert "refusing to listen on 0.0.0.0 without an API key" in done.stderr
 
 
+@pytest.mark.slow
 def test_off_loopback_with_a_key_only_the_key_gets_in(tmp_path: Path) -> None:
     config = ApiConfig(host="0.0.0.0", api_key=KEY, rate_per_minute=1000)
     with LiveApi(api_settings(tmp_path), config) as live:
@@ -64,6 +66,7 @@ def test_the_rate_limit_answers_429_with_retry_after(tmp_path: Path) -> None:
         assert int(refused.headers["retry-after"]) >= 1
 
 
+@pytest.mark.slow
 def test_one_run_too_many_is_429_and_the_slot_comes_back(tmp_path: Path) -> None:
     settings = api_settings(tmp_path)
     config = ApiConfig(max_runs=1, rate_per_minute=1000)
@@ -126,6 +129,7 @@ def test_a_request_without_host_is_refused(api: LiveApi) -> None:
     assert b"the Host header was missing" in answer
 
 
+@pytest.mark.slow
 def test_with_a_key_any_host_name_gets_in_with_the_key(tmp_path: Path) -> None:
     config = ApiConfig(host="0.0.0.0", api_key=KEY, rate_per_minute=1000)
     with LiveApi(api_settings(tmp_path), config) as live:

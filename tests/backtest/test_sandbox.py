@@ -26,6 +26,8 @@ from alphadesk.backtest.sandbox import (
     run_in_sandbox,
 )
 
+pytestmark = pytest.mark.slow
+
 HERE = Path(__file__).parent
 HOSTILE = HERE / "hostile"
 REPO = HERE.parents[1]

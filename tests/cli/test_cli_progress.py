@@ -7,9 +7,12 @@ import json
 import re
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from alphadesk.cli.app import app
+
+pytestmark = pytest.mark.slow
 
 
 def _env(tmp_path: Path) -> dict[str, str]:

@@ -87,6 +87,7 @@ def test_runs_list_and_data_list_print_ids_names_and_dates_whole(
 
 
 @pytest.mark.parametrize("width", WIDTHS)
+@pytest.mark.slow
 def test_the_screen_prints_every_put_whole(tmp_path: Path, width: int) -> None:
     env = {"ALPHADESK_DATA_DIR": str(tmp_path), "COLUMNS": str(width)}
     args = ["screen", "AMZN", "AAPL", "GOOG", "--as-of", "2012-06-29", "--workers", "1"]

@@ -164,6 +164,7 @@ _RANGES = {
     gap_days=st.integers(1, 4000),
     ratio=st.sampled_from([0.1, 1.5, 2.0, 3.0, 20.0]),
 )
+@pytest.mark.slow
 def test_a_later_split_changes_nothing_served_at_as_of(
     symbol: str, offset: float, gap_days: int, ratio: float
 ) -> None:

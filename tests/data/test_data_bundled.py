@@ -92,6 +92,7 @@ def _published(symbol: str, day: date, traded: pd.Series) -> pd.Series:
 
 
 @pytest.mark.parametrize("symbol", sorted(ENTRIES))
+@pytest.mark.slow
 def test_bundled_series_matches_its_source(symbol: str) -> None:
     entry = ENTRIES[symbol]
     source = _source_frame(symbol)

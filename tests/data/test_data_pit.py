@@ -182,6 +182,7 @@ def sec_market() -> Iterator[SecProvider]:
                        timezones=ZONES),
     method=st.sampled_from(["filings", "fundamentals", "instrument"]),
 )
+@pytest.mark.slow
 def test_sec_never_returns_the_future(
     sec_market: SecProvider, as_of: datetime, method: str
 ) -> None:

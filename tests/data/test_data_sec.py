@@ -123,6 +123,7 @@ def test_rate_limit_exhausted_is_rate_limited(sec: SecProvider, edgar: Edgar) ->
     assert len(edgar.requests) == 4  # the first try and three retries
 
 
+@pytest.mark.slow
 def test_malformed_responses(sec: SecProvider, edgar: Edgar) -> None:
     edgar.json(f"/submissions/{CIK}.json", {"cik": "320193", "name": "Apple Inc."})
     with pytest.raises(MalformedResponse, match="filings"):

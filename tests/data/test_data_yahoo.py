@@ -225,6 +225,7 @@ def test_answers_are_cached_and_filtered_after_the_cache(
     assert fake_yahoo.calls.count(("AAPL", "history:1d")) == 1
 
 
+@pytest.mark.slow
 def test_importing_alphadesk_does_not_import_yfinance() -> None:
     code = ("import sys, alphadesk.data, alphadesk.data.providers.yahoo, alphadesk.cli.app; "
             "print('yfinance' in sys.modules)")

@@ -19,7 +19,10 @@ from alphadesk.llm.litellm_model import LiteLLMModel
 from alphadesk.llm.messages import RequestSettings, SystemMessage, UserMessage
 from alphadesk.llm.preflight import forget_checks
 
-pytestmark = pytest.mark.filterwarnings("ignore:.*using the `ReadOnly` qualifier:UserWarning")
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.filterwarnings("ignore:.*using the `ReadOnly` qualifier:UserWarning"),
+]
 
 HELLO = [SystemMessage(content="You are a helpful assistant."), UserMessage(content="hello")]
 VERDICT = {

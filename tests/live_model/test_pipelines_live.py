@@ -20,6 +20,8 @@ from tests.live_model.conftest import LiveServer
 
 from alphadesk.store import RunStore
 
+pytestmark = pytest.mark.slow
+
 AS_OF = "2024-11-29"
 
 

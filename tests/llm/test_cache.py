@@ -320,6 +320,7 @@ async def test_identical_concurrent_requests_reach_the_model_once(cache: Respons
     assert model._locks == {}  # nothing left behind
 
 
+@pytest.mark.slow
 def test_many_writers_share_one_file(tmp_path: Path) -> None:
     path = tmp_path / "store.sqlite"
     ResponseCache(path)

@@ -108,6 +108,7 @@ async def test_a_silent_server_fails_at_the_first_token_deadline(
     assert [a.error for a in failed] == ["ProviderTimeout", "ProviderTimeout"]
 
 
+@pytest.mark.slow
 async def test_a_rambling_answer_ends_at_the_total_deadline(openai_server: OpenAIServer) -> None:
     openai_server.script(reply_text("warm up"), reply_text("word " * 200, chunk_delay_s=0.05))
     model, _ = make(openai_server, timeout_s=2.0, first_token_timeout_s=5, max_retries=3)

@@ -328,6 +328,7 @@ async def test_connection_refused_names_the_address_without_retrying() -> None:
         assert sleeps == []  # nothing listens: waiting would not help
 
 
+@pytest.mark.slow
 async def test_json_schema_sent_only_when_supported(openai_server: OpenAIServer) -> None:
     schema = {"type": "object", "properties": {"verdict": {"type": "string"}}}
     settings = RequestSettings(output_schema=schema, output_name="Trade verdict")

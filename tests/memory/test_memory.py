@@ -11,6 +11,8 @@ import pytest
 
 from alphadesk.memory import MemoryUnavailable, SituationMemory, symbol_family
 
+pytestmark = pytest.mark.slow
+
 OVERBOUGHT = "Strong uptrend, RSI 74 overbought, price far above the 50-day average"
 BREAKDOWN = "Breakdown below support on heavy volume, MACD negative, downtrend"
 

@@ -1,17 +1,13 @@
-"""Fixtures for whole-pipeline tests: settings in a temporary folder, the bundled market
-data, and facts read from it to script answers that a validator should accept."""
+"""Helpers for whole-pipeline tests: session closes, and facts read from the bundled data to
+script answers that a validator should accept (``settings`` and ``market`` are shared
+fixtures, in ``tests/support/fixtures.py``)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
-from pathlib import Path
 from typing import Any
 
-import pytest
-
-from alphadesk.config import Settings
-from alphadesk.data import build_provider
 from alphadesk.data.base import MarketData
 from alphadesk.data.calendar import session_close
 from alphadesk.data.models import OptionContract
@@ -19,16 +15,6 @@ from alphadesk.data.models import OptionContract
 
 def close_of(day: str) -> datetime:
     return session_close(date.fromisoformat(day))
-
-
-@pytest.fixture
-def settings(tmp_path: Path) -> Settings:
-    return Settings(data_dir=tmp_path / "alphadesk")
-
-
-@pytest.fixture
-def market(settings: Settings) -> MarketData:
-    return build_provider(settings)
 
 
 @dataclass(frozen=True)

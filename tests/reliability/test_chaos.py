@@ -28,6 +28,7 @@ RUNS = 40
 FAILURE_RATE = 0.3
 
 
+@pytest.mark.slow
 async def test_the_csp_desk_survives_a_model_failing_30_percent_of_calls(
     settings: Settings, market: MarketData
 ) -> None:

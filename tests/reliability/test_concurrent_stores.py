@@ -24,6 +24,8 @@ from alphadesk.store import RunStore
 from alphadesk.store.sqlite import CorruptDatabase
 from tests.support.writers import start_writers
 
+pytestmark = pytest.mark.slow
+
 WRITERS = 4
 RUNS_EACH = 25
 EVENTS_EACH = 12

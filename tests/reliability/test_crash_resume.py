@@ -24,7 +24,10 @@ import pytest
 
 from alphadesk.store import RunStore
 
-pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL is POSIX")
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL is POSIX"),
+]
 
 ARGS = ["csp", "NVDA", "--as-of", "2024-11-29"]
 KILLS = 20

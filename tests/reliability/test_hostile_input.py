@@ -106,6 +106,7 @@ def _runner(
     return PipelineRunner(settings, CspPipeline(settings, market, models=models), charts=False)
 
 
+@pytest.mark.slow
 async def test_an_instruction_in_the_news_changes_nothing_the_rules_decide(
     settings: Settings, market: MarketData
 ) -> None:
@@ -117,6 +118,7 @@ async def test_an_instruction_in_the_news_changes_nothing_the_rules_decide(
     assert [a.tool_calls for a in hostile.agents] == [a.tool_calls for a in plain.agents]
 
 
+@pytest.mark.slow
 async def test_an_obedient_model_cannot_act_on_an_instruction_in_the_news(
     settings: Settings, market: MarketData, keys: None, caplog: pytest.LogCaptureFixture
 ) -> None:

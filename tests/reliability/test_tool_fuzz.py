@@ -71,6 +71,7 @@ def deps_for(folder: Path) -> ChatDeps:
 
 
 @pytest.mark.parametrize("entry", TOOLS, ids=[e.name for e in TOOLS])
+@pytest.mark.slow
 def test_a_fuzzed_tool_returns_a_result_or_a_typed_error(entry: Any, tmp_path: Path) -> None:
     deps = deps_for(tmp_path)
     endings: list[str] = []

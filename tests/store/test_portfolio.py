@@ -73,6 +73,7 @@ def _place_many(path: str, worker: int, count: int) -> None:
         book.place(_order(AAPL, "buy", 1, 10.0 + worker, note=f"{worker}-{i}"))
 
 
+@pytest.mark.slow
 def test_concurrent_orders_from_threads_and_processes_lose_nothing(tmp_path: Path) -> None:
     path = tmp_path / "p.sqlite"
     book = PaperPortfolio(path)

@@ -16,6 +16,8 @@ from hypothesis import strategies as st
 
 from alphadesk.store.portfolio import Contract, OrderRejected, OrderRequest, PaperPortfolio
 
+pytestmark = pytest.mark.slow
+
 START = date(2021, 1, 4)
 CASH = 20_000.0
 CONTRACTS = [

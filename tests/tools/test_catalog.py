@@ -101,6 +101,7 @@ def test_cli_shows_one_tool_with_its_schema() -> None:
     assert runner.invoke(app, ["tools", "show", "nope"]).exit_code == 1
 
 
+@pytest.mark.slow
 def test_help_does_not_import_the_tools() -> None:
     code = ("import sys; import alphadesk.cli.app; "
             "print(any(m.startswith('alphadesk.tools.') and m != 'alphadesk.tools.deps' "

@@ -178,6 +178,7 @@ async def test_invalid_arguments_go_back_as_retries(deps: ToolDeps) -> None:
         ("NVDA", datetime(2024, 8, 30, 21, tzinfo=UTC)),
     ],
 )
+@pytest.mark.slow
 async def test_every_tool_is_bounded_and_point_in_time(
     deps: ToolDeps, bundled: BundledProvider, symbol: str, as_of: datetime
 ) -> None:
@@ -493,6 +494,7 @@ async def test_data_the_model_cannot_fix_fails_the_run_clearly(deps: ToolDeps) -
     assert "no 1d bar had closed" in result.outcome.error and "2014-01-03" in result.outcome.error
 
 
+@pytest.mark.slow
 async def test_close_only_series_states_what_is_missing(deps: ToolDeps) -> None:
     as_of = datetime(2021, 6, 30, 21, tzinfo=UTC)  # KO: adjusted closes only
     result, model = await run_calls(

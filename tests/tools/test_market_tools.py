@@ -171,6 +171,7 @@ async def test_screener_returns_only_symbols_meeting_the_criteria(
         assert not passes, f"{symbol} meets the criteria but was not returned"
 
 
+@pytest.mark.slow
 async def test_screener_kinds_sorting_limit_and_retries(bundled: BundledProvider) -> None:
     texts = await run(
         bundled,

@@ -508,6 +508,7 @@ class CountingBars(Provider):
         ("JNJ", "1990-12-31", (46, 81), 60),  # the first year of its data: stops early
     ],
 )
+@pytest.mark.slow
 def test_iv_history_in_one_pass_equals_the_chain_by_chain_reference(
     market: MarketData, symbol: str, day: str, window: tuple[int, int], target: int
 ) -> None:
@@ -542,6 +543,7 @@ def test_iv_history_is_cached_per_question() -> None:
     assert bars.calls > asked  # another question is computed, not answered from the cache
 
 
+@pytest.mark.slow
 async def test_iv_rank_reads_the_same_history_as_the_chains(market: MarketData) -> None:
     from alphadesk.analytics.volatility import iv_rank
     from alphadesk.tools.options.chain import iv_history_by_chains

@@ -25,9 +25,12 @@ import httpx
 import pytest
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-pytestmark = pytest.mark.skipif(
-    CHROMIUM is None, reason="no Chromium: `python3 dev.py setup` installs it (apt-get)"
-)
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(
+        CHROMIUM is None, reason="no Chromium: `python3 dev.py setup` installs it (apt-get)"
+    ),
+]
 KEY = "e2e-secret-Vb3Kq8Wz5Tn1"  # distinctive: found in whatever it leaked into
 _RUN_S = 120_000  # ms a desk run may take on a small, busy machine
 

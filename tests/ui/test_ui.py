@@ -23,6 +23,8 @@ from alphadesk.ui.progress import Progress
 from tests.api.conftest import DAY, api_settings
 from tests.support.live_api import LiveApi
 
+pytestmark = pytest.mark.slow
+
 APP = str(Path(ui_app.__file__))
 KEY = "ui-test-key-7Qx9Zr2Lm"  # distinctive: found anywhere it leaked
 

@@ -8,6 +8,8 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
+import pytest
+
 from alphadesk.agents.desk import default_agents
 from alphadesk.config import Settings
 from alphadesk.data.base import MarketData
@@ -46,6 +48,7 @@ def overlap(*spans: Span) -> bool:
     return max(s for s, _ in spans) < min(e for _, e in spans)
 
 
+@pytest.mark.slow
 async def test_speakers_of_a_stage_overlap_and_stages_follow_each_other(
     settings: Settings, market: MarketData
 ) -> None:

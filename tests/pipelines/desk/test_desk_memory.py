@@ -20,6 +20,8 @@ from alphadesk.store import RunStore
 from tests.pipelines.conftest import close_of
 from tests.pipelines.desk.conftest import FakeMemory
 
+pytestmark = pytest.mark.slow
+
 SYMBOL = "AAPL"
 
 

@@ -18,6 +18,8 @@ from alphadesk.pipelines.desk.report import render_report
 from tests.pipelines.conftest import close_of
 from tests.pipelines.desk.conftest import decide, write_local_bars
 
+pytestmark = pytest.mark.slow
+
 CASES = [
     ("NVDA", "2024-11-29"),
     ("KO", "2015-06-30"),

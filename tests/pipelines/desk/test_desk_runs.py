@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from alphadesk.agents.desk import default_agents
@@ -29,6 +30,8 @@ from tests.pipelines.desk.answers import (
 )
 from tests.support.counting import Counted
 from tests.support.openai_server import OpenAIServer, reply_text, reply_tool_calls
+
+pytestmark = pytest.mark.slow
 
 
 async def test_an_interrupted_run_resumes_without_redoing_the_analysts(

@@ -39,6 +39,7 @@ def test_too_short_a_window_says_how_to_widen_it(tmp_path: Path) -> None:
     assert "--from" in shown.output
 
 
+@pytest.mark.slow
 def test_one_iteration_prints_json_and_saves_the_strategy(tmp_path: Path, sandbox: None) -> None:
     saved = tmp_path / "best.py"
     args = [

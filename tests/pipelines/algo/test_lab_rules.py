@@ -18,7 +18,9 @@ from alphadesk.pipelines.algo.models import AlgoResult, PeriodScore
 from alphadesk.pipelines.algo.tracker import load_experiments
 from alphadesk.pipelines.base import build_pipeline
 from alphadesk.pipelines.runner import PipelineRunner
-from tests.algo.conftest import request
+from tests.pipelines.algo.conftest import request
+
+pytestmark = pytest.mark.slow  # one offline lab run (about 15 s) that the tests share
 
 
 def _by_hand(period: PeriodScore) -> tuple[float, bool]:

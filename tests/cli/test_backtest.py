@@ -78,9 +78,10 @@ def test_bad_input_exits_2_with_a_message(args: list[str], message: str) -> None
     assert result.exception is None or isinstance(result.exception, SystemExit)
 
 
-HERE = Path(__file__).parent
+HERE = Path(__file__).parents[1] / "backtest"  # the strategies the backtest tests share
 
 
+@pytest.mark.slow
 def test_a_strategy_file_runs_in_the_sandbox(bars) -> None:
     from alphadesk.backtest.sandbox import SandboxUnavailable, find_sandbox, run_in_sandbox
 
@@ -113,6 +114,7 @@ def test_a_strategy_file_runs_in_the_sandbox(bars) -> None:
         ("hostile/busy_loop.py", "killed: the strategy"),
     ],
 )
+@pytest.mark.slow
 def test_a_refused_or_killed_file_exits_2(name: str, message: str) -> None:
     args = ["backtest", str(HERE / name), "MSFT", "--from", "2008-01-01", "--to", "2008-03-31"]
     result = runner.invoke(app, [*args, "--time-limit", "4"])

@@ -30,6 +30,7 @@ def _run(settings: Settings, spec: EvalSpec, **kwargs: Any) -> Any:
     return asyncio.run(evaluate(settings, spec, **kwargs))
 
 
+@pytest.mark.slow
 def test_the_same_evaluation_twice_is_identical_and_the_second_calls_no_model(
     tmp_path: Path,
 ) -> None:
@@ -136,6 +137,7 @@ def test_a_desk_that_reads_past_its_date_fails_the_evaluation(
     assert not (tmp_path / "evals" / SPEC.name / "table.md").exists()
 
 
+@pytest.mark.slow
 def test_reads_at_the_decision_instant_pass_the_guard(tmp_path: Path) -> None:
     class Honest(_PeekingDesk):
         async def decide(self, request: DeskRequest) -> DeskResult:

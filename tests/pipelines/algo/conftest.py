@@ -1,48 +1,22 @@
-"""Fixtures for the strategy lab: settings in a temporary folder, the bundled data, the
-real sandbox (skipped with the reason when this machine cannot build one), and a
-backtester double that reports given metrics for tests of the gate's logic."""
+"""Helpers for the strategy lab's tests: a request, and a backtester double that reports
+given metrics for tests of the gate's logic (``settings``, ``market`` and ``sandbox`` are
+shared fixtures, in ``tests/support/fixtures.py``)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import date
-from pathlib import Path
 from typing import Any
 
 import pandas as pd
-import pytest
 
 from alphadesk.backtest.checks import check_strategy_code
 from alphadesk.backtest.models import BacktestConfig
-from alphadesk.config import Settings
-from alphadesk.data import build_provider
-from alphadesk.data.base import MarketData
 from alphadesk.data.calendar import session_close
 from alphadesk.pipelines.algo.backtests import PeriodRun
 from alphadesk.pipelines.algo.models import AlgoRequest
 
 GOAL = "Sharpe above 1.2 with drawdown under 15%"
-
-
-@pytest.fixture
-def settings(tmp_path: Path) -> Settings:
-    return Settings(data_dir=tmp_path / "alphadesk")
-
-
-@pytest.fixture
-def market(settings: Settings) -> MarketData:
-    return build_provider(settings)
-
-
-@pytest.fixture
-def sandbox() -> None:
-    """The real sandbox, or a skip saying why it cannot run here."""
-    from alphadesk.backtest.sandbox import SandboxUnavailable, find_sandbox
-
-    try:
-        find_sandbox()
-    except SandboxUnavailable as exc:
-        pytest.skip(f"no strategy sandbox on this machine: {exc}")
 
 
 def request(**fields: Any) -> AlgoRequest:

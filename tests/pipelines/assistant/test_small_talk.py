@@ -7,7 +7,7 @@ import pytest
 from alphadesk.llm.testing import ScriptedModel
 from alphadesk.pipelines.assistant.smalltalk import is_small_talk
 from alphadesk.store import RunStore
-from tests.assistant.conftest import Make, ask, states
+from tests.pipelines.assistant.conftest import Make, ask, states
 
 pytestmark = pytest.mark.filterwarnings("ignore:.*using the `ReadOnly` qualifier:UserWarning")
 

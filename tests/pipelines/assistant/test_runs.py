@@ -17,7 +17,7 @@ from alphadesk.data.base import MarketData
 from alphadesk.pipelines.assistant import AssistantPipeline, ChatRequest, ChatResult
 from alphadesk.pipelines.runner import PipelineRunner, replay
 from alphadesk.store import ConversationStore, RunStore
-from tests.assistant.conftest import Make, ask
+from tests.pipelines.assistant.conftest import Make, ask
 from tests.support.openai_server import OpenAIServer, reply_text
 
 pytestmark = pytest.mark.filterwarnings("ignore:.*using the `ReadOnly` qualifier:UserWarning")

@@ -24,6 +24,8 @@ from alphadesk.pipelines.csp.screen import ScreenRequest, rebalancing_dates, run
 from alphadesk.pipelines.evaluation import EvalSpec, evaluate
 from alphadesk.store import RunStore
 
+pytestmark = pytest.mark.slow
+
 ray = pytest.importorskip("ray")
 
 SYMBOLS = ["AAPL", "AMZN", "IBM", "GOOG", "^GSPC"]

@@ -54,6 +54,8 @@ from alphadesk.durable.server import connect, dev_server, temporal_binary
 from alphadesk.durable.worker import run_worker
 from alphadesk.durable.workflow import never_retried
 
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[2]
 AS_OF = session_close(date(2024, 11, 29))
 # Short enough that a lost worker is noticed in seconds, long enough for a loaded machine.

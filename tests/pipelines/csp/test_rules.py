@@ -88,6 +88,7 @@ async def test_chart_rejection_stops_the_graph_and_says_why(
     assert started == ["chart"]
 
 
+@pytest.mark.slow
 async def test_parallel_research_reaches_the_same_decision_and_is_cancelled_on_reject(
     settings: Settings, market: MarketData
 ) -> None:
@@ -117,6 +118,7 @@ def _rules_reply(agent: str) -> Any:
     return reply
 
 
+@pytest.mark.slow
 async def test_the_run_is_reproducible(settings: Settings, market: MarketData) -> None:
     first, _ = await analyze(settings, market, "AMZN", "2019-06-28")
     second, _ = await analyze(settings, market, "AMZN", "2019-06-28")

@@ -68,6 +68,7 @@ def _decided(history: ScreenHistory) -> list[tuple[str, str, str, object]]:
     )
 
 
+@pytest.mark.slow
 async def test_a_screen_in_processes_decides_as_one_process_does(tmp_path: Path) -> None:
     request = ScreenRequest(
         symbols=SYMBOLS, dates=rebalancing_dates(date(2012, 6, 1), date(2012, 6, 28), 10)
@@ -104,6 +105,7 @@ async def test_a_screen_in_processes_decides_as_one_process_does(tmp_path: Path)
     assert desk_runs and not [png for run in desk_runs for png in (runs_dir / run).glob("*.png")]
 
 
+@pytest.mark.slow
 def test_screen_command_over_dates_saves_the_table(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -153,6 +155,7 @@ class _BrokenChains:
         return self._market.option_chain(symbol, *args, **kwargs)
 
 
+@pytest.mark.slow
 async def test_a_crash_on_one_symbol_is_an_error_not_a_filtered_symbol(tmp_path: Path) -> None:
     settings = Settings(data_dir=tmp_path)
     market = _BrokenChains(build_provider(settings), "IBM")
@@ -236,6 +239,7 @@ def test_an_interrupted_screen_resumes_from_its_checkpoint(tmp_path: Path) -> No
     assert not_a_screen.exit_code == 1 and f"run {desk_run} is a csp run" in not_a_screen.output
 
 
+@pytest.mark.slow
 def test_a_screen_run_shows_its_report_and_replays(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -17,6 +17,8 @@ from alphadesk.pipelines.csp.screen import ScreenRequest, run_screens
 from alphadesk.store import RunStore
 from tests.pipelines.conftest import close_of
 
+pytestmark = pytest.mark.slow
+
 
 async def test_screen_filters_cheaply_then_ranks_the_survivors(
     settings: Settings, market: MarketData

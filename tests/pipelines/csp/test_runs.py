@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from alphadesk.agents.csp import default_agents
 from alphadesk.config import CacheMode, ModelSettingsConfig, Settings
 from alphadesk.data.base import MarketData
@@ -15,6 +17,8 @@ from alphadesk.store import RunStore
 from tests.pipelines.conftest import close_of, facts_for
 from tests.support.counting import Counted
 from tests.support.openai_server import OpenAIServer, reply_text
+
+pytestmark = pytest.mark.slow
 
 
 async def test_a_run_stopped_after_options_resumes_without_redoing_the_chart(

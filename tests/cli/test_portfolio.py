@@ -17,7 +17,9 @@ from alphadesk.data import build_provider
 from alphadesk.data.calendar import session_close
 from alphadesk.money import usd
 from alphadesk.store import PaperPortfolio, RunStore
-from tests.assistant.test_cli import _csp_run
+from tests.cli.test_ask import _csp_run
+
+pytestmark = pytest.mark.slow
 
 
 @pytest.fixture

@@ -13,6 +13,7 @@ from alphadesk.cli.app import app
 TINY = ["eval", "--symbols", "ibm", "--from", "2011-01-03", "--to", "2011-01-31", "--every", "20"]
 
 
+@pytest.mark.slow
 def test_eval_prints_the_table_writes_the_files_and_replays(tmp_path: Path) -> None:
     env = {"ALPHADESK_DATA_DIR": str(tmp_path), "COLUMNS": "200"}
     out = tmp_path / "tiny"

@@ -20,7 +20,7 @@ from alphadesk.llm.testing import FunctionModel, ScriptedModel, json_answer
 from alphadesk.pipelines.algo.lab import StrategyLab
 from alphadesk.pipelines.algo.models import AlgoRequest, AlgoResult
 from alphadesk.pipelines.runner import PipelineRunner
-from tests.algo.conftest import request, scripted_backtests
+from tests.pipelines.algo.conftest import request, scripted_backtests
 
 pytestmark = pytest.mark.anyio
 
@@ -56,6 +56,7 @@ async def _run(settings: Settings, market: MarketData, req: AlgoRequest, **kw: A
     return result
 
 
+@pytest.mark.slow
 async def test_a_syntax_error_is_routed_to_fix_and_repaired(
     settings: Settings, market: MarketData, sandbox: None
 ) -> None:

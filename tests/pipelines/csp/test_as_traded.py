@@ -10,6 +10,8 @@ from typer.testing import CliRunner
 
 from alphadesk.cli.app import app
 
+pytestmark = pytest.mark.slow
+
 
 def test_nvda_in_june_2021_gets_strikes_near_what_it_traded_at(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch

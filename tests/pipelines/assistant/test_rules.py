@@ -16,7 +16,7 @@ from alphadesk.pipelines.assistant.events import sse_frame
 from alphadesk.pipelines.assistant.orders import order_from_run
 from alphadesk.store import Contract, OrderRequest, RunStore
 from alphadesk.store.conversations import ConversationStore
-from tests.assistant.conftest import Make, ask, states
+from tests.pipelines.assistant.conftest import Make, ask, states
 
 CHART = {"get_technical_indicators", "find_support_resistance", "detect_chart_patterns",
          "get_price_history"}  # fmt: skip
@@ -34,6 +34,7 @@ async def test_hello_calls_no_tool(make: Make) -> None:
     assert states(events) == ["PLANNING", "RESPONDING", "IDLE"]
 
 
+@pytest.mark.slow
 async def test_a_technical_question_routes_direct_to_the_chart_tools(make: Make) -> None:
     result, events = await ask(make(), "how does NVDA look technically")
     assert result.classification is not None
@@ -94,6 +95,7 @@ async def test_a_0dte_strangle_runs_the_engine_on_the_index_and_vix(make: Make) 
     assert "sell the 244 put at $0.30" in result.answer and result.numbers.ok
 
 
+@pytest.mark.slow
 async def test_a_screen_iterates_and_deep_questions_reach_the_thinker(make: Make) -> None:
     result, events = await ask(make(), "find stocks in an uptrend")
     assert result.route is not None and result.route.strategy == "ITERATIVE"
@@ -129,6 +131,7 @@ async def test_an_unknown_symbol_is_named_with_close_matches(make: Make) -> None
     assert "I could not find the symbol NVDX." in result.answer
 
 
+@pytest.mark.slow
 async def test_the_csp_desk_is_a_tool_and_its_decision_becomes_an_order(make: Make) -> None:
     pipeline = make()
     result, _ = await ask(pipeline, "should I sell a cash-secured put on NVDA?")
@@ -163,6 +166,7 @@ async def test_web_search_says_it_is_unavailable_offline(make: Make) -> None:
     assert "web_search: not available (web search shows today's web" in result.answer
 
 
+@pytest.mark.slow
 async def test_the_trading_desk_is_a_tool_and_its_decision_becomes_an_order(make: Make) -> None:
     pipeline = make()
     result, _ = await ask(pipeline, "should I buy AAPL as of now? buy, hold or sell")

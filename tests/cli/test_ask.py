@@ -14,6 +14,8 @@ from alphadesk.data.calendar import session_close
 from alphadesk.pipelines.csp.models import CspResult, SuggestedPosition, Synthesis
 from alphadesk.store import RunStore
 
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture
 def cli(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> CliRunner:

@@ -20,6 +20,7 @@ def _close_on_or_before(market: object, day: date, symbol: str = "AAPL") -> floa
     return float(bars.frame["close"].iloc[-1])
 
 
+@pytest.mark.slow
 def test_selected_puts_pay_premium_less_the_shortfall_at_expiry(tmp_path: Path) -> None:
     settings = Settings(data_dir=tmp_path)
     spec = EvalSpec(

@@ -14,7 +14,7 @@ from alphadesk.llm.litellm_model import LiteLLMModel
 from alphadesk.llm.testing import ScriptedModel, json_answer, tool_calls
 from alphadesk.pipelines.assistant import ChatLimits
 from alphadesk.store.conversations import ConversationStore
-from tests.assistant.conftest import Make, ask, states
+from tests.pipelines.assistant.conftest import Make, ask, states
 from tests.support.openai_server import OpenAIServer, reply_text
 
 pytestmark = pytest.mark.filterwarnings("ignore:.*using the `ReadOnly` qualifier:UserWarning")
