@@ -137,3 +137,11 @@ def test_an_event_sent_after_the_run_finished_is_still_stored(data_dir: Path) ->
     writer.close()
     writer.event(RunStarted(run_id=run_id, agent="late", model="m", as_of=AS_OF, tools=[]))
     assert [e["agent"] for e in store.events(run_id)] == ["late"]
+
+
+def test_an_interrupted_screen_says_how_to_resume_it(data_dir: Path) -> None:
+    store = RunStore(data_dir / "alphadesk.sqlite")
+    run_id = store.start(kind="screen", title="csp screen", request={"symbols": ["NVDA"]},
+                         as_of=AS_OF, model="rules")  # fmt: skip
+    store.finish(run_id, status="interrupted", error="stopped")
+    assert store.get(run_id).resume_command == f"alphadesk screen --resume {run_id}"

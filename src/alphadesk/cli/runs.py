@@ -101,7 +101,7 @@ def show_run(
 def replay_run(
     ctx: typer.Context,
     run_id: str = typer.Argument(
-        ..., metavar="RUN_ID", help="A finished run (csp, desk, algo or assistant)."
+        ..., metavar="RUN_ID", help="A finished run (csp, desk, algo, assistant or screen)."
     ),
 ) -> None:
     """Run a recorded run again from the response cache only (no model call) and compare."""

@@ -151,7 +151,10 @@ class RunRecord(BaseModel):
 
 
 def resume_command(run: RunRecord) -> str | None:
-    """``alphadesk csp NVDA --as-of 2024-11-29 --resume <id>`` for a csp or desk run."""
+    """``alphadesk csp NVDA --as-of 2024-11-29 --resume <id>`` for a csp or desk run;
+    ``alphadesk screen --resume <id>`` for a screen (it resumes its recorded request)."""
+    if run.kind == "screen":
+        return shlex.join(["alphadesk", "screen", "--resume", run.id])
     symbol = run.request.get("symbol")
     if run.kind not in _RESUMABLE or not isinstance(symbol, str):
         return None
