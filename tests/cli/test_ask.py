@@ -17,13 +17,6 @@ from alphadesk.store import RunStore
 pytestmark = pytest.mark.slow
 
 
-@pytest.fixture
-def cli(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> CliRunner:
-    monkeypatch.setenv("ALPHADESK_DATA_DIR", str(tmp_path))
-    monkeypatch.setenv("COLUMNS", "200")
-    return CliRunner()
-
-
 def test_ask_prints_json_and_streams_text(cli: CliRunner) -> None:
     done = cli.invoke(app, ["ask", "sell a 0DTE SPY put", "--json"])
     assert done.exit_code == 0, done.output

@@ -22,13 +22,6 @@ from tests.cli.test_ask import _csp_run
 pytestmark = pytest.mark.slow
 
 
-@pytest.fixture
-def cli(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> CliRunner:
-    monkeypatch.setenv("ALPHADESK_DATA_DIR", str(tmp_path))
-    monkeypatch.setenv("COLUMNS", "200")
-    return CliRunner()
-
-
 def _close(symbol: str, day: str) -> float:
     """The day's close as the provider the CLI uses has it."""
     bars = build_provider(Settings()).daily_bars(symbol, session_close(date.fromisoformat(day)))

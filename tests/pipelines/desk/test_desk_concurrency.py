@@ -16,23 +16,22 @@ from alphadesk.data.base import MarketData
 from alphadesk.llm.messages import Message, ModelResponse, RequestSettings, ToolSpec
 from alphadesk.llm.rules import RulesModel
 from alphadesk.llm.testing import ScriptedModel
+from alphadesk.llm.wrapper import ModelWrapper
 from tests.pipelines.desk.conftest import decide
 
 Span = tuple[float, float]
 
 
-class Timed:
+class Timed(ModelWrapper):
     """A rules model whose calls take a little while, recording when each ran."""
 
     def __init__(self, inner: RulesModel, spans: list[Span]) -> None:
-        self.inner, self.spans = inner, spans
+        super().__init__(inner)
+        self.spans = spans
 
     @property
     def name(self) -> str:
         return "timed-rules"
-
-    def supports(self, capability: str) -> bool:
-        return self.inner.supports(capability)
 
     async def request(
         self, messages: Sequence[Message], tools: Sequence[ToolSpec], settings: RequestSettings

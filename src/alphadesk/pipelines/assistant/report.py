@@ -4,6 +4,7 @@ figure it writes was found in what the tools returned."""
 from __future__ import annotations
 
 from alphadesk.pipelines.assistant.models import ChatResult
+from alphadesk.pipelines.reporting import agents_table
 
 __all__ = ["render_report"]
 
@@ -33,18 +34,7 @@ def render_report(result: ChatResult) -> str:
     lines += ["## Figures", "", f"{numbers.traced} of {numbers.checked} traced to a tool result."]
     if numbers.unverified:
         lines.append(f"Unverified: {', '.join(numbers.unverified)}.")
-    lines += [
-        "",
-        "## Who answered",
-        "",
-        "| agent | model | outcome | tool calls | model calls | tokens | cost |",
-        "|---|---|---|---|---|---|---|",
-    ]
-    for agent in result.agents:
-        lines.append(
-            f"| {agent.agent} | {agent.model} | {agent.outcome} | {agent.tool_calls} "
-            f"| {agent.requests} | {agent.tokens} | ${agent.cost_usd:.4f} |"
-        )
+    lines += ["", *agents_table(result.agents, "Who answered")]
     return "\n".join(lines) + "\n"
 
 

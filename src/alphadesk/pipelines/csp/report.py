@@ -5,6 +5,7 @@ from __future__ import annotations
 from zoneinfo import ZoneInfo
 
 from alphadesk.pipelines.csp.models import CspResult
+from alphadesk.pipelines.reporting import agents_table
 
 __all__ = ["render_report"]
 
@@ -44,17 +45,7 @@ def render_report(result: CspResult) -> str:
         if result.synthesis.narrative:
             lines += ["## Orchestrator's view", "", result.synthesis.narrative, ""]
     lines += _chart(result) + _options(result) + _research(result)
-    lines += [
-        "## Who decided",
-        "",
-        "| agent | model | outcome | tool calls | model calls | tokens | cost |",
-        "|---|---|---|---|---|---|---|",
-    ]
-    for agent in result.agents:
-        lines.append(
-            f"| {agent.agent} | {agent.model} | {agent.outcome} | {agent.tool_calls} "
-            f"| {agent.requests} | {agent.tokens} | ${agent.cost_usd:.4f} |"
-        )
+    lines += agents_table(result.agents)
     if result.data_missing:
         lines += ["", "## Data missing", ""] + [f"- {item}" for item in result.data_missing]
     return "\n".join(lines) + "\n"

@@ -7,6 +7,7 @@ from zoneinfo import ZoneInfo
 
 from alphadesk.agents.desk.models import AnalystReport, Position
 from alphadesk.pipelines.desk.models import DeskResult
+from alphadesk.pipelines.reporting import agents_table
 
 __all__ = ["render_report"]
 
@@ -139,15 +140,4 @@ def _risk(result: DeskResult) -> list[str]:
 
 
 def _who(result: DeskResult) -> list[str]:
-    lines = [
-        "## Who decided",
-        "",
-        "| agent | model | outcome | tool calls | model calls | tokens | cost | seconds |",
-        "|---|---|---|---|---|---|---|---|",
-    ]
-    for agent in result.agents:
-        lines.append(
-            f"| {agent.agent} | {agent.model} | {agent.outcome} | {agent.tool_calls} "
-            f"| {agent.requests} | {agent.tokens} | ${agent.cost_usd:.4f} | {agent.seconds:.2f} |"
-        )
-    return lines
+    return agents_table(result.agents)

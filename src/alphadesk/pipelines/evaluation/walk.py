@@ -15,6 +15,7 @@ from alphadesk.data.base import MarketData
 from alphadesk.llm.base import CacheMiss, Model
 from alphadesk.llm.cache import CachedModel, ResponseCache, cache_key
 from alphadesk.llm.messages import Message, ModelResponse, RequestSettings, ToolSpec
+from alphadesk.llm.wrapper import ModelWrapper
 from alphadesk.pipelines.base import Pipeline
 from alphadesk.pipelines.runner import PipelineRunner
 
@@ -32,20 +33,15 @@ DeskFactory = Callable[[Settings, MarketData, Mapping[str, Model]], Pipeline[Any
 ModelWrap = Callable[[str, Model], Model]
 
 
-class Metered:
+class Metered(ModelWrapper):
     """A cached model that books each response on the decision in progress: every response
     counts as a call at its first-answered cost (so a replayed evaluation reports the same
     figures), and those answered now count as live calls too."""
 
+    inner: CachedModel
+
     def __init__(self, inner: CachedModel) -> None:
-        self.inner = inner
-
-    @property
-    def name(self) -> str:
-        return self.inner.name
-
-    def supports(self, capability: str) -> bool:
-        return self.inner.supports(capability)
+        super().__init__(inner)
 
     async def request(
         self, messages: Sequence[Message], tools: Sequence[ToolSpec], settings: RequestSettings
