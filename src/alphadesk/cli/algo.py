@@ -70,7 +70,7 @@ def algo(
     and iterate until one meets the goal or a budget runs out."""
     from pydantic import ValidationError
 
-    from alphadesk.cli.validation import fail_invalid
+    from alphadesk.cli.common import fail_invalid
     from alphadesk.data import build_provider
     from alphadesk.data.errors import DataError
     from alphadesk.data.symbols import normalize_symbol

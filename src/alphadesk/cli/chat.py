@@ -61,7 +61,7 @@ def _pipeline(ctx: typer.Context, model: str | None) -> Any:
 def _request(question: str, session: str | None, as_of: datetime | None) -> Any:
     from pydantic import ValidationError
 
-    from alphadesk.cli.validation import fail_invalid
+    from alphadesk.cli.common import fail_invalid
     from alphadesk.pipelines.assistant import ChatRequest
 
     try:

@@ -10,10 +10,15 @@ from typing import TYPE_CHECKING
 import typer
 from rich.console import Console
 
+from alphadesk.cli.validation import validation_problems
 from alphadesk.config import Settings
 from alphadesk.pipelines.models import Depth  # the choices of every --depth option
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from pydantic import ValidationError
+
     from alphadesk.agents.csp.models import CspConstraints
     from alphadesk.cluster import RayCluster
     from alphadesk.data.base import MarketData
@@ -32,6 +37,7 @@ __all__ = [
     "console",
     "err_console",
     "fail",
+    "fail_invalid",
     "parse_as_of",
     "parse_constraints",
     "parse_day",
@@ -71,6 +77,15 @@ def fail(message: str, hint: str | None = None, code: int = 1) -> typer.Exit:
     if hint:
         err_console.print(f"[dim]hint:[/] {hint}")
     return typer.Exit(code)
+
+
+def fail_invalid(
+    exc: ValidationError,
+    hint: str | None = None,
+    labels: Mapping[str, str] | None = None,
+) -> typer.Exit:
+    """Print ``exc`` in plain words (and ``hint``); the exit (code 2) to raise."""
+    return fail(validation_problems(exc, labels), hint, BAD_INPUT)
 
 
 MODEL_HINT = (
@@ -203,8 +218,6 @@ def parse_constraints(dte: str | None, delta: str | None, min_roc: float | None)
     try:
         return CspConstraints.model_validate(fields)
     except ValidationError as exc:
-        from alphadesk.cli.validation import fail_invalid
-
         raise fail_invalid(exc, "see --help") from None
 
 

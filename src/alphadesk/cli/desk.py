@@ -52,7 +52,7 @@ def desk(
     """BUY, HOLD or SELL: analysts, a bull/bear debate, a trader, a risk discussion and a judge."""
     from pydantic import ValidationError
 
-    from alphadesk.cli.validation import fail_invalid
+    from alphadesk.cli.common import fail_invalid
     from alphadesk.data import build_provider
     from alphadesk.data.errors import DataError
     from alphadesk.data.symbols import normalize_symbol

@@ -18,12 +18,12 @@ from alphadesk.cli.common import (
     console,
     err_console,
     fail,
+    fail_invalid,
     ray_cluster,
     settings_from,
 )
 from alphadesk.cli.progress import CountingBar
 from alphadesk.cli.tables import Cell, Column, FitTable
-from alphadesk.cli.validation import fail_invalid
 
 __all__ = ["evaluate_command"]
 

@@ -2,7 +2,7 @@
 
 ``question: must not be empty`` rather than a pydantic dump with error codes, the input
 echoed back and a documentation link. A command catches ``ValidationError`` and raises
-``fail_invalid(exc)``.
+``cli.common.fail_invalid(exc)``, which prints these words.
 """
 
 from __future__ import annotations
@@ -11,13 +11,10 @@ import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from alphadesk.cli.common import BAD_INPUT, fail
-
 if TYPE_CHECKING:
-    import typer
     from pydantic import ValidationError
 
-__all__ = ["fail_invalid", "validation_problems"]
+__all__ = ["validation_problems"]
 
 # pydantic's opening words -> plain ones ("Input should be greater than 0" -> "must be ...")
 _SHOULD = re.compile(r"^(?:Input|String|List|Value|Dictionary|Tuple|Set|Decimal) should ")
@@ -35,15 +32,6 @@ def validation_problems(exc: ValidationError, labels: Mapping[str, str] | None =
         what = _plain(error)
         problems.append(f"{where}: {what}" if where else what)
     return "; ".join(dict.fromkeys(problems))  # the same problem once
-
-
-def fail_invalid(
-    exc: ValidationError,
-    hint: str | None = None,
-    labels: Mapping[str, str] | None = None,
-) -> typer.Exit:
-    """Print ``exc`` in plain words (and ``hint``); the exit (code 2) to raise."""
-    return fail(validation_problems(exc, labels), hint, BAD_INPUT)
 
 
 def _plain(error: Any) -> str:
