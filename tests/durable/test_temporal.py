@@ -206,6 +206,32 @@ async def test_the_strategy_lab_runs_as_a_workflow_and_records_as_the_local_run(
     assert list(tracked["variant_id"]) == [v["variant_id"] for v in result["variants"]]
 
 
+async def test_the_assistant_answers_as_a_workflow_as_it_does_here(
+    temporal: str, tmp_path: Path
+) -> None:
+    from alphadesk.pipelines.assistant.models import ChatRequest, ChatResult
+    from alphadesk.pipelines.assistant.pipeline import AssistantPipeline
+
+    asked = ChatRequest(question="what is NVDA's price and trend?", as_of=AS_OF)
+    local_settings = Settings(data_dir=tmp_path / "local")
+    assistant = AssistantPipeline(local_settings, build_provider(local_settings))
+    request = assistant.prepared(asked)  # its session, conversation and instant, fixed
+    local = await assistant.ask(request)
+    assert local.decision == "completed" and local.answer
+
+    settings = Settings(data_dir=tmp_path / "durable")
+    async with worker_here(settings, temporal) as queue:
+        result = await run_durably(
+            settings, "assistant", request, address=temporal, task_queue=queue, charts=False
+        )
+    durable = ChatResult.model_validate(result)
+    assert durable.decided() == local.decided()  # the same route, tools, answer and checks
+    store = RunStore(settings.store_path)
+    run = store.get(result["run_id"])
+    assert run.kind == "assistant" and run.status == "completed" and run.result == result
+    assert {"report.md", "result.json"} <= {a.name for a in store.artifacts(run.id)}
+
+
 _WORKER = textwrap.dedent(
     """
     import asyncio, sys

@@ -13,6 +13,7 @@ import contextlib
 from dataclasses import dataclass
 from typing import Any
 
+from pydantic import BaseModel
 from temporalio.client import WorkflowFailureError, WorkflowHandle
 
 from alphadesk.agent.events import EventSink
@@ -21,7 +22,6 @@ from alphadesk.durable.jobs import DEFAULT_QUEUE, PipelineJob, Timeouts
 from alphadesk.durable.server import connect
 from alphadesk.durable.workflow import PipelineWorkflow, durable_pipeline, innermost_cause
 from alphadesk.pipelines.events import parse_event
-from alphadesk.pipelines.models import PipelineRequest
 from alphadesk.store import RunStore
 from alphadesk.store.runs import new_run_id
 
@@ -41,7 +41,7 @@ def workflow_id(run_id: str) -> str:
 async def run_durably(
     settings: Settings,
     kind: str,
-    request: PipelineRequest,
+    request: BaseModel,
     *,
     address: str,
     model: str | None = None,

@@ -13,8 +13,10 @@ __all__ = ["record_exchange"]
 
 def record_exchange(store: ConversationStore, result: ChatResult, calls: list[CallRecord]) -> None:
     """The question (and its answer, if it has one) into its session; every tool call and
-    the answer, or the error, into the audit log."""
+    the answer, or the error, into the audit log. A session this store has not seen (a
+    question answered on a durable worker with a store of its own) is opened here."""
     session_id, run_id = result.session_id, result.run_id
+    store.ensure(session_id, result.question)
     store.append(session_id, "user", result.question, run_id)
     if result.decision == "completed":
         store.append(session_id, "assistant", result.answer, run_id)
