@@ -232,6 +232,30 @@ async def test_the_assistant_answers_as_a_workflow_as_it_does_here(
     assert {"report.md", "result.json"} <= {a.name for a in store.artifacts(run.id)}
 
 
+async def test_a_screen_runs_as_a_workflow_and_decides_as_it_does_here(
+    temporal: str, tmp_path: Path
+) -> None:
+    from alphadesk.pipelines.csp.screen import ScreenHistory, ScreenRequest, run_screens
+
+    request = ScreenRequest(symbols=["NVDA", "AAPL", "^GSPC"], dates=[AS_OF])
+    local_settings = Settings(data_dir=tmp_path / "local")
+    local = await run_screens(local_settings, request, workers=1)
+
+    settings = Settings(data_dir=tmp_path / "durable")
+    async with worker_here(settings, temporal) as queue:
+        result = await run_durably(
+            settings, "screen", request, address=temporal, task_queue=queue, charts=False
+        )
+    durable = ScreenHistory.model_validate(result)
+    assert durable.decided() == local.decided()  # the same checks, errors and desk decisions
+    store = RunStore(settings.store_path)
+    run = store.get(result["run_id"])
+    assert run.kind == "screen" and run.status == "completed"
+    assert {"report.md", "result.json", "candidates.csv"} <= {
+        a.name for a in store.artifacts(run.id)
+    }
+
+
 _WORKER = textwrap.dedent(
     """
     import asyncio, sys
