@@ -1,45 +1,68 @@
-"""The desks the assistant can call as tools, each behind a ``DeskRunner``.
+"""The pipelines the assistant can call as tools, each behind a ``DeskRunner``.
 
-The desk tools live in ``tools/assistant/desks.py`` (one ``desk_tool`` line each); their runners
-are registered here, in :func:`desk_runners`: a runner builds the desk's request and says
-its decision in short.
+The desk tools live in ``tools/assistant/desks.py`` (one ``desk_tool`` line each); their
+runners are registered here, in :func:`desk_runners`: a ``PipelineTool`` builds its
+pipeline through the registry (the assistant is one tier above the pipelines it calls),
+makes the request and says the decision in short.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from alphadesk.config import Settings
 from alphadesk.data.base import MarketData
+from alphadesk.pipelines.models import PipelineRequest
 from alphadesk.tools.assistant.deps import DeskRunner, DeskVerdict
 
 if TYPE_CHECKING:
     from alphadesk.pipelines.csp.models import CspResult
     from alphadesk.pipelines.desk.models import DeskResult
 
-__all__ = ["CspDeskRunner", "TradingDeskRunner", "desk_runners"]
+__all__ = ["PipelineTool", "desk_runners"]
 
 
-class CspDeskRunner:
-    """The cash-secured-put desk at quick depth, recorded as its own run."""
+@dataclass(frozen=True)
+class PipelineTool:
+    """A pipeline the assistant calls as a tool: built through the registry, run at quick
+    depth and recorded as a run of its own, its decision said in short."""
 
-    def __init__(self, settings: Settings, market: MarketData, model: str | None) -> None:
-        self.settings, self.market, self.model = settings, market, model
+    kind: str
+    settings: Settings
+    market: MarketData
+    model: str | None
+    request: Callable[[Settings, str, datetime], PipelineRequest]
+    verdict: Callable[[Any], DeskVerdict]
 
     async def run(self, symbol: str, as_of: datetime) -> DeskVerdict:
-        from alphadesk.pipelines.csp.models import CspRequest
-        from alphadesk.pipelines.csp.pipeline import CspPipeline
+        from alphadesk.pipelines.base import build_pipeline
         from alphadesk.pipelines.runner import PipelineRunner
 
-        pipeline = CspPipeline(self.settings, self.market, model=self.model)
-        runner = PipelineRunner(self.settings, pipeline)
-        result = await runner.analyze(CspRequest(symbol=symbol, as_of=as_of, depth="quick"))
+        pipeline = build_pipeline(self.kind, self.settings, self.market, model=self.model)
+        result = await PipelineRunner(self.settings, pipeline).analyze(
+            self.request(self.settings, symbol, as_of)
+        )
         assert result is not None  # no interrupt was asked for
-        return _verdict(result)
+        return self.verdict(result)
 
 
-def _verdict(result: CspResult) -> DeskVerdict:
+def _csp_request(_settings: Settings, symbol: str, as_of: datetime) -> PipelineRequest:
+    from alphadesk.pipelines.csp.models import CspRequest
+
+    return CspRequest(symbol=symbol, as_of=as_of, depth="quick")
+
+
+def _trading_request(settings: Settings, symbol: str, as_of: datetime) -> PipelineRequest:
+    from alphadesk.pipelines.desk.models import DeskRequest
+
+    # The settings' debate and risk rounds, at quick depth.
+    return DeskRequest.from_settings(settings, symbol=symbol, as_of=as_of, depth="quick")
+
+
+def _csp_verdict(result: CspResult) -> DeskVerdict:
     if result.synthesis is not None:
         position = result.synthesis.suggested_position
         summary = (
@@ -58,26 +81,6 @@ def _verdict(result: CspResult) -> DeskVerdict:
         details=details,
         run_id=result.run_id,
     )
-
-
-class TradingDeskRunner:
-    """The trading desk at quick depth with the settings' rounds, recorded as its own run."""
-
-    def __init__(self, settings: Settings, market: MarketData, model: str | None) -> None:
-        self.settings, self.market, self.model = settings, market, model
-
-    async def run(self, symbol: str, as_of: datetime) -> DeskVerdict:
-        from alphadesk.pipelines.desk.desk import TradingDesk
-        from alphadesk.pipelines.desk.models import DeskRequest
-        from alphadesk.pipelines.runner import PipelineRunner
-
-        desk = TradingDesk(self.settings, self.market, model=self.model)
-        request = DeskRequest.from_settings(
-            self.settings, symbol=symbol, as_of=as_of, depth="quick"
-        )
-        result = await PipelineRunner(self.settings, desk).analyze(request)
-        assert result is not None  # no interrupt was asked for
-        return _trading_verdict(result)
 
 
 def _trading_verdict(result: DeskResult) -> DeskVerdict:
@@ -105,6 +108,8 @@ def desk_runners(
 ) -> dict[str, DeskRunner]:
     """Every desk the assistant may call, by the name its tool uses."""
     return {
-        "csp": CspDeskRunner(settings, market, model),
-        "trading": TradingDeskRunner(settings, market, model),
+        "csp": PipelineTool("csp", settings, market, model, _csp_request, _csp_verdict),
+        "trading": PipelineTool(
+            "desk", settings, market, model, _trading_request, _trading_verdict
+        ),
     }
