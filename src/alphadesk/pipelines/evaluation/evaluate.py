@@ -21,7 +21,7 @@ from alphadesk.data.base import MarketData
 from alphadesk.data.calendar import session_close, sessions_between
 from alphadesk.data.errors import DataError
 from alphadesk.llm.base import Model
-from alphadesk.pipelines.base import Pipeline
+from alphadesk.pipelines.base import Pipeline, build_pipeline
 
 from .files import write_files
 from .lookahead import guard
@@ -217,13 +217,8 @@ def _desk(
     models: Mapping[str, Model] = agent_models(specs, settings, spec.model, mode, wrap)
     if factory is not None:
         return factory(settings, market, models)
-    if spec.desk == "desk":
-        from alphadesk.pipelines.desk.desk import TradingDesk
-
-        return TradingDesk(settings, market, model=spec.model, models=models)
-    from alphadesk.pipelines.csp.pipeline import CspPipeline
-
-    return CspPipeline(settings, market, model=spec.model, models=models)
+    # The evaluation is one tier above the pipeline it evaluates: built through the registry.
+    return build_pipeline(spec.desk, settings, market, model=spec.model, models=models)
 
 
 def _remote_desk(
