@@ -117,7 +117,8 @@ class RunRecorder:
         self, *, status: str, result: BaseModel | dict[str, Any] | None, error: str | None = None
     ) -> None:
         self.close()
-        self.store.finish(self.run_id, status=status, result=result, error=error)
+        as_of = getattr(result, "as_of", None)  # the instant a run resolved as it ran
+        self.store.finish(self.run_id, status=status, result=result, error=error, as_of=as_of)
 
 
 def _redacted(event: BaseEvent, secrets: list[str]) -> BaseEvent:

@@ -309,19 +309,23 @@ class RunStore:
         status: str,
         result: BaseModel | dict[str, Any] | None = None,
         error: str | None = None,
+        as_of: datetime | None = None,
     ) -> None:
+        """Record how the run ended; ``as_of`` is the instant it was about, for a run that
+        only knew it once it ran (an assistant question asked with no date)."""
         updated = sqlite.write(
             self.path,
             lambda db: (
                 db.execute(
                     "UPDATE runs SET status = ?, finished_at = ?, result = ?, error = ?,"
-                    " heartbeat_at = ? WHERE id = ?",
+                    " heartbeat_at = ?, as_of = COALESCE(as_of, ?) WHERE id = ?",
                     (
                         status,
                         _now(),
                         None if result is None else _dump(result),
                         None if error is None else redact(error),
                         _now(),
+                        _iso(as_of),
                         run_id,
                     ),
                 ).rowcount

@@ -43,6 +43,10 @@ def test_the_cli_replays_an_answer_and_the_conversation_is_left_alone(tmp_path: 
     assert [m.run_id for m in conversations.history(first["session_id"])] == [first["run_id"]] * 2
     assert {e.run_id for e in conversations.audit_log()} == {first["run_id"]}
 
+    # Asked with no date, the run is recorded as of the instant the question resolved.
+    assert store.get(first["run_id"]).as_of is not None
+    assert store.get(first["run_id"]).as_of.isoformat() == first["as_of"].replace("Z", "+00:00")
+
     shown = cli.invoke(app, ["runs", "show", first["run_id"]], env=env)
     assert "Tool calls" in shown.output and "get_technical_indicators" in shown.output
     assert f"{first['numbers']['traced']} of {first['numbers']['checked']} traced" in (shown.output)
