@@ -37,6 +37,7 @@ from alphadesk.pipelines.algo.models import (
 )
 from alphadesk.pipelines.algo.nodes import LabNodeDeps, LabNodes, LabState
 from alphadesk.pipelines.algo.report import render_report, strategy_file
+from alphadesk.pipelines.algo.trials import trial_stats
 from alphadesk.pipelines.base import Nodes, PipelineRun
 from alphadesk.pipelines.desk.memory import DeskMemory
 
@@ -181,6 +182,7 @@ class _Finish:
             variants=records,
             best=best,
             budget=budget,
+            trials=trial_stats(records, best) if records else None,
             agents=state.get("reports", []),
             data_missing=sorted(set(state.get("missing", []))),
             run_id=self.deps.run.run_id,

@@ -24,6 +24,7 @@ __all__ = [
     "LabDecision",
     "PeriodScore",
     "RunStatus",
+    "TrialStats",
     "VariantRecord",
 ]
 
@@ -65,6 +66,9 @@ class PeriodScore(BaseModel):
     score: float = 0.0
     passed: bool = False
     unmet: list[str] = Field(default_factory=list)
+    returns: list[float] = Field(
+        default_factory=list, description="Daily returns over the period, for the trial figures."
+    )
 
 
 class VariantRecord(BaseModel):
@@ -121,6 +125,19 @@ def _period_view(period: PeriodScore | None) -> dict[str, Any] | None:
     }
 
 
+class TrialStats(BaseModel):
+    """The selection-bias figures after an iteration, over every trial so far."""
+
+    trials: int = Field(description="Variants tried so far, failed ones included.")
+    best_variant: str | None = None
+    deflated_sharpe: float | None = Field(
+        None, description="P(the best variant's true out-of-sample Sharpe beats luck's)."
+    )
+    pbo: float | None = Field(None, description="Probability of backtest overfitting (CSCV).")
+    pbo_trials: int = Field(0, description="Trials with full-window returns in the PBO.")
+    notes: list[str] = Field(default_factory=list)
+
+
 class IterationRecord(BaseModel):
     """One iteration: its research round, the gate's decision and the analyses behind it."""
 
@@ -132,6 +149,7 @@ class IterationRecord(BaseModel):
     gate: GateDecision
     failure: FailureAnalysis | None = None
     trajectory: TrajectoryReading | None = None
+    trials: TrialStats | None = Field(None, description="Selection bias over every trial so far.")
 
 
 class AlgoResult(PipelineResult):
@@ -152,3 +170,4 @@ class AlgoResult(PipelineResult):
     tracker_file: str | None = None
     trajectory_chart: str | None = None
     budget: str | None = Field(None, description="Which budget ended the lab, if one did.")
+    trials: TrialStats | None = Field(None, description="Selection bias over every trial.")
