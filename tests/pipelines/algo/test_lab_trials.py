@@ -59,6 +59,11 @@ def _crashed(n: int) -> VariantRecord:
     )
 
 
+def _oos(record: VariantRecord) -> list[float]:
+    assert record.out_of_sample is not None
+    return record.out_of_sample.returns
+
+
 def _noise_variants(count: int, seed: int = 0) -> list[VariantRecord]:
     rng = np.random.default_rng(seed)
     return [
@@ -74,13 +79,10 @@ def test_the_figures_are_the_analytics_over_every_trial() -> None:
     stats = trial_stats(tried, best)
     assert stats.trials == 10  # the crashed variants are trials too
     assert stats.best_variant == best.variant_id
-    sharpes = [
-        np.mean(v.out_of_sample.returns) / np.std(v.out_of_sample.returns, ddof=1)  # type: ignore[union-attr]
-        for v in variants
-    ]
-    expected = deflated_sharpe_ratio(best.out_of_sample.returns, 10, float(np.var(sharpes, ddof=1)))  # type: ignore[union-attr]
+    sharpes = [np.mean(_oos(v)) / np.std(_oos(v), ddof=1) for v in variants]
+    expected = deflated_sharpe_ratio(_oos(best), 10, float(np.var(sharpes, ddof=1)))
     assert stats.deflated_sharpe == pytest.approx(expected.probability, abs=5e-5)
-    table = np.column_stack([v.in_sample.returns + v.out_of_sample.returns for v in variants])  # type: ignore[union-attr]
+    table = np.column_stack([v.in_sample.returns + _oos(v) for v in variants])
     assert stats.pbo == pytest.approx(
         probability_of_backtest_overfitting(table).probability, abs=5e-5
     )
@@ -93,7 +95,7 @@ def test_a_real_edge_survives_and_noise_does_not() -> None:
     variants = _noise_variants(12, seed=5)
     edge = _variant(99, rng.normal(0.004, 0.01, 400), rng.normal(0.004, 0.01, 200), 1.0)
     strong = trial_stats([*variants, edge], edge)
-    lucky = trial_stats(variants, max(variants, key=lambda v: np.mean(v.out_of_sample.returns)))  # type: ignore[union-attr]
+    lucky = trial_stats(variants, max(variants, key=lambda v: np.mean(_oos(v))))
     assert strong.deflated_sharpe is not None and strong.deflated_sharpe > 0.95
     assert strong.pbo is not None and strong.pbo < 0.1
     assert lucky.deflated_sharpe is not None and lucky.deflated_sharpe < 0.95

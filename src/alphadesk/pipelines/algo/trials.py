@@ -43,23 +43,26 @@ def _deflated(
     records: Sequence[VariantRecord], best: VariantRecord, notes: list[str]
 ) -> float | None:
     try:
-        return deflated_sharpe_ratio(
-            _oos(best), len(records), _sharpe_variance(records)
-        ).probability
+        figure = deflated_sharpe_ratio(_oos(best), len(records), _sharpe_variance(records))
     except AnalyticsError as exc:
         notes.append(f"no deflated Sharpe ratio for {best.variant_id}: {exc}")
         return None
+    return figure.probability
 
 
 def _pbo(records: Sequence[VariantRecord], notes: list[str]) -> tuple[float | None, int]:
     series = [r.in_sample.returns + _oos(r) for r in records if r.in_sample.returns and _oos(r)]
-    length = max((len(s) for s in series), default=0)
+    if not series:
+        notes.append("no PBO: no variant completed both periods")
+        return None, 0
+    length = max(len(s) for s in series)
     series = [s for s in series if len(s) == length]  # all cover the same window
     try:
-        return probability_of_backtest_overfitting(np.column_stack(series)).probability, len(series)
-    except (AnalyticsError, ValueError) as exc:  # ValueError: nothing to stack
-        notes.append(f"no PBO: {exc}" if series else "no PBO: no variant completed both periods")
+        figure = probability_of_backtest_overfitting(np.column_stack(series)).probability
+    except AnalyticsError as exc:
+        notes.append(f"no PBO: {exc}")
         return None, len(series)
+    return figure, len(series)
 
 
 def trial_stats(records: Sequence[VariantRecord], best: VariantRecord | None) -> TrialStats:
