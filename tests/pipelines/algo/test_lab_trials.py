@@ -14,6 +14,7 @@ from alphadesk.analytics.overfitting import (
     deflated_sharpe_ratio,
     probability_of_backtest_overfitting,
 )
+from alphadesk.pipelines.algo.charts import save_trajectory_chart
 from alphadesk.pipelines.algo.models import PeriodScore, VariantRecord
 from alphadesk.pipelines.algo.tracker import ExperimentTracker
 from alphadesk.pipelines.algo.trials import trial_stats
@@ -123,3 +124,18 @@ def test_each_experiment_line_carries_the_cumulative_figures(tmp_path: Path) -> 
     assert lines[0]["deflated_sharpe"] == first.deflated_sharpe
     assert lines[0]["best_so_far"] == "v3" and lines[-1]["best_so_far"] == "v7"
     assert all("returns" not in key for key in lines[0])  # the series stay out of the file
+
+
+def test_the_trajectory_chart_draws_the_trial_figures(tmp_path: Path) -> None:
+    variants = _noise_variants(8)
+    by_iteration = {
+        1: trial_stats(variants[:4], variants[3]),
+        2: trial_stats(variants, variants[7]),
+    }
+    plain = save_trajectory_chart(variants, tmp_path / "plain.png", "noise")
+    drawn = save_trajectory_chart(variants, tmp_path / "trials.png", "noise", by_iteration)
+    assert drawn.read_bytes().startswith(b"\x89PNG")
+    assert drawn.read_bytes() != plain.read_bytes()
+    # an iteration without figures leaves a gap, not a zero
+    gaps = save_trajectory_chart(variants, tmp_path / "gaps.png", "noise", {1: None, 2: None})
+    assert gaps.read_bytes() == plain.read_bytes()

@@ -33,6 +33,7 @@ from alphadesk.pipelines.algo.models import (
     AlgoRequest,
     AlgoResult,
     IterationRecord,
+    TrialStats,
     VariantRecord,
 )
 from alphadesk.pipelines.algo.nodes import LabNodeDeps, LabNodes, LabState
@@ -165,7 +166,7 @@ class _Finish:
         verdict, budget = state.get("verdict"), state.get("budget")
         best = _best(records, last.best_variant if last else None)
         decision, reason = _outcome(verdict, budget, last.decision if last else None, best)
-        files = self._files(records, best)
+        files = self._files(records, best, {e.iteration: e.trials for e in iterations})
         result = AlgoResult(
             symbol=request.symbol,
             as_of=request.as_of,
@@ -191,7 +192,10 @@ class _Finish:
         return {"result": result.model_dump(mode="json")}
 
     def _files(
-        self, records: list[VariantRecord], best: VariantRecord | None
+        self,
+        records: list[VariantRecord],
+        best: VariantRecord | None,
+        trials: dict[int, TrialStats | None],
     ) -> dict[str, str | None]:
         request, tracker = self.request, self.deps.tracker_file
         files: dict[str, str | None] = {
@@ -206,7 +210,7 @@ class _Finish:
             files["strategy_file"] = str(path)
         if records:
             title = f"{request.symbol}: {request.goal}"
-            chart = save_trajectory_chart(records, folder / "trajectory.png", title[:70])
+            chart = save_trajectory_chart(records, folder / "trajectory.png", title[:70], trials)
             files["trajectory_chart"] = str(chart)
         return files
 
