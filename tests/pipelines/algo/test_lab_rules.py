@@ -121,6 +121,8 @@ def test_the_tracker_holds_every_variant(lab_run: tuple[AlgoResult, Settings, in
     assert result.trials.pbo is not None and result.trials.pbo_trials == len(result.variants)
     assert frame["deflated_sharpe"].between(0, 1).all()
     assert "## Trials" in render_report(result)
+    # the series behind the figures stay in the lab's state, out of the result
+    assert all(not v.in_sample.returns for v in result.variants)
 
 
 def test_lessons_go_to_the_shared_memory(lab_run: tuple[AlgoResult, Settings, int]) -> None:

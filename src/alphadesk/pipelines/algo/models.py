@@ -67,7 +67,9 @@ class PeriodScore(BaseModel):
     passed: bool = False
     unmet: list[str] = Field(default_factory=list)
     returns: list[float] = Field(
-        default_factory=list, description="Daily returns over the period, for the trial figures."
+        default_factory=list,
+        description="Daily returns over the period, for the trial figures; the lab's state "
+        "keeps them, its result does not.",
     )
 
 
@@ -95,6 +97,18 @@ class VariantRecord(BaseModel):
             if period is not None and period.error:
                 return f"{period.period}: {period.status}: {period.error}"
         return None
+
+    def without_returns(self) -> VariantRecord:
+        """The record without its daily return series (the result keeps the figures)."""
+        periods = {
+            name: period.model_copy(update={"returns": []})
+            for name, period in (
+                ("in_sample", self.in_sample),
+                ("out_of_sample", self.out_of_sample),
+            )
+            if period is not None
+        }
+        return self.model_copy(update=periods)
 
     def brief(self) -> dict[str, Any]:
         """What the agents read of it."""
