@@ -8,6 +8,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from alphadesk.analytics.overfitting import deflated_sharpe_ratio
+from alphadesk.analytics.performance import returns_from_equity
 from alphadesk.backtest import BacktestConfig, Costs, run_strategy
 from alphadesk.cli.app import app
 
@@ -55,6 +57,40 @@ def test_charts_are_written(tmp_path: Path) -> None:
         assert data.startswith(b"\x89PNG") and 5_000 < len(data) < 200_000
 
 
+AAPL_2015_2019 = ["sma_cross", "AAPL", "--from", "2015-01-01", "--to", "2019-12-31"]
+
+
+def test_trials_print_the_deflated_sharpe_of_the_runs_returns(bars) -> None:
+    result = runner.invoke(app, ["backtest", *AAPL_2015_2019, "--trials", "20"])
+    assert result.exit_code == 0, result.output
+    frame = bars("AAPL", "2000-01-01", "2019-12-31")
+    config = BacktestConfig(costs=Costs(0.001, slippage=0.0005))
+    run = run_strategy("sma_cross", frame, config=config, trade_from="2015-01-01")
+    expected = deflated_sharpe_ratio(returns_from_equity(run.equity), 20)
+    assert f"deflated Sharpe ratio {expected.probability:.1%}" in result.output
+    assert f"beats {expected.annualised()[1]:.2f}, the best of 20" in result.output
+    assert "over 1,257 returns" in result.output
+
+
+def _deflated_json(*extra: str) -> dict[str, float]:
+    result = runner.invoke(app, ["backtest", *AAPL_2015_2019, "--json", *extra])
+    assert result.exit_code == 0, result.output
+    return json.loads(result.output)["deflated_sharpe"]
+
+
+def test_more_trials_or_wider_trials_deflate_more() -> None:
+    few, many = _deflated_json("--trials", "2"), _deflated_json("--trials", "200")
+    assert few["sharpe"] == many["sharpe"] and few["returns"] == 1257
+    assert few["probability"] > many["probability"]
+    wide = _deflated_json("--trials", "200", "--trials-sharpe-std", "1.0")
+    assert wide["trials_sharpe_std"] == pytest.approx(1.0)
+    assert wide["benchmark_sharpe"] > many["benchmark_sharpe"]
+    assert wide["probability"] < many["probability"]
+    assert "deflated_sharpe" not in json.loads(
+        runner.invoke(app, ["backtest", *AAPL_2015_2019, "--json"]).output
+    )
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [
@@ -69,6 +105,12 @@ def test_charts_are_written(tmp_path: Path) -> None:
         (["sma_cross", "AAPL", "-p", "period=3"], "no parameter 'period'"),
         (["sma_cross", "AAPL", "-p", "fast=60"], "must be shorter than slow"),
         (["sma_cross", "AAPL", "--slippage", "1.5"], "slippage must be"),
+        (["sma_cross", "AAPL", "--trials", "0"], "greater than or equal to 1"),
+        (["sma_cross", "AAPL", "--trials-sharpe-std", "0.5"], "needs --trials"),
+        (
+            ["sma_cross", "AAPL", "--from", "2019-12-01", "--to", "2019-12-31", "--trials", "5"],
+            "needs at least 30 returns, but 20",
+        ),
     ],
 )
 def test_bad_input_exits_2_with_a_message(args: list[str], message: str) -> None:

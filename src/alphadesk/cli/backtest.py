@@ -4,6 +4,7 @@ symbol's daily bars, with its metrics."""
 from __future__ import annotations
 
 import json
+import math
 from datetime import date, datetime
 from pathlib import Path
 from typing import Any, Literal
@@ -100,6 +101,22 @@ def backtest(
         help="Folder for equity and drawdown PNGs.",
     ),
     as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
+    trials: int | None = typer.Option(
+        None,
+        "--trials",
+        metavar="N",
+        min=1,
+        help="How many variants were tried to find this one: prints its deflated Sharpe "
+        "ratio, the probability that its true Sharpe beats the best of N lucky trials.",
+    ),
+    trials_sharpe_std: float | None = typer.Option(
+        None,
+        "--trials-sharpe-std",
+        metavar="SD",
+        min=0.0,
+        help="With --trials: the annualised standard deviation of the trials' Sharpe "
+        "ratios. Default: that of skill-less trials as long as this run.",
+    ),
     time_limit: float = typer.Option(
         120.0,
         "--time-limit",
@@ -126,6 +143,8 @@ def backtest(
             raise fail(str(exc), "see `alphadesk backtest --help`", BAD_INPUT) from None
         except ValueError as exc:
             raise fail(str(exc), "see the strategy's parameters in the error", BAD_INPUT) from None
+    if trials_sharpe_std is not None and trials is None:
+        raise fail("--trials-sharpe-std needs --trials", "add --trials N", BAD_INPUT)
     first, last = _day(start, "--from"), _day(end, "--to")
     if first and last and first > last:
         raise fail(f"--from {first} is after --to {last}", "swap the dates", BAD_INPUT)
@@ -140,13 +159,16 @@ def backtest(
 
         for path in save_charts(result, chart):
             err_console.print(f"[dim]chart: {path}[/]")
+    deflated = None if trials is None else _deflated(result, trials, trials_sharpe_std)
     if as_json:
-        typer.echo(json.dumps(result.to_dict(), indent=2, default=str))
+        _print_json(result, deflated)
         return
     benchmark = None
     if strategy != "buy_hold":
         benchmark = _run("buy_hold", frame, {}, config, "fast", first, name, notes)
     _print(result, benchmark, trades)
+    if deflated is not None:
+        _print_deflated(deflated, result.config.periods_per_year)
 
 
 def _config(
@@ -301,6 +323,55 @@ def _run_file(
     if outcome.status == "crashed" and outcome.log:
         err_console.print(escape(outcome.log), style="dim")
     raise fail(f"{outcome.status}: {escape(outcome.reason)}", hints.get(outcome.status), BAD_INPUT)
+
+
+def _deflated(result: Any, trials: int, sharpe_std: float | None) -> Any:
+    """The deflated Sharpe ratio of the run's daily returns as the best of ``trials``."""
+    from alphadesk.analytics.errors import AnalyticsError
+    from alphadesk.analytics.overfitting import deflated_sharpe_ratio
+    from alphadesk.analytics.performance import returns_from_equity
+
+    per_year = result.config.periods_per_year
+    variance = None if sharpe_std is None else sharpe_std**2 / per_year
+    try:
+        return deflated_sharpe_ratio(returns_from_equity(result.equity), trials, variance)
+    except AnalyticsError as exc:
+        raise fail(
+            f"no deflated Sharpe ratio: {exc}", "widen --from/--to or drop --trials", BAD_INPUT
+        ) from None
+
+
+def _print_json(result: Any, deflated: Any | None) -> None:
+    out = result.to_dict()
+    if deflated is not None:
+        out["deflated_sharpe"] = _deflated_dict(deflated, result.config.periods_per_year)
+    typer.echo(json.dumps(out, indent=2, default=str))
+
+
+def _deflated_dict(deflated: Any, periods_per_year: float) -> dict[str, Any]:
+    sharpe, benchmark = deflated.annualised(periods_per_year)
+    return {
+        "probability": deflated.probability,
+        "trials": deflated.trials,
+        "sharpe": sharpe,
+        "benchmark_sharpe": benchmark,
+        "trials_sharpe_std": math.sqrt(deflated.sharpe_variance * periods_per_year),
+        "returns": deflated.observations,
+        "skew": deflated.skew,
+        "kurtosis": deflated.kurtosis,
+    }
+
+
+def _print_deflated(deflated: Any, periods_per_year: float) -> None:
+    figures = _deflated_dict(deflated, periods_per_year)
+    console.print(
+        f"[bold]deflated Sharpe ratio {figures['probability']:.1%}[/]: the probability that "
+        f"the true Sharpe beats {figures['benchmark_sharpe']:.2f}, the best of "
+        f"{deflated.trials:,} skill-less trials by chance (trials' Sharpe sd "
+        f"{figures['trials_sharpe_std']:.2f}); Sharpe {figures['sharpe']:.2f} over "
+        f"{deflated.observations:,} returns, skew {deflated.skew:.2f}, kurtosis "
+        f"{deflated.kurtosis:.1f}"
+    )
 
 
 def _pct(value: float | None) -> str:

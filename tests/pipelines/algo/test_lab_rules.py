@@ -15,6 +15,7 @@ from alphadesk.data.base import MarketData
 from alphadesk.memory import SituationMemory
 from alphadesk.pipelines.algo.lab import LESSONS, StrategyLab
 from alphadesk.pipelines.algo.models import AlgoResult, PeriodScore
+from alphadesk.pipelines.algo.report import render_report
 from alphadesk.pipelines.algo.tracker import load_experiments
 from alphadesk.pipelines.base import build_pipeline
 from alphadesk.pipelines.runner import PipelineRunner
@@ -112,6 +113,16 @@ def test_the_tracker_holds_every_variant(lab_run: tuple[AlgoResult, Settings, in
     decisions = {e.iteration: e.gate.decision for e in result.iterations}
     assert list(frame["decision"]) == [decisions[i] for i in frame["iteration"]]
     assert {"is_sharpe", "oos_sharpe", "is_score", "oos_score", "parameters"} <= set(frame.columns)
+    # every line carries the trial figures over every variant up to its iteration
+    so_far = [int((frame["iteration"] <= i).sum()) for i in frame["iteration"]]
+    assert list(frame["trials"]) == so_far
+    assert result.trials is not None and result.trials.trials == len(result.variants)
+    assert result.trials.deflated_sharpe is not None and 0 <= result.trials.deflated_sharpe <= 1
+    assert result.trials.pbo is not None and result.trials.pbo_trials == len(result.variants)
+    assert frame["deflated_sharpe"].between(0, 1).all()
+    assert "## Trials" in render_report(result)
+    # the series behind the figures stay in the lab's state, out of the result
+    assert all(not v.in_sample.returns for v in result.variants)
 
 
 def test_lessons_go_to_the_shared_memory(lab_run: tuple[AlgoResult, Settings, int]) -> None:

@@ -20,6 +20,7 @@ import pandas as pd
 
 from alphadesk.agents.algo.models import StrategyVariant
 from alphadesk.analytics.fuzzy import Criterion, score_metrics
+from alphadesk.analytics.performance import returns_from_equity
 from alphadesk.backtest.models import BacktestConfig
 from alphadesk.pipelines.algo.models import PeriodScore, RunStatus, VariantRecord
 
@@ -77,6 +78,7 @@ class PeriodRun:
     status: RunStatus
     error: str | None = None
     metrics: dict[str, float | int | None] = field(default_factory=dict)
+    returns: list[float] = field(default_factory=list)  # daily, over the traded period
 
 
 Backtester = Callable[[str, pd.DataFrame, date, BacktestConfig], Awaitable[PeriodRun]]
@@ -95,8 +97,12 @@ async def backtest_variant(
     if outcome.result is None:
         return PeriodRun(outcome.status, outcome.reason or outcome.status)
     figures = asdict(outcome.result.metrics())
+    returns = returns_from_equity(outcome.result.equity) if len(outcome.result.equity) > 1 else []
     return PeriodRun(
-        "completed", None, {k: v for k, v in figures.items() if k not in ("start", "end")}
+        "completed",
+        None,
+        {k: v for k, v in figures.items() if k not in ("start", "end")},
+        [float(r) for r in returns],
     )
 
 
@@ -127,6 +133,7 @@ async def _period(
         score=round(scored.overall, 4) if scored else 0.0,
         passed=bool(scored and scored.passed),
         unmet=[str(s.criterion) for s in scored.unmet] if scored else [],
+        returns=run.returns,
     )
 
 

@@ -1,16 +1,24 @@
-"""The trajectory chart: the best and every variant's goal score per iteration."""
+"""The trajectory chart: the best and every variant's goal score per iteration, and the
+trial figures (deflated Sharpe ratio, PBO) after each."""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
-from alphadesk.pipelines.algo.models import VariantRecord
+from alphadesk.pipelines.algo.models import TrialStats, VariantRecord
 
 __all__ = ["save_trajectory_chart"]
 
 
-def save_trajectory_chart(records: list[VariantRecord], path: Path, title: str) -> Path:
-    """Draw scores (in-sample, out-of-sample, best per iteration) and save a PNG."""
+def save_trajectory_chart(
+    records: list[VariantRecord],
+    path: Path,
+    title: str,
+    trials: dict[int, TrialStats | None] | None = None,
+) -> Path:
+    """Draw scores (in-sample, out-of-sample, best per iteration) and, from ``trials`` (by
+    iteration), the deflated Sharpe ratio and PBO over the trials so far; save a PNG."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -35,8 +43,11 @@ def save_trajectory_chart(records: list[VariantRecord], path: Path, title: str) 
             label="out-of-sample score",
         )
         ax.plot(iterations, best, color="black", linewidth=2, label="best (min of both)")
+        _trial_lines(ax, trials or {})
         ax.axhline(1.0, color="green", linestyle="--", linewidth=1, label="goal met")
-        ax.set(xlabel="iteration", ylabel="goal score", ylim=(-0.05, 1.1), title=title)
+        ax.set(
+            xlabel="iteration", ylabel="goal score / probability", ylim=(-0.05, 1.1), title=title
+        )
         ax.set_xticks(iterations)
         ax.legend(loc="lower right", fontsize=8)
         fig.tight_layout()
@@ -45,3 +56,18 @@ def save_trajectory_chart(records: list[VariantRecord], path: Path, title: str) 
     finally:
         plt.close(fig)
     return path
+
+
+def _trial_lines(ax: Any, trials: dict[int, TrialStats | None]) -> None:
+    for field, label, style, colour in (
+        ("deflated_sharpe", "deflated Sharpe (best)", "-.", "purple"),
+        ("pbo", "PBO", ":", "firebrick"),
+    ):
+        points = [
+            (i, getattr(t, field))
+            for i, t in sorted(trials.items())
+            if t and getattr(t, field) is not None
+        ]
+        if points:
+            xs, ys = zip(*points, strict=True)
+            ax.plot(xs, ys, linestyle=style, color=colour, marker=".", linewidth=1.5, label=label)

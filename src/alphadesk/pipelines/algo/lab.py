@@ -33,10 +33,12 @@ from alphadesk.pipelines.algo.models import (
     AlgoRequest,
     AlgoResult,
     IterationRecord,
+    TrialStats,
     VariantRecord,
 )
 from alphadesk.pipelines.algo.nodes import LabNodeDeps, LabNodes, LabState
 from alphadesk.pipelines.algo.report import render_report, strategy_file
+from alphadesk.pipelines.algo.trials import trial_stats
 from alphadesk.pipelines.base import Nodes, PipelineRun
 from alphadesk.pipelines.desk.memory import DeskMemory
 
@@ -164,7 +166,7 @@ class _Finish:
         verdict, budget = state.get("verdict"), state.get("budget")
         best = _best(records, last.best_variant if last else None)
         decision, reason = _outcome(verdict, budget, last.decision if last else None, best)
-        files = self._files(records, best)
+        files = self._files(records, best, {e.iteration: e.trials for e in iterations})
         result = AlgoResult(
             symbol=request.symbol,
             as_of=request.as_of,
@@ -178,9 +180,10 @@ class _Finish:
             fact_sheets=state.get("sheets", []),
             brief=state.get("brief"),
             iterations=iterations,
-            variants=records,
-            best=best,
+            variants=[r.without_returns() for r in records],
+            best=best.without_returns() if best else None,
             budget=budget,
+            trials=trial_stats(records, best) if records else None,
             agents=state.get("reports", []),
             data_missing=sorted(set(state.get("missing", []))),
             run_id=self.deps.run.run_id,
@@ -189,7 +192,10 @@ class _Finish:
         return {"result": result.model_dump(mode="json")}
 
     def _files(
-        self, records: list[VariantRecord], best: VariantRecord | None
+        self,
+        records: list[VariantRecord],
+        best: VariantRecord | None,
+        trials: dict[int, TrialStats | None],
     ) -> dict[str, str | None]:
         request, tracker = self.request, self.deps.tracker_file
         files: dict[str, str | None] = {
@@ -204,7 +210,7 @@ class _Finish:
             files["strategy_file"] = str(path)
         if records:
             title = f"{request.symbol}: {request.goal}"
-            chart = save_trajectory_chart(records, folder / "trajectory.png", title[:70])
+            chart = save_trajectory_chart(records, folder / "trajectory.png", title[:70], trials)
             files["trajectory_chart"] = str(chart)
         return files
 

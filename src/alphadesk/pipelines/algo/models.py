@@ -24,6 +24,7 @@ __all__ = [
     "LabDecision",
     "PeriodScore",
     "RunStatus",
+    "TrialStats",
     "VariantRecord",
 ]
 
@@ -65,6 +66,11 @@ class PeriodScore(BaseModel):
     score: float = 0.0
     passed: bool = False
     unmet: list[str] = Field(default_factory=list)
+    returns: list[float] = Field(
+        default_factory=list,
+        description="Daily returns over the period, for the trial figures; the lab's state "
+        "keeps them, its result does not.",
+    )
 
 
 class VariantRecord(BaseModel):
@@ -91,6 +97,18 @@ class VariantRecord(BaseModel):
             if period is not None and period.error:
                 return f"{period.period}: {period.status}: {period.error}"
         return None
+
+    def without_returns(self) -> VariantRecord:
+        """The record without its daily return series (the result keeps the figures)."""
+        periods = {
+            name: period.model_copy(update={"returns": []})
+            for name, period in (
+                ("in_sample", self.in_sample),
+                ("out_of_sample", self.out_of_sample),
+            )
+            if period is not None
+        }
+        return self.model_copy(update=periods)
 
     def brief(self) -> dict[str, Any]:
         """What the agents read of it."""
@@ -121,6 +139,19 @@ def _period_view(period: PeriodScore | None) -> dict[str, Any] | None:
     }
 
 
+class TrialStats(BaseModel):
+    """The selection-bias figures after an iteration, over every trial so far."""
+
+    trials: int = Field(description="Variants tried so far, failed ones included.")
+    best_variant: str | None = None
+    deflated_sharpe: float | None = Field(
+        None, description="P(the best variant's true out-of-sample Sharpe beats luck's)."
+    )
+    pbo: float | None = Field(None, description="Probability of backtest overfitting (CSCV).")
+    pbo_trials: int = Field(0, description="Trials with full-window returns in the PBO.")
+    notes: list[str] = Field(default_factory=list)
+
+
 class IterationRecord(BaseModel):
     """One iteration: its research round, the gate's decision and the analyses behind it."""
 
@@ -132,6 +163,7 @@ class IterationRecord(BaseModel):
     gate: GateDecision
     failure: FailureAnalysis | None = None
     trajectory: TrajectoryReading | None = None
+    trials: TrialStats | None = Field(None, description="Selection bias over every trial so far.")
 
 
 class AlgoResult(PipelineResult):
@@ -152,3 +184,4 @@ class AlgoResult(PipelineResult):
     tracker_file: str | None = None
     trajectory_chart: str | None = None
     budget: str | None = Field(None, description="Which budget ended the lab, if one did.")
+    trials: TrialStats | None = Field(None, description="Selection bias over every trial.")

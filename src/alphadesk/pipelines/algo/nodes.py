@@ -28,6 +28,7 @@ from alphadesk.pipelines.agent_steps import AgentSteps, StepOutcome
 from alphadesk.pipelines.algo.backtests import Backtester, Split, backtest_variants
 from alphadesk.pipelines.algo.models import AlgoRequest, IterationRecord, VariantRecord
 from alphadesk.pipelines.algo.tracker import ExperimentTracker
+from alphadesk.pipelines.algo.trials import trial_stats
 from alphadesk.pipelines.base import NodeFunction, PipelineRun
 from alphadesk.pipelines.desk.memory import DeskMemory
 from alphadesk.pipelines.events import GateDecided, StepFinished, StepStarted
@@ -341,8 +342,10 @@ class LabNodes:
         request, run = self.request, self.deps.run
         iteration = state["iteration"]
         records = [r.model_copy(update={"decision": gate.decision}) for r in records]
-        ExperimentTracker(self.deps.tracker_file).append(records)
         best = max(records, key=lambda r: (r.passed, r.score))
+        tried = [VariantRecord.model_validate(r) for r in state.get("records", [])] + records
+        trials = trial_stats(tried, max(tried, key=lambda r: (r.passed, r.score)))
+        ExperimentTracker(self.deps.tracker_file).append(records, trials)
         entry = IterationRecord(
             iteration=iteration,
             research_round=state.get("research_round", 1),
@@ -352,6 +355,7 @@ class LabNodes:
             gate=gate,
             failure=failure,
             trajectory=reading,
+            trials=trials,
         )
         self._remember(best, gate)
         run.emit(

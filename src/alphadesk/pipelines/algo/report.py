@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
-from alphadesk.pipelines.algo.models import AlgoRequest, AlgoResult, PeriodScore, VariantRecord
+from alphadesk.pipelines.algo.models import (
+    AlgoRequest,
+    AlgoResult,
+    PeriodScore,
+    TrialStats,
+    VariantRecord,
+)
 
 __all__ = ["render_report", "strategy_file"]
 
@@ -39,6 +45,27 @@ def _period_line(period: PeriodScore) -> str:
     return f"{period.period} {period.start} to {period.end}: {shown}; score {period.score:.2f}"
 
 
+def _probability(value: float | None) -> str:
+    return "-" if value is None else f"{value:.1%}"
+
+
+def _trials_section(trials: TrialStats | None) -> list[str]:
+    """How much the search's best survives its own number of trials (not yet gating)."""
+    if trials is None:
+        return []
+    out = [
+        "",
+        "## Trials",
+        "",
+        f"- {trials.trials} variants tried; best {trials.best_variant or '-'}",
+        f"- deflated Sharpe ratio (out of sample, {trials.trials} trials): "
+        f"{_probability(trials.deflated_sharpe)}",
+        f"- probability of backtest overfitting (CSCV over {trials.pbo_trials} variants' "
+        f"returns): {_probability(trials.pbo)}",
+    ]
+    return out + [f"- {note}" for note in trials.notes]
+
+
 def render_report(result: AlgoResult) -> str:
     """The lab's decision, the best variant, every iteration and every variant."""
     out = [
@@ -63,17 +90,24 @@ def render_report(result: AlgoResult) -> str:
                 out.append(f"- {_period_line(period)}")
         if result.strategy_file:
             out.append(f"- saved as `{result.strategy_file}`")
+    out += _trials_section(result.trials)
     out += [
         "",
         "## Iterations",
         "",
-        "| # | best | score | decision | why |",
-        "|---|---|---|---|---|",
+        "| # | best | score | trials | deflated Sharpe | PBO | decision | why |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for entry in result.iterations:
         why = entry.gate.reasoning.replace("|", "/")[:120]
+        t = entry.trials
+        figures = (
+            f"{t.trials} | {_probability(t.deflated_sharpe)} | {_probability(t.pbo)}"
+            if t
+            else "- | - | -"
+        )
         out.append(
-            f"| {entry.iteration} | {entry.best_variant} | {entry.best_score:.2f} | "
+            f"| {entry.iteration} | {entry.best_variant} | {entry.best_score:.2f} | {figures} | "
             f"{entry.gate.decision} | {why} |"
         )
     out += [

@@ -1,7 +1,8 @@
 """The experiment tracker: every variant of every iteration, one JSON line each.
 
 A line holds the run, the iteration, the variant's code hash, template and parameters,
-its in-sample and out-of-sample metrics and scores, and the gate's decision. The file
+its in-sample and out-of-sample metrics and scores, the gate's decision, and the trial
+figures over every variant so far (``trials``, ``deflated_sharpe``, ``pbo``). The file
 loads with ``pandas.read_json(path, lines=True)`` (or :func:`load_experiments`).
 """
 
@@ -13,7 +14,7 @@ from typing import Any
 
 import pandas as pd
 
-from alphadesk.pipelines.algo.models import VariantRecord
+from alphadesk.pipelines.algo.models import TrialStats, VariantRecord
 
 __all__ = ["ExperimentTracker", "load_experiments"]
 
@@ -24,11 +25,23 @@ class ExperimentTracker:
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
 
-    def append(self, records: list[VariantRecord]) -> None:
+    def append(self, records: list[VariantRecord], trials: TrialStats | None = None) -> None:
+        """One line per record; ``trials`` (the figures over every variant so far, this
+        iteration's included) repeat on each line of the iteration."""
+        cumulative = {} if trials is None else _cumulative(trials)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         with self.path.open("a", encoding="utf-8") as out:
             for record in records:
-                out.write(json.dumps(_row(record), default=str) + "\n")
+                out.write(json.dumps(_row(record) | cumulative, default=str) + "\n")
+
+
+def _cumulative(trials: TrialStats) -> dict[str, Any]:
+    return {
+        "trials": trials.trials,
+        "best_so_far": trials.best_variant,
+        "deflated_sharpe": trials.deflated_sharpe,
+        "pbo": trials.pbo,
+    }
 
 
 def _row(record: VariantRecord) -> dict[str, Any]:
