@@ -41,13 +41,16 @@ async def test_with_a_key_only_a_client_that_sends_it_is_served(data_dir: Path) 
         assert "API key" in refused.json()["error"]["message"]
 
         keyed = httpx2.AsyncClient(headers={"Authorization": f"Bearer {_KEY}"}, timeout=60)
-        async with keyed, streamable_http_client(url, http_client=keyed) as (read, write):
-            async with ClientSession(read, write) as session:
-                await session.initialize()
-                names = [t.name for t in (await session.list_tools()).tools]
-                result = await session.call_tool(
-                    "get_price_history", {"symbol": "NVDA", "as_of": "2024-06-03"}
-                )
+        async with (
+            keyed,
+            streamable_http_client(url, http_client=keyed) as (read, write),
+            ClientSession(read, write) as session,
+        ):
+            await session.initialize()
+            names = [t.name for t in (await session.list_tools()).tools]
+            result = await session.call_tool(
+                "get_price_history", {"symbol": "NVDA", "as_of": "2024-06-03"}
+            )
     assert "run_csp_desk" in names
     assert not result.is_error
     assert result.structured_content is not None
