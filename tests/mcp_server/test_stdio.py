@@ -93,7 +93,7 @@ async def test_the_csp_desk_reports_progress_and_records_its_run(data_dir: Path)
     assert verdict is not None and verdict["desk"] == "csp" and verdict["run_id"]
     assert len(progress) >= 3
     assert [done for done, _ in progress] == sorted(done for done, _ in progress)
-    assert any(message and "step_started" in message for _, message in progress)
+    assert any(message and message.endswith(" started") for _, message in progress)
     run = RunStore(Settings(data_dir=data_dir).store_path).get(verdict["run_id"])
     assert run.kind == "csp" and run.status == verdict["decision"]
     assert run.as_of is not None and run.as_of.date() == date(2025, 2, 14)
@@ -120,3 +120,25 @@ async def test_bad_input_gets_a_clear_error_and_the_server_keeps_serving(data_di
     assert missing.is_error and "symbol" in _text(missing) and "required" in _text(missing).lower()
     assert not fine.is_error and fine.structured_content is not None
     assert fine.structured_content["last_date"] == "2024-06-03"
+
+
+async def test_the_trading_desk_reports_its_debate_and_records_its_decision(data_dir: Path) -> None:
+    messages: list[str] = []
+
+    async def on_progress(_done: float, _total: float | None, message: str | None) -> None:
+        messages.append(message or "")
+
+    async with mcp_session(data_dir) as session:
+        result = await session.call_tool(
+            "run_trading_desk",
+            {"symbol": "NVDA", "as_of": "2025-02-14"},
+            progress_callback=on_progress,
+        )
+    assert not result.is_error, _text(result)
+    verdict = result.structured_content
+    assert verdict is not None and verdict["decision"] in ("BUY", "HOLD", "SELL")
+    assert "bull spoke in the investment debate (round 1)" in messages
+    assert messages[-1] == "judge completed"
+    run = RunStore(Settings(data_dir=data_dir).store_path).get(verdict["run_id"])
+    assert run.kind == "desk" and run.result is not None
+    assert run.result["final"]["action"] == verdict["details"]["action"]

@@ -13,11 +13,12 @@ from mcp.server.lowlevel import Server
 from mcp.shared.exceptions import MCPError
 
 from alphadesk import __version__
-from alphadesk.agent.events import BaseEvent, EventSink
+from alphadesk.agent.events import BaseEvent, EventSink, ToolStarted
 from alphadesk.config import Settings
 from alphadesk.data.base import MarketData
 from alphadesk.mcp_server.calls import CallError, ToolCaller
 from alphadesk.mcp_server.schemas import mcp_tool
+from alphadesk.pipelines.events import DebateMessage, StepFinished, StepStarted
 from alphadesk.tools.assistant.deps import ChatDeps
 from alphadesk.tools.catalog import tool_catalog
 
@@ -31,11 +32,18 @@ _INSTRUCTIONS = (
 )
 
 
-def _describe(event: BaseEvent) -> str:
-    """A progress line for one run event: who did what."""
-    kind = getattr(event, "kind", type(event).__name__)
-    detail = getattr(event, "tool", None) or getattr(event, "status", None)
-    return f"{event.agent}: {kind}" + (f" {detail}" if detail else "")
+def _describe(event: BaseEvent) -> str | None:
+    """A progress line for a step of the run (who started or finished, who spoke, which
+    tool was called); None for the model calls and usage in between."""
+    if isinstance(event, StepStarted):
+        return f"{event.agent} started"
+    if isinstance(event, StepFinished):
+        return f"{event.agent} {event.status}" + (f": {event.reason}" if event.reason else "")
+    if isinstance(event, DebateMessage):
+        return f"{event.agent} spoke in the {event.debate} debate (round {event.round})"
+    if isinstance(event, ToolStarted):
+        return f"{event.agent} called {event.tool}"
+    return None
 
 
 def _deps_factory(settings: Settings, market: MarketData) -> Callable[[EventSink], ChatDeps]:
@@ -68,9 +76,10 @@ async def _with_progress(
     async def forward() -> None:
         count = 0
         while True:
-            event = await queue.get()
-            count += 1
-            await ctx.session.report_progress(count, None, _describe(event))
+            message = _describe(await queue.get())
+            if message is not None:
+                count += 1
+                await ctx.session.report_progress(count, None, message)
 
     forwarder = asyncio.create_task(forward())
     try:
