@@ -24,10 +24,11 @@ def server_env(data_dir: Path, **extra: str) -> dict[str, str]:
 
 
 @asynccontextmanager
-async def mcp_session(data_dir: Path) -> AsyncIterator[ClientSession]:
+async def mcp_session(data_dir: Path, **env: str) -> AsyncIterator[ClientSession]:
     """A client session with ``alphadesk mcp`` (stdio) over a private data directory."""
     command = [sys.executable, "-m", "alphadesk", "mcp"]
-    params = StdioServerParameters(command=command[0], args=command[1:], env=server_env(data_dir))
+    environment = server_env(data_dir, **env)
+    params = StdioServerParameters(command=command[0], args=command[1:], env=environment)
     async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
         await session.initialize()
         yield session

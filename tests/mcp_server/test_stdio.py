@@ -142,3 +142,12 @@ async def test_the_trading_desk_reports_its_debate_and_records_its_decision(data
     run = RunStore(Settings(data_dir=data_dir).store_path).get(verdict["run_id"])
     assert run.kind == "desk" and run.result is not None
     assert run.result["final"]["action"] == verdict["details"]["action"]
+
+
+async def test_a_secret_echoed_back_in_an_error_is_redacted(data_dir: Path) -> None:
+    secret = "QZQZXWXW"  # a key that happens to be a valid symbol, sent back in the error
+    async with mcp_session(data_dir, BROKER_API_KEY=secret) as session:
+        result = await session.call_tool("get_price_history", {"symbol": secret})
+    assert result.is_error
+    assert secret not in _text(result)
+    assert "[REDACTED]: no provider had daily bars" in _text(result)

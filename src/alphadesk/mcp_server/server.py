@@ -19,6 +19,7 @@ from alphadesk.data.base import MarketData
 from alphadesk.mcp_server.calls import CallError, ToolCaller
 from alphadesk.mcp_server.schemas import mcp_tool
 from alphadesk.pipelines.events import DebateMessage, StepFinished, StepStarted
+from alphadesk.store.redact import redact
 from alphadesk.tools.assistant.deps import ChatDeps
 from alphadesk.tools.catalog import tool_catalog
 
@@ -118,7 +119,8 @@ def build_server(settings: Settings, market: MarketData | None = None) -> Server
         try:
             return await _with_progress(ctx, lambda sink: caller.call(entry, arguments, sink))
         except CallError as exc:
-            return types.CallToolResult(content=[types.TextContent(text=str(exc))], is_error=True)
+            said = types.TextContent(text=redact(str(exc)))  # it may echo what was sent
+            return types.CallToolResult(content=[said], is_error=True)
 
     return Server(
         "alphadesk",
