@@ -69,25 +69,29 @@ async def _with_progress(
     """Await ``run(sink)``, sending each event the sink gets as a progress notification
     (a no-op for the SDK when the client sent no progress token)."""
     loop = asyncio.get_running_loop()
-    queue: asyncio.Queue[BaseEvent] = asyncio.Queue()
+    queue: asyncio.Queue[BaseEvent | None] = asyncio.Queue()  # None: the run is over
 
     def sink(event: Any) -> None:
         loop.call_soon_threadsafe(queue.put_nowait, event)  # events may come from threads
 
     async def forward() -> None:
         count = 0
-        while True:
-            message = _describe(await queue.get())
+        while (event := await queue.get()) is not None:
+            message = _describe(event)
             if message is not None:
                 count += 1
                 await ctx.session.report_progress(count, None, message)
 
     forwarder = asyncio.create_task(forward())
     try:
-        return await run(sink)
-    finally:
-        await asyncio.sleep(0)  # let the last events through
+        result = await run(sink)
+    except BaseException:
         forwarder.cancel()
+        raise
+    await asyncio.sleep(0)  # events sent from threads are queued first
+    queue.put_nowait(None)
+    await forwarder  # every step is reported before the result
+    return result
 
 
 def build_server(settings: Settings, market: MarketData | None = None) -> Server[Any]:
