@@ -8,6 +8,7 @@ import base64
 from datetime import date
 from pathlib import Path
 
+import anyio
 import jsonschema
 import pytest
 from mcp import types
@@ -151,3 +152,36 @@ async def test_a_secret_echoed_back_in_an_error_is_redacted(data_dir: Path) -> N
     assert result.is_error
     assert secret not in _text(result)
     assert "[REDACTED]: no provider had daily bars" in _text(result)
+
+
+async def test_a_cancelled_desk_call_is_recorded_interrupted_and_the_server_goes_on(
+    data_dir: Path,
+) -> None:
+    started = anyio.Event()
+
+    async def on_progress(_done: float, _total: float | None, _message: str | None) -> None:
+        started.set()
+
+    async with mcp_session(data_dir) as session:
+        async with anyio.create_task_group() as group:
+
+            async def call() -> None:
+                await session.call_tool(
+                    "run_csp_desk", {"symbol": "NVDA", "as_of": "2025-02-14"},
+                    progress_callback=on_progress,
+                )  # fmt: skip
+
+            group.start_soon(call)
+            with anyio.fail_after(60):
+                await started.wait()
+            group.cancel_scope.cancel()  # the client gives up: notifications/cancelled
+        store = RunStore(Settings(data_dir=data_dir).store_path)
+        for _ in range(150):  # the server records the interruption as it unwinds
+            runs = store.recent(kind="csp")
+            if runs and runs[0].status != "running":
+                break
+            await anyio.sleep(0.2)
+        after = await session.call_tool("get_price_history", {"symbol": "NVDA"})
+    assert [run.status for run in runs] == ["interrupted"]
+    assert "Cancelled" in (runs[0].error or "")
+    assert not after.is_error
