@@ -29,9 +29,8 @@ from alphadesk.tools.catalog import CatalogEntry
 
 __all__ = ["CallError", "ToolCaller"]
 
-_REFERENCE_SYMBOL = (
-    "SPY"  # whose last close "the data's last close" means for a tool without a symbol
-)
+# For a tool without a symbol, "the last close the data covers" is this symbol's.
+_REFERENCE_SYMBOL = "SPY"
 
 
 class CallError(Exception):

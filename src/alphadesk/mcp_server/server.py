@@ -80,7 +80,7 @@ async def _with_progress(
             message = _describe(event)
             if message is not None:
                 count += 1
-                await ctx.session.report_progress(count, None, message)
+                await ctx.session.report_progress(count, None, redact(message))
 
     forwarder = asyncio.create_task(forward())
     try:
