@@ -15,6 +15,7 @@ from alphadesk.cli.data import data_app
 from alphadesk.cli.desk import desk
 from alphadesk.cli.evaluate import evaluate_command
 from alphadesk.cli.help import ReadableHelpGroup
+from alphadesk.cli.mcp import mcp
 from alphadesk.cli.portfolio import portfolio_app
 from alphadesk.cli.runs import runs_app
 from alphadesk.cli.screen import screen
@@ -43,6 +44,7 @@ app.add_typer(portfolio_app, name="portfolio")
 app.command("backtest")(backtest)
 app.command("eval")(evaluate_command)
 app.command("serve")(serve)
+app.command("mcp")(mcp)
 app.command("ui")(ui)
 app.command("algo")(algo)
 app.command("worker")(worker)

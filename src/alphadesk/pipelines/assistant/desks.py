@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from alphadesk.agent.events import EventSink
 from alphadesk.config import Settings
 from alphadesk.data.base import MarketData
 from alphadesk.pipelines.models import PipelineRequest
@@ -36,13 +37,14 @@ class PipelineTool:
     model: str | None
     request: Callable[[Settings, str, datetime], PipelineRequest]
     verdict: Callable[[Any], DeskVerdict]
+    on_event: EventSink | None = None  # who follows the desk's run (e.g. a progress bar)
 
     async def run(self, symbol: str, as_of: datetime) -> DeskVerdict:
         from alphadesk.pipelines.base import build_pipeline
         from alphadesk.pipelines.runner import PipelineRunner
 
         pipeline = build_pipeline(self.kind, self.settings, self.market, model=self.model)
-        result = await PipelineRunner(self.settings, pipeline).analyze(
+        result = await PipelineRunner(self.settings, pipeline, on_event=self.on_event).analyze(
             self.request(self.settings, symbol, as_of)
         )
         assert result is not None  # no interrupt was asked for
@@ -104,12 +106,16 @@ def _trading_verdict(result: DeskResult) -> DeskVerdict:
 
 
 def desk_runners(
-    settings: Settings, market: MarketData, model: str | None
+    settings: Settings,
+    market: MarketData,
+    model: str | None,
+    on_event: EventSink | None = None,
 ) -> dict[str, DeskRunner]:
-    """Every desk the assistant may call, by the name its tool uses."""
+    """Every desk the assistant may call, by the name its tool uses; ``on_event`` gets
+    the events of each desk run."""
     return {
-        "csp": PipelineTool("csp", settings, market, model, _csp_request, _csp_verdict),
+        "csp": PipelineTool("csp", settings, market, model, _csp_request, _csp_verdict, on_event),
         "trading": PipelineTool(
-            "desk", settings, market, model, _trading_request, _trading_verdict
+            "desk", settings, market, model, _trading_request, _trading_verdict, on_event
         ),
     }
