@@ -66,10 +66,6 @@ class PipelineRunner(Generic[RequestT, ResultT]):
         self._on_event = on_event
         self._slots = asyncio.Semaphore(concurrency)
 
-    @property
-    def model_label(self) -> str:
-        return self.pipeline.model_label
-
     async def preflight(self, request: PipelineRequest) -> None:
         """Fail fast, before any run is recorded, when the symbol has no data at as_of.
 
