@@ -24,6 +24,7 @@ __all__ = [
     "DataSettings",
     "DeskSettings",
     "LimitSettings",
+    "McpSettings",
     "ModelSettingsConfig",
     "Settings",
 ]
@@ -140,6 +141,22 @@ class MemorySettings(BaseModel):
     path: Path | None = Field(None, description="the store's folder; default data_dir/memory")
 
 
+class McpSettings(BaseModel):
+    """What an MCP client may make ``alphadesk mcp`` do; every desk run also keeps
+    ``[limits]``."""
+
+    models: list[str] = Field(
+        default_factory=list,
+        description="model strings a client may name in a desk call, besides rules and the "
+        "configured ones (a client must not spend the owner's money on any model it names)",
+    )
+    max_runs: int = Field(2, ge=1, le=32, description="desk calls at once; one more is refused")
+    call_timeout_s: float = Field(
+        900.0, gt=0, description="one desk call's wall time; past it the run is interrupted"
+    )
+    max_symbols: int = Field(50, ge=1, le=100, description="symbols one screen call may take")
+
+
 class Settings(BaseSettings):
     """Everything configurable about alphadesk, in one immutable object."""
 
@@ -153,6 +170,7 @@ class Settings(BaseSettings):
     desk: DeskSettings = Field(default_factory=DeskSettings)
     memory: MemorySettings = Field(default_factory=MemorySettings)
     assistant: AssistantSettings = Field(default_factory=AssistantSettings)
+    mcp: McpSettings = Field(default_factory=McpSettings)
     cache: CacheMode = CacheMode.OFF
     data_dir: Path = Field(default_factory=lambda: Path.home() / ".alphadesk")
     api_key: SecretStr | None = Field(

@@ -13,10 +13,16 @@ def test_every_catalogue_tool_keeps_its_own_schema_and_gains_as_of() -> None:
         own = entry.tool.spec.parameters
         assert "as_of" not in own.get("properties", {}), "the tool's own schema is untouched"
         assert listed.input_schema["properties"]["as_of"]["format"] == "date"
-        assert {k: v for k, v in listed.input_schema["properties"].items() if k != "as_of"} == (
+        added = {"as_of", "model"}
+        assert {k: v for k, v in listed.input_schema["properties"].items() if k not in added} == (
             own.get("properties", {})
         )
         assert listed.description == entry.tool.spec.description
+
+
+def test_only_the_desks_take_a_model() -> None:
+    taking = {e.name for e in tool_catalog() if "model" in mcp_tool(e).input_schema["properties"]}
+    assert taking == {"run_csp_desk", "run_trading_desk"}
 
 
 def test_a_tool_that_returns_a_model_declares_its_output_schema() -> None:

@@ -34,11 +34,11 @@ async def test_lists_every_catalogue_tool_with_its_own_schema_and_as_of(data_dir
     async with mcp_session(data_dir) as session:
         tools = {t.name: t for t in (await session.list_tools()).tools}
     catalog = tool_catalog()
-    assert sorted(tools) == sorted(catalog.names)
+    assert sorted(tools) == sorted([*catalog.names, "screen", "ask", "backtest"])
     for entry in catalog:
         listed = tools[entry.name].input_schema
         assert "as_of" in listed["properties"], entry.name
-        own = {k: v for k, v in listed["properties"].items() if k != "as_of"}
+        own = {k: v for k, v in listed["properties"].items() if k not in ("as_of", "model")}
         assert own == entry.tool.spec.parameters.get("properties", {}), entry.name
         assert listed.get("required", []) == entry.tool.spec.parameters.get("required", [])
     assert tools["get_price_history"].output_schema is not None

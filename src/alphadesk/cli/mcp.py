@@ -19,11 +19,21 @@ def mcp(
     ),
     host: str = typer.Option("127.0.0.1", help="HTTP bind address; off loopback needs a key."),
     port: int = typer.Option(8765, min=1, max=65535, help="HTTP port."),
+    allow_model: list[str] = typer.Option(
+        [],
+        "--allow-model",
+        metavar="MODEL",
+        help="A model string a client may ask a desk to run with (repeatable); rules and "
+        "the configured models always are.",
+    ),
 ) -> None:
     """Serve every tool and desk over MCP (stdio by default). Offline by default: model `rules`."""
     from alphadesk.mcp_server import serve_http, serve_stdio
 
     settings = settings_from(ctx)
+    if allow_model:
+        allowed = settings.mcp.model_copy(update={"models": [*settings.mcp.models, *allow_model]})
+        settings = settings.model_copy(update={"mcp": allowed})
     if transport == "stdio":
         import anyio
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import base64
 import json
 from collections.abc import Callable
+from contextlib import nullcontext
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from typing import Any
@@ -16,25 +17,25 @@ from mcp import types
 from pydantic import BaseModel, ValidationError
 
 from alphadesk.agent import ModelRetry, RunContext, Tool, ToolReturn
-from alphadesk.agent.events import EventSink
+from alphadesk.agent.events import BaseEvent, EventSink
 from alphadesk.data.base import MarketData
 from alphadesk.data.calendar import close_on_or_before
 from alphadesk.data.current import resolve_as_of
 from alphadesk.data.errors import DataError
 from alphadesk.data.symbols import InvalidSymbol, normalize_symbol
-from alphadesk.mcp_server.schemas import AS_OF
+from alphadesk.mcp_server.guards import CallError, Guards
+from alphadesk.mcp_server.schemas import AS_OF, MODEL
 from alphadesk.store.redact import redact, redact_json
 from alphadesk.tools.assistant.deps import ChatDeps
 from alphadesk.tools.catalog import CatalogEntry
 
-__all__ = ["CallError", "ToolCaller"]
+__all__ = ["Progress", "ToolCaller", "content_of", "instant", "problems"]
+
+# Where a call reports what it does: a run's events, or a line a desk says itself.
+Progress = Callable[[BaseEvent | str], None]
 
 # For a tool without a symbol, "the last close the data covers" is this symbol's.
 _REFERENCE_SYMBOL = "SPY"
-
-
-class CallError(Exception):
-    """A call the client can fix: the message says what was wrong and what to do."""
 
 
 def _as_of_day(raw: Any) -> date | None:
@@ -52,10 +53,10 @@ def _symbols(kwargs: dict[str, Any]) -> list[str]:
     listed = kwargs.get("symbols")
     if isinstance(listed, list) and listed:
         return [str(s) for s in listed]
-    return [_REFERENCE_SYMBOL]
+    return []
 
 
-def _content(value: Any) -> tuple[list[types.ContentBlock], Any]:
+def content_of(value: Any) -> tuple[list[types.ContentBlock], Any]:
     """The text (and images) a client reads, and the structured value when it is a model."""
     images: list[types.ContentBlock] = []
     if isinstance(value, ToolReturn):
@@ -75,6 +76,26 @@ def _content(value: Any) -> tuple[list[types.ContentBlock], Any]:
     return [types.TextContent(text=redact(text)), *images], structured
 
 
+def instant(market: MarketData, day: date | None, symbols: list[str]) -> tuple[datetime, str]:
+    """The instant to run at (a day's close; without one, now or the last close the data
+    covers for ``symbols``) and a sentence saying which it is."""
+    if day is not None:
+        try:
+            at = close_on_or_before(day)
+        except ValueError as exc:
+            raise CallError(f"as_of {day}: {exc}") from None
+        return at, f"As of the close of {at.date()}."
+    at, note = resolve_as_of(market, None, symbols or [_REFERENCE_SYMBOL], datetime.now(UTC))
+    return at, note or f"As of now ({at.isoformat(timespec='seconds')})."
+
+
+def problems(exc: ValidationError) -> str:
+    """A validation error in a line: each wrong argument and what was wrong with it."""
+    return "; ".join(
+        f"{'.'.join(str(p) for p in e['loc']) or 'arguments'}: {e['msg']}" for e in exc.errors()
+    )
+
+
 @dataclass(frozen=True)
 class ToolCaller:
     """Runs catalogue tools for MCP clients with one set of dependencies.
@@ -82,23 +103,13 @@ class ToolCaller:
     Attributes:
         market: The market data every tool reads.
         deps: The tools' dependencies for one call, given who follows its events (the
-            desks' runs report to it).
+            desks' runs report to it) and the model a desk call asked for.
+        guards: Which models a desk call may name, how many run at once and how long.
     """
 
     market: MarketData
-    deps: Callable[[EventSink], ChatDeps]
-
-    def as_of(self, raw: Any, symbols: list[str]) -> tuple[datetime, str]:
-        """The instant to run at and a sentence saying which it is."""
-        day = _as_of_day(raw)
-        if day is not None:
-            try:
-                instant = close_on_or_before(day)
-            except ValueError as exc:
-                raise CallError(f"as_of {day}: {exc}") from None
-            return instant, f"As of the close of {instant.date()}."
-        instant, note = resolve_as_of(self.market, None, symbols, datetime.now(UTC))
-        return instant, note or f"As of now ({instant.isoformat(timespec='seconds')})."
+    deps: Callable[[EventSink, str | None], ChatDeps]
+    guards: Guards
 
     async def call(
         self, entry: CatalogEntry, arguments: dict[str, Any], on_event: EventSink
@@ -106,21 +117,24 @@ class ToolCaller:
         """Run the tool, its events (and its desk runs' events) to ``on_event``; a mistake
         the caller can fix raises :class:`CallError`."""
         arguments = dict(arguments)
-        raw_as_of = arguments.pop(AS_OF, None)
+        day = _as_of_day(arguments.pop(AS_OF, None))
+        desk = entry.toolset == "desks"
+        model = self.guards.model(arguments.pop(MODEL, None)) if desk else None
         kwargs = _validated(entry.tool, arguments)
-        instant, said = self.as_of(raw_as_of, _symbols(kwargs))
-        deps = self.deps(on_event)
-        ctx = RunContext(deps=deps, as_of=instant, run_id="mcp", agent="mcp", emit=on_event)
+        at, said = instant(self.market, day, _symbols(kwargs))
+        deps = self.deps(on_event, model)
+        ctx = RunContext(deps=deps, as_of=at, run_id="mcp", agent="mcp", emit=on_event)
         try:
-            value = await entry.tool.call(ctx, kwargs)
+            async with self.guards.desk_call() if desk else nullcontext():
+                value = await entry.tool.call(ctx, kwargs)
         except (ModelRetry, DataError, InvalidSymbol) as exc:
             raise CallError(f"{entry.name}: {exc}") from None
-        content, structured = _content(value)
+        content, structured = content_of(value)
         content.append(types.TextContent(text=said))
         return types.CallToolResult(
             content=content,
             structured_content=structured,
-            _meta={"alphadesk/as_of": instant.isoformat()},
+            _meta={"alphadesk/as_of": at.isoformat()},
         )
 
 
@@ -129,10 +143,7 @@ def _validated(item: Tool, arguments: dict[str, Any]) -> dict[str, Any]:
     try:
         kwargs = item.validate(json.dumps(arguments))
     except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in e['loc']) or 'arguments'}: {e['msg']}" for e in exc.errors()
-        )
-        raise CallError(f"invalid arguments for {item.name}: {problems}") from None
+        raise CallError(f"invalid arguments for {item.name}: {problems(exc)}") from None
     except ValueError as exc:
         raise CallError(f"invalid arguments for {item.name}: {exc}") from None
     if isinstance(kwargs.get("symbol"), str):

@@ -13,9 +13,16 @@ from pydantic import BaseModel
 
 from alphadesk.tools.catalog import CatalogEntry
 
-__all__ = ["AS_OF", "mcp_tool", "output_model"]
+__all__ = ["AS_OF", "MODEL", "MODEL_SCHEMA", "mcp_tool", "output_model"]
 
 AS_OF = "as_of"
+MODEL = "model"
+MODEL_SCHEMA = {
+    "type": "string",
+    "description": "The model every agent of the desk runs with: a LiteLLM model string the "
+    "server allows, or 'rules' (offline, deterministic). Default: the server's settings. "
+    "Another model is refused.",
+}
 _AS_OF_SCHEMA = {
     "type": "string",
     "format": "date",
@@ -40,6 +47,8 @@ def mcp_tool(entry: CatalogEntry) -> types.Tool:
     inputs: dict[str, Any] = copy.deepcopy(entry.tool.spec.parameters)
     inputs.setdefault("type", "object")
     inputs.setdefault("properties", {})[AS_OF] = _AS_OF_SCHEMA
+    if entry.toolset == "desks":
+        inputs["properties"][MODEL] = MODEL_SCHEMA
     model = output_model(entry)
     return types.Tool(
         name=entry.name,

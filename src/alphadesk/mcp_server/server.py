@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -16,7 +17,11 @@ from alphadesk import __version__
 from alphadesk.agent.events import BaseEvent, EventSink, ToolStarted
 from alphadesk.config import Settings
 from alphadesk.data.base import MarketData
-from alphadesk.mcp_server.calls import CallError, ToolCaller
+from alphadesk.mcp_server.calls import ToolCaller
+from alphadesk.mcp_server.desks import DESKS, Desks
+from alphadesk.mcp_server.guards import CallError, Guards
+from alphadesk.mcp_server.prompts import Prompts
+from alphadesk.mcp_server.resources import Resources
 from alphadesk.mcp_server.schemas import mcp_tool
 from alphadesk.pipelines.events import DebateMessage, StepFinished, StepStarted
 from alphadesk.store.redact import redact
@@ -28,14 +33,18 @@ __all__ = ["build_server", "serve_http", "serve_stdio"]
 _INSTRUCTIONS = (
     "alphadesk: point-in-time market analysis. Every tool takes an optional as_of "
     "(YYYY-MM-DD); without it, now or the last close the data covers (each result says "
-    "which). run_csp_desk and run_trading_desk run a whole desk of agents, record the run "
-    "and return its id."
+    "which). The desks (run_csp_desk, run_trading_desk, screen, ask, backtest) run whole "
+    "pipelines, record the run and return its id: read alphadesk://runs/{id} for its "
+    "report, result and charts. alphadesk://data/universe lists the symbols."
 )
 
 
-def _describe(event: BaseEvent) -> str | None:
+def _describe(event: BaseEvent | str) -> str | None:
     """A progress line for a step of the run (who started or finished, who spoke, which
-    tool was called); None for the model calls and usage in between."""
+    tool was called, or what a desk says it did); None for the model calls and usage in
+    between."""
+    if isinstance(event, str):
+        return event
     if isinstance(event, StepStarted):
         return f"{event.agent} started"
     if isinstance(event, StepFinished):
@@ -47,8 +56,10 @@ def _describe(event: BaseEvent) -> str | None:
     return None
 
 
-def _deps_factory(settings: Settings, market: MarketData) -> Callable[[EventSink], ChatDeps]:
-    def deps(on_event: EventSink) -> ChatDeps:
+def _deps_factory(
+    settings: Settings, market: MarketData
+) -> Callable[[EventSink, str | None], ChatDeps]:
+    def deps(on_event: EventSink, model: str | None) -> ChatDeps:
         from alphadesk.data.web import web_search
         from alphadesk.pipelines.assistant.desks import desk_runners
         from alphadesk.store.portfolio import PaperPortfolio
@@ -56,7 +67,7 @@ def _deps_factory(settings: Settings, market: MarketData) -> Callable[[EventSink
         return ChatDeps(
             market=market,
             portfolio=PaperPortfolio(settings.store_path),
-            desks=desk_runners(settings, market, None, on_event),  # the settings' models only
+            desks=desk_runners(settings, market, model, on_event),  # an allowed model
             web=web_search(),
         )
 
@@ -94,15 +105,13 @@ async def _with_progress(
     return result
 
 
-def build_server(settings: Settings, market: MarketData | None = None) -> Server[Any]:
-    """The MCP server over every catalogue tool, with ``market`` (default: the settings')."""
-    if market is None:
-        from alphadesk.data import build_provider
-
-        market = build_provider(settings)
+def _tool_handlers(settings: Settings, market: MarketData) -> dict[str, Any]:
+    """``tools/list`` and ``tools/call``: the catalogue's tools, then the other desks."""
     catalog = tool_catalog()
-    caller = ToolCaller(market, _deps_factory(settings, market))
-    listed = [mcp_tool(entry) for entry in catalog]
+    guards = Guards(settings)
+    caller = ToolCaller(market, _deps_factory(settings, market), guards)
+    desks = Desks(settings, market, guards)
+    listed = [mcp_tool(entry) for entry in catalog] + [d.listed() for d in DESKS.values()]
 
     async def list_tools(
         _ctx: ServerRequestContext[Any, Any], _params: types.PaginatedRequestParams | None
@@ -112,26 +121,80 @@ def build_server(settings: Settings, market: MarketData | None = None) -> Server
     async def call_tool(
         ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
-        entry = catalog.get(params.name)
-        if entry is None:
+        entry, desk = catalog.get(params.name), DESKS.get(params.name)
+        arguments = params.arguments or {}
+        if entry is not None:
+            run = functools.partial(caller.call, entry, arguments)
+        elif desk is not None:
+            run = functools.partial(desk.call, desks, arguments)
+        else:
             raise MCPError(
                 types.INVALID_PARAMS,
                 f"no tool {params.name[:80]!r}; list the tools (tools/list) for the "
-                f"{len(catalog)} this server has",
+                f"{len(listed)} this server has",
             )
-        arguments = params.arguments or {}
         try:
-            return await _with_progress(ctx, lambda sink: caller.call(entry, arguments, sink))
+            return await _with_progress(ctx, run)
         except CallError as exc:
             said = types.TextContent(text=redact(str(exc)))  # it may echo what was sent
             return types.CallToolResult(content=[said], is_error=True)
 
+    return {"on_list_tools": list_tools, "on_call_tool": call_tool}
+
+
+def _resource_handlers(settings: Settings, market: MarketData) -> dict[str, Any]:
+    """The runs, evaluations and data universe, and the prompts."""
+    resources = Resources(settings, market)
+    prompts = Prompts(resources.runs)
+
+    async def list_resources(
+        _ctx: ServerRequestContext[Any, Any], _params: types.PaginatedRequestParams | None
+    ) -> types.ListResourcesResult:
+        return types.ListResourcesResult(resources=await asyncio.to_thread(resources.listed))
+
+    async def list_templates(
+        _ctx: ServerRequestContext[Any, Any], _params: types.PaginatedRequestParams | None
+    ) -> types.ListResourceTemplatesResult:
+        return types.ListResourceTemplatesResult(resource_templates=resources.templates())
+
+    async def read_resource(
+        _ctx: ServerRequestContext[Any, Any], params: types.ReadResourceRequestParams
+    ) -> types.ReadResourceResult:
+        contents = await asyncio.to_thread(resources.read, str(params.uri))
+        return types.ReadResourceResult(contents=contents)
+
+    async def list_prompts(
+        _ctx: ServerRequestContext[Any, Any], _params: types.PaginatedRequestParams | None
+    ) -> types.ListPromptsResult:
+        return types.ListPromptsResult(prompts=prompts.listed())
+
+    async def get_prompt(
+        _ctx: ServerRequestContext[Any, Any], params: types.GetPromptRequestParams
+    ) -> types.GetPromptResult:
+        return await asyncio.to_thread(prompts.get, params.name, params.arguments)
+
+    return {
+        "on_list_resources": list_resources,
+        "on_list_resource_templates": list_templates,
+        "on_read_resource": read_resource,
+        "on_list_prompts": list_prompts,
+        "on_get_prompt": get_prompt,
+    }
+
+
+def build_server(settings: Settings, market: MarketData | None = None) -> Server[Any]:
+    """The MCP server over every catalogue tool, the desks, the recorded runs and the
+    prompts, with ``market`` (default: the settings')."""
+    if market is None:
+        from alphadesk.data import build_provider
+
+        market = build_provider(settings)
     return Server(
         "alphadesk",
         version=__version__,
         instructions=_INSTRUCTIONS,
-        on_list_tools=list_tools,
-        on_call_tool=call_tool,
+        **_tool_handlers(settings, market),
+        **_resource_handlers(settings, market),
     )
 
 

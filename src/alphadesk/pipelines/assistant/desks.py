@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from alphadesk.pipelines.csp.models import CspResult
     from alphadesk.pipelines.desk.models import DeskResult
 
-__all__ = ["PipelineTool", "desk_runners"]
+__all__ = ["PipelineTool", "csp_verdict", "desk_runners"]
 
 
 @dataclass(frozen=True)
@@ -64,7 +64,7 @@ def _trading_request(settings: Settings, symbol: str, as_of: datetime) -> Pipeli
     return DeskRequest.from_settings(settings, symbol=symbol, as_of=as_of, depth="quick")
 
 
-def _csp_verdict(result: CspResult) -> DeskVerdict:
+def csp_verdict(result: CspResult) -> DeskVerdict:
     if result.synthesis is not None:
         position = result.synthesis.suggested_position
         summary = (
@@ -114,7 +114,7 @@ def desk_runners(
     """Every desk the assistant may call, by the name its tool uses; ``on_event`` gets
     the events of each desk run."""
     return {
-        "csp": PipelineTool("csp", settings, market, model, _csp_request, _csp_verdict, on_event),
+        "csp": PipelineTool("csp", settings, market, model, _csp_request, csp_verdict, on_event),
         "trading": PipelineTool(
             "desk", settings, market, model, _trading_request, _trading_verdict, on_event
         ),

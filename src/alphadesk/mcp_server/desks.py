@@ -1,0 +1,233 @@
+"""The desks that are not catalogue tools, as MCP tools: ``screen`` (the CSP screen) and
+``ask`` (the assistant), run through the same pipelines and runner as the CLI and the HTTP
+API, and ``backtest`` (:mod:`.backtest`). Each takes a pydantic model of arguments (its
+input schema) and returns a model (its output schema) naming the recorded run."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from datetime import date
+from typing import Any
+
+from mcp import types
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from alphadesk.agents.csp.models import CspConstraints
+from alphadesk.config import Settings
+from alphadesk.data.base import MarketData
+from alphadesk.data.errors import DataError
+from alphadesk.data.symbols import InvalidSymbol, normalize_symbol
+from alphadesk.mcp_server.backtest import BacktestArgs, BacktestOutcome, run_backtest
+from alphadesk.mcp_server.calls import Progress, content_of, instant, problems
+from alphadesk.mcp_server.guards import CallError, Guards
+from alphadesk.mcp_server.schemas import MODEL_SCHEMA
+from alphadesk.pipelines.assistant.models import ChatResult
+from alphadesk.pipelines.csp.prefilter import ScreenCheck
+from alphadesk.pipelines.csp.screen import ScreenCounts
+from alphadesk.pipelines.models import Depth
+from alphadesk.tools.assistant.deps import DeskVerdict
+
+__all__ = ["DESKS", "DeskTool", "Desks", "ScreenOutcome"]
+
+_AS_OF = Field(
+    None,
+    description="The close to analyse at (YYYY-MM-DD); nothing known after it is used. "
+    "Default: now, or the last close the data covers.",
+)
+_MODEL = Field(None, description=MODEL_SCHEMA["description"])
+
+
+class _Args(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class ScreenArgs(_Args):
+    """A CSP screen: a cheap pre-filter, then the CSP desk on the survivors, best first."""
+
+    symbols: list[str] | None = Field(
+        None, min_length=1, max_length=100, description="Default: the data's whole universe."
+    )
+    as_of: date | None = _AS_OF
+    model: str | None = _MODEL
+    depth: Depth = "quick"
+    concurrency: int = Field(2, ge=1, le=8, description="Desk runs at the same time.")
+    constraints: CspConstraints = Field(
+        default_factory=CspConstraints, description="The put that may be sold."
+    )
+
+
+class ScreenOutcome(BaseModel):
+    """What a screen found: the desk's verdicts best first, and what the pre-filter
+    turned away. The whole screen is the recorded run ``run_id``; each verdict names the
+    desk's own run."""
+
+    run_id: str | None
+    as_of: str
+    counts: ScreenCounts
+    candidates: list[DeskVerdict] = Field(description="The desk's verdicts, best first.")
+    filtered: list[ScreenCheck] = Field(description="Turned away before any model call.")
+    errors: list[ScreenCheck] = Field(description="Symbols whose screening failed.")
+
+
+class AskArgs(_Args):
+    """One question to the assistant."""
+
+    question: str = Field(min_length=1, max_length=4_000, description="e.g. how does NVDA look?")
+    session_id: str | None = Field(
+        None,
+        max_length=64,
+        pattern=r"^[A-Za-z0-9_-]+$",
+        description="Continue this conversation (a previous answer's session_id); "
+        "default: a new one.",
+    )
+    as_of: date | None = _AS_OF
+    model: str | None = _MODEL
+
+
+@dataclass(frozen=True)
+class Desks:
+    """What the desk tools run with: the settings, the market and the server's guards."""
+
+    settings: Settings
+    market: MarketData
+    guards: Guards
+
+
+@dataclass(frozen=True)
+class DeskTool:
+    """A desk as an MCP tool: its arguments, its result and how it runs."""
+
+    name: str
+    description: str
+    arguments: type[BaseModel]
+    output: type[BaseModel]
+    run: Callable[[Desks, Any, Progress], Awaitable[BaseModel]]
+
+    def listed(self) -> types.Tool:
+        return types.Tool(
+            name=self.name,
+            title=f"desks/{self.name}",
+            description=self.description,
+            input_schema=self.arguments.model_json_schema(),
+            output_schema=self.output.model_json_schema(mode="serialization"),
+            annotations=types.ToolAnnotations(read_only_hint=False),
+        )
+
+    async def call(
+        self, desks: Desks, arguments: dict[str, Any], sink: Progress
+    ) -> types.CallToolResult:
+        """Run the desk on ``arguments`` within the server's guards; a mistake the client
+        can fix raises :class:`CallError`."""
+        try:
+            args = self.arguments.model_validate(arguments)
+        except ValidationError as exc:
+            hint = "; dates are YYYY-MM-DD" if "date" in str(exc) else ""
+            raise CallError(f"invalid arguments for {self.name}: {problems(exc)}{hint}") from None
+        async with desks.guards.desk_call():
+            try:
+                value = await self.run(desks, args, sink)
+            except (DataError, InvalidSymbol) as exc:
+                raise CallError(f"{self.name}: {exc}") from None
+        content, structured = content_of(value)
+        run_id = getattr(value, "run_id", None)
+        if run_id:
+            content.append(types.TextContent(text=f"Recorded as run {run_id}: "
+                                                  f"alphadesk://runs/{run_id}"))  # fmt: skip
+        return types.CallToolResult(content=content, structured_content=structured)
+
+
+def _symbols(texts: list[str]) -> list[str]:
+    try:
+        return [normalize_symbol(text) for text in texts]
+    except InvalidSymbol as exc:
+        raise CallError(str(exc)) from None
+
+
+async def _screen(desks: Desks, args: ScreenArgs, sink: Progress) -> ScreenOutcome:
+    from alphadesk.pipelines.assistant.desks import csp_verdict
+    from alphadesk.pipelines.csp.screen import ScreenPipeline, ScreenRequest
+    from alphadesk.pipelines.runner import PipelineRunner
+
+    model = desks.guards.model(args.model)
+    universe = _symbols(args.symbols) if args.symbols else desks.market.universe()
+    limit = desks.settings.mcp.max_symbols
+    if not universe:
+        raise CallError("no symbols to screen: pass symbols (the data lists no universe)")
+    if len(universe) > limit:
+        raise CallError(
+            f"{len(universe)} symbols to screen, the server's limit is {limit} a call "
+            "([mcp] max_symbols); pass up to that many symbols"
+        )
+    at, _ = instant(desks.market, args.as_of, universe)
+    order = ScreenRequest(symbols=universe, dates=[at], depth=args.depth, model=model,
+                          constraints=args.constraints)  # fmt: skip
+
+    def heard(outcome: Any) -> None:
+        _day, check, result = outcome
+        said = "error" if check.error else result.decision if result else "filtered out"
+        sink(f"{check.symbol}: {said}")
+
+    pipeline = ScreenPipeline(
+        desks.settings, desks.market, model=model, workers=1,
+        concurrency=args.concurrency, charts=True, on_outcome=heard,
+    )  # fmt: skip
+    history = await PipelineRunner(desks.settings, pipeline, on_event=sink).analyze(order)
+    assert history is not None  # no interrupt was asked for
+    screen = history.screens[0]
+    return ScreenOutcome(
+        run_id=history.run_id,
+        as_of=screen.as_of.isoformat(),
+        counts=history.counts,
+        candidates=[csp_verdict(result) for result in screen.results],
+        filtered=screen.filtered,
+        errors=screen.errors,
+    )
+
+
+async def _ask(desks: Desks, args: AskArgs, sink: Progress) -> ChatResult:
+    from alphadesk.pipelines.assistant import AssistantPipeline, ChatRequest
+
+    model = desks.guards.model(args.model)
+    at = None if args.as_of is None else instant(desks.market, args.as_of, [])[0]
+    pipeline = AssistantPipeline(desks.settings, desks.market, model=model)
+    question = ChatRequest(question=args.question, session_id=args.session_id, as_of=at)
+    return await pipeline.ask(question, sink)
+
+
+async def _backtest(desks: Desks, args: BacktestArgs, sink: Progress) -> BacktestOutcome:
+    return await run_backtest(desks.settings, desks.market, args, sink)
+
+
+DESKS: dict[str, DeskTool] = {
+    tool.name: tool
+    for tool in (
+        DeskTool(
+            "screen",
+            "Screen stocks for cash-secured puts: cheap trend, volatility, liquidity and "
+            "earnings checks first, then the CSP desk on the survivors; the verdicts best "
+            "first, each naming its recorded run.",
+            ScreenArgs,
+            ScreenOutcome,
+            _screen,
+        ),
+        DeskTool(
+            "ask",
+            "Ask alphadesk's assistant a market question in plain words; it picks the tools "
+            "(and desks) to answer from computed numbers, and every number it states is "
+            "checked against them. Continue a conversation with session_id.",
+            AskArgs,
+            ChatResult,
+            _ask,
+        ),
+        DeskTool(
+            "backtest",
+            "Backtest a strategy on one symbol's daily bars (next-open fills, costs, whole "
+            "shares): a built-in one by name, or the code of a backtrader Strategy, checked "
+            "and run in the sandbox. The run is recorded with its equity and drawdown charts.",
+            BacktestArgs,
+            BacktestOutcome,
+            _backtest,
+        ),
+    )
+}
