@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import subprocess
@@ -10,6 +11,7 @@ import time
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
+from typing import Any
 
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
@@ -32,6 +34,15 @@ async def mcp_session(data_dir: Path, **env: str) -> AsyncIterator[ClientSession
     async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
         await session.initialize()
         yield session
+
+
+def cli_json(data_dir: Path, *args: str) -> Any:
+    """What ``alphadesk ARGS --json`` prints over ``data_dir``, parsed."""
+    done = subprocess.run(
+        [sys.executable, "-m", "alphadesk", *args, "--json"],
+        env=server_env(data_dir), capture_output=True, text=True, timeout=120, check=True,
+    )  # fmt: skip
+    return json.loads(done.stdout)
 
 
 def free_port() -> int:

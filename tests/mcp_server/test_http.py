@@ -51,7 +51,21 @@ async def test_with_a_key_only_a_client_that_sends_it_is_served(data_dir: Path) 
             result = await session.call_tool(
                 "get_price_history", {"symbol": "NVDA", "as_of": "2024-06-03"}
             )
-    assert "run_csp_desk" in names
+            tested = await session.call_tool("backtest", {"symbol": "NVDA", "end": "2024-06-03"})
+            assert tested.structured_content is not None
+            run = await session.read_resource(
+                f"alphadesk://runs/{tested.structured_content['run_id']}"
+            )
+            resources = [str(r.uri) for r in (await session.list_resources()).resources]
+            prompts = [p.name for p in (await session.list_prompts()).prompts]
+            prompt = await session.get_prompt("should_i_buy", {"symbol": "nvda"})
+    assert {"run_csp_desk", "screen", "ask", "backtest"} <= set(names)
+    assert not tested.is_error
+    assert [c.mime_type for c in run.contents] == ["text/markdown", "application/json"] + 2 * [
+        "image/png"
+    ]
+    assert "alphadesk://data/universe" in resources
+    assert "should_i_buy" in prompts and "NVDA" in prompt.messages[0].content.text  # type: ignore[union-attr]
     assert not result.is_error
     assert result.structured_content is not None
     assert result.structured_content["last_date"] == "2024-06-03"
