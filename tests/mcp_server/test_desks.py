@@ -240,3 +240,34 @@ async def test_one_desk_call_more_than_the_limit_is_refused_at_once(data_dir: Pa
     assert "1 desk calls are running, the server's limit is 1" in _text(second)
     assert not results[0].is_error, _text(results[0])
     assert [run.kind for run in _store(data_dir).recent()] == ["desk"]
+
+
+async def test_a_cancelled_screen_is_recorded_interrupted_and_the_server_goes_on(
+    data_dir: Path,
+) -> None:
+    heard = anyio.Event()
+
+    async def on_progress(_done: float, _total: float | None, _message: str | None) -> None:
+        heard.set()
+
+    arguments = {"symbols": ["KO", "JPM", "XOM"], "as_of": "2022-06-30", "concurrency": 1}
+    async with mcp_session(data_dir) as session:
+        async with anyio.create_task_group() as group:
+
+            async def call() -> None:
+                await session.call_tool("screen", arguments, progress_callback=on_progress)
+
+            group.start_soon(call)
+            with anyio.fail_after(120):
+                await heard.wait()  # the first symbol is done, the others are not
+            group.cancel_scope.cancel()
+        store = _store(data_dir)
+        for _ in range(150):  # the server records the interruption as it unwinds
+            if all(run.status != "running" for run in store.recent()):
+                break
+            await anyio.sleep(0.2)
+        after = await session.call_tool("get_price_history", {"symbol": "KO"})
+    (screen,) = store.recent(kind="screen")
+    assert screen.status == "interrupted" and "Cancelled" in (screen.error or "")
+    assert len(store.recent(kind="csp")) < 3  # not every symbol was analysed
+    assert not after.is_error
