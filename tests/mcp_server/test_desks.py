@@ -182,6 +182,7 @@ async def test_desk_calls_with_bad_input_get_clear_errors(data_dir: Path) -> Non
 
 async def test_a_model_the_server_does_not_allow_is_refused(data_dir: Path) -> None:
     async with mcp_session(data_dir) as session:
+        schemas = await _schemas(session)
         csp = await session.call_tool("run_csp_desk", {"symbol": "NVDA", "model": "openai/gpt-4o"})
         ask = await session.call_tool("ask", {"question": "hi", "model": "anthropic/claude-x"})
         allowed = await session.call_tool(
@@ -192,6 +193,7 @@ async def test_a_model_the_server_does_not_allow_is_refused(data_dir: Path) -> N
         assert f"model {name!r} is not allowed on this server" in _text(refused)
         assert "use one of rules" in _text(refused)
     assert not allowed.is_error, _text(allowed)
+    jsonschema.validate(allowed.structured_content, schemas["run_csp_desk"])
     assert [run.model for run in _store(data_dir).recent()] == ["rules"]
 
 
