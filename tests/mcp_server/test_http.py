@@ -46,7 +46,7 @@ async def test_with_a_key_only_a_client_that_sends_it_is_served(data_dir: Path) 
             streamable_http_client(url, http_client=keyed) as (read, write),
             ClientSession(read, write) as session,
         ):
-            await session.initialize()
+            started = await session.initialize()
             names = [t.name for t in (await session.list_tools()).tools]
             result = await session.call_tool(
                 "get_price_history", {"symbol": "NVDA", "as_of": "2024-06-03"}
@@ -60,6 +60,7 @@ async def test_with_a_key_only_a_client_that_sends_it_is_served(data_dir: Path) 
             prompts = [p.name for p in (await session.list_prompts()).prompts]
             prompt = await session.get_prompt("should_i_buy", {"symbol": "nvda"})
     assert {"run_csp_desk", "screen", "ask", "backtest"} <= set(names)
+    assert "A desk call may name a model among: rules." in (started.instructions or "")
     assert not tested.is_error
     assert [c.mime_type for c in run.contents] == ["text/markdown", "application/json"] + 2 * [
         "image/png"

@@ -105,10 +105,9 @@ async def _with_progress(
     return result
 
 
-def _tool_handlers(settings: Settings, market: MarketData) -> dict[str, Any]:
+def _tool_handlers(settings: Settings, market: MarketData, guards: Guards) -> dict[str, Any]:
     """``tools/list`` and ``tools/call``: the catalogue's tools, then the other desks."""
     catalog = tool_catalog()
-    guards = Guards(settings)
     caller = ToolCaller(market, _deps_factory(settings, market), guards)
     desks = Desks(settings, market, guards)
     listed = [mcp_tool(entry) for entry in catalog] + [d.listed() for d in DESKS.values()]
@@ -189,11 +188,13 @@ def build_server(settings: Settings, market: MarketData | None = None) -> Server
         from alphadesk.data import build_provider
 
         market = build_provider(settings)
+    guards = Guards(settings)
+    models = ", ".join(guards.allowed_models())
     return Server(
         "alphadesk",
         version=__version__,
-        instructions=_INSTRUCTIONS,
-        **_tool_handlers(settings, market),
+        instructions=f"{_INSTRUCTIONS} A desk call may name a model among: {models}.",
+        **_tool_handlers(settings, market, guards),
         **_resource_handlers(settings, market),
     )
 
