@@ -33,11 +33,11 @@ class BacktestArgs(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     symbol: str = Field(min_length=1, max_length=24, description="The symbol to trade.")
-    strategy: str = Field(
-        "sma_cross",
+    strategy: str | None = Field(
+        None,
         max_length=40,
-        description="A built-in strategy: buy_hold, sma_cross, macd, kdj_rsi or zmr "
-        "(its name in the result when code is given).",
+        description="A built-in strategy: buy_hold, sma_cross (the default), macd, kdj_rsi or "
+        "zmr; with code, the strategy's name in the result (default: its class's name).",
     )
     code: str | None = Field(
         None,
@@ -63,6 +63,11 @@ class BacktestArgs(BaseModel):
     time_limit_s: float = Field(
         120.0, ge=1, le=600, description="Wall-clock limit of the code's sandboxed run."
     )
+
+    @property
+    def built_in(self) -> str:
+        """The built-in strategy to run (without code)."""
+        return self.strategy or "sma_cross"
 
 
 class BacktestOutcome(BaseModel):
@@ -112,7 +117,7 @@ def _checked(args: BacktestArgs) -> dict[str, Any]:
             )
         return {k: str(v) for k, v in args.params.items()}
     try:
-        return get_strategy(args.strategy).params(args.params)
+        return get_strategy(args.built_in).params(args.params)
     except (UnknownStrategy, ValueError) as exc:
         raise CallError(f"backtest: {exc}") from None
 
@@ -153,8 +158,8 @@ def _run(
     try:
         benchmark = built_in("buy_hold", {}, "fast")
         if args.code is None:
-            result = built_in(args.strategy, params, args.engine)
-            return result, None if args.strategy == "buy_hold" else benchmark
+            result = built_in(args.built_in, params, args.engine)
+            return result, None if args.built_in == "buy_hold" else benchmark
     except ValueError as exc:
         raise CallError(f"backtest: {exc}; widen the dates or change params") from None
     limits = Limits(wall_seconds=args.time_limit_s, cpu_seconds=max(1, int(args.time_limit_s)))
@@ -233,7 +238,7 @@ async def run_backtest(
     symbol, at, frame, notes = await asyncio.to_thread(_frame, market, args)
     sink(f"loaded {len(frame)} bars of {symbol} to {frame.index[-1].date()}")
     store = RunStore(settings.store_path)
-    name = args.strategy if args.code is None else f"{args.strategy} (code)"
+    name = args.built_in if args.code is None else f"{args.strategy or 'strategy'} (code)"
     run_id = store.start(kind="backtest", title=f"backtest {name} {symbol}",
                          request=args.model_dump(mode="json"), as_of=at)  # fmt: skip
     try:
