@@ -42,16 +42,25 @@ def request(**fields: Any) -> AlgoRequest:
 Metrics = Callable[[str, str], dict[str, float]]
 
 
-def scripted_backtests(metrics: Metrics, out_of_sample_from: date) -> Callable[..., Any]:
+Returns = Callable[[str, str, int], list[float]]
+
+
+def scripted_backtests(
+    metrics: Metrics, out_of_sample_from: date, returns: Returns | None = None
+) -> Callable[..., Any]:
     """A backtester double: the static check is real; the figures come from
-    ``metrics(code, period)`` where period is ``in_sample`` or ``out_of_sample``."""
+    ``metrics(code, period)`` where period is ``in_sample`` or ``out_of_sample`` (the
+    holdout counts as out of sample), the daily returns from ``returns(code, period, bars
+    traded)`` (none without it)."""
 
     async def run(code: str, frame: pd.DataFrame, first: date, config: BacktestConfig) -> PeriodRun:
         check = check_strategy_code(code)
         if not check.ok:
             return PeriodRun("rejected", check.summary())
         period = "out_of_sample" if first >= out_of_sample_from else "in_sample"
-        return PeriodRun("completed", None, metrics(code, period) | {"trades": 12})
+        traded = int((frame.index.date >= first).sum())
+        series = returns(code, period, traded) if returns is not None else []
+        return PeriodRun("completed", None, metrics(code, period) | {"trades": 12}, series)
 
     return run
 
