@@ -112,16 +112,17 @@ class StrategyLab:
             WindowTooShort: Too few bars for three periods (names the minimum).
         """
         periods, sealed_at = self._layout(request)
+        sealed = seal(self.market, sealed_at)
         tracker = _tracker_path(self.settings, run)
         deps = LabNodeDeps(
             agents=self.agents,
-            market=seal(self.market, sealed_at),
+            market=sealed,
             memory=self.memory,
             writes_memory=self.settings.cache is not CacheMode.REPLAY,
             backtester=self.backtester,
             config=self.config,
             backtest_concurrency=self.backtest_concurrency,
-            split=_loop_split(self.market, request, periods, sealed_at),
+            split=_loop_split(sealed, request, periods, sealed_at),
             trial_bar=self.trial_bar(request),
             tracker_file=tracker,
             steps=AgentSteps(run, self.models, limits_from(self.settings)),
@@ -176,7 +177,8 @@ class StrategyLab:
             DataError: No bars for the symbol at ``as_of``.
             WindowTooShort: Too few bars for three periods (names the minimum).
         """
-        return _loop_split(self.market, request, *self._layout(request))
+        periods, sealed_at = self._layout(request)
+        return _loop_split(seal(self.market, sealed_at), request, periods, sealed_at)
 
     def trial_bar(self, request: AlgoRequest) -> TrialBar:
         """What the gate asks of the trial figures: the request's, else the settings'."""
@@ -203,9 +205,10 @@ class StrategyLab:
 
 
 def _loop_split(
-    market: MarketData, request: AlgoRequest, periods: Periods, sealed_at: datetime
+    sealed: MarketData, request: AlgoRequest, periods: Periods, sealed_at: datetime
 ) -> Split:
-    bars = seal(market, sealed_at).daily_bars(request.symbol, sealed_at)
+    """The loop's bars, read through the sealed market, and its two periods."""
+    bars = sealed.daily_bars(request.symbol, sealed_at)
     frame, _notes = frame_from_bars(bars)
     return Split(frame, periods.search, periods.validation)
 
