@@ -5,7 +5,8 @@
 
 1. One whole lab run with the ``rules`` agents on bundled data and the real sandbox:
    iterations, variants, the decision, the wall time, and how much of it each stage took
-   (research swarm, strategist, backtests, gate).
+   (research swarm, strategist, backtests, gate); its periods, its trials with the deflated
+   Sharpe ratio and PBO per iteration, and the chosen strategy's holdout figures.
 2. The first iteration's variants backtested in and out of sample through the sandbox,
    all at once (``asyncio.gather``, as the lab's map-reduce node does) and one at a time;
    the figures of both must agree.
@@ -98,6 +99,47 @@ async def _lab(args: argparse.Namespace, settings: Settings) -> None:
         + ", ".join(f"{k} {v:.1f} s" for k, v in sorted(stages.seconds().items()))
     )
     print(f"  decisions: {' -> '.join(e.gate.decision for e in result.iterations)}")
+    _trial_figures(result)
+
+
+def _share(value: float | None) -> str:
+    return "-" if value is None else f"{value:.1%}"
+
+
+def _trial_figures(result: Any) -> None:
+    """Periods, the trial figures after each iteration and at the end, and the holdout."""
+    if result.in_sample and result.out_of_sample and result.holdout_period:
+        print(
+            f"  periods: search {result.in_sample[0]}..{result.in_sample[1]}, validation "
+            f"{result.out_of_sample[0]}..{result.out_of_sample[1]}, holdout "
+            f"{result.holdout_period[0]}..{result.holdout_period[1]}"
+        )
+    for entry in result.iterations:
+        t = entry.trials
+        if t is not None:
+            print(
+                f"  iteration {entry.iteration}: {t.trials} trials, best {t.best_variant}, "
+                f"deflated Sharpe {_share(t.deflated_sharpe)}, PBO {_share(t.pbo)} "
+                f"-> {entry.gate.decision}"
+            )
+    t, bar = result.trials, result.trial_bar
+    if t is not None and bar is not None:
+        print(
+            f"  trials {t.trials}: deflated Sharpe {_share(t.deflated_sharpe)} (needs > "
+            f"{bar.min_deflated_sharpe:.0%}), PBO {_share(t.pbo)} (needs < {bar.max_pbo:.0%})"
+        )
+    holdout = result.holdout
+    if holdout is None or holdout.run is None:
+        print(f"  holdout: not run ({holdout.reason if holdout else 'no holdout'})")
+        return
+    m = holdout.run.metrics
+    print(
+        f"  holdout {holdout.start}..{holdout.end} ({holdout.variant_id}, run once): "
+        f"{'passed' if holdout.passed else 'failed'}; Sharpe {m.get('sharpe') or 0:.2f}, "
+        f"drawdown {m.get('max_drawdown') or 0:.1%}, annual return "
+        f"{m.get('annualized_return') or 0:.1%}, trades {m.get('trades')}, "
+        f"score {holdout.run.score:.2f}"
+    )
 
 
 async def _parallel(args: argparse.Namespace, settings: Settings) -> None:

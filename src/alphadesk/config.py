@@ -23,6 +23,7 @@ __all__ = [
     "CacheMode",
     "DataSettings",
     "DeskSettings",
+    "LabSettings",
     "LimitSettings",
     "McpSettings",
     "ModelSettingsConfig",
@@ -134,6 +135,26 @@ class AssistantSettings(BaseModel):
     max_tool_calls: int = Field(16, ge=1, le=100, description="tool calls per question")
 
 
+class LabSettings(BaseModel):
+    """Defaults of the strategy lab's periods and of what its gate accepts beyond the goal."""
+
+    validation: float = Field(
+        0.2, gt=0, lt=0.5, description="share of the window the gate validates on (out of sample)"
+    )
+    holdout: float = Field(
+        0.2,
+        gt=0,
+        lt=0.5,
+        description="share of the window at its end that the lab never sees while searching",
+    )
+    min_deflated_sharpe: float = Field(
+        0.95, gt=0, lt=1, description="SUCCESS needs a deflated Sharpe probability above this"
+    )
+    max_pbo: float = Field(
+        0.5, gt=0, lt=1, description="SUCCESS needs a probability of backtest overfitting below"
+    )
+
+
 class MemorySettings(BaseModel):
     """The trading desk's memory of past situations (a vector store on disk)."""
 
@@ -171,6 +192,7 @@ class Settings(BaseSettings):
     memory: MemorySettings = Field(default_factory=MemorySettings)
     assistant: AssistantSettings = Field(default_factory=AssistantSettings)
     mcp: McpSettings = Field(default_factory=McpSettings)
+    lab: LabSettings = Field(default_factory=LabSettings)
     cache: CacheMode = CacheMode.OFF
     data_dir: Path = Field(default_factory=lambda: Path.home() / ".alphadesk")
     api_key: SecretStr | None = Field(

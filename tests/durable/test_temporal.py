@@ -202,8 +202,10 @@ async def test_the_strategy_lab_runs_as_a_workflow_and_records_as_the_local_run(
     assert {"report.md", "result.json", "experiments.jsonl", "trajectory.png"} <= names
     assert result["tracker_file"] == str(settings.runs_dir / run.id / "experiments.jsonl")
     tracked = load_experiments(Path(result["tracker_file"]))
-    # Each variant tracked once: no node of the workflow ran twice.
-    assert list(tracked["variant_id"]) == [v["variant_id"] for v in result["variants"]]
+    searched = tracked[tracked["period"] == "search"]
+    # Each variant tracked once, and the holdout run once: no node of the workflow ran twice.
+    assert list(searched["variant_id"]) == [v["variant_id"] for v in result["variants"]]
+    assert list(tracked["period"]).count("holdout") == 1
 
 
 async def test_the_assistant_answers_as_a_workflow_as_it_does_here(

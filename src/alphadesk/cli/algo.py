@@ -50,8 +50,44 @@ def algo(
         None,
         "--to",
         metavar="DATE",
-        help="Last day (its close); the last 30% of the window is held out of sample. "
+        help="Last day (its close), the end of the holdout. "
         "Default: now, or the last date the data covers.",
+    ),
+    validation: float | None = typer.Option(
+        None,
+        "--validation",
+        metavar="SHARE",
+        min=0.01,
+        max=0.49,
+        help="Share of the window the gate validates on, before the holdout "
+        "(default: the settings', 0.2).",
+    ),
+    holdout: float | None = typer.Option(
+        None,
+        "--holdout",
+        metavar="SHARE",
+        min=0.01,
+        max=0.49,
+        help="Share of the window at its end, sealed until the lab has chosen "
+        "(default: the settings', 0.2).",
+    ),
+    min_dsr: float | None = typer.Option(
+        None,
+        "--min-dsr",
+        metavar="P",
+        min=0.01,
+        max=0.99,
+        help="SUCCESS needs a deflated Sharpe probability above this (default: the settings', "
+        "0.95).",
+    ),
+    max_pbo: float | None = typer.Option(
+        None,
+        "--max-pbo",
+        metavar="P",
+        min=0.01,
+        max=0.99,
+        help="SUCCESS needs a probability of backtest overfitting below this (default: the "
+        "settings', 0.5).",
     ),
     max_cost: float | None = typer.Option(
         None, "--max-cost", metavar="USD", min=0.0, help="Stop when the models have spent this."
@@ -66,8 +102,10 @@ def algo(
     as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
     resume: str | None = typer.Option(None, "--resume", metavar="RUN_ID", help=RESUME_HELP),
 ) -> None:
-    """Research, write strategy variants, backtest them in a sandbox in and out of sample,
-    and iterate until one meets the goal or a budget runs out."""
+    """Research, write strategy variants, backtest them in a sandbox on a search and a
+    validation period, and iterate until one meets the goal and survives its number of
+    trials (deflated Sharpe ratio, PBO) or a budget runs out; then run the chosen strategy
+    once on the holdout, which the search never saw."""
     from pydantic import ValidationError
 
     from alphadesk.cli.common import fail_invalid
@@ -99,6 +137,10 @@ def algo(
             variants=variants,
             iterations=iterations,
             start=first,
+            validation=validation,
+            holdout=holdout,
+            min_deflated_sharpe=min_dsr,
+            max_pbo=max_pbo,
             max_cost_usd=max_cost or None,
             memory=settings.memory.enabled if memory is None else memory,
         )
@@ -108,7 +150,7 @@ def algo(
         result = asyncio.run(_run(settings, market, request, model, resume, live=not as_json))
     except (DataError, ModelError, KeyError) as exc:
         raise fail(str(exc)) from None
-    except ValueError as exc:  # too few bars for two periods: says how to widen the window
+    except ValueError as exc:  # too few bars for three periods: names the minimum
         raise fail(str(exc), code=BAD_INPUT) from None
     if result is None:
         raise fail("the run stopped before a decision", f"continue it with --resume {resume}")
@@ -130,10 +172,11 @@ async def _run(
     from alphadesk.pipelines.runner import PipelineRunner
 
     view = LiveView(enabled=live)
-    runner = PipelineRunner(
-        settings, StrategyLab(settings, market, model=model), on_event=view.on_event
-    )
+    lab = StrategyLab(settings, market, model=model)
+    runner = PipelineRunner(settings, lab, on_event=view.on_event)
     await runner.preflight(request)  # before the live view: errors print cleanly
+    if resume is None:
+        lab.periods(request)  # a window too short fails here, before a run is recorded
     with view:
         return await runner.analyze(request, resume_run_id=resume)
 

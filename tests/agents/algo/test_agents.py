@@ -220,3 +220,98 @@ def test_the_live_view_shows_each_gate_decision() -> None:
         line.plain
         == "AAPL iteration 2 TUNE (best i2v1, score 0.87): PARAMETER_ISSUE: near the goal"
     )
+
+
+_PASSED = {
+    "variant_id": "i2v1",
+    "name": "sma_cross(fast=5, slow=30)",
+    "approach": "trend",
+    "score": 1.0,
+    "passed": True,
+    "in_sample": {"score": 1.0, "passed": True, "unmet": []},
+    "out_of_sample": {"score": 1.0, "passed": True, "unmet": []},
+}
+
+
+def _figures(dsr: float, pbo: float, refusal: str | None) -> dict[str, Any]:
+    return {
+        "trials": 12,
+        "candidate": "i2v1",
+        "deflated_sharpe": dsr,
+        "pbo": pbo,
+        "min_deflated_sharpe": 0.95,
+        "max_pbo": 0.5,
+        "refusal": refusal,
+    }
+
+
+def test_the_failure_analyst_names_overfitting_when_the_trial_figures_refuse() -> None:
+    refusal = "its deflated Sharpe ratio 31.0% after 12 trials is not above 95%"
+    from alphadesk.agents.algo.gate import FAILURE_ANALYST
+
+    analysis = _decide(
+        FAILURE_ANALYST.policy,
+        "failure",
+        iteration=3,
+        iterations=6,
+        goal="Sharpe above 0.5",
+        variants=[_PASSED],
+        history=[],
+        trials=_figures(0.31, 0.42, refusal),
+    )
+    assert analysis.classification == "DESIGN_FLAW"
+    assert analysis.root_cause.startswith("overfitting:") and refusal in analysis.root_cause
+    assert any("deflated Sharpe ratio 31.0% (needs above 95.0%)" in e for e in analysis.evidence)
+
+
+@pytest.mark.parametrize(
+    ("dsr", "pbo", "refusal", "decision"),
+    [
+        (0.99, 0.2, None, "SUCCESS"),
+        (0.31, 0.2, "its deflated Sharpe ratio 31.0% after 12 trials is not above 95%", "REFINE"),
+        (0.99, 0.7, "the probability of backtest overfitting 70.0% is not below 50%", "REFINE"),
+    ],
+)
+def test_the_rules_gate_needs_the_trial_figures_too(
+    dsr: float, pbo: float, refusal: str | None, decision: str
+) -> None:
+    failure = (
+        {"classification": "DESIGN_FLAW", "root_cause": f"overfitting: {refusal}", "actions": []}
+        if refusal
+        else None
+    )
+    gate: GateDecision = _decide(
+        QUALITY_GATE.policy,
+        "gate",
+        iteration=2,
+        iterations=5,
+        goal="g",
+        variants=[_PASSED],
+        failure=failure,
+        trajectory=None,
+        trials=_figures(dsr, pbo, refusal),
+        refinements=0,
+    )
+    assert gate.decision == decision
+    if decision == "SUCCESS":
+        assert "deflated Sharpe ratio 99.0%, PBO 20.0% over 12 trials" in gate.reasoning
+    else:
+        assert "overfitting" in gate.reasoning
+
+
+def test_success_the_trial_figures_refuse_goes_back_as_a_retry() -> None:
+    refusal = "the probability of backtest overfitting 70.0% is not below 50%"
+    verdicts = {
+        "i2v1": {
+            "passed_in_sample": True,
+            "passed_out_of_sample": True,
+            "score_in_sample": 1.0,
+            "score_out_of_sample": 1.0,
+            "trials_refusal": refusal,
+        }
+    }
+    claim = GateDecision(decision="SUCCESS", best_variant="i2v1", reasoning="met both")
+    with pytest.raises(ModelRetry, match=r"PBO|overfitting 70\.0%.*never SUCCESS"):
+        only_what_passed(_ctx(verdicts=verdicts), claim)
+    verdicts["i2v1"]["trials_refusal"] = None
+    assert only_what_passed(_ctx(verdicts=verdicts), claim) is claim

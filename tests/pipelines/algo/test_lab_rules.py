@@ -65,17 +65,29 @@ def test_the_lab_iterates_and_the_gate_decides_from_the_numbers(
             assert period.score == pytest.approx(score, abs=1e-4)
             assert period.passed == met
         assert record.passed == (record.in_sample.passed and record.out_of_sample.passed)
+    bar = result.trial_bar
+    assert bar is not None
     for entry in result.iterations:
         batch = [v for v in result.variants if v.iteration == entry.iteration]
         passed = any(v.passed for v in batch)
-        assert (entry.gate.decision == "SUCCESS") == passed
-        assert (entry.failure is None) == passed  # the failure analyst runs only on a miss
+        t = entry.trials
+        assert t is not None and t.deflated_sharpe is not None and t.pbo is not None
+        survives = t.deflated_sharpe > bar.min_deflated_sharpe and t.pbo < bar.max_pbo
+        assert (entry.gate.decision == "SUCCESS") == (passed and survives)
+        # the failure analyst runs on every miss, and names overfitting when luck passed
+        assert (entry.failure is None) == (passed and survives)
+        if passed and not survives:
+            assert entry.failure is not None
+            assert entry.failure.root_cause.startswith("overfitting:")
         assert entry.best_score == max(v.score for v in batch)
     first = result.iterations[0]
     assert first.failure is not None and first.gate.decision in ("TUNE", "REFINE", "RESEARCH")
-    # The periods are kept apart: in-sample ends before out-of-sample starts.
-    assert result.in_sample and result.out_of_sample
+    # The periods are kept apart: search, then validation, then the holdout.
+    assert result.in_sample and result.out_of_sample and result.holdout_period
     assert result.in_sample[1] < result.out_of_sample[0]
+    assert result.out_of_sample[1] < result.holdout_period[0]
+    assert result.holdout is not None and result.holdout.run is not None
+    assert result.best is not None and result.holdout.variant_id == result.best.variant_id
 
 
 def test_the_trajectory_is_classified_from_the_second_iteration(
@@ -107,7 +119,11 @@ def test_missing_data_is_stated_as_missing(lab_run: tuple[AlgoResult, Settings, 
 def test_the_tracker_holds_every_variant(lab_run: tuple[AlgoResult, Settings, int]) -> None:
     result, _, _ = lab_run
     assert result.tracker_file is not None
-    frame = load_experiments(Path(result.tracker_file))
+    lines = load_experiments(Path(result.tracker_file))
+    frame = lines[lines["period"] == "search"]
+    holdout = lines[lines["period"] == "holdout"]
+    assert len(holdout) == 1 and lines.index[-1] == holdout.index[0]  # written last
+    assert result.best is not None and holdout["variant_id"].iloc[0] == result.best.variant_id
     assert list(frame["variant_id"]) == [v.variant_id for v in result.variants]
     assert frame["code_hash"].is_unique  # no parameter set was tried twice
     decisions = {e.iteration: e.gate.decision for e in result.iterations}

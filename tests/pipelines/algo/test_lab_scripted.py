@@ -7,6 +7,7 @@ import hashlib
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
 import pytest
 
 from alphadesk.agents.algo.developer import STRATEGIST
@@ -166,11 +167,41 @@ async def test_a_variant_that_passes_both_periods_succeeds(
     def good(code: str, period: str) -> dict[str, float]:
         return {"sharpe": 1.5, "max_drawdown": -0.1}
 
-    result = await _run(
-        settings, market, req, backtester=scripted_backtests(good, split.out_of_sample[0])
-    )
-    assert result.decision == "SUCCESS" and len(result.iterations) == 1
+    def skilled(code: str, period: str, bars: int) -> list[float]:
+        """A steady edge per variant, the same in both periods: no luck to deflate."""
+        bump = int(hashlib.sha256(code.encode()).hexdigest()[:4], 16) / 65535
+        rng = np.random.default_rng(len(period))  # one market: the variants' noise is shared
+        return list(0.002 + 0.004 * bump + rng.normal(0, 0.005, bars))
+
+    backtests = scripted_backtests(good, split.out_of_sample[0], skilled)
+    result = await _run(settings, market, req, backtester=backtests)
+    assert result.decision == "SUCCESS" and len(result.iterations) == 1, result.reason
     assert result.best is not None and result.best.passed
+    assert result.holdout is not None and result.holdout.passed  # the same edge there
+
+
+async def test_raw_figures_that_pass_by_luck_are_refused(
+    settings: Settings, market: MarketData
+) -> None:
+    """Every variant meets the goal in both periods, but its returns are noise: the trial
+    figures refuse SUCCESS and the failure analysis names overfitting."""
+    req = request(variants=3, iterations=1)
+    split = StrategyLab(settings, market, memory=None).split(req)
+
+    def good(code: str, period: str) -> dict[str, float]:
+        return {"sharpe": 1.5, "max_drawdown": -0.1}
+
+    def luck(code: str, period: str, bars: int) -> list[float]:
+        seed = int(hashlib.sha256(f"{code}{period}".encode()).hexdigest()[:8], 16)
+        return list(np.random.default_rng(seed).normal(0, 0.01, bars))
+
+    backtests = scripted_backtests(good, split.out_of_sample[0], luck)
+    result = await _run(settings, market, req, backtester=backtests)
+    (entry,) = result.iterations
+    assert all(v.passed for v in result.variants)
+    assert entry.gate.decision != "SUCCESS" and result.decision == "BUDGET_EXHAUSTED"
+    assert entry.failure is not None and entry.failure.root_cause.startswith("overfitting:")
+    assert entry.trials is not None and entry.trials.trials == 3
 
 
 async def test_an_interrupted_lab_resumes_from_its_checkpoint(

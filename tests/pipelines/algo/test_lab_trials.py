@@ -122,7 +122,7 @@ def test_each_experiment_line_carries_the_cumulative_figures(tmp_path: Path) -> 
     lines = [json.loads(line) for line in (tmp_path / "experiments.jsonl").read_text().splitlines()]
     assert [line["trials"] for line in lines] == [4] * 4 + [8] * 4
     assert lines[0]["deflated_sharpe"] == first.deflated_sharpe
-    assert lines[0]["best_so_far"] == "v3" and lines[-1]["best_so_far"] == "v7"
+    assert lines[0]["candidate"] == "v3" and lines[-1]["candidate"] == "v7"
     assert all("returns" not in key for key in lines[0])  # the series stay out of the file
 
 
@@ -139,3 +139,19 @@ def test_the_trajectory_chart_draws_the_trial_figures(tmp_path: Path) -> None:
     # an iteration without figures leaves a gap, not a zero
     gaps = save_trajectory_chart(variants, tmp_path / "gaps.png", "noise", {1: None, 2: None})
     assert gaps.read_bytes() == plain.read_bytes()
+
+
+def test_the_bar_refuses_low_figures_and_figures_it_cannot_see() -> None:
+    from alphadesk.pipelines.algo.models import TrialBar, TrialStats
+    from alphadesk.pipelines.algo.trials import trial_refusal
+
+    bar = TrialBar(min_deflated_sharpe=0.95, max_pbo=0.5)
+    good = TrialStats(trials=6, best_variant="v1", deflated_sharpe=0.97, pbo=0.2)
+    assert trial_refusal(good, bar) is None
+    edge = good.model_copy(update={"deflated_sharpe": 0.95, "pbo": 0.5})  # not above, not below
+    said = trial_refusal(edge, bar)
+    assert said is not None and "95.0% after 6 trials is not above 95%" in said
+    assert "overfitting 50.0% is not below 50%" in said
+    unseen = TrialStats(trials=1, best_variant="v1", notes=["no PBO: needs at least 2 trials"])
+    said = trial_refusal(unseen, bar)
+    assert said is not None and "no PBO could be computed" in said and "2 trials" in said

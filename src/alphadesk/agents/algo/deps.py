@@ -16,8 +16,9 @@ class AlgoDeps(ToolDeps):
 
     Attributes:
         symbol: The symbol under research.
-        verdicts: By variant id: ``passed_in_sample``, ``passed_out_of_sample`` and the
-            scores, computed from the backtests; the gate's decision is checked against them.
+        verdicts: By variant id: ``passed_in_sample``, ``passed_out_of_sample``, the scores
+            and ``trials_refusal`` (why the trial figures refuse it, or None), computed from
+            the backtests; the gate's decision is checked against them.
         used_ids: Variant ids of earlier iterations: a new variant may not reuse one.
     """
 

@@ -1,9 +1,10 @@
 """The quality gate and its two sub-agents: the failure analyst and the trajectory analyst.
 
-The numbers (fuzzy scores in and out of sample, trajectory statistics) are computed by
-the pipeline and given in the tasks; these agents classify and route. The gate's output
-is checked against the numbers: SUCCESS for a variant that does not meet the goal both
-in-sample and out-of-sample (an overfit one) goes back to the model as a retry.
+The numbers (fuzzy scores in and out of sample, trajectory statistics, the trial figures:
+deflated Sharpe ratio and PBO) are computed by the pipeline and given in the tasks; these
+agents classify and route. The gate's output is checked against the numbers: SUCCESS for
+a variant that does not meet the goal both in-sample and out-of-sample, or that the trial
+figures refuse (an overfit one either way), goes back to the model as a retry.
 """
 
 from __future__ import annotations
@@ -50,8 +51,37 @@ def _line(v: dict[str, Any]) -> str:
 # -- failure analysis ------------------------------------------------------------------
 
 
+def _overfit_by_trials(task: FailureTask) -> FailureAnalysis | None:
+    """Overfitting named as the cause: the goal met in and out of sample, the trial
+    figures refusing the best variant all the same."""
+    trials = task.trials or {}
+    passed = [v for v in task.variants if v.get("passed")]
+    if not passed or not trials.get("refusal"):
+        return None
+    return FailureAnalysis(
+        classification="DESIGN_FLAW",
+        root_cause=f"overfitting: the goal is met in and out of sample, but "
+        f"{trials['refusal']}; the figures are luck of the search, not an edge",
+        evidence=[
+            *(_line(v) for v in passed[:3]),
+            f"deflated Sharpe ratio {_share(trials.get('deflated_sharpe'))} (needs above "
+            f"{_share(trials.get('min_deflated_sharpe'))}), PBO {_share(trials.get('pbo'))} "
+            f"(needs below {_share(trials.get('max_pbo'))}) over {trials.get('trials')} trials",
+        ],
+        confidence=0.7,
+        actions=["try a different approach: more tuning of this one adds trials, not edge"],
+    )
+
+
+def _share(value: float | None) -> str:
+    return "-" if value is None else f"{value:.1%}"
+
+
 def _diagnose(t: Transcript) -> FailureAnalysis:
     task = t.task_as(FailureTask)
+    overfit_by_trials = _overfit_by_trials(task)
+    if overfit_by_trials is not None:
+        return overfit_by_trials
     variants, history, iteration = task.variants, task.history, task.iteration
     broken = [v for v in variants if v.get("error")]
     idle = [
@@ -153,15 +183,17 @@ TRAJECTORY_ANALYST: AgentSpec[AlgoDeps, TrajectoryReading] = AgentSpec(
 def _gate(t: Transcript) -> GateDecision:
     task = t.task_as(GateTask)
     variants, failure, trajectory = task.variants, task.failure, task.trajectory
-    refinements = task.refinements
+    refinements, trials = task.refinements, task.trials or {}
     winners = [v for v in variants if v.get("passed")]
     ranked = sorted(winners or variants, key=lambda v: v.get("score", 0.0), reverse=True)
     best = ranked[0]["variant_id"] if ranked else None
-    if winners:
+    if winners and not trials.get("refusal") and trials.get("candidate") == best:
         return GateDecision(
             decision="SUCCESS",
             best_variant=best,
-            reasoning=f"{_line(ranked[0])}: every criterion met in and out of sample",
+            reasoning=f"{_line(ranked[0])}: every criterion met in and out of sample; "
+            f"deflated Sharpe ratio {_share(trials.get('deflated_sharpe'))}, PBO "
+            f"{_share(trials.get('pbo'))} over {trials.get('trials')} trials",
             actions=["save the strategy"],
         )
     cls: FailureClass = (failure or {}).get("classification", "DESIGN_FLAW")
@@ -184,7 +216,8 @@ def _gate(t: Transcript) -> GateDecision:
 
 
 def only_what_passed(ctx: RunContext[AlgoDeps], out: GateDecision) -> GateDecision:
-    """SUCCESS must name a variant that met the goal in-sample *and* out-of-sample."""
+    """SUCCESS must name a variant that met the goal in-sample *and* out-of-sample, and
+    that the trial figures accept."""
     verdicts = ctx.deps.verdicts
     if out.best_variant is not None and out.best_variant not in verdicts:
         raise ModelRetry(f"best_variant {out.best_variant!r} is not one of {sorted(verdicts)}")
@@ -203,6 +236,12 @@ def only_what_passed(ctx: RunContext[AlgoDeps], out: GateDecision) -> GateDecisi
             f"{out.best_variant} meets the goal in-sample but not out-of-sample (score "
             f"{verdict['score_out_of_sample']:.2f}): that is overfitting, never SUCCESS; "
             "route it (REFINE or TUNE)"
+        )
+    if verdict.get("trials_refusal"):
+        raise ModelRetry(
+            f"{out.best_variant} meets the goal in and out of sample, but "
+            f"{verdict['trials_refusal']}: that is overfitting, never SUCCESS; route it "
+            "(REFINE, RESEARCH or ABANDON)"
         )
     return out
 

@@ -71,6 +71,7 @@ class FailureTask(AlgoTask):
     goal: str
     variants: list[Json]
     history: list[Json]
+    trials: Json | None = None  # the figures of this iteration's best, with any refusal
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -88,6 +89,7 @@ class GateTask(AlgoTask):
     variants: list[Json]
     failure: Json | None
     trajectory: Json | None
+    trials: Json | None = None  # the figures of this iteration's best, with any refusal
     refinements: int
 
 

@@ -1,10 +1,11 @@
-"""Backtesting variants: the lab's window split into in-sample and out-of-sample periods,
-and each variant's code run through the sandbox, nowhere else.
+"""Backtesting variants: the lab's window split into search (in-sample), validation
+(out-of-sample) and holdout periods, and each variant's code run through the sandbox,
+nowhere else.
 
-The in-sample run sees only bars up to the end of the in-sample period; the out-of-sample
-run's metrics start at the first out-of-sample bar (earlier bars only warm indicators
-up). A missing sandbox is a typed ``sandbox_unavailable`` outcome: generated code never
-runs in-process.
+The in-sample run sees only bars up to the end of the search period; a later period's run
+has its metrics start at the period's first bar (earlier bars only warm indicators up). A
+missing sandbox is a typed ``sandbox_unavailable`` outcome: generated code never runs
+in-process.
 """
 
 from __future__ import annotations
@@ -20,30 +21,61 @@ import pandas as pd
 
 from alphadesk.agents.algo.models import StrategyVariant
 from alphadesk.analytics.fuzzy import Criterion, score_metrics
+from alphadesk.analytics.overfitting import DEFAULT_BLOCKS
 from alphadesk.analytics.performance import returns_from_equity
 from alphadesk.backtest.models import BacktestConfig
 from alphadesk.pipelines.algo.models import PeriodScore, RunStatus, VariantRecord
 
 __all__ = [
     "Backtester",
+    "Period",
     "PeriodRun",
+    "Periods",
     "Split",
+    "WindowTooShort",
     "backtest_variant",
     "backtest_variants",
     "code_hash",
-    "split_window",
+    "minimum_window",
+    "plan_periods",
+    "score_period",
 ]
 
 _MIN_BARS = 60  # fewer bars in a period cannot say anything about a strategy
+# PBO's CSCV cuts the search and validation returns into 16 blocks; with 10 returns a block
+# each half of a split holds 80, enough for the Sharpe ratios it ranks.
+_CSCV_RETURNS_PER_BLOCK = 10
+_MIN_SEARCHED = DEFAULT_BLOCKS * _CSCV_RETURNS_PER_BLOCK
+
+Period = tuple[date, date]
+
+
+class WindowTooShort(ValueError):
+    """The lab's window cannot hold its three periods, or CSCV's blocks; says the minimum."""
+
+
+@dataclass(frozen=True)
+class Periods:
+    """The lab's three periods (inclusive dates): it searches on the first, its gate
+    validates on the second, and the third, at the end of the window, stays sealed until the
+    lab has chosen its strategy."""
+
+    search: Period
+    validation: Period
+    holdout: Period
 
 
 @dataclass(frozen=True)
 class Split:
-    """The bars of the lab and where its periods start and end (inclusive dates)."""
+    """Bars and two periods to backtest on (inclusive dates).
 
-    frame: pd.DataFrame  # from the warm-up to the last out-of-sample bar
-    in_sample: tuple[date, date]
-    out_of_sample: tuple[date, date]
+    The lab's loop gets one whose frame ends with the validation period: it holds no bar
+    of the holdout.
+    """
+
+    frame: pd.DataFrame  # from the warm-up to the last bar of ``out_of_sample``
+    in_sample: Period
+    out_of_sample: Period
 
     def period(self, which: str) -> tuple[pd.DataFrame, date]:
         """The bars a run of ``which`` may see, and its first traded day."""
@@ -52,23 +84,59 @@ class Split:
         return self.frame[self.frame.index < end], first
 
 
-def split_window(frame: pd.DataFrame, start: date | None, out_of_sample: float) -> Split:
-    """Split the bars from ``start`` (default: the first) into the two periods; bars
-    before ``start`` stay for warm-up.
+def _counts(bars: int, validation: float, holdout: float) -> tuple[int, int, int]:
+    held, checked = round(bars * holdout), round(bars * validation)
+    return bars - held - checked, checked, held
+
+
+def _fits(bars: int, validation: float, holdout: float) -> bool:
+    search, checked, held = _counts(bars, validation, holdout)
+    return min(search, checked, held) >= _MIN_BARS and search + checked >= _MIN_SEARCHED
+
+
+def minimum_window(validation: float, holdout: float) -> int:
+    """The fewest bars a window needs for three periods of 60 bars and CSCV's blocks."""
+    bars = 3 * _MIN_BARS
+    while not _fits(bars, validation, holdout):
+        bars += 1
+    return bars
+
+
+def plan_periods(
+    days: Sequence[date], start: date | None, validation: float, holdout: float
+) -> Periods:
+    """Split the trading ``days`` from ``start`` (default: the first) into search,
+    validation (a ``validation`` share) and holdout (a ``holdout`` share, at the end).
+
+    Only the dates decide: nothing about the bars' prices shapes the periods.
 
     Raises:
-        ValueError: A period would hold fewer than 60 bars; says how to widen it.
+        WindowTooShort: A period under 60 bars, or search and validation together under
+            160 (CSCV's 16 blocks of 10 returns); names the minimum window and how to widen it.
     """
-    days = frame.index.date
-    window = days[days >= start] if start is not None else days
-    held = round(len(window) * out_of_sample)
-    if len(window) - held < _MIN_BARS or held < _MIN_BARS:
-        raise ValueError(
-            f"{len(window)} bars from {window[0] if len(window) else start}: each period needs "
-            f"{_MIN_BARS} or more; start earlier (--from) or end later (--to)"
+    if validation + holdout >= 0.8:
+        raise WindowTooShort(
+            f"validation {validation:.0%} and holdout {holdout:.0%} leave under 20% of the "
+            "window to search; lower them"
         )
-    cut = len(window) - held
-    return Split(frame, (window[0], window[cut - 1]), (window[cut], window[-1]))
+    window = [d for d in days if start is None or d >= start]
+    if not _fits(len(window), validation, holdout):
+        search, checked, held = _counts(len(window), validation, holdout)
+        first = window[0] if window else start
+        raise WindowTooShort(
+            f"{len(window)} bars from {first} make a search period of {search}, validation "
+            f"{checked} and holdout {held} bars; each needs {_MIN_BARS} or more, and search "
+            f"with validation {_MIN_SEARCHED} or more (CSCV's {DEFAULT_BLOCKS} blocks of "
+            f"{_CSCV_RETURNS_PER_BLOCK} returns): at validation {validation:.0%} and holdout "
+            f"{holdout:.0%} the window needs {minimum_window(validation, holdout)} bars or "
+            "more; start earlier (--from), end later (--to) or change the shares "
+            "(--validation, --holdout)"
+        )
+    search, checked, _ = _counts(len(window), validation, holdout)
+    cut, seal = search, search + checked
+    return Periods(
+        (window[0], window[cut - 1]), (window[cut], window[seal - 1]), (window[seal], window[-1])
+    )
 
 
 @dataclass(frozen=True)
@@ -110,17 +178,17 @@ def code_hash(code: str) -> str:
     return hashlib.sha256(code.encode("utf-8")).hexdigest()[:16]
 
 
-async def _period(
+async def score_period(
     backtester: Backtester,
-    variant: StrategyVariant,
-    split: Split,
+    code: str,
+    frame: pd.DataFrame,
+    bounds: Period,
     which: str,
     config: BacktestConfig,
     criteria: Sequence[Criterion],
 ) -> PeriodScore:
-    frame, first = split.period(which)
-    bounds = split.in_sample if which == "in_sample" else split.out_of_sample
-    run = await backtester(variant.code, frame, first, config)
+    """Run ``code`` on ``frame`` trading from ``bounds[0]`` and score it against the goal."""
+    run = await backtester(code, frame, bounds[0], config)
     scored = score_metrics(run.metrics, criteria) if run.status == "completed" else None
     return PeriodScore(
         period=which,
@@ -135,6 +203,19 @@ async def _period(
         unmet=[str(s.criterion) for s in scored.unmet] if scored else [],
         returns=run.returns,
     )
+
+
+async def _period(
+    backtester: Backtester,
+    variant: StrategyVariant,
+    split: Split,
+    which: str,
+    config: BacktestConfig,
+    criteria: Sequence[Criterion],
+) -> PeriodScore:
+    frame, _first = split.period(which)
+    bounds = split.in_sample if which == "in_sample" else split.out_of_sample
+    return await score_period(backtester, variant.code, frame, bounds, which, config, criteria)
 
 
 async def _one(

@@ -1,12 +1,13 @@
-"""The trajectory chart: the best and every variant's goal score per iteration, and the
-trial figures (deflated Sharpe ratio, PBO) after each."""
+"""The trajectory chart: the best and every variant's goal score per iteration, the trial
+figures (deflated Sharpe ratio, PBO) after each, and, apart after a dashed line, the
+chosen variant's score on the holdout."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
 
-from alphadesk.pipelines.algo.models import TrialStats, VariantRecord
+from alphadesk.pipelines.algo.models import HoldoutRecord, TrialStats, VariantRecord
 
 __all__ = ["save_trajectory_chart"]
 
@@ -16,9 +17,11 @@ def save_trajectory_chart(
     path: Path,
     title: str,
     trials: dict[int, TrialStats | None] | None = None,
+    holdout: HoldoutRecord | None = None,
 ) -> Path:
-    """Draw scores (in-sample, out-of-sample, best per iteration) and, from ``trials`` (by
-    iteration), the deflated Sharpe ratio and PBO over the trials so far; save a PNG."""
+    """Draw scores (in-sample, out-of-sample, best per iteration), from ``trials`` (by
+    iteration) the deflated Sharpe ratio and PBO over the trials so far, and the
+    ``holdout`` score in a column of its own; save a PNG."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -49,6 +52,8 @@ def save_trajectory_chart(
             xlabel="iteration", ylabel="goal score / probability", ylim=(-0.05, 1.1), title=title
         )
         ax.set_xticks(iterations)
+        if holdout is not None and holdout.run is not None:
+            _holdout_point(ax, iterations[-1] + 1, iterations, holdout)
         ax.legend(loc="lower right", fontsize=8)
         fig.tight_layout()
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -71,3 +76,20 @@ def _trial_lines(ax: Any, trials: dict[int, TrialStats | None]) -> None:
         if points:
             xs, ys = zip(*points, strict=True)
             ax.plot(xs, ys, linestyle=style, color=colour, marker=".", linewidth=1.5, label=label)
+
+
+def _holdout_point(ax: Any, x: int, iterations: list[int], holdout: HoldoutRecord) -> None:
+    """The holdout's score after a dashed line: run once, after the search, never fed back."""
+    assert holdout.run is not None
+    ax.axvline(x - 0.5, color="grey", linestyle="--", linewidth=1)
+    ax.scatter(
+        [x],
+        [holdout.run.score],
+        marker="*",
+        s=220,
+        color="green" if holdout.passed else "firebrick",
+        edgecolor="black",
+        zorder=3,
+        label=f"holdout ({holdout.variant_id}: {'passed' if holdout.passed else 'failed'})",
+    )
+    ax.set_xticks([*iterations, x], [*map(str, iterations), "holdout"])

@@ -20,10 +20,12 @@ from alphadesk.pipelines.models import PipelineRequest, PipelineResult
 __all__ = [
     "AlgoRequest",
     "AlgoResult",
+    "HoldoutRecord",
     "IterationRecord",
     "LabDecision",
     "PeriodScore",
     "RunStatus",
+    "TrialBar",
     "TrialStats",
     "VariantRecord",
 ]
@@ -39,9 +41,24 @@ class AlgoRequest(PipelineRequest):
     variants: int = Field(3, ge=1, le=12, description="Strategy variants per iteration.")
     iterations: int = Field(3, ge=1, le=20, description="Strategy iterations at most.")
     start: date | None = Field(None, description="First bar of the lab's window.")
-    out_of_sample: float = Field(
-        0.3, gt=0.05, lt=0.8, description="Share of the window held out, at its end."
+    validation: float | None = Field(
+        None,
+        gt=0,
+        lt=0.5,
+        description="Share of the window the gate validates on, before the holdout "
+        "(default: the settings').",
     )
+    holdout: float | None = Field(
+        None,
+        gt=0,
+        lt=0.5,
+        description="Share of the window at its end sealed until the lab has chosen "
+        "(default: the settings').",
+    )
+    min_deflated_sharpe: float | None = Field(
+        None, gt=0, lt=1, description="SUCCESS needs a deflated Sharpe probability above this."
+    )
+    max_pbo: float | None = Field(None, gt=0, lt=1, description="SUCCESS needs a PBO below this.")
     max_cost_usd: float | None = Field(None, gt=0, description="Model spend at most.")
     research_concurrency: int = Field(5, ge=1, le=15, description="Subagents at once.")
     memory: bool = Field(True, description="Recall and store lessons when memory is on.")
@@ -56,7 +73,7 @@ class AlgoRequest(PipelineRequest):
 class PeriodScore(BaseModel):
     """A variant's backtest on one period, scored against the goal."""
 
-    period: Literal["in_sample", "out_of_sample"]
+    period: Literal["in_sample", "out_of_sample", "holdout"]
     start: date
     end: date
     status: RunStatus
@@ -152,6 +169,28 @@ class TrialStats(BaseModel):
     notes: list[str] = Field(default_factory=list)
 
 
+class TrialBar(BaseModel):
+    """What the gate asks of the trial figures besides the goal."""
+
+    min_deflated_sharpe: float = Field(description="The deflated Sharpe must be above this.")
+    max_pbo: float = Field(description="PBO must be below this.")
+
+
+class HoldoutRecord(BaseModel):
+    """The chosen strategy's one run on the sealed final period, as it came out: never fed
+    back to the search."""
+
+    variant_id: str | None = Field(None, description="The strategy the lab chose.")
+    start: date
+    end: date
+    run: PeriodScore | None = Field(None, description="None when no strategy could run.")
+    reason: str | None = Field(None, description="Why it did not run, when it did not.")
+
+    @property
+    def passed(self) -> bool:
+        return bool(self.run and self.run.passed)
+
+
 class IterationRecord(BaseModel):
     """One iteration: its research round, the gate's decision and the analyses behind it."""
 
@@ -173,8 +212,9 @@ class AlgoResult(PipelineResult):
     stage: str | None = Field(None, description="The step that failed, when one did.")
     goal: str
     criteria: list[str]
-    in_sample: tuple[date, date] | None = None
-    out_of_sample: tuple[date, date] | None = None
+    in_sample: tuple[date, date] | None = Field(None, description="The search period.")
+    out_of_sample: tuple[date, date] | None = Field(None, description="The validation period.")
+    holdout_period: tuple[date, date] | None = Field(None, description="The sealed final period.")
     fact_sheets: list[FactSheet] = Field(default_factory=list)
     brief: ResearchBrief | None = None
     iterations: list[IterationRecord] = Field(default_factory=list)
@@ -185,3 +225,7 @@ class AlgoResult(PipelineResult):
     trajectory_chart: str | None = None
     budget: str | None = Field(None, description="Which budget ended the lab, if one did.")
     trials: TrialStats | None = Field(None, description="Selection bias over every trial.")
+    trial_bar: TrialBar | None = Field(None, description="What SUCCESS asked of them.")
+    holdout: HoldoutRecord | None = Field(
+        None, description="The chosen strategy on the holdout, run once after the search."
+    )

@@ -26,9 +26,15 @@ from alphadesk.backtest.models import BacktestConfig
 from alphadesk.data.base import MarketData
 from alphadesk.pipelines.agent_steps import AgentSteps, StepOutcome
 from alphadesk.pipelines.algo.backtests import Backtester, Split, backtest_variants
-from alphadesk.pipelines.algo.models import AlgoRequest, IterationRecord, VariantRecord
+from alphadesk.pipelines.algo.models import (
+    AlgoRequest,
+    IterationRecord,
+    TrialBar,
+    TrialStats,
+    VariantRecord,
+)
 from alphadesk.pipelines.algo.tracker import ExperimentTracker
-from alphadesk.pipelines.algo.trials import trial_stats
+from alphadesk.pipelines.algo.trials import trial_refusal, trial_stats, trials_brief
 from alphadesk.pipelines.base import NodeFunction, PipelineRun
 from alphadesk.pipelines.desk.memory import DeskMemory
 from alphadesk.pipelines.events import GateDecided, StepFinished, StepStarted
@@ -67,6 +73,7 @@ class LabState(TypedDict, total=False):
     missing: Annotated[list[str], operator.add]
     verdict: dict[str, Any]  # {"stage": ..., "reason": ...} when a step failed
     budget: str
+    holdout: dict[str, Any]  # written after the loop, by the holdout node alone
     result: dict[str, Any]
 
 
@@ -83,11 +90,13 @@ def _bookkeeping(steps: Sequence[StepOutcome[Any]]) -> dict[str, Any]:
 
 @dataclass(frozen=True)
 class LabNodeDeps:
-    """What the nodes of one run need: the agents, the market, the memory of lessons (None
-    when off) and whether the run may write to it (never while replaying), the backtester
-    with its costs and how many sandboxes run at once, the run's two periods and its
-    experiment tracker's file, the agent steps (models, budgets, ledger and events bound to
-    the run) and the run itself."""
+    """What the loop's nodes of one run need: the agents, the market as it stood at the end
+    of the validation period (sealed: the holdout is out of its reach), the memory of
+    lessons (None when off) and whether the run may write to it (never while replaying),
+    the backtester with its costs and how many sandboxes run at once, the search and
+    validation periods, what the gate asks of the trial figures, the experiment tracker's
+    file, the agent steps (models, budgets, ledger and events bound to the run) and the run
+    itself."""
 
     agents: AlgoAgents
     market: MarketData
@@ -97,6 +106,7 @@ class LabNodeDeps:
     config: BacktestConfig
     backtest_concurrency: int
     split: Split
+    trial_bar: TrialBar
     tracker_file: Path
     steps: AgentSteps
     run: PipelineRun
@@ -104,7 +114,11 @@ class LabNodeDeps:
 
 @dataclass(frozen=True)
 class LabNodes:
-    """The graph's nodes for one request (all but ``finish``), bound to their dependencies."""
+    """The loop's nodes (research, develop, backtest, gate), bound to their dependencies.
+
+    ``request`` is the loop's: its ``as_of`` is the end of the validation period, the
+    instant every prompt, tool call and memory read of the loop is made at.
+    """
 
     deps: LabNodeDeps
     request: AlgoRequest
@@ -276,6 +290,11 @@ class LabNodes:
         request, agents = self.request, self.deps.agents
         iteration = state["iteration"]
         records = [VariantRecord.model_validate(r) for r in state["current"]]
+        prior = [VariantRecord.model_validate(r) for r in state.get("records", [])]
+        candidate = max(records, key=lambda r: (r.passed, r.score))
+        trials = trial_stats(prior + records, candidate)
+        refusal = trial_refusal(trials, self.deps.trial_bar) if candidate.passed else None
+        figures = trials_brief(trials, self.deps.trial_bar, refusal)
         views = [r.brief() for r in records]
         history = state.get("iterations", [])
         scores = [h["best_score"] for h in history] + [max(r.score for r in records)]
@@ -285,13 +304,14 @@ class LabNodes:
             "goal": request.goal,
         }
         analyses = []
-        if not any(r.passed for r in records):
+        if not candidate.passed or refusal is not None:
             analyses.append(
                 self._run(
                     agents.failure,
                     "failure",
                     variants=views,
                     history=[_history_line(h, state.get("records", [])) for h in history],
+                    trials=figures,
                     **counts,
                 )
             )
@@ -304,15 +324,6 @@ class LabNodes:
             return update
         failure = next((s.output for s in done if isinstance(s.output, FailureAnalysis)), None)
         reading = next((s.output for s in done if isinstance(s.output, TrajectoryReading)), None)
-        verdicts = {
-            r.variant_id: {
-                "passed_in_sample": r.in_sample.passed,
-                "passed_out_of_sample": bool(r.out_of_sample and r.out_of_sample.passed),
-                "score_in_sample": r.in_sample.score,
-                "score_out_of_sample": r.out_of_sample.score if r.out_of_sample else 0.0,
-            }
-            for r in records
-        }
         prompt = task_prompt(
             "gate",
             request.symbol,
@@ -320,31 +331,29 @@ class LabNodes:
             variants=views,
             failure=failure.model_dump(mode="json") if failure else None,
             trajectory=reading.model_dump(mode="json") if reading else None,
+            trials=figures,
             refinements=state.get("refinements", 0),
             **counts,
         )
-        step = await self.deps.steps.run(
-            agents.gate, prompt, self._tool_deps(verdicts=verdicts), request
-        )
+        deps = self._tool_deps(verdicts=_verdicts(records, candidate, refusal))
+        step = await self.deps.steps.run(agents.gate, prompt, deps, request)
         update = _merge(update, _bookkeeping([step]))
         if step.output is None:
             return update
-        return update | self._decided(state, records, step.output, failure, reading)
+        return update | self._decided(state, records, step.output, (failure, reading), trials)
 
     def _decided(
         self,
         state: LabState,
         records: list[VariantRecord],
         gate: GateDecision,
-        failure: FailureAnalysis | None,
-        reading: TrajectoryReading | None,
+        analyses: tuple[FailureAnalysis | None, TrajectoryReading | None],
+        trials: TrialStats,
     ) -> dict[str, Any]:
         request, run = self.request, self.deps.run
         iteration = state["iteration"]
         records = [r.model_copy(update={"decision": gate.decision}) for r in records]
         best = max(records, key=lambda r: (r.passed, r.score))
-        tried = [VariantRecord.model_validate(r) for r in state.get("records", [])] + records
-        trials = trial_stats(tried, max(tried, key=lambda r: (r.passed, r.score)))
         ExperimentTracker(self.deps.tracker_file).append(records, trials)
         entry = IterationRecord(
             iteration=iteration,
@@ -353,8 +362,8 @@ class LabNodes:
             best_variant=best.variant_id,
             best_score=best.score,
             gate=gate,
-            failure=failure,
-            trajectory=reading,
+            failure=analyses[0],
+            trajectory=analyses[1],
             trials=trials,
         )
         self._remember(best, gate)
@@ -425,6 +434,27 @@ def _merge(first: dict[str, Any], second: dict[str, Any]) -> dict[str, Any]:
     if "verdict" not in merged and "verdict" in second:
         merged["verdict"] = second["verdict"]
     return merged
+
+
+def _verdicts(
+    records: list[VariantRecord], candidate: VariantRecord, refusal: str | None
+) -> dict[str, dict[str, Any]]:
+    """Each variant's verdict from the numbers, which the gate's decision is checked against.
+
+    The trial figures are of the candidate (the iteration's best); another variant that met
+    the goal is refused for SUCCESS, since no figure speaks for it.
+    """
+    others = f"the trial figures were computed for {candidate.variant_id}, the best variant"
+    return {
+        r.variant_id: {
+            "passed_in_sample": r.in_sample.passed,
+            "passed_out_of_sample": bool(r.out_of_sample and r.out_of_sample.passed),
+            "score_in_sample": r.in_sample.score,
+            "score_out_of_sample": r.out_of_sample.score if r.out_of_sample else 0.0,
+            "trials_refusal": refusal if r.variant_id == candidate.variant_id else others,
+        }
+        for r in records
+    }
 
 
 def _history_line(entry: dict[str, Any], records: list[dict[str, Any]]) -> dict[str, Any]:

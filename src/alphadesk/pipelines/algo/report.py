@@ -5,7 +5,9 @@ from __future__ import annotations
 from alphadesk.pipelines.algo.models import (
     AlgoRequest,
     AlgoResult,
+    HoldoutRecord,
     PeriodScore,
+    TrialBar,
     TrialStats,
     VariantRecord,
 )
@@ -49,21 +51,42 @@ def _probability(value: float | None) -> str:
     return "-" if value is None else f"{value:.1%}"
 
 
-def _trials_section(trials: TrialStats | None) -> list[str]:
-    """How much the search's best survives its own number of trials (not yet gating)."""
+def _trials_section(trials: TrialStats | None, bar: TrialBar | None) -> list[str]:
+    """How much the search's best survives its own number of trials, against the bar."""
     if trials is None:
         return []
+    need_dsr = f" (SUCCESS needs above {bar.min_deflated_sharpe:.0%})" if bar else ""
+    need_pbo = f" (SUCCESS needs below {bar.max_pbo:.0%})" if bar else ""
     out = [
         "",
         "## Trials",
         "",
         f"- {trials.trials} variants tried; best {trials.best_variant or '-'}",
-        f"- deflated Sharpe ratio (out of sample, {trials.trials} trials): "
-        f"{_probability(trials.deflated_sharpe)}",
+        f"- deflated Sharpe ratio (validation, {trials.trials} trials): "
+        f"{_probability(trials.deflated_sharpe)}{need_dsr}",
         f"- probability of backtest overfitting (CSCV over {trials.pbo_trials} variants' "
-        f"returns): {_probability(trials.pbo)}",
+        f"returns): {_probability(trials.pbo)}{need_pbo}",
     ]
     return out + [f"- {note}" for note in trials.notes]
+
+
+def _holdout_section(holdout: HoldoutRecord | None) -> list[str]:
+    """The chosen strategy on the sealed final period, reported as it came out."""
+    if holdout is None:
+        return []
+    if holdout.run is None:
+        why = holdout.reason or "no strategy"
+        return ["", "## Holdout", "", f"- {holdout.start} to {holdout.end}: not run ({why})"]
+    verdict = "**passed**" if holdout.passed else "**failed**"
+    unmet = f" (unmet: {', '.join(holdout.run.unmet)})" if holdout.run.unmet else ""
+    return [
+        "",
+        "## Holdout",
+        "",
+        f"- {holdout.variant_id}, run once after the search chose it: {verdict}{unmet}",
+        f"- {_period_line(holdout.run)}",
+        "- sealed during the search: no prompt, lesson or experiment line of the loop saw it",
+    ]
 
 
 def render_report(result: AlgoResult) -> str:
@@ -76,9 +99,14 @@ def render_report(result: AlgoResult) -> str:
         f"**Decision: {result.decision}**: {result.reason}",
     ]
     if result.in_sample and result.out_of_sample:
+        sealed = (
+            f"; holdout {result.holdout_period[0]} to {result.holdout_period[1]}"
+            if result.holdout_period
+            else ""
+        )
         out.append(
-            f"\nIn-sample {result.in_sample[0]} to {result.in_sample[1]}; out-of-sample "
-            f"{result.out_of_sample[0]} to {result.out_of_sample[1]}."
+            f"\nSearch (in-sample) {result.in_sample[0]} to {result.in_sample[1]}; validation "
+            f"(out-of-sample) {result.out_of_sample[0]} to {result.out_of_sample[1]}{sealed}."
         )
     if result.brief is not None:
         out += ["", "## Research brief", "", result.brief.summary]
@@ -90,7 +118,8 @@ def render_report(result: AlgoResult) -> str:
                 out.append(f"- {_period_line(period)}")
         if result.strategy_file:
             out.append(f"- saved as `{result.strategy_file}`")
-    out += _trials_section(result.trials)
+    out += _holdout_section(result.holdout)
+    out += _trials_section(result.trials, result.trial_bar)
     out += [
         "",
         "## Iterations",
@@ -110,6 +139,14 @@ def render_report(result: AlgoResult) -> str:
             f"| {entry.iteration} | {entry.best_variant} | {entry.best_score:.2f} | {figures} | "
             f"{entry.gate.decision} | {why} |"
         )
+    failed = [e for e in result.iterations if e.failure is not None]
+    if failed:
+        out += ["", "## Failure analyses", ""]
+        out += [
+            f"- iteration {e.iteration}: {e.failure.classification}: {e.failure.root_cause}"
+            for e in failed
+            if e.failure is not None
+        ]
     out += [
         "",
         "## Variants",

@@ -1,9 +1,12 @@
 """The experiment tracker: every variant of every iteration, one JSON line each.
 
 A line holds the run, the iteration, the variant's code hash, template and parameters,
-its in-sample and out-of-sample metrics and scores, the gate's decision, and the trial
-figures over every variant so far (``trials``, ``deflated_sharpe``, ``pbo``). The file
-loads with ``pandas.read_json(path, lines=True)`` (or :func:`load_experiments`).
+its in-sample (search) and out-of-sample (validation) metrics and scores, the gate's
+decision, and the trial figures over every variant so far (``trials``, ``candidate``: the
+iteration's best they are of, ``deflated_sharpe``, ``pbo``). After the search, one last
+line (``period`` ``holdout``) holds the chosen variant's run on the holdout
+(``holdout_*`` figures); the lab writes it once its loop has ended and never reads it. The
+file loads with ``pandas.read_json(path, lines=True)`` (or :func:`load_experiments`).
 """
 
 from __future__ import annotations
@@ -14,7 +17,12 @@ from typing import Any
 
 import pandas as pd
 
-from alphadesk.pipelines.algo.models import TrialStats, VariantRecord
+from alphadesk.pipelines.algo.models import (
+    HoldoutRecord,
+    PeriodScore,
+    TrialStats,
+    VariantRecord,
+)
 
 __all__ = ["ExperimentTracker", "load_experiments"]
 
@@ -29,16 +37,34 @@ class ExperimentTracker:
         """One line per record; ``trials`` (the figures over every variant so far, this
         iteration's included) repeat on each line of the iteration."""
         cumulative = {} if trials is None else _cumulative(trials)
+        self._write([_row(record) | cumulative for record in records])
+
+    def append_holdout(self, chosen: VariantRecord, holdout: HoldoutRecord) -> None:
+        """The chosen variant's holdout run, as the last line."""
+        row: dict[str, Any] = {
+            "run_id": chosen.run_id,
+            "period": "holdout",
+            "variant_id": chosen.variant_id,
+            "name": chosen.name,
+            "code_hash": chosen.code_hash,
+            "holdout_start": holdout.start,
+            "holdout_end": holdout.end,
+        }
+        if holdout.run is not None:
+            row |= _figures("holdout", holdout.run)
+        self._write([row])
+
+    def _write(self, rows: list[dict[str, Any]]) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         with self.path.open("a", encoding="utf-8") as out:
-            for record in records:
-                out.write(json.dumps(_row(record) | cumulative, default=str) + "\n")
+            for row in rows:
+                out.write(json.dumps(row, default=str) + "\n")
 
 
 def _cumulative(trials: TrialStats) -> dict[str, Any]:
     return {
         "trials": trials.trials,
-        "best_so_far": trials.best_variant,
+        "candidate": trials.best_variant,
         "deflated_sharpe": trials.deflated_sharpe,
         "pbo": trials.pbo,
     }
@@ -47,6 +73,7 @@ def _cumulative(trials: TrialStats) -> dict[str, Any]:
 def _row(record: VariantRecord) -> dict[str, Any]:
     row: dict[str, Any] = {
         "run_id": record.run_id,
+        "period": "search",
         "iteration": record.iteration,
         "variant_id": record.variant_id,
         "name": record.name,
@@ -60,15 +87,18 @@ def _row(record: VariantRecord) -> dict[str, Any]:
         "error": record.error,
     }
     for period in (record.in_sample, record.out_of_sample):
-        if period is None:
-            continue
-        prefix = "is" if period.period == "in_sample" else "oos"
-        row[f"{prefix}_status"] = period.status
-        row[f"{prefix}_score"] = period.score
-        row[f"{prefix}_passed"] = period.passed
-        for name, value in period.metrics.items():
-            row[f"{prefix}_{name}"] = value
+        if period is not None:
+            row |= _figures("is" if period.period == "in_sample" else "oos", period)
     return row
+
+
+def _figures(prefix: str, period: PeriodScore) -> dict[str, Any]:
+    row: dict[str, Any] = {
+        f"{prefix}_status": period.status,
+        f"{prefix}_score": period.score,
+        f"{prefix}_passed": period.passed,
+    }
+    return row | {f"{prefix}_{name}": value for name, value in period.metrics.items()}
 
 
 def load_experiments(path: Path) -> pd.DataFrame:

@@ -19,9 +19,9 @@ from alphadesk.analytics.overfitting import (
     probability_of_backtest_overfitting,
     sharpe_moments,
 )
-from alphadesk.pipelines.algo.models import TrialStats, VariantRecord
+from alphadesk.pipelines.algo.models import TrialBar, TrialStats, VariantRecord
 
-__all__ = ["trial_stats"]
+__all__ = ["trial_refusal", "trial_stats", "trials_brief"]
 
 
 def _oos(record: VariantRecord) -> list[float]:
@@ -78,3 +78,40 @@ def trial_stats(records: Sequence[VariantRecord], best: VariantRecord | None) ->
         pbo_trials=pbo_trials,
         notes=notes,
     )
+
+
+def trial_refusal(stats: TrialStats, bar: TrialBar) -> str | None:
+    """Why the figures refuse ``stats.best_variant`` for SUCCESS (None: they accept it). A
+    figure that could not be computed refuses too: nothing shows the result is no luck."""
+    why = []
+    dsr, pbo, n = stats.deflated_sharpe, stats.pbo, stats.trials
+    if dsr is None:
+        why.append("no deflated Sharpe ratio could be computed")
+    elif dsr <= bar.min_deflated_sharpe:
+        why.append(
+            f"its deflated Sharpe ratio {dsr:.1%} after {n} trials is not above "
+            f"{bar.min_deflated_sharpe:.0%}"
+        )
+    if pbo is None:
+        why.append("no PBO could be computed")
+    elif pbo >= bar.max_pbo:
+        why.append(
+            f"the probability of backtest overfitting {pbo:.1%} is not below {bar.max_pbo:.0%}"
+        )
+    if not why:
+        return None
+    notes = f" ({'; '.join(stats.notes)})" if stats.notes and (dsr is None or pbo is None) else ""
+    return " and ".join(why) + notes
+
+
+def trials_brief(stats: TrialStats, bar: TrialBar, refusal: str | None) -> dict[str, object]:
+    """The figures as the failure analyst and the gate read them."""
+    return {
+        "trials": stats.trials,
+        "candidate": stats.best_variant,
+        "deflated_sharpe": stats.deflated_sharpe,
+        "pbo": stats.pbo,
+        "min_deflated_sharpe": bar.min_deflated_sharpe,
+        "max_pbo": bar.max_pbo,
+        "refusal": refusal,
+    }
