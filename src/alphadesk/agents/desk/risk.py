@@ -134,12 +134,11 @@ def _rebut_view(persona: Persona, t: Transcript) -> RiskView:
     own, others = task.own_view, task.others
     before = float(own["recommended_size"])
     size = _converge(before, others)
-    moved = f"moves from {before:.2f} to {size:.2f}" if size != before else f"stays at {size:.2f}"
+    moved = f"move from {before:.2f} to {size:.2f}" if size != before else f"stay at {size:.2f}"
     return RiskView(
         stance=_stance(size, task.proposal),
         recommended_size=size,
-        argument=f"Having heard {' and '.join(sorted(others))}, the {persona} analyst "
-        f"{moved} of capital.",
+        argument=f"{own['argument']} Having heard {' and '.join(sorted(others))}, I {moved}.",
         evidence=_cited(task.facts),
         rebuttal=_replies(persona, before, others),
     )
