@@ -139,7 +139,7 @@ def _rebut_view(persona: Persona, t: Transcript) -> RiskView:
         stance=_stance(size, task.proposal),
         recommended_size=size,
         argument=f"{own['argument']} Having heard {' and '.join(sorted(others))}, I {moved}.",
-        evidence=_cited(task.facts),
+        evidence=[Evidence.model_validate(e) for e in own.get("evidence") or []],
         rebuttal=_replies(persona, before, others),
     )
 

@@ -169,11 +169,19 @@ class DeskNodes:
         return self.deps.memory if self.request.memory else None
 
     async def _run(
-        self, spec: AgentSpec[DeskDeps, Any], facts: dict[str, float], **context: Any
+        self,
+        spec: AgentSpec[DeskDeps, Any],
+        facts: dict[str, float],
+        *,
+        sheet: bool = True,
+        **context: Any,
     ) -> StepOutcome[Any]:
-        """Run ``spec`` on its task filled with ``context`` and the fact sheet."""
+        """Run ``spec`` on its task filled with ``context`` and, unless ``sheet`` is false,
+        the fact sheet (a rebuttal answers with the facts the arguments cite, which saves
+        the sheet's ~1.8k tokens); the validators check every citation against the sheet."""
         request, run = self.request, self.deps.run
-        prompt = DeskAgents.prompt(spec.name, request.symbol, request.as_of, facts=facts, **context)
+        shown = facts if sheet else {}
+        prompt = DeskAgents.prompt(spec.name, request.symbol, request.as_of, facts=shown, **context)
         deps = DeskDeps(
             market=self.deps.market, run_dir=run.run_dir, symbol=request.symbol, facts=facts
         )
@@ -303,6 +311,7 @@ class DeskNodes:
             step = await self._run(
                 self.deps.agents.researchers[stance],
                 state["facts"],
+                sheet=False,
                 task="rebuttal",
                 exchange=exchange,
                 exchanges=self.request.max_debate_rounds,
@@ -367,6 +376,7 @@ class DeskNodes:
             step = await self._run(
                 self.deps.agents.risk[persona],
                 state["facts"],
+                sheet=False,
                 task="risk_rebuttal",
                 exchange=exchange,
                 exchanges=self.request.max_risk_discuss_rounds,
