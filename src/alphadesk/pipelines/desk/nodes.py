@@ -25,6 +25,7 @@ from alphadesk.agents.desk.models import (
     FundamentalsReport,
     MarketReport,
     NewsReport,
+    RiskView,
     SentimentReport,
 )
 from alphadesk.agents.spec import AgentSpec
@@ -110,6 +111,19 @@ def _arguments(entries: list[dict[str, Any]], key: str, exchange: int) -> dict[s
     }
 
 
+def _announced(output: DebateTurn | RiskView, part: Part) -> str:
+    """What the event stream shows of a turn: an argument (with its answer to the last
+    rebuttals, if any), or a rebuttal."""
+    if part == "argument":
+        text = output.argument
+        text += f" Answering the last rebuttal: {output.rebuttal}" if output.rebuttal else ""
+    else:
+        text = output.rebuttal or output.argument
+    if isinstance(output, RiskView):
+        text = f"{output.stance} at size {output.recommended_size:.2f}: {text}"
+    return text
+
+
 def _bookkeeping(step: StepOutcome[Any]) -> dict[str, Any]:
     update: dict[str, Any] = {"missing": step.missing}
     if step.report is not None:
@@ -193,15 +207,11 @@ class DeskNodes:
         if output is None:
             return update, None
         investment = isinstance(output, DebateTurn)
-        if investment:
-            key, numbers = "turn", {"conviction": output.conviction}
-            text = output.argument if part == "argument" else output.rebuttal or output.argument
-            if part == "argument" and output.rebuttal:
-                text += f" Answering the last rebuttal: {output.rebuttal}"
-        else:
-            key, numbers = "view", {"size": output.recommended_size}
-            said = output.argument if part == "argument" else output.rebuttal or output.argument
-            text = f"{output.stance} at size {output.recommended_size:.2f}: {said}"
+        key, numbers = (
+            ("turn", {"conviction": output.conviction})
+            if investment
+            else ("view", {"size": output.recommended_size})
+        )
         self.deps.run.emit(
             DebateMessage(
                 run_id=self.deps.run.run_id,
@@ -210,7 +220,7 @@ class DeskNodes:
                 debate="investment" if investment else "risk",
                 round=exchange,
                 part=part,
-                text=text,
+                text=_announced(output, part),
                 **numbers,
             )
         )
