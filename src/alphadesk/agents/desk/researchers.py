@@ -110,15 +110,16 @@ def _rebut(stance: Stance, t: Transcript) -> DebateTurn:
     unused = [Evidence.model_validate(e) for e in mine.get("evidence") or []]
     points = (theirs.get("evidence") or [])[:_POINTS]
     replies: list[str] = []
+    conceded = 0
     for point in points:
         cited = f"The {side.opponent} cites {point['reading']} ({point['fact']} {point['value']:g})"
         answer = _answer(point, unused)
         if answer is None:
+            conceded += 1
             replies.append(f"{cited}: I concede it.")
             continue
         unused.remove(answer)
         replies.append(f"{cited}; against it, {answer.reading} ({answer.fact} {answer.value:g}).")
-    conceded = sum(reply.endswith("I concede it.") for reply in replies)
     if not points:
         replies = [f"The {side.opponent}'s argument cites no fact: nothing on the sheet to answer."]
     conviction = float(mine["conviction"]) - _CONCESSION * conceded
