@@ -113,9 +113,10 @@ def _reply(persona: Persona, mine: float, name: str, view: dict[str, Any]) -> st
     limit = _PERSONAS[persona].max_atr_pct
     for item in cited:
         said += f", citing {item['reading']} ({item['fact']} {float(item['value']):g})"
-        if str(item["fact"]).endswith("atr_pct"):
-            within = "within" if float(item["value"]) <= limit else "beyond"
-            said += f", {within} my {limit:g}% limit"
+        vol = _volatility({str(item["fact"]): float(item["value"])})
+        if vol is not None:
+            within = "within" if vol[1] <= limit else "beyond"
+            said += f": a daily range of {vol[1]:.1f}% of price, {within} my {limit:g}% limit"
     if mine == 0:
         return said + "; I stay out"
     if abs(theirs - mine) < 0.01:
