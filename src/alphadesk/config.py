@@ -124,8 +124,12 @@ class DeskSettings(BaseModel):
         default_factory=lambda: ["market", "sentiment", "news", "fundamentals"],
         description="which analysts run: market, sentiment, news, fundamentals",
     )
-    max_debate_rounds: int = Field(1, ge=1, le=5, description="bull/bear debate rounds")
-    max_risk_discuss_rounds: int = Field(1, ge=1, le=5, description="risk discussion rounds")
+    max_debate_rounds: int = Field(
+        1, ge=1, le=5, description="bull/bear exchanges (both argue, then each rebuts)"
+    )
+    max_risk_discuss_rounds: int = Field(
+        1, ge=1, le=5, description="risk exchanges (all argue, then each rebuts)"
+    )
 
 
 class AssistantSettings(BaseModel):

@@ -35,10 +35,18 @@ def desk(
         help="Comma-separated: market,sentiment,news,fundamentals.",
     ),
     rounds: int | None = typer.Option(
-        None, "--rounds", min=1, max=5, help="Bull/bear debate rounds."
+        None,
+        "--rounds",
+        min=1,
+        max=5,
+        help="Bull/bear exchanges: both argue, then each rebuts the other.",
     ),
     risk_rounds: int | None = typer.Option(
-        None, "--risk-rounds", min=1, max=5, help="Risk discussion rounds."
+        None,
+        "--risk-rounds",
+        min=1,
+        max=5,
+        help="Risk exchanges: all three argue, then each rebuts the others.",
     ),
     memory: bool | None = typer.Option(
         None, "--memory/--no-memory", help="Recall and reflect (default: the settings)."

@@ -157,7 +157,9 @@ def _line(event: Any) -> Text:
         return text
     number = f"{event.conviction:.2f}" if event.conviction is not None else f"{event.size:.2f}"
     text = Text(f"{event.symbol} {event.debate} r{event.round} ", style="dim")
-    text.append(f"{event.agent} ({number}): ", style=_SPEAKER_STYLE.get(event.agent, "yellow"))
+    verb = " answers" if event.part == "rebuttal" else ""
+    style = _SPEAKER_STYLE.get(event.agent, "yellow")
+    text.append(f"{event.agent}{verb} ({number}): ", style=style)
     text.append(_short(event.text))
     return text
 

@@ -43,7 +43,10 @@ class DebateMessage(BaseEvent):
     kind: Literal["debate_message"] = "debate_message"
     symbol: str
     debate: Literal["investment", "risk"]
-    round: int
+    round: int = Field(description="The exchange the turn belongs to.")
+    part: Literal["argument", "rebuttal"] = Field(
+        "argument", description="The speaker's case, or its answer to the others' case."
+    )
     text: str
     conviction: float | None = Field(None, description="A researcher's conviction.")
     size: float | None = Field(None, description="A risk analyst's recommended size.")

@@ -68,9 +68,10 @@ class Progress:
         conviction = (
             f" (conviction {data['conviction']:.2f})" if data.get("conviction") is not None else ""
         )
+        verb = " answers" if data.get("part") == "rebuttal" else ""
         self.debate.append(
-            f"**{data['agent']}**, {data['debate']} round {data['round']}{conviction}{size}: "
-            f"{data['text']}"
+            f"**{data['agent']}**{verb}, {data['debate']} exchange {data['round']}"
+            f"{conviction}{size}: {data['text']}"
         )
 
     def _on_accepted(self, data: dict[str, Any]) -> None:

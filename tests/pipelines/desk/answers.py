@@ -62,9 +62,11 @@ def filed() -> dict[str, Any]:
     }
 
 
-def turn(price: float, conviction: float) -> dict[str, Any]:
+def turn(price: float, conviction: float, rebuttal: str | None = None) -> dict[str, Any]:
+    """A researcher's answer: its argument, or (with ``rebuttal``) its answer to the other."""
     cite = {"fact": "market.current_price", "value": price, "lean": "neutral", "reading": "price"}
-    return {"argument": "The case.", "evidence": [cite], "conviction": conviction}
+    answer = {"argument": "The case.", "evidence": [cite], "conviction": conviction}
+    return answer | ({"rebuttal": rebuttal} if rebuttal else {})
 
 
 def position(price: float, **overrides: Any) -> dict[str, Any]:
@@ -81,5 +83,7 @@ def position(price: float, **overrides: Any) -> dict[str, Any]:
     return answer | overrides
 
 
-def view(stance: str, size: float) -> dict[str, Any]:
-    return {"stance": stance, "recommended_size": size, "argument": f"{stance} it."}
+def view(stance: str, size: float, rebuttal: str | None = None) -> dict[str, Any]:
+    """A risk analyst's answer: its view, or (with ``rebuttal``) its answer to the others."""
+    answer = {"stance": stance, "recommended_size": size, "argument": f"{stance} it."}
+    return answer | ({"rebuttal": rebuttal} if rebuttal else {})

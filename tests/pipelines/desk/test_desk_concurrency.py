@@ -62,22 +62,26 @@ async def test_speakers_of_a_stage_overlap_and_stages_follow_each_other(
     assert result.decision == "BUY"
     first = {name: calls[0] for name, calls in spans.items()}
     assert overlap(*(first[a] for a in ("market", "sentiment", "news", "fundamentals")))
-    assert overlap(spans["bull"][0], spans["bear"][0]) and overlap(
-        spans["bull"][1], spans["bear"][1]
-    )
-    assert overlap(first["risky"], first["safe"], first["neutral"])
-    # Each stage waits for the one it needs, and only for it.
+    bull, bear = spans["bull"], spans["bear"]
+    assert len(bull) == len(bear) == 4  # two exchanges of an argument and a rebuttal
+    for turn in range(4):  # arguments at once, then rebuttals at once
+        assert overlap(bull[turn], bear[turn])
+    risk = [spans[p] for p in ("risky", "safe", "neutral")]
+    assert overlap(*(calls[0] for calls in risk)) and overlap(*(calls[1] for calls in risk))
+    # Each step waits for the one it needs, and only for it.
     analysts_done = max(
         calls[-1][1]
         for n, calls in spans.items()
         if n in ("market", "sentiment", "news", "fundamentals")
     )
-    assert analysts_done <= min(spans["bull"][0][0], spans["bear"][0][0])
-    assert max(spans["bull"][0][1], spans["bear"][0][1]) <= spans["bull"][1][0]
-    assert max(spans["bull"][1][1], spans["bear"][1][1]) <= first["manager"][0]
+    assert analysts_done <= min(bull[0][0], bear[0][0])
+    for turn in range(3):  # a rebuttal answers both arguments, an argument both rebuttals
+        assert max(bull[turn][1], bear[turn][1]) <= min(bull[turn + 1][0], bear[turn + 1][0])
+    assert max(bull[3][1], bear[3][1]) <= first["manager"][0]
     assert first["manager"][1] <= first["trader"][0]
-    assert first["trader"][1] <= min(first[p][0] for p in ("risky", "safe", "neutral"))
-    assert max(first[p][1] for p in ("risky", "safe", "neutral")) <= first["judge"][0]
+    assert first["trader"][1] <= min(calls[0][0] for calls in risk)
+    assert max(calls[0][1] for calls in risk) <= min(calls[1][0] for calls in risk)
+    assert max(calls[1][1] for calls in risk) <= first["judge"][0]
 
 
 async def test_a_failed_analyst_stops_the_desk_but_not_the_other_analysts(

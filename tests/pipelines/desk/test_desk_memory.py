@@ -101,8 +101,12 @@ async def test_a_recalled_loss_shrinks_the_position(settings: Settings, market: 
     warned = await run_at(remembering, "2012-03-30", [])
     assert warned.memories and warned.memories[0].distance == pytest.approx(0.0, abs=1e-6)
     assert warned.proposal is not None and warned.final is not None
+    # the trader sizes in proportion to the plan's confidence (which the bear's lesson
+    # moves a little), then halves the size for the recalled loss
+    assert warned.plan is not None and plain.plan is not None
+    confidence = warned.plan.confidence / plain.plan.confidence
     assert warned.proposal.size_fraction == pytest.approx(
-        plain.proposal.size_fraction / 2, abs=0.01
+        plain.proposal.size_fraction / 2 * confidence, abs=0.01
     )
     assert "size halved" in warned.proposal.rationale
     assert any(note.startswith("memory:") for note in warned.final.risk_notes)

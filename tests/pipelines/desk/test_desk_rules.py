@@ -9,11 +9,10 @@ import numpy as np
 import pytest
 import talib
 
-from alphadesk.config import DataSettings, DeskSettings, Settings
+from alphadesk.config import DataSettings, Settings
 from alphadesk.data import build_provider
 from alphadesk.data.base import MarketData
 from alphadesk.data.providers.sec_bundle import SecBundle
-from alphadesk.pipelines.desk.models import DeskRequest
 from alphadesk.pipelines.desk.report import render_report
 from tests.pipelines.conftest import close_of
 from tests.pipelines.desk.conftest import decide, write_local_bars
@@ -126,48 +125,6 @@ async def test_bars_after_as_of_change_nothing(tmp_path: Path, market: MarketDat
     plain = Settings(data_dir=tmp_path / "b")
     unseen = await decide(plain, build_provider(plain), symbol, day, analysts=["market"])
     assert seen.final == unseen.final and seen.facts == unseen.facts
-
-
-async def test_rounds_follow_the_settings_and_speakers_answer_each_other(
-    tmp_path: Path, market: MarketData
-) -> None:
-    settings = Settings(
-        data_dir=tmp_path / "d",
-        desk=DeskSettings(
-            analysts=["market", "sentiment"], max_debate_rounds=3, max_risk_discuss_rounds=2
-        ),
-    )
-    request = DeskRequest.from_settings(settings, symbol="KO", as_of=close_of("2015-06-30"))
-    assert request.analysts == ["market", "sentiment"] and request.max_debate_rounds == 3
-    events: list = []
-    result = await decide(
-        settings,
-        market,
-        "KO",
-        "2015-06-30",
-        events=events,
-        **request.model_dump(include={"analysts", "max_debate_rounds", "max_risk_discuss_rounds"}),
-    )
-    assert [(e.round, e.speaker) for e in result.debate] == [
-        (r, s) for r in (1, 2, 3) for s in ("bull", "bear")
-    ]
-    assert [(e.round, e.speaker) for e in result.risk_debate] == [
-        (r, s) for r in (1, 2) for s in ("risky", "safe", "neutral")
-    ]
-    assert result.news is None and result.fundamentals is None
-    first_bear = result.debate[1].turn
-    second_bull = result.debate[2].turn
-    assert first_bear.evidence and second_bull.rebuttal is not None
-    assert first_bear.evidence[0].reading in second_bull.rebuttal  # it answered the bear
-    assert result.debate[0].turn.rebuttal is None  # nobody to answer in round 1
-    said = [(e.debate, e.round, e.agent) for e in events if e.kind == "debate_message"]
-    assert len(said) == 3 * 2 + 2 * 3
-    assert said[:2] in (
-        [("investment", 1, "bull"), ("investment", 1, "bear")],
-        [("investment", 1, "bear"), ("investment", 1, "bull")],
-    )
-    risky_round_2 = result.risk_debate[3]
-    assert risky_round_2.view.rebuttal is not None and "safe wants" in risky_round_2.view.rebuttal
 
 
 async def test_the_report_has_every_stage_and_the_chart(

@@ -34,7 +34,7 @@ from tests.support.openai_server import OpenAIServer, reply_text, reply_tool_cal
 pytestmark = pytest.mark.slow
 
 
-async def test_an_interrupted_run_resumes_without_redoing_the_analysts(
+async def test_a_run_interrupted_mid_debate_resumes_without_redoing_a_turn(
     settings: Settings, market: MarketData
 ) -> None:
     agents = default_agents()
@@ -42,18 +42,21 @@ async def test_an_interrupted_run_resumes_without_redoing_the_analysts(
     runner = PipelineRunner(settings, TradingDesk(settings, market, models=models))
     request = DeskRequest(symbol="AAPL", as_of=close_of("2012-03-30"))
 
+    # stopped after the arguments, before the rebuttals that answer them
     assert await runner.analyze(request, interrupt_after=["debate"]) is None
     store = RunStore(settings.store_path)
     (run,) = store.recent(kind="desk")
     assert run.status == "interrupted" and "--resume" in (run.error or "")
     before = {name: model.calls for name, model in models.items()}
     assert all(before[name] > 0 for name in ("market", "news", "bull", "bear"))
+    assert before["bull"] == before["bear"] == 1
     assert before["manager"] == before["trader"] == before["judge"] == 0
 
     result = await runner.analyze(request, resume_run_id=run.id)
     assert result is not None and result.decision == "BUY"
-    for name in ("market", "sentiment", "news", "fundamentals", "bull", "bear"):
+    for name in ("market", "sentiment", "news", "fundamentals"):
         assert models[name].calls == before[name], name  # not redone
+    assert models["bull"].calls == models["bear"].calls == 2  # the rebuttals only
     assert models["judge"].calls == 1
     finished = store.get(run.id)
     assert finished.status == "BUY"
@@ -63,7 +66,16 @@ async def test_an_interrupted_run_resumes_without_redoing_the_analysts(
         "chart_AAPL.png",
     }
     assert len(store.ledger(run.id)) == sum(m.calls for m in models.values())
-    assert len(result.debate) == 2  # the debate ran once, before the interruption
+    # the rebuttals answered the arguments spoken before the interruption
+    assert [(e.speaker, e.part) for e in result.debate] == [
+        ("bull", "argument"),
+        ("bear", "argument"),
+        ("bull", "rebuttal"),
+        ("bear", "rebuttal"),
+    ]
+    bear_argument, bull_rebuttal = result.debate[1].turn, result.debate[2].turn
+    assert bull_rebuttal.rebuttal is not None
+    assert bear_argument.evidence[0].fact in bull_rebuttal.rebuttal
 
 
 async def test_full_run_through_litellm_then_replayed_with_zero_model_calls(
@@ -94,11 +106,20 @@ async def test_full_run_through_litellm_then_replayed_with_zero_model_calls(
             "judge": position(price),
         }.items()
     }
+    rebuttals = {
+        "bull": turn(price, 0.7, "The bear ignores the trend."),
+        "bear": turn(price, 0.4, "The bull ignores the valuation."),
+        "risky": view("adjust", 0.3, "Safe is too timid."),
+        "safe": view("adjust", 0.1, "Risky is too bold."),
+        "neutral": view("support", 0.2, "The middle holds."),
+    }
     openai_server.script(
         reply_tool_calls([("get_technical_indicators", {"symbol": symbol})]), model="market"
     )
     for name, text in fenced.items():
         openai_server.script(reply_text(text, usage=(500, 60)), model=name)
+    for name, body in rebuttals.items():  # each debater's second turn: its rebuttal
+        openai_server.script(reply_text(json.dumps(body), usage=(500, 60)), model=name)
     per_agent = {name: f"openai/{name}" for name in fenced}
     models = ModelSettingsConfig(
         api_base=openai_server.api_base, max_retries=0, timeout_s=60, per_agent=per_agent
@@ -108,10 +129,10 @@ async def test_full_run_through_litellm_then_replayed_with_zero_model_calls(
 
     first = await PipelineRunner(recording, TradingDesk(recording, market)).analyze(request)
     assert first is not None and first.decision == "BUY", first.reason
-    assert len(openai_server.requests) == 13
+    assert len(openai_server.requests) == 18
     openai_server.assert_consumed()
     assert {a.model for a in first.agents} == {f"openai/{name}" for name in fenced}
-    assert sum(a.tokens for a in first.agents) == 12 * 560 + 29
+    assert sum(a.tokens for a in first.agents) == 17 * 560 + 29
     market_tools = openai_server.requests_for("market")[0].tool_names
     assert "get_technical_indicators" in market_tools and "render_chart" in market_tools
     assert openai_server.requests_for("bull")[0].tools == []  # researchers argue, no tools
@@ -121,7 +142,7 @@ async def test_full_run_through_litellm_then_replayed_with_zero_model_calls(
     replayed, same = await replay(recording, market, first.run_id)
     assert same and replayed.decision == "BUY"
     assert sum(a.requests for a in replayed.agents) == 0
-    assert len(openai_server.requests) == 13  # nothing reached the provider
+    assert len(openai_server.requests) == 18  # nothing reached the provider
 
 
 def test_the_cli_decides_saves_and_replays(tmp_path: Path) -> None:
@@ -144,8 +165,10 @@ def test_the_cli_decides_saves_and_replays(tmp_path: Path) -> None:
     assert decided.exit_code == 0, decided.output
     result = json.loads(decided.stdout)
     assert result["decision"] == "SELL"
-    assert [e["round"] for e in result["debate"]] == [1, 1, 2, 2]
-    assert result["news"] is None and len(result["risk_debate"]) == 3
+    assert [(e["round"], e["part"]) for e in result["debate"]] == [
+        (n, part) for n in (1, 2) for part in ("argument", "argument", "rebuttal", "rebuttal")
+    ]
+    assert result["news"] is None and len(result["risk_debate"]) == 6
 
     shown = runner.invoke(app, ["runs", "show", result["run_id"]], env=env)
     assert shown.exit_code == 0 and "Investment debate" in shown.output

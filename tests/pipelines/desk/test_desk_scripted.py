@@ -46,8 +46,12 @@ def desk_models(ind: dict[str, Any], trader: ScriptedModel | None = None) -> dic
         "sentiment": scripted(json_answer(absent("social_available"))),
         "news": scripted(json_answer(absent("news_available"))),
         "fundamentals": scripted(json_answer(filed())),
-        "bull": scripted(json_answer(turn(price, 0.7))),
-        "bear": scripted(json_answer(turn(price, 0.4))),
+        "bull": scripted(
+            json_answer(turn(price, 0.7)), json_answer(turn(price, 0.7, "The bear sees no risk."))
+        ),
+        "bear": scripted(
+            json_answer(turn(price, 0.4)), json_answer(turn(price, 0.4, "The bull overpays."))
+        ),
         "manager": scripted(
             json_answer(
                 {
@@ -59,9 +63,15 @@ def desk_models(ind: dict[str, Any], trader: ScriptedModel | None = None) -> dic
             )
         ),
         "trader": trader or scripted(json_answer(position(price))),
-        "risky": scripted(json_answer(view("adjust", 0.3))),
-        "safe": scripted(json_answer(view("adjust", 0.1))),
-        "neutral": scripted(json_answer(view("support", 0.2))),
+        "risky": scripted(
+            json_answer(view("adjust", 0.3)), json_answer(view("adjust", 0.3, "Too timid."))
+        ),
+        "safe": scripted(
+            json_answer(view("adjust", 0.1)), json_answer(view("adjust", 0.1, "Too bold."))
+        ),
+        "neutral": scripted(
+            json_answer(view("support", 0.2)), json_answer(view("support", 0.2, "Both extremes."))
+        ),
         "judge": scripted(json_answer(position(price) | {"risk_notes": ["stop under support"]})),
     }
 
@@ -156,6 +166,7 @@ async def test_invented_numbers_and_news_go_back_to_the_analyst(
     bull = scripted(
         json_answer(turn(indicators["current_price"] * 1.2, 0.7)),  # a price nobody measured
         json_answer(turn(indicators["current_price"], 0.7)),
+        json_answer(turn(indicators["current_price"], 0.7, "The bear overlooks the trend.")),
     )
     models["bull"] = bull
     result = await decide(settings, market, SYMBOL, DAY, models=models)

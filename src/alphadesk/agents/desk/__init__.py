@@ -56,10 +56,13 @@ class DeskAgents:
         raise KeyError(f"no desk agent {name!r}; the agents are {self.names}")
 
     @staticmethod
-    def prompt(name: str, symbol: str, as_of: datetime, **context: Any) -> DeskTask:
-        """The task of agent ``name``: the symbol, the date and ``context`` (its template's
-        other values, by name)."""
-        return task_kind(DESK_TASKS, name)(symbol=symbol, as_of=as_of, **context)
+    def prompt(
+        name: str, symbol: str, as_of: datetime, *, task: str | None = None, **context: Any
+    ) -> DeskTask:
+        """The task of agent ``name`` (or the named ``task``, e.g. a researcher's
+        ``rebuttal``): the symbol, the date and ``context`` (its template's other values,
+        by name)."""
+        return task_kind(DESK_TASKS, task or name)(symbol=symbol, as_of=as_of, **context)
 
 
 def default_agents() -> DeskAgents:

@@ -1,8 +1,9 @@
 """The bull and bear researchers (one factory, two stances) and the research manager.
 
-A researcher argues its side from the analysts' evidence, answers the other side's last
-turn and weighs lessons of similar past situations. The manager (deep tier) reads the
-debate and writes the investment plan.
+A researcher argues its side from the analysts' evidence and weighs lessons of similar past
+situations; in the same exchange it then answers the other side's argument point by point,
+each point against a fact of its own or conceded. The manager (deep tier) reads the debate
+and writes the investment plan.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from alphadesk.agents.desk.deps import DeskDeps
 from alphadesk.agents.desk.lessons import lesson_line, past_move
 from alphadesk.agents.desk.models import Action, DebateTurn, Evidence, InvestmentPlan, Signal
 from alphadesk.agents.desk.scoring import clamp, net_score
-from alphadesk.agents.desk.tasks import ManagerTask, ResearcherTask
+from alphadesk.agents.desk.tasks import ManagerTask, RebuttalTask, ResearcherTask
 from alphadesk.agents.desk.validators import cites_the_facts
 from alphadesk.agents.spec import AgentSpec, load_prompt
 from alphadesk.llm.rules import RulesPolicy, Transcript
@@ -26,7 +27,7 @@ __all__ = ["BEAR", "BULL", "MANAGER", "Stance", "researcher"]
 Stance = Literal["bull", "bear"]
 _PKG = "alphadesk.agents.desk"
 _POINTS = 4
-_CONCESSION = 0.05  # conviction given up to a more convinced opponent, per round
+_CONCESSION = 0.05  # conviction given up per point conceded, or to a more convinced opponent
 _LESSON_WEIGHT = 0.05
 _NET_WEIGHT = 0.8  # how far the analysts' net view moves a researcher from 0.5
 _DECISIVE = 0.12  # net view beyond which the manager takes a side
@@ -92,6 +93,56 @@ def _argue(stance: Stance, t: Transcript) -> DebateTurn:
     )
 
 
+def _answer(point: dict[str, Any], own: list[Evidence]) -> Evidence | None:
+    """The unused fact of mine that answers ``point``: one from the same analyst first."""
+    source = str(point["fact"]).split(".")[0]
+    same = [e for e in own if e.fact.split(".")[0] == source]
+    return next(iter(same or own), None)
+
+
+def _rebut(stance: Stance, t: Transcript) -> DebateTurn:
+    """Answer the other side's argument of this exchange, point by point, from the facts:
+    each of its points against a fact of mine (from the same analyst where I have one), or
+    conceded; each point conceded costs conviction."""
+    side = _SIDES[stance]
+    task = t.task_as(RebuttalTask)
+    mine, theirs = task.own_turn, task.opponent_turn
+    unused = [Evidence.model_validate(e) for e in mine.get("evidence") or []]
+    points = (theirs.get("evidence") or [])[:_POINTS]
+    replies: list[str] = []
+    conceded = 0
+    for point in points:
+        cited = f"The {side.opponent} cites {point['reading']} ({point['fact']} {point['value']:g})"
+        answer = _answer(point, unused)
+        if answer is None:
+            conceded += 1
+            replies.append(f"{cited}: I concede it.")
+            continue
+        unused.remove(answer)
+        replies.append(f"{cited}; against it, {answer.reading} ({answer.fact} {answer.value:g}).")
+    if not points:
+        replies = [f"The {side.opponent}'s argument cites no fact: nothing on the sheet to answer."]
+    conviction = float(mine["conviction"]) - _CONCESSION * conceded
+    evidence = [Evidence.model_validate(e) for e in mine.get("evidence") or []]
+    return DebateTurn(
+        argument=f"After the {side.opponent}'s argument the {stance} case stands on "
+        f"{_count(len(evidence), 'fact')}; of the {side.opponent}'s "
+        f"{_count(len(points), 'point')}, {len(points) - conceded} answered, {conceded} conceded.",
+        evidence=evidence,
+        rebuttal=" ".join(replies),
+        conviction=round(clamp(conviction, 0.05, 0.95), 2),
+    )
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" + ("" if n == 1 else "s")
+
+
+def _speak(stance: Stance, t: Transcript) -> DebateTurn:
+    """A researcher's turn: its argument, or its rebuttal of the other side's argument."""
+    return _rebut(stance, t) if isinstance(t.task, RebuttalTask) else _argue(stance, t)
+
+
 def researcher(stance: Stance) -> AgentSpec[DeskDeps, DebateTurn]:
     """The researcher arguing ``stance``: the same agent, prompt and policy for both sides."""
     side = _SIDES[stance]
@@ -106,7 +157,7 @@ def researcher(stance: Stance) -> AgentSpec[DeskDeps, DebateTurn]:
             output_type=DebateTurn,
             output_validators=(cites_the_facts,),
         ),
-        policy=RulesPolicy(plan=[], decide=partial(_argue, stance), name=stance),
+        policy=RulesPolicy(plan=[], decide=partial(_speak, stance), name=stance),
         turns={"quick": 1, "standard": 2, "deep": 3},
     )
 

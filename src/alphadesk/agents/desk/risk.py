@@ -1,9 +1,11 @@
 """The risk team: risky, safe and neutral analysts (one factory, three personas) and the
 risk judge (deep tier) whose decision is final.
 
-Each analyst sizes the trader's proposal to its appetite and, after the first round, moves
-toward the others' last views. The judge takes the median size; a position two analysts
-oppose, or one sized to nothing, becomes a reasoned HOLD (a decision, not a failure).
+Each analyst sizes the trader's proposal to its appetite; in the same exchange it then
+answers the other two's views, each against its own limits, and moves toward their sizes
+(again in each later exchange). The judge takes the median of each analyst's last size; a
+position two analysts oppose, or one sized to nothing, becomes a reasoned HOLD (a
+decision, not a failure).
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from alphadesk.agent import Agent
 from alphadesk.agents.desk.deps import DeskDeps
 from alphadesk.agents.desk.lessons import contrary_lessons
 from alphadesk.agents.desk.models import Evidence, FinalDecision, RiskView
-from alphadesk.agents.desk.tasks import JudgeTask, RiskTask
+from alphadesk.agents.desk.tasks import JudgeTask, RiskRebuttalTask, RiskTask
 from alphadesk.agents.desk.validators import cites_the_facts, position_lies_in_range
 from alphadesk.agents.spec import AgentSpec, load_prompt
 from alphadesk.llm.rules import RulesPolicy, Transcript
@@ -26,7 +28,7 @@ __all__ = ["JUDGE", "NEUTRAL", "RISKY", "SAFE", "Persona", "risk_analyst"]
 
 Persona = Literal["risky", "safe", "neutral"]
 _PKG = "alphadesk.agents.desk"
-_CONVERGENCE = 0.25  # share of the gap to the others' mean closed each later round
+_CONVERGENCE = 0.25  # share of the gap to the others' mean closed on hearing them
 _MIN_SIZE = 0.02  # below this a position is not worth its costs
 _MEMORY_CUT = 0.75
 
@@ -67,35 +69,87 @@ def _size(persona: Persona, proposal: dict[str, Any], facts: dict[str, float]) -
     return round(size, 2), f"{appetite.scale:g}x the trader's size suits a {persona} book"
 
 
+def _converge(size: float, others: dict[str, Any]) -> float:
+    """``size`` moved toward the others' mean; a limit that keeps me out does not bend."""
+    if size <= 0 or not others:
+        return size
+    mean = statistics.fmean(float(v["recommended_size"]) for v in others.values())
+    return round(size + _CONVERGENCE * (mean - size), 2)
+
+
+def _stance(size: float, proposal: dict[str, Any]) -> str:
+    proposed = float(proposal["size_fraction"])
+    return "support" if abs(size - proposed) < 0.01 else "oppose" if size == 0 else "adjust"
+
+
+def _cited(facts: dict[str, float]) -> list[Evidence]:
+    vol = _volatility(facts)
+    if vol is None:
+        return []
+    return [Evidence(fact=vol[0], value=facts[vol[0]], lean="neutral", reading="volatility")]
+
+
 def _view(persona: Persona, t: Transcript) -> RiskView:
     task = t.task_as(RiskTask)
     proposal, facts, others = task.proposal, task.facts, task.others or {}
     size, why = _size(persona, proposal, facts)
-    rebuttal = None
-    if others:
-        mean = statistics.fmean(float(v["recommended_size"]) for v in others.values())
-        if size > 0:  # a limit that keeps me out does not bend
-            size = round(size + _CONVERGENCE * (mean - size), 2)
-        rebuttal = "; ".join(
-            f"{name} wants {float(v['recommended_size']):.2f} ({v['stance']})"
-            for name, v in sorted(others.items())
-        )
-    proposed = float(proposal["size_fraction"])
-    stance = "support" if abs(size - proposed) < 0.01 else "oppose" if size == 0 else "adjust"
-    vol = _volatility(facts)
-    cited = (
-        [Evidence(fact=vol[0], value=facts[vol[0]], lean="neutral", reading="volatility")]
-        if vol
-        else []
-    )
+    size = _converge(size, others)
+    rebuttal = _replies(persona, size, others) if others else None
     return RiskView(
-        stance=stance,
+        stance=_stance(size, proposal),
         recommended_size=size,
         argument=f"As the {persona} analyst I {_PERSONAS[persona].attitude}: {why}; "
         f"recommend {size:.2f} of capital.",
-        evidence=cited,
+        evidence=_cited(facts),
         rebuttal=rebuttal,
     )
+
+
+def _reply(persona: Persona, mine: float, name: str, view: dict[str, Any]) -> str:
+    """My answer to one other analyst: its size and the fact it cites, against my limits."""
+    theirs = float(view["recommended_size"])
+    said = f"{name} recommends {theirs:.2f} ({view['stance']})"
+    cited = view.get("evidence") or []
+    limit = _PERSONAS[persona].max_atr_pct
+    for item in cited:
+        said += f", citing {item['reading']} ({item['fact']} {float(item['value']):g})"
+        vol = _volatility({str(item["fact"]): float(item["value"])})
+        if vol is not None:
+            within = "within" if vol[1] <= limit else "beyond"
+            said += f": a daily range of {vol[1]:.1f}% of price, {within} my {limit:g}% limit"
+    if mine == 0:
+        return said + "; I stay out"
+    if abs(theirs - mine) < 0.01:
+        return said + "; we agree"
+    return said + ("; I come down toward it" if theirs < mine else "; I go up toward it")
+
+
+def _replies(persona: Persona, mine: float, others: dict[str, Any]) -> str:
+    return "; ".join(_reply(persona, mine, n, v) for n, v in sorted(others.items())) + "."
+
+
+def _rebut_view(persona: Persona, t: Transcript) -> RiskView:
+    """Answer the other two's views of this exchange, each against my own limits, and move
+    toward their sizes."""
+    task = t.task_as(RiskRebuttalTask)
+    own, others = task.own_view, task.others
+    before = float(own["recommended_size"])
+    size = _converge(before, others)
+    moved = f"move from {before:.2f} to {size:.2f}" if size != before else f"stay at {size:.2f}"
+    return RiskView(
+        stance=_stance(size, task.proposal),
+        recommended_size=size,
+        argument=f"{own['argument']} Having heard {' and '.join(sorted(others))}, I {moved}.",
+        evidence=[Evidence.model_validate(e) for e in own.get("evidence") or []],
+        rebuttal=_replies(persona, before, others),
+    )
+
+
+def _speak(persona: Persona, t: Transcript) -> RiskView:
+    """A risk analyst's turn: its view, or its answer to the other two's."""
+    if isinstance(t.task, RiskRebuttalTask):
+        return _rebut_view(persona, t)
+    return _view(persona, t)
 
 
 def risk_analyst(persona: Persona) -> AgentSpec[DeskDeps, RiskView]:
@@ -111,7 +165,7 @@ def risk_analyst(persona: Persona) -> AgentSpec[DeskDeps, RiskView]:
             output_type=RiskView,
             output_validators=(cites_the_facts,),
         ),
-        policy=RulesPolicy(plan=[], decide=partial(_view, persona), name=persona),
+        policy=RulesPolicy(plan=[], decide=partial(_speak, persona), name=persona),
         turns={"quick": 1, "standard": 2, "deep": 3},
     )
 
@@ -119,8 +173,7 @@ def risk_analyst(persona: Persona) -> AgentSpec[DeskDeps, RiskView]:
 def _judge(t: Transcript) -> FinalDecision:
     task = t.task_as(JudgeTask)
     proposal, plan, debate, memories = task.proposal, task.plan, task.risk_debate, task.memories
-    last_round = max((turn["round"] for turn in debate), default=0)
-    views = [turn for turn in debate if turn["round"] == last_round]
+    views = list({turn["speaker"]: turn for turn in debate}.values())  # each one's last say
     size = statistics.median([float(v["recommended_size"]) for v in views]) if views else 0.0
     opposed = sum(v["stance"] == "oppose" for v in views)
     notes = [f"{v['speaker']}: {v['argument']}" for v in views if v["stance"] != "support"]

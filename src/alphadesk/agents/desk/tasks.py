@@ -18,7 +18,9 @@ __all__ = [
     "ManagerTask",
     "MarketTask",
     "NewsTask",
+    "RebuttalTask",
     "ResearcherTask",
+    "RiskRebuttalTask",
     "RiskTask",
     "SentimentTask",
     "TraderTask",
@@ -55,16 +57,31 @@ class FundamentalsTask(DeskTask):
 
 @dataclass(frozen=True, kw_only=True)
 class ResearcherTask(DeskTask):
-    """One turn of the bull or bear researcher in the debate."""
+    """The bull's or bear's argument in one exchange of the debate: its case from the
+    analysts' reports, answering (after the first exchange) the other side's last rebuttal."""
 
     template = "researcher"
-    round: int
-    rounds: int
+    exchange: int
+    exchanges: int
     stance: str
     opponent: str
     briefing: dict[str, Json]
     opponent_turn: Json | None
     memories: list[Json]
+
+
+@dataclass(frozen=True, kw_only=True)
+class RebuttalTask(DeskTask):
+    """The bull's or bear's rebuttal: its answer to the other side's argument of the same
+    exchange, beside its own."""
+
+    template = "rebuttal"
+    exchange: int
+    exchanges: int
+    stance: str
+    opponent: str
+    own_turn: Json
+    opponent_turn: Json
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -83,15 +100,30 @@ class TraderTask(DeskTask):
 
 @dataclass(frozen=True, kw_only=True)
 class RiskTask(DeskTask):
-    """One turn of a risk analyst (risky, safe or neutral) in the risk discussion."""
+    """A risk analyst's (risky, safe or neutral) view in one exchange of the risk
+    discussion, answering (after the first exchange) the other two's last rebuttals."""
 
     template = "risk"
-    round: int
-    rounds: int
+    exchange: int
+    exchanges: int
     persona: str
     proposal: Json
     briefing: dict[str, Json]
     others: dict[str, Json] | None
+
+
+@dataclass(frozen=True, kw_only=True)
+class RiskRebuttalTask(DeskTask):
+    """A risk analyst's rebuttal: its answer to the other two's views of the same exchange,
+    beside its own."""
+
+    template = "risk_rebuttal"
+    exchange: int
+    exchanges: int
+    persona: str
+    proposal: Json
+    own_view: Json
+    others: dict[str, Json]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -116,4 +148,6 @@ DESK_TASKS: dict[str, type[DeskTask]] = {
     "safe": RiskTask,
     "neutral": RiskTask,
     "judge": JudgeTask,
+    "rebuttal": RebuttalTask,  # a researcher's second turn of an exchange
+    "risk_rebuttal": RiskRebuttalTask,  # a risk analyst's second turn of an exchange
 }

@@ -2,11 +2,21 @@
 
     START -> market | sentiment | news | fundamentals | reflect | chart   (concurrently)
           -> brief (fact sheet, situation, recall)
-          -> debate (bull and bear concurrently, each answering the other's last turn)
+          -> debate (bull and bear argue, concurrently)
+          -> rebuttal (each answers the other's argument, concurrently)
              x max_debate_rounds
           -> manager -> trader
-          -> risk (risky, safe and neutral concurrently) x max_risk_discuss_rounds
+          -> risk (risky, safe and neutral give their views, concurrently)
+          -> risk_rebuttal (each answers the other two's views, concurrently)
+             x max_risk_discuss_rounds
           -> judge -> finish -> END
+
+One exchange (what ``--rounds`` and ``--risk-rounds`` count) is two steps: every speaker
+states its case, then each answers the others' cases of that exchange; from the second
+exchange on, a case also answers the others' last rebuttals. That is the shortest critical
+path on which every side has answered every other before the manager or the judge
+decides: two model calls per exchange. Taking turns (bull, then bear, then bull) needs
+three for the same, and one concurrent step alone leaves every case unanswered.
 
 A failed step routes straight to ``finish`` with a typed failure naming the agent: no
 decision is made for it, least of all a silent HOLD. Every node's update is plain JSON so
@@ -89,23 +99,28 @@ class TradingDesk:
         if request.memory:  # the reflect node itself skips what this desk cannot do
             first.append("reflect")
         first.append("chart")
-        for name in (*first, "brief", "debate", "manager", "trader", "risk", "judge", "finish"):
+        debates = ("debate", "rebuttal", "manager", "trader", "risk", "risk_rebuttal", "judge")
+        for name in (*first, "brief", *debates, "finish"):
             graph.add_node(name, node(name))
         for name in first:
             graph.add_edge(START, name)
         graph.add_edge(first, "brief")  # the fan-in waits for every analyst
-        rounds, risk_rounds = request.max_debate_rounds, request.max_risk_discuss_rounds
-        graph.add_conditional_edges("brief", _next("debate"), ["debate", "finish"])
+        for stage, then in (
+            ("brief", "debate"),
+            ("debate", "rebuttal"),
+            ("manager", "trader"),
+            ("trader", "risk"),
+            ("risk", "risk_rebuttal"),
+        ):
+            graph.add_conditional_edges(stage, _next(then), [then, "finish"])
         graph.add_conditional_edges(
-            "debate",
-            _loop("debate", "manager", rounds, "debate"),
+            "rebuttal",
+            _loop("debate", "manager", request.max_debate_rounds, "debate"),
             ["debate", "manager", "finish"],
         )
-        graph.add_conditional_edges("manager", _next("trader"), ["trader", "finish"])
-        graph.add_conditional_edges("trader", _next("risk"), ["risk", "finish"])
         graph.add_conditional_edges(
-            "risk",
-            _loop("risk", "judge", risk_rounds, "risk_debate"),
+            "risk_rebuttal",
+            _loop("risk", "judge", request.max_risk_discuss_rounds, "risk_debate"),
             ["risk", "judge", "finish"],
         )
         graph.add_edge("judge", "finish")
@@ -121,7 +136,8 @@ def _next(node: str) -> Callable[[DeskState], Awaitable[str]]:
 
 
 def _loop(node: str, then: str, rounds: int, turns: str) -> Callable[[DeskState], Awaitable[str]]:
-    """Repeat ``node`` until ``rounds`` rounds are spoken, then go on to ``then``."""
+    """Start another exchange at ``node`` until ``rounds`` exchanges are spoken, then go on
+    to ``then``."""
 
     async def route(state: DeskState) -> str:
         if state.get("verdict"):

@@ -33,8 +33,12 @@ class DeskRequest(PipelineRequest):
     """One symbol to decide on at one instant, and how the desk argues about it."""
 
     analysts: list[AnalystName] = Field(default_factory=_all_analysts, min_length=1)
-    max_debate_rounds: int = Field(1, ge=1, le=5)
-    max_risk_discuss_rounds: int = Field(1, ge=1, le=5)
+    max_debate_rounds: int = Field(
+        1, ge=1, le=5, description="Bull/bear exchanges: both argue, then each rebuts the other."
+    )
+    max_risk_discuss_rounds: int = Field(
+        1, ge=1, le=5, description="Risk exchanges: all three argue, then each rebuts the others."
+    )
     memory: bool = Field(True, description="Recall and reflect when the desk has a memory.")
 
     @field_validator("analysts")
@@ -50,19 +54,26 @@ class DeskRequest(PipelineRequest):
         return cls.model_validate(defaults | given)
 
 
+Part = Literal["argument", "rebuttal"]
+
+
 class DebateEntry(BaseModel):
-    """One researcher's turn, in its round."""
+    """One researcher's turn: its argument in an exchange (``round``), or its rebuttal of
+    the other side's argument of that exchange."""
 
     speaker: Literal["bull", "bear"]
     round: int
+    part: Part = "argument"
     turn: DebateTurn
 
 
 class RiskEntry(BaseModel):
-    """One risk analyst's view, in its round."""
+    """One risk analyst's turn: its view in an exchange (``round``), or its rebuttal of the
+    other two's views of that exchange."""
 
     speaker: Literal["risky", "safe", "neutral"]
     round: int
+    part: Part = "argument"
     view: RiskView
 
 

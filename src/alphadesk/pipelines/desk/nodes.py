@@ -1,15 +1,18 @@
 """The trading desk's graph nodes: each runs its agents as steps and returns a state update.
 
-Speakers of one round run concurrently; each sees the others' turns of the round before,
-so nobody waits for an answer it does not need.
+A debate goes in exchanges of two steps, the speakers of each step concurrently: all state
+their case (after the first exchange answering the others' last rebuttals), then each
+answers the others' arguments of the same exchange. Nobody waits for a turn it does not
+answer, and nobody's case goes unanswered.
 """
 
 from __future__ import annotations
 
 import asyncio
 import operator
+from collections.abc import Awaitable
 from dataclasses import dataclass
-from typing import Annotated, Any, TypedDict
+from typing import Annotated, Any, Literal, TypedDict
 
 from pydantic import BaseModel
 
@@ -18,9 +21,11 @@ from alphadesk.agents.desk import DeskAgents, DeskDeps
 from alphadesk.agents.desk.facts import briefing, fact_sheet, situation_text
 from alphadesk.agents.desk.models import (
     AnalystReport,
+    DebateTurn,
     FundamentalsReport,
     MarketReport,
     NewsReport,
+    RiskView,
     SentimentReport,
 )
 from alphadesk.agents.spec import AgentSpec
@@ -45,6 +50,10 @@ _REPORTS: dict[str, type[AnalystReport]] = {
     "news": NewsReport,
     "fundamentals": FundamentalsReport,
 }
+_OPPONENT = {"bull": "bear", "bear": "bull"}
+
+Part = Literal["argument", "rebuttal"]
+Said = tuple[dict[str, Any], dict[str, Any] | None]  # a speaker's bookkeeping and its entry
 
 
 def _merge(first: dict[str, Any], second: dict[str, Any]) -> dict[str, Any]:
@@ -77,12 +86,42 @@ class DeskState(TypedDict, total=False):
 
 
 def _flat(entry: dict[str, Any], key: str) -> dict[str, Any]:
-    """A spoken turn as the next speakers read it: who, which round, what was said."""
-    return {"speaker": entry["speaker"], "round": entry["round"], **entry[key]}
+    """A spoken turn as the next speakers read it: who, which exchange, argument or
+    rebuttal, and what was said."""
+    part = entry.get("part", "argument")
+    return {"speaker": entry["speaker"], "round": entry["round"], "part": part, **entry[key]}
 
 
-def _round(entries: list[dict[str, Any]]) -> int:
-    return len({entry["round"] for entry in entries}) + 1
+def _exchanges(entries: list[dict[str, Any]]) -> int:
+    """The exchanges begun so far (an entry's ``round`` is its exchange)."""
+    return len({entry["round"] for entry in entries})
+
+
+def _latest(entries: list[dict[str, Any]], key: str) -> dict[str, dict[str, Any]]:
+    """Each speaker's last turn."""
+    return {entry["speaker"]: _flat(entry, key) for entry in entries}
+
+
+def _arguments(entries: list[dict[str, Any]], key: str, exchange: int) -> dict[str, Any]:
+    """Each speaker's argument of ``exchange``."""
+    return {
+        entry["speaker"]: _flat(entry, key)
+        for entry in entries
+        if entry["round"] == exchange and entry.get("part", "argument") == "argument"
+    }
+
+
+def _announced(output: DebateTurn | RiskView, part: Part) -> str:
+    """What the event stream shows of a turn: an argument (with its answer to the last
+    rebuttals, if any), or a rebuttal."""
+    if part == "argument":
+        text = output.argument
+        text += f" Answering the last rebuttal: {output.rebuttal}" if output.rebuttal else ""
+    else:
+        text = output.rebuttal or output.argument
+    if isinstance(output, RiskView):
+        text = f"{output.stance} at size {output.recommended_size:.2f}: {text}"
+    return text
 
 
 def _bookkeeping(step: StepOutcome[Any]) -> dict[str, Any]:
@@ -94,16 +133,17 @@ def _bookkeeping(step: StepOutcome[Any]) -> dict[str, Any]:
     return update
 
 
-def _combine(
-    updates: list[dict[str, Any]], key: str, entries: list[dict[str, Any]]
-) -> dict[str, Any]:
-    """The update of one round of concurrent speakers."""
-    combined: dict[str, Any] = {"missing": [], "reports": [], key: entries}
-    for update in updates:
+async def _together(key: str, speakers: list[Awaitable[Said]]) -> dict[str, Any]:
+    """The update of one step of concurrent speakers, their entries in speaking order."""
+    said = await asyncio.gather(*speakers)
+    combined: dict[str, Any] = {"missing": [], "reports": [], key: []}
+    for update, entry in said:
         combined["missing"] += update["missing"]
         combined["reports"] += update.get("reports", [])
         if "verdict" in update and "verdict" not in combined:
             combined["verdict"] = update["verdict"]
+        if entry is not None:
+            combined[key].append(entry)
     return combined
 
 
@@ -143,35 +183,49 @@ class DeskNodes:
         return self.deps.memory if self.request.memory else None
 
     async def _run(
-        self, spec: AgentSpec[DeskDeps, Any], facts: dict[str, float], **context: Any
+        self,
+        spec: AgentSpec[DeskDeps, Any],
+        facts: dict[str, float],
+        *,
+        sheet: bool = True,
+        **context: Any,
     ) -> StepOutcome[Any]:
-        """Run ``spec`` on its task filled with ``context`` and the fact sheet."""
+        """Run ``spec`` on its task filled with ``context`` and, unless ``sheet`` is false,
+        the fact sheet (a rebuttal answers with the facts the arguments cite, which saves
+        the sheet's ~1.8k tokens); the validators check every citation against the sheet."""
         request, run = self.request, self.deps.run
-        prompt = DeskAgents.prompt(spec.name, request.symbol, request.as_of, facts=facts, **context)
+        shown = facts if sheet else {}
+        prompt = DeskAgents.prompt(spec.name, request.symbol, request.as_of, facts=shown, **context)
         deps = DeskDeps(
             market=self.deps.market, run_dir=run.run_dir, symbol=request.symbol, facts=facts
         )
         return await self.deps.steps.run(spec, prompt, deps, request)
 
-    def _say(
-        self,
-        debate: str,
-        speaker: str,
-        round_: int,
-        text: str,
-        **numbers: float | None,
-    ) -> None:
+    def _spoke(self, step: StepOutcome[Any], speaker: str, exchange: int, part: Part) -> Said:
+        """A debater's step as bookkeeping and its debate entry, announced as it is said."""
+        update, output = _bookkeeping(step), step.output
+        if output is None:
+            return update, None
+        investment = isinstance(output, DebateTurn)
+        key, numbers = (
+            ("turn", {"conviction": output.conviction})
+            if investment
+            else ("view", {"size": output.recommended_size})
+        )
         self.deps.run.emit(
             DebateMessage(
                 run_id=self.deps.run.run_id,
                 agent=speaker,
                 symbol=self.request.symbol,
-                debate=debate,
-                round=round_,
-                text=text,
+                debate="investment" if investment else "risk",
+                round=exchange,
+                part=part,
+                text=_announced(output, part),
                 **numbers,
             )
         )
+        entry = {"speaker": speaker, "round": exchange, "part": part}
+        return update, entry | {key: output.model_dump(mode="json")}
 
     # -- analysts, reflection, briefing ---------------------------------------------------
 
@@ -236,33 +290,49 @@ class DeskNodes:
     # -- the investment debate, plan and proposal -----------------------------------------
 
     async def debate(self, state: DeskState) -> dict[str, Any]:
-        request, spoken = self.request, state.get("debate", [])
-        round_ = _round(spoken)
-        last = {e["speaker"]: _flat(e, "turn") for e in spoken if e["round"] == round_ - 1}
+        """Bull and bear state their cases at once; after the first exchange each answers
+        the other's rebuttal of the exchange before."""
+        spoken = state.get("debate", [])
+        exchange, last = _exchanges(spoken) + 1, _latest(spoken, "turn")
 
-        async def speak(stance: str) -> tuple[dict[str, Any], dict[str, Any] | None]:
-            opponent = "bear" if stance == "bull" else "bull"
+        async def speak(stance: str) -> Said:
             step = await self._run(
                 self.deps.agents.researchers[stance],
                 state["facts"],
-                round=round_,
-                rounds=request.max_debate_rounds,
+                exchange=exchange,
+                exchanges=self.request.max_debate_rounds,
                 stance=stance,
-                opponent=opponent,
+                opponent=_OPPONENT[stance],
                 briefing=state["briefing"],
-                opponent_turn=last.get(opponent),
+                opponent_turn=last.get(_OPPONENT[stance]),
                 memories=state.get("memories", []),
             )
-            if step.output is None:
-                return _bookkeeping(step), None
-            turn = step.output
-            text = turn.argument + (f" Rebuttal: {turn.rebuttal}" if turn.rebuttal else "")
-            self._say("investment", stance, round_, text, conviction=turn.conviction)
-            entry = {"speaker": stance, "round": round_, "turn": turn.model_dump(mode="json")}
-            return _bookkeeping(step), entry
+            return self._spoke(step, stance, exchange, "argument")
 
-        said = await asyncio.gather(speak("bull"), speak("bear"))
-        return _combine([u for u, _ in said], "debate", [e for _, e in said if e is not None])
+        return await _together("debate", [speak(stance) for stance in _OPPONENT])
+
+    async def rebuttal(self, state: DeskState) -> dict[str, Any]:
+        """Bull and bear each answer the other's argument of this exchange, at once."""
+        spoken = state["debate"]
+        exchange = _exchanges(spoken)
+        argued = _arguments(spoken, "turn", exchange)
+
+        async def speak(stance: str) -> Said:
+            step = await self._run(
+                self.deps.agents.researchers[stance],
+                state["facts"],
+                sheet=False,
+                task="rebuttal",
+                exchange=exchange,
+                exchanges=self.request.max_debate_rounds,
+                stance=stance,
+                opponent=_OPPONENT[stance],
+                own_turn=argued[stance],
+                opponent_turn=argued[_OPPONENT[stance]],
+            )
+            return self._spoke(step, stance, exchange, "rebuttal")
+
+        return await _together("debate", [speak(stance) for stance in _OPPONENT])
 
     async def manager(self, state: DeskState) -> dict[str, Any]:
         debate = [_flat(entry, "turn") for entry in state.get("debate", [])]
@@ -286,32 +356,48 @@ class DeskNodes:
     # -- the risk discussion and the final decision ---------------------------------------
 
     async def risk(self, state: DeskState) -> dict[str, Any]:
-        request, spoken = self.request, state.get("risk_debate", [])
-        round_ = _round(spoken)
-        last = {e["speaker"]: _flat(e, "view") for e in spoken if e["round"] == round_ - 1}
+        """The three risk analysts give their views at once; after the first exchange each
+        answers the other two's rebuttals of the exchange before."""
+        spoken = state.get("risk_debate", [])
+        exchange, last = _exchanges(spoken) + 1, _latest(spoken, "view")
 
-        async def speak(persona: str) -> tuple[dict[str, Any], dict[str, Any] | None]:
-            others = {name: view for name, view in last.items() if name != persona} or None
+        async def speak(persona: str) -> Said:
             step = await self._run(
                 self.deps.agents.risk[persona],
                 state["facts"],
-                round=round_,
-                rounds=request.max_risk_discuss_rounds,
+                exchange=exchange,
+                exchanges=self.request.max_risk_discuss_rounds,
                 persona=persona,
                 proposal=state["proposal"],
                 briefing=state["briefing"],
-                others=others,
+                others={name: view for name, view in last.items() if name != persona} or None,
             )
-            if step.output is None:
-                return _bookkeeping(step), None
-            view = step.output
-            text = f"{view.stance} at size {view.recommended_size:.2f}: {view.argument}"
-            self._say("risk", persona, round_, text, size=view.recommended_size)
-            entry = {"speaker": persona, "round": round_, "view": view.model_dump(mode="json")}
-            return _bookkeeping(step), entry
+            return self._spoke(step, persona, exchange, "argument")
 
-        said = await asyncio.gather(*(speak(p) for p in self.deps.agents.risk))
-        return _combine([u for u, _ in said], "risk_debate", [e for _, e in said if e is not None])
+        return await _together("risk_debate", [speak(p) for p in self.deps.agents.risk])
+
+    async def risk_rebuttal(self, state: DeskState) -> dict[str, Any]:
+        """Each risk analyst answers the other two's views of this exchange, at once."""
+        spoken = state["risk_debate"]
+        exchange = _exchanges(spoken)
+        views = _arguments(spoken, "view", exchange)
+
+        async def speak(persona: str) -> Said:
+            step = await self._run(
+                self.deps.agents.risk[persona],
+                state["facts"],
+                sheet=False,
+                task="risk_rebuttal",
+                exchange=exchange,
+                exchanges=self.request.max_risk_discuss_rounds,
+                persona=persona,
+                proposal=state["proposal"],
+                own_view=views[persona],
+                others={name: view for name, view in views.items() if name != persona},
+            )
+            return self._spoke(step, persona, exchange, "rebuttal")
+
+        return await _together("risk_debate", [speak(p) for p in self.deps.agents.risk])
 
     async def judge(self, state: DeskState) -> dict[str, Any]:
         step = await self._run(

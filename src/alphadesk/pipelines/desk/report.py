@@ -103,40 +103,52 @@ def _memories(result: DeskResult) -> list[str]:
     return [*lines, ""]
 
 
-def _debate(result: DeskResult) -> list[str]:
-    if not result.debate:
+def _exchanges(title: str, entries: list[tuple[int, str, str, str, str | None]]) -> list[str]:
+    """A debate in speaking order: per exchange the arguments (spoken at once), then the
+    rebuttals (each answering the others' arguments of that exchange)."""
+    if not entries:
         return []
-    lines = ["## Investment debate", ""]
-    for round_, entries in groupby(result.debate, key=lambda e: e.round):
-        lines += [f"### Round {round_}", ""]
-        for entry in entries:
-            turn = entry.turn
-            lines += [
-                f"**{entry.speaker.capitalize()}** (conviction {turn.conviction:.2f}): "
-                f"{turn.argument}",
-                "",
-            ]
-            if turn.rebuttal:
-                lines += [f"> {turn.rebuttal}", ""]
+    lines = [f"## {title}", ""]
+    for exchange, spoken in groupby(entries, key=lambda e: e[0]):
+        lines += [f"### Exchange {exchange}", ""]
+        for _, speaker, part, said, rebuttal in spoken:
+            verb = "argues" if part == "argument" else "answers"
+            lines += [f"**{speaker.capitalize()}** {verb} {said}", ""]
+            if rebuttal:
+                lines += [f"> {rebuttal}", ""]
     return lines
+
+
+def _debate(result: DeskResult) -> list[str]:
+    return _exchanges(
+        "Investment debate",
+        [
+            (
+                e.round,
+                e.speaker,
+                e.part,
+                f"(conviction {e.turn.conviction:.2f}): {e.turn.argument}",
+                e.turn.rebuttal,
+            )
+            for e in result.debate
+        ],
+    )
 
 
 def _risk(result: DeskResult) -> list[str]:
-    if not result.risk_debate:
-        return []
-    lines = ["## Risk discussion", ""]
-    for round_, entries in groupby(result.risk_debate, key=lambda e: e.round):
-        lines += [f"### Round {round_}", ""]
-        for entry in entries:
-            view = entry.view
-            lines += [
-                f"**{entry.speaker.capitalize()}** ({view.stance}, size "
-                f"{view.recommended_size:.2f}): {view.argument}",
-                "",
-            ]
-            if view.rebuttal:
-                lines += [f"> {view.rebuttal}", ""]
-    return lines
+    return _exchanges(
+        "Risk discussion",
+        [
+            (
+                e.round,
+                e.speaker,
+                e.part,
+                f"({e.view.stance}, size {e.view.recommended_size:.2f}): {e.view.argument}",
+                e.view.rebuttal,
+            )
+            for e in result.risk_debate
+        ],
+    )
 
 
 def _who(result: DeskResult) -> list[str]:
