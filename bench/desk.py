@@ -109,9 +109,10 @@ async def run(latency: float, *, sequential: bool) -> tuple[float, int, DeskResu
     return wall, sum(m.calls for m in models.values()), result
 
 
-async def overhead(decisions: int = OVERHEAD_DECISIONS, warm: int = 2) -> tuple[float, float]:
+async def overhead(decisions: int = OVERHEAD_DECISIONS) -> tuple[float, float]:
     """Mean wall and CPU time (all threads) of one decision of the desk's own work: one desk
-    and runner deciding symbols in turn on weekly dates, after ``warm`` uncounted ones."""
+    and runner deciding symbols in turn on weekly dates, after one uncounted decision of
+    each symbol (which reads its files)."""
     settings = Settings(
         data_dir=Path(tempfile.mkdtemp(prefix="alphadesk-bench-")),
         memory=MemorySettings(enabled=False),
@@ -121,7 +122,7 @@ async def overhead(decisions: int = OVERHEAD_DECISIONS, warm: int = 2) -> tuple[
     runner = PipelineRunner(settings, desk, charts=False)
     days = sessions_between(date.fromisoformat(OVERHEAD_FROM), date(2099, 1, 1))[::5]
     pairs = [(s, session_close(d)) for d in days for s in OVERHEAD_SYMBOLS]
-    wall = cpu = 0.0
+    warm, wall, cpu = len(OVERHEAD_SYMBOLS), 0.0, 0.0
     for i, (symbol, as_of) in enumerate(pairs[: warm + decisions]):
         request = DeskRequest(symbol=symbol, as_of=as_of, memory=False)
         started, used = time.perf_counter(), time.process_time()
