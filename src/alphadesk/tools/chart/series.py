@@ -43,6 +43,7 @@ T = TypeVar("T")
 _COMPUTED: OrderedDict[Hashable, Any] = OrderedDict()
 _COMPUTED_SIZE = 256
 _COMPUTED_LOCK = threading.Lock()
+_NOT_YET = object()
 
 
 @dataclass(frozen=True)
@@ -78,10 +79,10 @@ class ChartSeries:
         list comes back as a new list, the items (frozen) shared."""
         key = (compute, args, tuple(sorted(kwargs.items())), self.symbol, self.as_of, self.digest)
         with _COMPUTED_LOCK:
-            value = _COMPUTED.get(key, _COMPUTED)
-            if value is not _COMPUTED:
+            value = _COMPUTED.get(key, _NOT_YET)
+            if value is not _NOT_YET:
                 _COMPUTED.move_to_end(key)
-        if value is _COMPUTED:
+        if value is _NOT_YET:
             value = compute(self.frame, *args, **kwargs)
             with _COMPUTED_LOCK:
                 _COMPUTED[key] = value
