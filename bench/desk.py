@@ -12,6 +12,10 @@ trader, risky then safe then neutral, the judge; one turn per debater per round,
 rebuttals), and beside a strictly sequential run of the desk's own calls (every call
 holding one shared lock). Goals: desk wall <= 0.65x the reference and <= 1.15x its own
 critical path.
+
+It also prints the desk's own work per decision: rules models with no latency, no charts
+and no memory (as an evaluation runs it), one desk deciding a few symbols on weekly dates,
+the mean after a warm-up. Goal: <= 0.1 s.
 """
 
 from __future__ import annotations
@@ -25,9 +29,9 @@ from datetime import date
 from pathlib import Path
 
 from alphadesk.agents.desk import ANALYSTS, default_agents
-from alphadesk.config import Settings
+from alphadesk.config import MemorySettings, Settings
 from alphadesk.data import build_provider
-from alphadesk.data.calendar import session_close
+from alphadesk.data.calendar import session_close, sessions_between
 from alphadesk.llm.messages import Message, ModelResponse, RequestSettings, ToolSpec
 from alphadesk.llm.rules import RulesModel
 from alphadesk.llm.wrapper import ModelWrapper
@@ -38,6 +42,9 @@ from alphadesk.pipelines.runner import PipelineRunner
 
 SYMBOL, DAY = "AAPL", "2012-03-30"
 LATENCY = 1.0
+# The desk's own work: these symbols in turn, weekly from this date, this many decisions.
+OVERHEAD_SYMBOLS = ("AAPL", "JPM", "XOM", "WMT")
+OVERHEAD_FROM, OVERHEAD_DECISIONS = "2013-01-02", 20
 _TOGETHER = (frozenset({"bull", "bear"}), frozenset({"risky", "safe", "neutral"}))
 
 
@@ -120,12 +127,43 @@ async def run(latency: float, *, sequential: bool) -> tuple[float, int, DeskResu
     return wall, sum(m.calls for m in models.values()), result
 
 
+async def overhead(decisions: int = OVERHEAD_DECISIONS) -> tuple[float, float]:
+    """Mean wall and CPU time (all threads) of one decision of the desk's own work: one desk
+    and runner deciding symbols in turn on weekly dates, after one uncounted decision of
+    each symbol (which reads its files)."""
+    settings = Settings(
+        data_dir=Path(tempfile.mkdtemp(prefix="alphadesk-bench-")),
+        memory=MemorySettings(enabled=False),
+    )
+    models = {s.name: RulesModel(s.policy) for s in default_agents().all}
+    desk = TradingDesk(settings, build_provider(settings), models=models)
+    runner = PipelineRunner(settings, desk, charts=False)
+    days = sessions_between(date.fromisoformat(OVERHEAD_FROM), date(2099, 1, 1))[::5]
+    pairs = [(s, session_close(d)) for d in days for s in OVERHEAD_SYMBOLS]
+    warm, wall, cpu = len(OVERHEAD_SYMBOLS), 0.0, 0.0
+    for i, (symbol, as_of) in enumerate(pairs[: warm + decisions]):
+        request = DeskRequest(symbol=symbol, as_of=as_of, memory=False)
+        started, used = time.perf_counter(), time.process_time()
+        result = await runner.analyze(request)
+        if i >= warm:
+            wall += time.perf_counter() - started
+            cpu += time.process_time() - used
+        assert result is not None and result.decision != "failed", result
+    return wall / decisions, cpu / decisions
+
+
 async def main() -> None:
     await run(0.0, sequential=False)  # warm: imports, calendars, bundled files
     offline, calls, result = await run(0.0, sequential=False)
     print(
         f"offline (rules, no latency): {offline:.2f} s wall, {calls} model calls, "
         f"decision {result.decision}"
+    )
+    per_decision, cpu = await overhead()
+    print(
+        f"desk's own work: {per_decision:.3f} s per decision, {cpu:.3f} s CPU (goal <= 0.10 s;"
+        f" rules, no latency, no charts, no memory; mean of {OVERHEAD_DECISIONS} decisions of "
+        f"{', '.join(OVERHEAD_SYMBOLS)} weekly from {OVERHEAD_FROM})"
     )
     wall, calls, result = await run(LATENCY, sequential=False)
     serial, serial_calls, _ = await run(LATENCY, sequential=True)

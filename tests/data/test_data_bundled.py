@@ -234,3 +234,16 @@ def test_rates_file_matches_its_source() -> None:
     assert "held" in (risk_free_rate(datetime(2022, 1, 3, tzinfo=UTC)).note or "")
     with pytest.raises(NoData):
         risk_free_rate(datetime(1960, 1, 1, tzinfo=UTC))
+
+
+def test_company_facts_are_cut_at_each_instant_however_often_asked() -> None:
+    """Asked again at one instant the cut is the same; an earlier instant asked after a
+    later one never sees the later filings."""
+    provider = BundledProvider()
+    later, earlier = datetime(2014, 1, 3, 21, tzinfo=UTC), datetime(2012, 1, 3, 21, tzinfo=UTC)
+    first = provider.fundamentals("AAPL", later)
+    assert provider.fundamentals("AAPL", later).items == first.items
+    before = provider.fundamentals("AAPL", earlier)
+    assert before.items and max(f.known_at for f in before.items) <= earlier
+    assert len(before.items) < len(first.items)
+    assert max(f.known_at for f in first.items) > earlier

@@ -94,8 +94,8 @@ class RunRecorder:
             if self._on_event is not None:
                 self._on_event(event)
             return
-        event = _redacted(event, self._writer.secrets)  # stored and shown without API keys
-        self._writer.event(event)
+        event, body = _redacted(event, self._writer.secrets)  # stored, shown without API keys
+        self._writer.redacted_event(body, type(event).__name__)
         if getattr(event, "kind", None) == "model_response":  # a call completed: its entry
             self._writer.ledger(self.ledger.entries)
         if self._on_event is not None:
@@ -121,7 +121,8 @@ class RunRecorder:
         self.store.finish(self.run_id, status=status, result=result, error=error, as_of=as_of)
 
 
-def _redacted(event: BaseEvent, secrets: list[str]) -> BaseEvent:
+def _redacted(event: BaseEvent, secrets: list[str]) -> tuple[BaseEvent, dict[str, Any]]:
+    """The event without API keys, and its JSON body as stored."""
     dumped = event.model_dump(mode="json")
     cleaned = redact_json(dumped, secrets)
-    return event if cleaned == dumped else type(event).model_validate(cleaned)
+    return (event if cleaned == dumped else type(event).model_validate(cleaned)), cleaned

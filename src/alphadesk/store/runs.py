@@ -421,7 +421,12 @@ class RunWriter:
     def event(self, event: BaseModel) -> None:
         """Buffer ``event``; write the buffer when it ends a step."""
         body = redact_json(event.model_dump(mode="json"), self.secrets)
-        kind = str(body.get("kind", type(event).__name__))
+        self.redacted_event(body, type(event).__name__)
+
+    def redacted_event(self, body: dict[str, Any], name: str) -> None:
+        """Buffer an event already dumped and redacted with ``secrets`` (a recorder that
+        redacts each event before showing it does not pay for it twice)."""
+        kind = str(body.get("kind", name))
         with self._lock:
             self._events.append((kind, json.dumps(body)))
             if self._closed or kind in _BOUNDARIES or len(self._events) >= _MAX_BUFFER:

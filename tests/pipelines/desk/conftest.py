@@ -39,7 +39,9 @@ async def decide(
     desk = TradingDesk(settings, market, models=models)
     request = DeskRequest(symbol=symbol, as_of=close_of(day), **fields)
     sink = events.append if events is not None else (lambda _e: None)
-    session = PipelineRun(run_id=f"{symbol}-{day}", emit=sink, run_dir=run_dir)
+    session = PipelineRun(
+        run_id=f"{symbol}-{day}", emit=sink, run_dir=run_dir, charts=run_dir is not None
+    )
     result = await run_graph(desk, request, session)
     assert result is not None
     return result

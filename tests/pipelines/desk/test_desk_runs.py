@@ -78,6 +78,17 @@ async def test_a_run_interrupted_mid_debate_resumes_without_redoing_a_turn(
     assert bear_argument.evidence[0].fact in bull_rebuttal.rebuttal
 
 
+async def test_a_run_without_charts_draws_none(settings: Settings, market: MarketData) -> None:
+    runner = PipelineRunner(settings, TradingDesk(settings, market), charts=False)
+    result = await runner.analyze(DeskRequest(symbol="AAPL", as_of=close_of("2012-03-30")))
+    assert result is not None and result.decision == "BUY" and result.chart is None
+    assert result.run_id is not None
+    run_dir = settings.runs_dir / result.run_id
+    assert not list(run_dir.glob("*.png"))
+    artifacts = {a.name for a in RunStore(settings.store_path).artifacts(result.run_id)}
+    assert artifacts == {"report.md", "result.json"}
+
+
 async def test_full_run_through_litellm_then_replayed_with_zero_model_calls(
     settings: Settings, market: MarketData, openai_server: OpenAIServer
 ) -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import threading
+from collections import OrderedDict
 from datetime import datetime
 from pathlib import Path
 from typing import Any, ClassVar
@@ -40,6 +41,9 @@ _ALIASES = {
     "GOOGL": "GOOG",
     "BTC": "BTC-USD",
 }
+
+
+_FILED_KEPT = 32  # (symbol, instant) cuts of the company facts kept
 
 
 class _Store:
@@ -139,6 +143,22 @@ class BundledProvider(Provider):
     def __init__(self, root: Path | None = None, *, clock: Clock = utc_now) -> None:
         super().__init__(clock=clock)
         self._root = (root or BUNDLED_DIR).resolve()
+        self._filed: OrderedDict[tuple[str, datetime], Fundamentals] = OrderedDict()
+        self._filed_lock = threading.Lock()
+
+    def fundamentals(self, symbol: str, as_of: datetime) -> Fundamentals:
+        """Facts filed by ``as_of``: the files never change, so the analyst and the check of
+        its report (asking for the same instant) share one point-in-time cut, a few ms."""
+        key = (symbol, as_of)
+        with self._filed_lock:
+            found = self._filed.get(key)
+        if found is None:
+            found = super().fundamentals(symbol, as_of)
+            with self._filed_lock:
+                self._filed[key] = found
+                while len(self._filed) > _FILED_KEPT:
+                    self._filed.popitem(last=False)
+        return found
 
     @property
     def _store(self) -> _Store:

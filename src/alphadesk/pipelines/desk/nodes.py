@@ -248,9 +248,10 @@ class DeskNodes:
         return {"missing": []}
 
     async def chart(self, state: DeskState) -> dict[str, Any]:
-        """Draw the report's chart alongside the analysts (off the critical path)."""
+        """Draw the report's chart alongside the analysts (off the critical path), when the
+        run's report wants charts."""
         run_dir, request = self.deps.run.run_dir, self.request
-        if run_dir is None:
+        if run_dir is None or not self.deps.run.charts:
             return {"missing": []}
         ctx = RunContext(
             deps=ToolDeps(market=self.deps.market, run_dir=run_dir),

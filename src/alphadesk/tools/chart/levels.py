@@ -112,7 +112,7 @@ async def calculate_swing_points(
     highs: tuple[SwingPoint, ...] = ()
     lows: tuple[SwingPoint, ...] = ()
     try:
-        swings = swing_points(s.frame, lookback)
+        swings = s.computed(swing_points, lookback)
         highs, lows = swings.highs, swings.lows
         points = [_point(p) for p in zigzag(swings)[-_MAX_POINTS:]]
     except InsufficientData as exc:
@@ -120,7 +120,7 @@ async def calculate_swing_points(
     if not missing and not points:
         missing.append("swing points: none in the period (no price movement)")
     try:
-        major: MajorSwing | None = _major_swing(fibonacci_from_bars(s.frame))
+        major: MajorSwing | None = _major_swing(s.computed(fibonacci_from_bars))
     except InsufficientData:
         major = None
     return SwingPointsOut(
@@ -182,7 +182,7 @@ def _fib_levels(
             )
         return fibonacci_levels(high, low, direction), "given"
     try:
-        fib = fibonacci_from_bars(s.frame)
+        fib = s.computed(fibonacci_from_bars)
     except InsufficientData as exc:
         note = s.not_enough(exc)  # raises a retry when a longer period would help
         raise ModelRetry(
@@ -280,7 +280,7 @@ def _level(zone: Zone, close: float, atr: float) -> LevelOut:
 
 
 def _extension(s: ChartSeries, support: float | None) -> ExtensionOut:
-    ext = extension_from_support(s.frame, support)
+    ext = s.computed(extension_from_support, support)
     return ExtensionOut(
         support=price(ext.support),
         support_source="zone" if ext.support_source == "given" else ext.support_source,
@@ -292,7 +292,7 @@ def _extension(s: ChartSeries, support: float | None) -> ExtensionOut:
 
 
 def _confluence(s: ChartSeries) -> list[ConfluenceOut]:
-    zones = confluence_zones(s.frame)[:_MAX_CONFLUENCE]
+    zones = s.computed(confluence_zones)[:_MAX_CONFLUENCE]
     return [
         ConfluenceOut(
             kind=z.kind,
@@ -312,7 +312,7 @@ def sr_output(ctx: RunContext[ToolDeps], s: ChartSeries, num_levels: int) -> Sup
     close = s.close
     fields: dict[str, Any] = {"support": [], "resistance": [], "confluence": []}
     try:
-        sr = support_resistance(s.frame, num_levels=num_levels)
+        sr = s.computed(support_resistance, num_levels=num_levels)
     except InsufficientData as exc:
         missing.append(s.not_enough(exc))
     else:
@@ -378,7 +378,9 @@ def trendline_output(
         "current_price": price(s.close),
     }
     try:
-        line = trendline(s.frame, kind, lookback=lookback, tolerance_atr=_TRENDLINE_TOLERANCE_ATR)
+        line = s.computed(
+            trendline, kind, lookback=lookback, tolerance_atr=_TRENDLINE_TOLERANCE_ATR
+        )
     except InsufficientData as exc:
         common["missing"].append(s.not_enough(exc))
         return TrendlineOut(**common, found=False)

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import hashlib
 import logging
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass
-from datetime import date
-from typing import TYPE_CHECKING, Any, Literal
+from datetime import date, datetime
+from functools import cached_property
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from alphadesk.agent import ModelRetry, RunContext
 from alphadesk.data.errors import NoData
@@ -32,6 +37,14 @@ logger = logging.getLogger(__name__)
 
 LONGER_PERIOD = {"1mo": "3mo", "3mo": "6mo", "6mo": "1y", "1y": "2y"}
 
+T = TypeVar("T")
+# Every agent and validator of a decision reads the same indicators, levels and patterns:
+# each is computed once per symbol, instant and bars, in a small cache the process shares.
+_COMPUTED: OrderedDict[Hashable, Any] = OrderedDict()
+_COMPUTED_SIZE = 256
+_COMPUTED_LOCK = threading.Lock()
+_NOT_YET = object()
+
 
 @dataclass(frozen=True)
 class ChartSeries:
@@ -42,12 +55,40 @@ class ChartSeries:
         frame: ``open high low close volume`` where present (see ``traded_frame``).
         period: The period asked for.
         start: First calendar date asked for.
+        as_of: The instant the bars were read at.
     """
 
     bars: Bars
     frame: pd.DataFrame
     period: str
     start: date
+    as_of: datetime
+
+    @cached_property
+    def digest(self) -> bytes:
+        """A fingerprint of the frame's contents: index, columns and every value."""
+        import pandas as pd
+
+        rows = pd.util.hash_pandas_object(self.frame, index=True).to_numpy()
+        columns = "|".join(map(str, self.frame.columns)).encode()
+        return hashlib.blake2b(rows.tobytes() + columns, digest_size=16).digest()
+
+    def computed(self, compute: Callable[..., T], *args: Hashable, **kwargs: Hashable) -> T:
+        """``compute(self.frame, *args, **kwargs)``, computed once per symbol, instant and
+        bars (the bars are still read, so a read past the instant is still refused); a
+        list comes back as a new list, the items (frozen) shared."""
+        key = (compute, args, tuple(sorted(kwargs.items())), self.symbol, self.as_of, self.digest)
+        with _COMPUTED_LOCK:
+            value = _COMPUTED.get(key, _NOT_YET)
+            if value is not _NOT_YET:
+                _COMPUTED.move_to_end(key)
+        if value is _NOT_YET:
+            value = compute(self.frame, *args, **kwargs)
+            with _COMPUTED_LOCK:
+                _COMPUTED[key] = value
+                while len(_COMPUTED) > _COMPUTED_SIZE:
+                    _COMPUTED.popitem(last=False)
+        return list(value) if isinstance(value, list) else value  # type: ignore[return-value]
 
     @property
     def symbol(self) -> str:
@@ -122,7 +163,7 @@ async def load_series(
         frame.index[-1].date(),
         bars.provenance.provider,
     )
-    return ChartSeries(bars, frame, period, start)
+    return ChartSeries(bars, frame, period, start, ctx.as_of)
 
 
 def price(value: float) -> float:

@@ -88,7 +88,7 @@ def _candles(s: ChartSeries, missing: list[str]) -> list[CandleOut]:
         missing.append("candlesticks: need open, high, low and close")
         return []
     try:
-        signals = candlestick_patterns(s.frame, lookback=_CANDLE_BARS)
+        signals = s.computed(candlestick_patterns, lookback=_CANDLE_BARS)
     except InsufficientData as exc:
         missing.append(f"candlesticks: {exc}")
         return []
@@ -119,7 +119,7 @@ async def detect_chart_patterns(
     s = await load_series(ctx, symbol, period)
     missing: list[str] = []
     try:
-        found = detect_patterns(s.frame, lookback)
+        found = s.computed(detect_patterns, lookback)
     except InsufficientData as exc:
         missing.append(s.not_enough(exc))
         found = []
@@ -183,7 +183,7 @@ def _unavailable(snap: IndicatorSnapshot, groups: list[str]) -> list[str]:
 
 def _trend(s: ChartSeries, missing: list[str]) -> TrendOut | None:
     try:
-        t = trend_assessment(s.frame)
+        t = s.computed(trend_assessment)
     except InsufficientData as exc:
         missing.append(f"trend: not enough data: {exc}")
         return None
@@ -223,7 +223,7 @@ async def get_technical_indicators(
     missing: list[str] = []
     trend = _trend(s, missing)
     try:
-        snap = indicator_snapshot(s.frame)
+        snap = s.computed(indicator_snapshot)
     except AnalyticsError as exc:
         missing.append(f"indicators: {exc}"[:_NOTE_CHARS])
         values: dict[str, Any] = {}
