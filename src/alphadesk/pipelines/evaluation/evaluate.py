@@ -23,18 +23,16 @@ from alphadesk.data.errors import DataError
 from alphadesk.llm.base import Model
 from alphadesk.pipelines.base import Pipeline, build_pipeline
 
+from .deciding import Where, in_order, make_decisions, pending
 from .files import write_files
+from .journal import DecisionJournal
 from .lookahead import guard
-from .models import DecisionRecord, EvalSpec
+from .models import DecisionRecord, EvalSpec, EvaluationError
 from .positions import ShortPut
 from .scoring import Scored, score_csp, score_desk, table_rows
-from .walk import DeskFactory, ModelWrap, agent_models, walk
+from .walk import DeskFactory, ModelWrap, agent_models
 
 __all__ = ["Evaluation", "EvaluationError", "eval_folder", "evaluate"]
-
-
-class EvaluationError(ValueError):
-    """An evaluation that cannot run as asked; the message says what to change."""
 
 
 @dataclass
@@ -76,8 +74,16 @@ async def evaluate(
     on_start: Callable[[int], None] | None = None,
     on_decision: Callable[[DecisionRecord], None] | None = None,
     cluster: RayCluster | None = None,
+    workers: int | None = None,
+    fresh: bool = False,
+    on_resume: Callable[[int], None] | None = None,
 ) -> Evaluation:
     """Walk ``spec``'s desk forward, score it beside the baselines, write the files.
+
+    Each decision is appended to ``<folder>/decisions.jsonl`` as it is made. An evaluation
+    whose folder holds that file for the same spec continues from it: the decisions
+    recorded stand (``on_resume`` hears how many), the others (failed ones included) are
+    made; ``fresh`` discards them and decides everything again.
 
     The desk's runs, ledgers and the response cache live in ``<folder>/store``: the first
     evaluation records every model answer, and an evaluation whose folder holds a finished
@@ -85,13 +91,16 @@ async def evaluate(
     fails with ``CacheMiss``). After failures it records again: the answers already
     recorded are reused, only the failed decisions reach the model.
 
+    The decisions are made in ``workers`` processes (default: one per core; one, in this
+    process, when a ``desk_factory`` or ``wrap_model`` is given and no ``workers``), or
+    on Ray actors with ``cluster`` (see :mod:`~alphadesk.pipelines.evaluation.spread`);
+    the decisions and files are the same.
+
     Raises:
-        EvaluationError: No data or no session in the range, an unknown symbol.
+        EvaluationError: No data or no session in the range, an unknown symbol, a folder
+            holding another evaluation's decisions.
         LookAheadError: The desk read data past a decision instant.
         CacheMiss: Replaying asked something the first evaluation did not.
-
-    With ``cluster`` each symbol's walk runs on a Ray actor (see
-    :mod:`~alphadesk.pipelines.evaluation.spread`); the decisions and files are the same.
     """
     started, wall = datetime.now(UTC), time.monotonic()
     folder = eval_folder(settings, spec, out)
@@ -114,31 +123,45 @@ async def evaluate(
         desk = _desk(spec, local, guard(market), desk_factory, wrap_model, mode)
     except ValueError as exc:  # e.g. a model string LiteLLM cannot read
         raise EvaluationError(str(exc)) from None
-    if on_start is not None:
-        on_start(len(dates) * len(spec.symbols))
-    if cluster is None:
-        records = await walk(spec, local, desk, dates, on_decision=on_decision)
-    else:
-        from .spread import walk_on_ray
+    # Each worker builds its own desk: from the settings, or from ``market`` if given.
+    args = (spec, local, settings, market if given else None, desk_factory, wrap_model, mode)
+    objects = desk_factory is not None or wrap_model is not None  # objects stay here
+    where = Where(desk, partial(_remote_desk, *args), workers or (1 if objects else None), cluster)
+    journal = DecisionJournal.open(folder, spec, fresh=fresh)
+    try:
+        todo = pending(spec, dates, journal.recorded)
+        if on_start is not None:
+            on_start(len(dates) * len(spec.symbols))
+        if on_resume is not None and len(todo) < len(dates) * len(spec.symbols):
+            on_resume(len(dates) * len(spec.symbols) - len(todo))
+        made = await make_decisions(spec, local, todo, journal, where, on_decision)
+    finally:
+        journal.close()
+    records = in_order(spec, dates, journal.recorded, made)
+    scored = _scored(spec, market, frames, closes, records, dates)
+    rows = table_rows(scored)
+    manifest = _manifest(spec, mode, records, made, started, time.monotonic() - wall, desk)
+    files = write_files(folder, spec, rows, records, scored, manifest)
+    return Evaluation(spec, folder, rows, records, scored, files, manifest)
 
-        # Each actor builds its own desk: from the settings, or from ``market`` if given.
-        args = (spec, local, settings, market if given else None, desk_factory, wrap_model, mode)
-        make = partial(_remote_desk, *args)
-        records = await walk_on_ray(cluster, spec, local, make, dates, on_decision=on_decision)
+
+def _scored(
+    spec: EvalSpec,
+    market: MarketData,
+    frames: dict[str, pd.DataFrame],
+    closes: dict[str, pd.Series],
+    records: list[DecisionRecord],
+    dates: list[datetime],
+) -> list[Scored]:
     config = config_of(spec)
     try:
         if spec.desk == "desk":
-            scored = score_desk(spec, config, frames, records, dates)
-        else:
-            mechanical = {s: _mechanical_puts(market, s, dates) for s in spec.symbols}
-            on_basis = partial(_on_end_basis, market, closes)
-            scored = score_csp(spec, config, frames, closes, records, mechanical, dates, on_basis)
+            return score_desk(spec, config, frames, records, dates)
+        mechanical = {s: _mechanical_puts(market, s, dates) for s in spec.symbols}
+        on_basis = partial(_on_end_basis, market, closes)
+        return score_csp(spec, config, frames, closes, records, mechanical, dates, on_basis)
     except ValueError as exc:  # e.g. too little history before --from for an indicator
         raise EvaluationError(f"{exc}; start the evaluation later") from None
-    rows = table_rows(scored)
-    manifest = _manifest(spec, mode, records, started, time.monotonic() - wall, desk)
-    files = write_files(folder, spec, rows, records, scored, manifest)
-    return Evaluation(spec, folder, rows, records, scored, files, manifest)
 
 
 def _cache_mode(settings: Settings, folder: Path, spec: EvalSpec) -> CacheMode:
@@ -298,11 +321,13 @@ def _manifest(
     spec: EvalSpec,
     mode: CacheMode,
     records: list[DecisionRecord],
+    made: list[DecisionRecord],
     started: datetime,
     seconds: float,
     desk: Pipeline[Any, Any],
 ) -> dict[str, Any]:
-    """What varies between two runs of one evaluation: ids, times, live model calls."""
+    """What varies between two runs of one evaluation: ids, times, live model calls (of
+    the decisions made in this run; the others were recorded by an earlier one)."""
     return {
         "status": "complete",
         "fingerprint": spec.fingerprint(),
@@ -313,9 +338,11 @@ def _manifest(
         "started_at": started.isoformat(),
         "wall_seconds": round(seconds, 3),
         "decisions": len(records),
+        "decided_now": len(made),
+        "resumed": len(records) - len(made),
         "failed": sum(r.decision == "failed" for r in records),
         "model_calls": sum(r.model_calls for r in records),
-        "live_model_calls": sum(r.live_calls for r in records),
-        "live_cost_usd": sum(r.model_cost_usd for r in records if r.live_calls),
+        "live_model_calls": sum(r.live_calls for r in made),
+        "live_cost_usd": sum(r.model_cost_usd for r in made if r.live_calls),
         "run_ids": [r.run_id for r in records if r.run_id],
     }
