@@ -27,6 +27,8 @@ from alphadesk.cli.tables import Cell, Column, FitTable
 
 __all__ = ["evaluate_command"]
 
+DEFAULT_SYMBOLS = ["AAPL,MSFT,IBM"]
+
 
 def _day(value: str, option: str) -> date:
     try:
@@ -42,12 +44,12 @@ def evaluate_command(
     desk: Literal["desk", "csp"] = typer.Option(
         "desk", "--desk", help="The trading desk (BUY/HOLD/SELL) or the cash-secured-put desk."
     ),
-    symbols: list[str] = typer.Option(
-        ["AAPL,MSFT,IBM"],
+    symbols: list[str] | None = typer.Option(
+        None,
         "--symbols",
         "-s",
         metavar="SYMBOL",
-        help="Symbols, comma-separated or repeated.",
+        help="Symbols, comma-separated or repeated. Default: AAPL,MSFT,IBM.",
     ),
     start: str = typer.Option("2012-01-01", "--from", metavar="DATE", help="First date."),
     end: str = typer.Option("2012-12-31", "--to", metavar="DATE", help="Last date."),
@@ -79,13 +81,33 @@ def evaluate_command(
         help="With --ray: the cluster to join, 'auto' or 'ray://HOST:10001'.",
     ),
     as_json: bool = typer.Option(False, "--json", help="Print the table as JSON."),
+    universe: Literal["all"] | None = typer.Option(
+        None,
+        "--universe",
+        help="all: every symbol whose daily bars cover the window and the year before it "
+        "(the baselines' warm-up); `alphadesk data list` shows the ranges. Not with --symbols.",
+    ),
+    workers: int | None = typer.Option(
+        None,
+        "--workers",
+        min=1,
+        help="Processes deciding at once (1: in this process). Default: one per core.",
+    ),
+    fresh: bool = typer.Option(
+        False,
+        "--fresh",
+        help="Decide every date again, discarding the decisions recorded in the folder "
+        "(by default a rerun continues from them).",
+    ),
 ) -> None:
     """Walk a desk forward and score its decisions beside the baselines, after costs.
 
     At every N-th session from --from to --to the desk decides on data known then; the
     decisions are traded with costs and scored beside buy & hold, sma_cross, macd, kdj_rsi
-    and zmr (CSP: buy & hold and a mechanically picked put). Run again, the same evaluation
-    replays the recorded answers: no model call, the same bytes.
+    and zmr (CSP: buy & hold and a mechanically picked put), with block-bootstrap 95 %
+    intervals and the desk's decision mix beside a trend rule's. Each decision is recorded
+    as it is made: run again (after Ctrl-C or a crash, too), the same evaluation continues
+    from the recorded decisions and writes the same bytes.
     """
     from pydantic import ValidationError
 
@@ -93,7 +115,7 @@ def evaluate_command(
 
     check_models(settings_from(ctx), model)
     cluster = ray_cluster(ray, ray_address)
-    names = [s.strip() for group in symbols for s in group.split(",") if s.strip()]
+    names = _symbols(ctx, symbols, universe, start, end)
     try:
         spec = EvalSpec(
             desk=desk,
@@ -112,7 +134,7 @@ def evaluate_command(
         )
     except ValidationError as exc:
         raise fail_invalid(exc, "see `alphadesk eval --help`") from None
-    result = _run(ctx, spec, out, cluster=cluster)
+    result = _run(ctx, spec, out, cluster=cluster, workers=workers, fresh=fresh)
     if as_json:
         payload = {"folder": str(result.folder), "spec": spec.model_dump(mode="json")}
         payload |= {"rows": result.rows, "manifest": result.manifest}
@@ -121,7 +143,43 @@ def evaluate_command(
     _print(result)
 
 
-def _run(ctx: typer.Context, spec: Any, out: Path | None, *, cluster: Any = None) -> Any:
+def _symbols(
+    ctx: typer.Context,
+    symbols: list[str] | None,
+    universe: str | None,
+    start: str,
+    end: str,
+) -> list[str]:
+    """The symbols asked for, or the universe's (named on stderr)."""
+    if universe is None:
+        groups = symbols or DEFAULT_SYMBOLS
+        return [s.strip() for group in groups for s in group.split(",") if s.strip()]
+    if symbols:
+        raise fail("--symbols and --universe exclude each other", "give one or the other")
+    from alphadesk.data import build_provider
+    from alphadesk.pipelines.evaluation import universe as symbols_of
+
+    first, last = _day(start, "--from"), _day(end, "--to")
+    found = symbols_of(build_provider(settings_from(ctx)).coverage(), first, last)
+    if not found:
+        raise fail(
+            f"no symbol has daily bars from a year before {first} to {last}",
+            "see `alphadesk data list` for each symbol's range, and pick a window inside them",
+            BAD_INPUT,
+        )
+    err_console.print(f"[dim]universe all: {len(found)} symbols ({', '.join(found)})[/]")
+    return found
+
+
+def _run(
+    ctx: typer.Context,
+    spec: Any,
+    out: Path | None,
+    *,
+    cluster: Any = None,
+    workers: int | None = None,
+    fresh: bool = False,
+) -> Any:
     from alphadesk.data import DataError
     from alphadesk.llm.base import CacheMiss
     from alphadesk.pipelines.evaluation import EvaluationError, LookAheadError, evaluate
@@ -137,6 +195,9 @@ def _run(ctx: typer.Context, spec: Any, out: Path | None, *, cluster: Any = None
                     on_start=progress.start,
                     on_decision=progress.record,
                     cluster=cluster,
+                    workers=workers,
+                    fresh=fresh,
+                    on_resume=progress.skip,
                 )
             )
         except (EvaluationError, DataError) as exc:

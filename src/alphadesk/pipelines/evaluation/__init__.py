@@ -32,7 +32,7 @@ How an evaluation runs (``alphadesk eval``, :func:`evaluate`):
    writes byte-identical tables; run ids and times are in ``manifest.json`` only.
 """
 
-from .evaluate import Evaluation, EvaluationError, config_of, eval_folder, evaluate
+from .evaluate import Evaluation, EvaluationError, config_of, eval_folder, evaluate, universe
 from .lookahead import GuardedMarket, guard
 from .models import DecisionRecord, EvalSpec, PutRecord
 from .positions import PutBook, ShortPut, positions_from_decisions, put_book, short_put_pnl
@@ -58,4 +58,5 @@ __all__ = [
     "positions_from_decisions",
     "put_book",
     "short_put_pnl",
+    "universe",
 ]

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -20,6 +20,7 @@ from alphadesk.config import CacheMode, MemorySettings, Settings
 from alphadesk.data.base import MarketData
 from alphadesk.data.calendar import session_close, sessions_between
 from alphadesk.data.errors import DataError
+from alphadesk.data.models import Coverage
 from alphadesk.llm.base import Model
 from alphadesk.pipelines.base import Pipeline, build_pipeline
 
@@ -32,7 +33,11 @@ from .positions import ShortPut
 from .scoring import Scored, score_csp, score_desk, table_rows
 from .walk import DeskFactory, ModelWrap, agent_models
 
-__all__ = ["Evaluation", "EvaluationError", "eval_folder", "evaluate"]
+__all__ = ["WARM_UP", "Evaluation", "EvaluationError", "eval_folder", "evaluate", "universe"]
+
+# History a symbol needs before --from: the baselines' indicators (and the trend rule's
+# 200-session average) warm up on it.
+WARM_UP = timedelta(days=365)
 
 
 @dataclass
@@ -51,6 +56,14 @@ class Evaluation:
 def eval_folder(settings: Settings, spec: EvalSpec, out: Path | None = None) -> Path:
     """Where an evaluation's files go: ``out``, else ``data_dir/evals/<spec name>``."""
     return out if out is not None else settings.data_dir / "evals" / spec.name
+
+
+def universe(coverage: Sequence[Coverage], start: date, end: date) -> list[str]:
+    """The symbols an evaluation from ``start`` to ``end`` can take: daily bars on every
+    session of the window and a year before it."""
+    from alphadesk.data.universe import covering
+
+    return covering(coverage, start - WARM_UP, end)
 
 
 def config_of(spec: EvalSpec) -> BacktestConfig:
