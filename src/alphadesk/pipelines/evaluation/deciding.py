@@ -91,7 +91,8 @@ def in_order(
     """Every decision, recorded before or made now, in (date, symbol) order, with the
     trading desk's positions."""
     latest = dict(recorded) | {(r.symbol, r.as_of): r for r in made}
-    records = [latest[(s, d)].model_copy() for d in dates for s in spec.symbols]
+    # as_of from ``dates``: one time zone for all, whether read back from the file or not
+    records = [latest[(s, d)].model_copy(update={"as_of": d}) for d in dates for s in spec.symbols]
     if spec.desk == "desk":
         fill_positions(records, spec.long_short)
     return records

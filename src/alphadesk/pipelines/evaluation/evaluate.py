@@ -214,8 +214,14 @@ def _frames(
     market: MarketData, spec: EvalSpec, dates: list[datetime]
 ) -> tuple[dict[str, pd.DataFrame], dict[str, pd.Series]]:
     """Each symbol's bars known at the last close (the harness's own read, not the desk's):
-    adjusted OHLCV for the backtests, raw closes to settle puts."""
-    frames, closes = {}, {}
+    adjusted OHLCV for the backtests, raw closes to settle puts.
+
+    Raises:
+        EvaluationError: Symbols without bars over the whole window, all of them named,
+            before any decision is made (an evaluation of fewer symbols than asked would
+            answer another question).
+    """
+    frames, closes, problems = {}, {}, []
     end = _last_close(spec)
     for symbol in spec.symbols:
         try:
@@ -223,22 +229,36 @@ def _frames(
             frame, _notes = frame_from_bars(bars)
             raw, _ = frame_from_bars(bars, adjust=False)
         except (DataError, ValueError) as exc:
-            said = str(exc) if symbol in str(exc) else f"{symbol}: {exc}"
-            raise EvaluationError(
-                f"{said} (`alphadesk data list` shows each symbol's range)"
-            ) from None
-        first = pd.Timestamp(dates[0]).tz_convert(frame.index.tz)
-        if frame.index[0] > first:
-            raise EvaluationError(
-                f"{symbol}'s data starts {frame.index[0].date()}, after --from {spec.start}; "
-                "start the evaluation later (`alphadesk data list` shows the ranges)"
-            )
-        if int(frame.index.searchsorted(first)) >= len(frame) - 1:
-            raise EvaluationError(
-                f"{symbol} has fewer than 2 bars from {spec.start} to {spec.end}; widen the range"
-            )
+            problems.append(str(exc) if symbol in str(exc) else f"{symbol}: {exc}")
+            continue
+        problem = _gap(symbol, frame, pd.Timestamp(dates[0]), pd.Timestamp(end), spec)
+        if problem:
+            problems.append(problem)
+            continue
         frames[symbol], closes[symbol] = frame, raw["close"]
+    if problems:
+        raise EvaluationError(
+            f"no daily bars over the window {spec.start} to {spec.end} for "
+            f"{len(problems)} of {len(spec.symbols)} symbols, so nothing was decided: "
+            + "; ".join(problems)
+            + ". Drop them, move the window (`alphadesk data list` shows each symbol's "
+            "range), or take --universe all"
+        )
     return frames, closes
+
+
+def _gap(
+    symbol: str, frame: pd.DataFrame, first: pd.Timestamp, last: pd.Timestamp, spec: EvalSpec
+) -> str | None:
+    """What keeps ``frame`` from covering the window from ``first`` to ``last``, if any."""
+    first, last = first.tz_convert(frame.index.tz), last.tz_convert(frame.index.tz)
+    if frame.index[0] > first:
+        return f"{symbol}'s data starts {frame.index[0].date()}, after --from {spec.start}"
+    if frame.index[-1].date() < last.date():
+        return f"{symbol}'s data ends {frame.index[-1].date()}, before --to {spec.end}"
+    if int(frame.index.searchsorted(first)) >= len(frame) - 1:
+        return f"{symbol} has fewer than 2 bars from {spec.start} to {spec.end}"
+    return None
 
 
 def _desk(
