@@ -4,6 +4,7 @@ was never stopped."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -17,7 +18,7 @@ import pytest
 pytestmark = pytest.mark.slow
 
 # Two symbols, nine weekly dates each: 18 decisions over two worker processes.
-ARGS = ["eval", "--symbols", "KO,PEP", "--from", "2010-01-04", "--to", "2010-03-05"]
+ARGS = ["eval", "--symbols", "KO,JNJ", "--from", "2010-01-04", "--to", "2010-03-05"]
 ARGS += ["--every", "5", "--workers", "2"]
 FILES = ("table.md", "table.csv", "table.json", "decisions.csv")
 
@@ -67,6 +68,7 @@ def test_a_killed_evaluation_resumes_to_the_files_of_an_uninterrupted_one(tmp_pa
     assert resumed.returncode == 0, err
     manifest = json.loads(out)["manifest"]
     assert manifest["resumed"] == len(kept) and manifest["decided_now"] == 18 - len(kept)
+    assert manifest["failed"] == 0
     assert f"{len(kept)} of 18 recorded before, continuing" in err
     whole = tmp_path / "whole"
     uninterrupted = _eval(whole, env)
@@ -85,7 +87,5 @@ def _group_alive(group: int) -> bool:
 
 
 def _end_group(group: int) -> None:
-    try:
+    with contextlib.suppress(ProcessLookupError):
         os.killpg(group, signal.SIGKILL)
-    except ProcessLookupError:
-        pass

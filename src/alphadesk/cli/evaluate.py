@@ -225,30 +225,25 @@ class _Progress(CountingBar):
         self.advance(f"{record.symbol} {record.as_of.date()} · failed {self.failed}")
 
 
-def _print(result: Any) -> None:
-    from alphadesk.pipelines.evaluation.files import COLUMNS, DESK_ROWS, cells
+SHOWN_SYMBOLS = 5  # beyond this many symbols the terminal shows the pooled rows only
 
-    spec = result.spec
+
+def _print(result: Any) -> None:
+    from alphadesk.pipelines.evaluation.files import POOLED
+
+    spec, rows = result.spec, result.rows
     title = (
-        f"{spec.desk} ({spec.model}) on {', '.join(spec.symbols)}, {spec.start} to "
+        f"{spec.desk} ({spec.model}) on {_named(spec.symbols)}, {spec.start} to "
         f"{spec.end}, every {spec.every} sessions"
     )
-    # model calls and their cost in one column; every figure is a value, never cut
-    headers = COLUMNS[:-1]
-    table = FitTable(*headers[:2], *(Column(h, right=True) for h in headers[2:]), title=title)
-    rows = result.rows
-    for i, row in enumerate(rows):
-        shown: list[Cell] = list(cells(row))
-        ours = row["strategy"] in DESK_ROWS
-        if ours:
-            shown[0] = Text(row["strategy"], style="bold")
-        calls = f"{shown[-2]} (${row['model_cost_usd']:.4f})" if ours else "-"
-        table.add_row(
-            *shown[:-2],
-            calls,
-            end_section=i + 1 < len(rows) and rows[i + 1]["symbol"] != row["symbol"],
-        )
-    console.print(table)
+    if len(spec.symbols) > SHOWN_SYMBOLS:
+        rows = [r for r in rows if r["symbol"] == POOLED]
+        title += " (pooled; every symbol's rows are in table.md)"
+    console.print(_main_table(rows, title))
+    console.print(_interval_table(rows))
+    mixes = [r for r in result.rows if r.get("buy_share") is not None]
+    if mixes:
+        console.print(_mix_table(mixes))
     failed = [d for d in result.decisions if d.decision == "failed"]
     if failed:
         err_console.print(
@@ -263,3 +258,60 @@ def _print(result: Any) -> None:
         f"of {manifest['model_calls']}; {manifest['wall_seconds']:.1f}s; files in "
         f"{result.folder}[/]"
     )
+
+
+def _named(symbols: list[str]) -> str:
+    if len(symbols) <= SHOWN_SYMBOLS:
+        return ", ".join(symbols)
+    return f"{len(symbols)} symbols ({', '.join(symbols[:3])} ... {symbols[-1]})"
+
+
+def _sections(rows: list[dict[str, Any]], i: int) -> bool:
+    return i + 1 < len(rows) and rows[i + 1]["symbol"] != rows[i]["symbol"]
+
+
+def _main_table(rows: list[dict[str, Any]], title: str) -> FitTable:
+    from alphadesk.pipelines.evaluation.files import COLUMNS, DESK_ROWS, cells
+
+    # model calls and their cost in one column; every figure is a value, never cut
+    headers = COLUMNS[:-1]
+    table = FitTable(*headers[:2], *(Column(h, right=True) for h in headers[2:]), title=title)
+    for i, row in enumerate(rows):
+        shown: list[Cell] = list(cells(row))
+        ours = row["strategy"] in DESK_ROWS
+        if ours:
+            shown[0] = Text(row["strategy"], style="bold")
+        calls = f"{shown[-2]} (${row['model_cost_usd']:.4f})" if ours else "-"
+        table.add_row(*shown[:-2], calls, end_section=_sections(rows, i))
+    return table
+
+
+def _interval_table(rows: list[dict[str, Any]]) -> FitTable:
+    from alphadesk.pipelines.evaluation.files import INTERVAL_COLUMNS, interval_cells
+    from alphadesk.pipelines.evaluation.statistics import METHOD
+
+    headers = INTERVAL_COLUMNS
+    table = FitTable(
+        *headers[:2], *(Column(h, right=True) for h in headers[2:]), title=METHOD["intervals"]
+    )
+    for i, row in enumerate(rows):
+        table.add_row(*interval_cells(row), end_section=_sections(rows, i))
+    return table
+
+
+def _mix_table(rows: list[dict[str, Any]]) -> FitTable:
+    from alphadesk.pipelines.evaluation.files import MIX_COLUMNS, mix_cells
+    from alphadesk.pipelines.evaluation.statistics import METHOD
+
+    table = FitTable(
+        MIX_COLUMNS[0],
+        *(Column(h, right=True) for h in MIX_COLUMNS[1:4]),
+        MIX_COLUMNS[4],
+        title=f"Decision mix; trend rule: {METHOD['trend_rule']}",
+    )
+    for row in rows:
+        shown: list[Cell] = list(mix_cells(row))
+        if shown[-1]:
+            shown[-1] = Text(str(shown[-1]), style="bold yellow")
+        table.add_row(*shown)
+    return table

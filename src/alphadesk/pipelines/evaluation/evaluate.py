@@ -31,6 +31,7 @@ from .lookahead import guard
 from .models import DecisionRecord, EvalSpec, EvaluationError
 from .positions import ShortPut
 from .scoring import Scored, score_csp, score_desk, table_rows
+from .statistics import statistics
 from .walk import DeskFactory, ModelWrap, agent_models
 
 __all__ = ["WARM_UP", "Evaluation", "EvaluationError", "eval_folder", "evaluate", "universe"]
@@ -152,7 +153,11 @@ async def evaluate(
         journal.close()
     records = in_order(spec, dates, journal.recorded, made)
     scored = _scored(spec, market, frames, closes, records, dates)
-    rows = table_rows(scored)
+    try:
+        extra = statistics(spec, scored, records, frames)
+    except ValueError as exc:  # the trend rule's average needs 200 sessions before --from
+        raise EvaluationError(f"{exc}; start the evaluation later") from None
+    rows = [row | extra[(row["strategy"], row["symbol"])] for row in table_rows(scored)]
     manifest = _manifest(spec, mode, records, made, started, time.monotonic() - wall, desk)
     files = write_files(folder, spec, rows, records, scored, manifest)
     return Evaluation(spec, folder, rows, records, scored, files, manifest)
