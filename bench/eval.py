@@ -1,0 +1,137 @@
+"""The universe evaluation's speed: a stated fraction of it, and the projected whole.
+
+    python bench/eval.py [--symbols AAPL,KO] [--years 1] [--workers N] [--ray] [--full]
+
+The universe evaluation is ``alphadesk eval --universe all --from 2001-03-01 --to
+2013-02-28 --every 5``: every bundled symbol with daily bars over those twelve years and
+the year before (25 symbols), weekly, about 15,600 decisions of the rules trading desk.
+This runs ``--symbols`` over the first ``--years`` of that window with the same options
+(``--full``: the whole thing) in a fresh folder, and prints:
+
+- decisions, wall time, the time to the first decision (process start-up included), the
+  decision rate over the decision phase, and the machine's load average before and after;
+- the projected wall time of the whole universe: start-up, the decisions at the measured
+  rate, and the scoring (baselines, bootstrap, files) scaled by symbol-years, beside the
+  20-minute goal.
+
+``--ray`` runs the fraction on a local Ray cluster too (start-up included) for comparison
+with the process pool. Figures only: nothing here asserts a time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import tempfile
+import time
+from dataclasses import dataclass
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+from alphadesk.cluster import RayCluster
+from alphadesk.config import Settings
+from alphadesk.data import build_provider
+from alphadesk.pipelines.evaluation import EvalSpec, evaluate, universe
+
+START, END, EVERY = date(2001, 3, 1), date(2013, 2, 28), 5
+GOAL_S = 20 * 60
+
+
+@dataclass
+class Timing:
+    decisions: int
+    wall: float
+    first: float  # seconds to the first decision
+    deciding: float  # first decision to last
+    scoring: float  # last decision to the end
+
+
+async def _timed(spec: EvalSpec, root: Path, workers: int | None, ray: bool) -> Timing:
+    marks: dict[str, float] = {}
+
+    def decided(_record: Any) -> None:
+        now = time.perf_counter()
+        marks.setdefault("first", now)
+        marks["last"] = now
+
+    began = time.perf_counter()
+    cluster = RayCluster() if ray else None
+    done = await evaluate(
+        Settings(data_dir=root), spec, workers=workers, cluster=cluster, on_decision=decided
+    )
+    ended = time.perf_counter()
+    return Timing(
+        decisions=len(done.decisions),
+        wall=ended - began,
+        first=marks["first"] - began,
+        deciding=marks["last"] - marks["first"],
+        scoring=ended - marks["last"],
+    )
+
+
+def _clock(seconds: float) -> str:
+    whole = round(seconds)
+    return f"{whole // 60}:{whole % 60:02d}"
+
+
+def _report(label: str, t: Timing, symbol_years: float, full: EvalSpec, full_count: int) -> None:
+    rate = (t.decisions - 1) / t.deciding if t.deciding > 0 else float("nan")
+    print(
+        f"{label}: {t.decisions} decisions in {t.wall:.1f}s wall; first after {t.first:.1f}s; "
+        f"{rate:.2f} decisions/s while deciding; scoring and files {t.scoring:.1f}s"
+    )
+    full_years = len(full.symbols) * (END - START).days / 365.25
+    projected = t.first + full_count / rate + t.scoring * full_years / symbol_years
+    verdict = "within" if projected <= GOAL_S else f"{projected / GOAL_S:.1f}x"
+    print(
+        f"  projected universe ({len(full.symbols)} symbols, {full_count:,} decisions): "
+        f"{_clock(projected)} (m:ss) beside the 20:00 goal: {verdict}"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--symbols", default="AAPL,KO", help="The fraction's symbols.")
+    parser.add_argument("--years", type=float, default=1.0, help="The fraction's years.")
+    parser.add_argument("--workers", type=int, default=None, help="Default: one per core.")
+    parser.add_argument("--ray", action="store_true", help="Also on a local Ray cluster.")
+    parser.add_argument("--full", action="store_true", help="Run the whole universe.")
+    args = parser.parse_args()
+
+    symbols = universe(build_provider(Settings()).coverage(), START, END)
+    full = EvalSpec(symbols=symbols, start=START, end=END, every=EVERY, concurrency=2)
+    full_count = len(_dates(full)) * len(symbols)
+    if args.full:
+        spec = full
+    else:
+        end = date.fromordinal(START.toordinal() + round(args.years * 365.25) - 1)
+        spec = full.model_copy(update={"symbols": args.symbols.split(","), "end": end})
+    symbol_years = len(spec.symbols) * ((spec.end - spec.start).days + 1) / 365.25
+    print(
+        f"{os.cpu_count()} cores, load average before {_load()}; fraction: "
+        f"{', '.join(spec.symbols)} from {spec.start} to {spec.end}, every {EVERY} sessions"
+    )
+    with tempfile.TemporaryDirectory() as tmp:
+        local = asyncio.run(_timed(spec, Path(tmp) / "pool", args.workers, ray=False))
+    _report(f"processes ({args.workers or os.cpu_count()})", local, symbol_years, full, full_count)
+    if args.ray:
+        with tempfile.TemporaryDirectory() as tmp:
+            on_ray = asyncio.run(_timed(spec, Path(tmp) / "ray", None, ray=True))
+        _report("ray (local cluster)", on_ray, symbol_years, full, full_count)
+    print(f"load average after {_load()}")
+
+
+def _dates(spec: EvalSpec) -> list[Any]:
+    from alphadesk.pipelines.csp.screen import rebalancing_dates
+
+    return rebalancing_dates(spec.start, spec.end, spec.every)
+
+
+def _load() -> str:
+    return " ".join(f"{x:.1f}" for x in os.getloadavg())
+
+
+if __name__ == "__main__":
+    main()
