@@ -10,9 +10,11 @@ This runs ``--symbols`` over the first ``--years`` of that window with the same 
 
 - decisions, wall time, the time to the first decision (process start-up included), the
   decision rate over the decision phase, and the machine's load average before and after;
+- the scoring of the whole universe, measured: its decisions file filled with a trend
+  rule's decisions (no desk), then the evaluation run on it, which reads them back and
+  scores (baselines, bootstrap intervals, decision mix, files);
 - the projected wall time of the whole universe: start-up, the decisions at the measured
-  rate, and the scoring (baselines, bootstrap, files) scaled by symbol-years, beside the
-  20-minute goal.
+  rate, and that scoring, beside the 20-minute goal.
 
 ``--ray`` runs the fraction on a local Ray cluster too (start-up included) for comparison
 with the process pool. Figures only: nothing here asserts a time.
@@ -29,6 +31,8 @@ from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 from typing import Any
+
+import pandas as pd
 
 from alphadesk.cluster import RayCluster
 from alphadesk.config import Settings
@@ -76,14 +80,35 @@ def _clock(seconds: float) -> str:
     return f"{whole // 60}:{whole % 60:02d}"
 
 
-def _report(label: str, t: Timing, symbol_years: float, full: EvalSpec, full_count: int) -> None:
+def _scoring(full: EvalSpec, root: Path) -> float:
+    """Seconds to score the whole universe from a decisions file of trend-rule decisions."""
+    from alphadesk.analytics.decision_mix import trend_actions
+    from alphadesk.pipelines.evaluation import DecisionRecord
+    from alphadesk.pipelines.evaluation.journal import DecisionJournal
+
+    market, dates = build_provider(Settings()), _dates(full)
+    journal = DecisionJournal.open(root, full)
+    for symbol in full.symbols:
+        closes = market.daily_bars(symbol, dates[-1]).prices()
+        at = [pd.Timestamp(d).tz_convert(closes.index.tz) for d in dates]
+        actions = trend_actions(closes, at)
+        journal.append(
+            DecisionRecord(symbol=symbol, as_of=d, decision=a)
+            for d, a in zip(dates, actions, strict=True)
+        )
+    journal.close()
+    began = time.perf_counter()
+    asyncio.run(evaluate(Settings(data_dir=root), full, out=root))
+    return time.perf_counter() - began
+
+
+def _report(label: str, t: Timing, scoring: float, full: EvalSpec, full_count: int) -> None:
     rate = (t.decisions - 1) / t.deciding if t.deciding > 0 else float("nan")
     print(
         f"{label}: {t.decisions} decisions in {t.wall:.1f}s wall; first after {t.first:.1f}s; "
         f"{rate:.2f} decisions/s while deciding; scoring and files {t.scoring:.1f}s"
     )
-    full_years = len(full.symbols) * (END - START).days / 365.25
-    projected = t.first + full_count / rate + t.scoring * full_years / symbol_years
+    projected = t.first + full_count / rate + scoring
     verdict = "within" if projected <= GOAL_S else f"{projected / GOAL_S:.1f}x"
     print(
         f"  projected universe ({len(full.symbols)} symbols, {full_count:,} decisions): "
@@ -108,18 +133,21 @@ def main() -> None:
     else:
         end = date.fromordinal(START.toordinal() + round(args.years * 365.25) - 1)
         spec = full.model_copy(update={"symbols": args.symbols.split(","), "end": end})
-    symbol_years = len(spec.symbols) * ((spec.end - spec.start).days + 1) / 365.25
     print(
         f"{os.cpu_count()} cores, load average before {_load()}; fraction: "
         f"{', '.join(spec.symbols)} from {spec.start} to {spec.end}, every {EVERY} sessions"
     )
     with tempfile.TemporaryDirectory() as tmp:
+        scoring = 0.0 if args.full else _scoring(full, Path(tmp) / "scoring")
+    print(f"scoring the whole universe from its decisions: {scoring:.1f}s")
+    with tempfile.TemporaryDirectory() as tmp:
         local = asyncio.run(_timed(spec, Path(tmp) / "pool", args.workers, ray=False))
-    _report(f"processes ({args.workers or os.cpu_count()})", local, symbol_years, full, full_count)
+    workers = args.workers or os.cpu_count()
+    _report(f"processes ({workers})", local, scoring or local.scoring, full, full_count)
     if args.ray:
         with tempfile.TemporaryDirectory() as tmp:
             on_ray = asyncio.run(_timed(spec, Path(tmp) / "ray", None, ray=True))
-        _report("ray (local cluster)", on_ray, symbol_years, full, full_count)
+        _report("ray (local cluster)", on_ray, scoring or on_ray.scoring, full, full_count)
     print(f"load average after {_load()}")
 
 

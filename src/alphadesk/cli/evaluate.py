@@ -155,7 +155,9 @@ def _symbols(
         groups = symbols or DEFAULT_SYMBOLS
         return [s.strip() for group in groups for s in group.split(",") if s.strip()]
     if symbols:
-        raise fail("--symbols and --universe exclude each other", "give one or the other")
+        raise fail(
+            "--symbols and --universe exclude each other", "give one or the other", BAD_INPUT
+        )
     from alphadesk.data import build_provider
     from alphadesk.pipelines.evaluation import universe as symbols_of
 
