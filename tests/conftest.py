@@ -16,18 +16,9 @@ os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
 
 # Provider keys from the developer's shell must never reach a test.
 _PROVIDER_KEYS = [
-    "OPENAI_API_KEY",
-    "ANTHROPIC_API_KEY",
-    "GEMINI_API_KEY",
-    "GOOGLE_API_KEY",
-    "AZURE_API_KEY",
-    "AWS_ACCESS_KEY_ID",
-    "AWS_SECRET_ACCESS_KEY",
-    "GROQ_API_KEY",
-    "MISTRAL_API_KEY",
-    "COHERE_API_KEY",
-    "DEEPSEEK_API_KEY",
-    "OPENROUTER_API_KEY",
+    "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY",
+    "AZURE_API_KEY", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "GROQ_API_KEY",
+    "MISTRAL_API_KEY", "COHERE_API_KEY", "DEEPSEEK_API_KEY", "OPENROUTER_API_KEY",
 ]
 for _key in _PROVIDER_KEYS:
     os.environ.pop(_key, None)

@@ -19,7 +19,7 @@ def test_environment_overrides_toml(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     toml.write_text(
         'cache = "record"\ndata_dir = "~/elsewhere"\n'
         '[models]\nquick = "from-file"\ndeep = "anthropic/claude-x"\n'
-        '[models.per_agent]\nchart = "openai/gpt-4o"\n[limits]\nrequests = 7\n'
+        "[models.per_agent]\nchart = \"openai/gpt-4o\"\n[limits]\nrequests = 7\n"
     )
     monkeypatch.setenv("ALPHADESK_MODELS__QUICK", "ollama/llama3")
     settings = Settings.load(toml)

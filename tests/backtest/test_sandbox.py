@@ -431,3 +431,4 @@ def test_warm_up_bars_trade_nothing(bars) -> None:
     assert result.equity.index[0] == frame.index[frame.index >= "2006-01-01"][0]
     assert all(f.time >= result.equity.index[0] for f in result.fills)
     assert result.equity.iloc[0] == 100_000.0
+

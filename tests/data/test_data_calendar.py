@@ -30,11 +30,7 @@ def test_bar_close_instants_follow_the_exchange() -> None:
 
 def test_sessions_and_trading_days() -> None:
     assert sessions_between(date(2024, 6, 17), date(2024, 6, 21)) == [
-        date(2024, 6, 17),
-        date(2024, 6, 18),
-        date(2024, 6, 20),
-        date(2024, 6, 21),
-    ]
+        date(2024, 6, 17), date(2024, 6, 18), date(2024, 6, 20), date(2024, 6, 21)]
     monday_noon = datetime(2024, 6, 17, 16, tzinfo=UTC)
     assert trading_days_between(monday_noon, date(2024, 6, 21)) == 4
     after_close = datetime(2024, 6, 17, 21, tzinfo=UTC)
