@@ -18,7 +18,16 @@ from .models import DecisionRecord, EvalSpec
 from .spread import MakeDesk, decide_in_processes, decide_on_ray
 from .walk import Pair, decide, fill_positions
 
-__all__ = ["Where", "in_order", "make_decisions", "pending"]
+__all__ = ["Heard", "Where", "continue_decisions", "in_order", "make_decisions", "pending"]
+
+
+@dataclass(frozen=True)
+class Heard:
+    """Who hears of the decisions: their total, how many were recorded before, each one."""
+
+    on_start: Callable[[int], None] | None = None
+    on_resume: Callable[[int], None] | None = None
+    on_decision: Callable[[DecisionRecord], None] | None = None
 
 
 @dataclass(frozen=True)
@@ -80,6 +89,27 @@ async def make_decisions(
     else:
         await decide(spec, settings, where.desk, pairs, on_decision=lambda r: record([r]))
     return made
+
+
+async def continue_decisions(
+    spec: EvalSpec,
+    settings: Settings,
+    dates: Sequence[datetime],
+    journal: DecisionJournal,
+    where: Where,
+    heard: Heard,
+) -> list[DecisionRecord]:
+    """The decisions ``journal`` lacks, made and recorded; closes the journal."""
+    total = len(dates) * len(spec.symbols)
+    try:
+        todo = pending(spec, dates, journal.recorded)
+        if heard.on_start is not None:
+            heard.on_start(total)
+        if heard.on_resume is not None and len(todo) < total:
+            heard.on_resume(total - len(todo))
+        return await make_decisions(spec, settings, todo, journal, where, heard.on_decision)
+    finally:
+        journal.close()
 
 
 def in_order(

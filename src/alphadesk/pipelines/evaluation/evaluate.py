@@ -24,7 +24,7 @@ from alphadesk.data.models import Coverage
 from alphadesk.llm.base import Model
 from alphadesk.pipelines.base import Pipeline, build_pipeline
 
-from .deciding import Where, in_order, make_decisions, pending
+from .deciding import Heard, Where, continue_decisions, in_order
 from .files import write_files
 from .journal import DecisionJournal
 from .lookahead import guard
@@ -94,21 +94,14 @@ async def evaluate(
 ) -> Evaluation:
     """Walk ``spec``'s desk forward, score it beside the baselines, write the files.
 
-    Each decision is appended to ``<folder>/decisions.jsonl`` as it is made. An evaluation
-    whose folder holds that file for the same spec continues from it: the decisions
-    recorded stand (``on_resume`` hears how many), the others (failed ones included) are
-    made; ``fresh`` discards them and decides everything again.
-
-    The desk's runs, ledgers and the response cache live in ``<folder>/store``: the first
-    evaluation records every model answer, and an evaluation whose folder holds a finished
-    one of the same spec with no failed decision replays them (a request never recorded
-    fails with ``CacheMiss``). After failures it records again: the answers already
-    recorded are reused, only the failed decisions reach the model.
-
-    The decisions are made in ``workers`` processes (default: one per core; one, in this
-    process, when a ``desk_factory`` or ``wrap_model`` is given and no ``workers``), or
-    on Ray actors with ``cluster`` (see :mod:`~alphadesk.pipelines.evaluation.spread`);
-    the decisions and files are the same.
+    Each decision is appended to ``<folder>/decisions.jsonl`` as it is made; an evaluation
+    whose folder holds that file for the same spec continues from it (``on_resume`` hears
+    how many were recorded; failed ones are asked again), ``fresh`` starts over. The
+    desk's runs and the response cache live in ``<folder>/store``: the first evaluation
+    records every model answer, one whose folder holds a finished one of the same spec
+    with no failed decision replays them. The decisions are made in ``workers`` processes
+    (default: one per core; here when a ``desk_factory`` or ``wrap_model`` is given and no
+    ``workers``) or on Ray actors with ``cluster``; the decisions and files are the same.
 
     Raises:
         EvaluationError: No data or no session in the range, an unknown symbol, a folder
@@ -142,15 +135,8 @@ async def evaluate(
     objects = desk_factory is not None or wrap_model is not None  # objects stay here
     where = Where(desk, partial(_remote_desk, *args), workers or (1 if objects else None), cluster)
     journal = DecisionJournal.open(folder, spec, fresh=fresh)
-    try:
-        todo = pending(spec, dates, journal.recorded)
-        if on_start is not None:
-            on_start(len(dates) * len(spec.symbols))
-        if on_resume is not None and len(todo) < len(dates) * len(spec.symbols):
-            on_resume(len(dates) * len(spec.symbols) - len(todo))
-        made = await make_decisions(spec, local, todo, journal, where, on_decision)
-    finally:
-        journal.close()
+    heard = Heard(on_start, on_resume, on_decision)
+    made = await continue_decisions(spec, local, dates, journal, where, heard)
     records = in_order(spec, dates, journal.recorded, made)
     scored = _scored(spec, market, frames, closes, records, dates)
     try:
