@@ -15,7 +15,7 @@ import pytest
 from alphadesk.analytics.bootstrap import (
     BootstrapSettings,
     bootstrap_intervals,
-    stationary_indices,
+    stationary_blocks,
 )
 from alphadesk.analytics.errors import InvalidInput
 
@@ -116,15 +116,15 @@ def test_the_same_seed_gives_the_same_intervals_and_another_seed_others(returns)
     assert bootstrap_intervals(series, "index", BootstrapSettings(seed=8)) != first
 
 
-def test_blocks_run_on_consecutive_days_with_the_stated_mean_length() -> None:
+def test_blocks_cover_every_day_once_with_the_stated_mean_length() -> None:
     rng = np.random.default_rng(0)
     days = 2500
-    drawn = stationary_indices(days, 20.0, 200, rng)
-    assert drawn.shape == (200, days) and drawn.min() >= 0 and drawn.max() < days
-    follows = np.diff(drawn, axis=1) % days == 1
-    # A new block starts with probability 1/20 (a fresh start may follow by chance too).
-    breaks = 1.0 - follows.mean()
-    assert breaks == pytest.approx(1 / 20, abs=0.003)
+    starts, lengths = stationary_blocks(days, 20.0, 400, rng)
+    assert (lengths.sum(axis=1) == days).all()
+    assert starts.min() >= 0 and starts.max() < days and lengths.min() >= 0
+    # Geometric lengths of mean 20: about 2500 / 20 blocks a resample (the last one cut).
+    blocks = (lengths > 0).sum(axis=1).mean()
+    assert blocks == pytest.approx(days / 20, rel=0.03)
 
 
 @pytest.mark.parametrize(

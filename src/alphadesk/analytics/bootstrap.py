@@ -33,12 +33,12 @@ __all__ = [
     "Interval",
     "StrategyIntervals",
     "bootstrap_intervals",
-    "stationary_indices",
+    "stationary_blocks",
 ]
 
 BLOCK = 20.0  # expected block length, in sessions (about a month)
 REPLICATIONS = 2000
-_CHUNK = 250  # replications resampled at once (bounds the memory: chunk × days)
+_CHUNK = 500  # replications drawn at once (bounds the memory: chunk × blocks)
 
 
 @dataclass(frozen=True)
@@ -79,12 +79,14 @@ class StrategyIntervals:
     excess_sharpe: Interval | None = None
 
 
-def stationary_indices(
+def stationary_blocks(
     days: int, block: float, replications: int, rng: np.random.Generator
-) -> np.ndarray:
-    """``replications`` rows of ``days`` resampled day indices (Politis & Romano): each
-    day starts a new block with probability ``1/block`` (the first always does), at a
-    uniformly drawn day; otherwise it is the day after the previous one, wrapping round.
+) -> tuple[np.ndarray, np.ndarray]:
+    """The blocks of ``replications`` resamples of ``days`` days (Politis & Romano): each
+    block starts at a uniformly drawn day and runs on for a geometric number of days with
+    mean ``block``, wrapping round the end; the last block is cut so each resample has
+    exactly ``days`` days. Returns the starts and the lengths (0 past the end), both
+    replications × blocks.
 
     Raises:
         InvalidInput: ``block`` below 1 or no days.
@@ -93,26 +95,30 @@ def stationary_indices(
         raise InvalidInput(f"the expected block length must be at least 1 day, got {block}")
     if days < 1:
         raise InvalidInput("there are no days to resample")
-    starts = rng.integers(0, days, size=(replications, days))
-    new = rng.random((replications, days)) < 1.0 / block
-    new[:, 0] = True
-    position = np.arange(days)
-    # For each day, where its block began: the last new-block day at or before it.
-    began = np.maximum.accumulate(np.where(new, position, 0), axis=1)
-    first = np.take_along_axis(starts, began, axis=1)
-    return (first + (position - began)) % days
+    # Enough blocks that their lengths all but surely cover the days; rows that fall
+    # short (about never) are drawn again.
+    count = int(np.ceil(days / block + 8 * np.sqrt(days / block))) + 8
+    lengths = rng.geometric(1.0 / block, size=(replications, count))
+    short = lengths.sum(axis=1) < days
+    while short.any():
+        lengths[short] = rng.geometric(1.0 / block, size=(int(short.sum()), count))
+        short = lengths.sum(axis=1) < days
+    ends = np.minimum(np.cumsum(lengths, axis=1), days)
+    cut = np.diff(ends, axis=1, prepend=0)
+    starts = rng.integers(0, days, size=(replications, count))
+    return starts, cut
 
 
-def _annual_return(returns: np.ndarray, periods_per_year: float) -> np.ndarray:
-    growth = np.log1p(returns).sum(axis=-1)
-    return np.expm1(growth * periods_per_year / returns.shape[-1])
+def _annual_return(log_growth: np.ndarray, days: int, periods_per_year: float) -> np.ndarray:
+    return np.expm1(log_growth * periods_per_year / days)
 
 
-def _sharpe(returns: np.ndarray, periods_per_year: float) -> np.ndarray:
-    sd = returns.std(axis=-1, ddof=1)
-    mean = returns.mean(axis=-1)
+def _sharpe(total: np.ndarray, squares: np.ndarray, days: int, per_year: float) -> np.ndarray:
+    mean = total / days
+    variance = np.maximum(squares - days * mean**2, 0.0) / (days - 1)
+    sd = np.sqrt(variance)
     with np.errstate(divide="ignore", invalid="ignore"):
-        ratio = mean / sd * math.sqrt(periods_per_year)
+        ratio = mean / sd * math.sqrt(per_year)
     # A spread of rounding noise is no variation: those ratios are undefined too.
     return np.where(sd > 1e-12, ratio, np.nan)
 
@@ -139,17 +145,28 @@ def _matrix(returns: Mapping[str, ArrayLike]) -> tuple[list[str], np.ndarray]:
 def _replicates(
     matrix: np.ndarray, settings: BootstrapSettings
 ) -> Iterator[tuple[np.ndarray, np.ndarray]]:
-    """Per chunk of replications: annual returns and Sharpe ratios, strategies × draws."""
+    """Per chunk of replications: annual returns and Sharpe ratios, strategies × draws.
+
+    A resample's sums are sums over its blocks, each the difference of two prefix sums of
+    the series laid twice end to end (a block may wrap round): no resample is built."""
     rng = np.random.default_rng(settings.seed)
     days = matrix.shape[1]
+    twice = np.concatenate([matrix, matrix], axis=1)
+    prefix = {
+        name: np.concatenate([np.zeros((len(matrix), 1)), np.cumsum(values, axis=1)], axis=1)
+        for name, values in (("r", twice), ("log", np.log1p(twice)), ("sq", twice**2))
+    }
     left = settings.replications
     while left > 0:
         size = min(_CHUNK, left)
         left -= size
-        sample = matrix[:, stationary_indices(days, settings.block, size, rng)]
+        starts, lengths = stationary_blocks(days, settings.block, size, rng)
+        sums = {
+            name: (p[:, starts + lengths] - p[:, starts]).sum(axis=-1) for name, p in prefix.items()
+        }
         yield (
-            _annual_return(sample, settings.periods_per_year),
-            _sharpe(sample, settings.periods_per_year),
+            _annual_return(sums["log"], days, settings.periods_per_year),
+            _sharpe(sums["r"], sums["sq"], days, settings.periods_per_year),
         )
 
 
@@ -191,7 +208,9 @@ def bootstrap_intervals(
     annual = np.concatenate([a for a, _ in chunks], axis=1)
     sharpe = np.concatenate([s for _, s in chunks], axis=1)
     year = settings.periods_per_year
-    annual_now, sharpe_now = _annual_return(matrix, year), _sharpe(matrix, year)
+    days = matrix.shape[1]
+    annual_now = _annual_return(np.log1p(matrix).sum(axis=1), days, year)
+    sharpe_now = _sharpe(matrix.sum(axis=1), (matrix**2).sum(axis=1), days, year)
     out: dict[str, StrategyIntervals] = {}
     base = None if benchmark is None else names.index(benchmark)
     for i, name in enumerate(names):
