@@ -156,7 +156,8 @@ def mix_cells(row: dict[str, Any]) -> list[str]:
     p = row["mix_p_value"]
     dominant = row["dominant"]
     flag = f"{dominant} {row[f'{dominant.lower()}_share']:.0%}: dominates" if dominant else ""
-    return [row["symbol"], shares(""), shares("trend_"), "-" if p is None else f"{p:.3g}", flag]
+    shown_p = "-" if p is None else "< 0.001" if p < 0.001 else f"{p:.3f}"
+    return [row["symbol"], shares(""), shares("trend_"), shown_p, flag]
 
 
 def has_mix(row: dict[str, Any]) -> bool:
