@@ -70,7 +70,9 @@ def evaluate_command(
     slippage: float = typer.Option(0.0005, help="Slippage per fill, a fraction of the price."),
     fraction: float = typer.Option(0.95, help="Share of equity per position (1 = all-in)."),
     contract_fee: float = typer.Option(0.65, help="CSP: fee per put contract sold."),
-    concurrency: int = typer.Option(2, min=1, help="Decisions in flight at once, in all."),
+    concurrency: int = typer.Option(
+        2, min=1, help="Decisions in flight at once, in all (at least one per worker)."
+    ),
     ray: bool = typer.Option(
         False, "--ray", help="Walk the symbols on a Ray cluster; a local one by default."
     ),
