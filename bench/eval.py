@@ -14,7 +14,9 @@ This runs ``--symbols`` over the first ``--years`` of that window with the same 
   rule's decisions (no desk), then the evaluation run on it, which reads them back and
   scores (baselines, bootstrap intervals, decision mix, files);
 - the projected wall time of the whole universe: start-up, the decisions at the measured
-  rate, and that scoring, beside the 20-minute goal.
+  rate, and that scoring, beside the 20-minute goal; and, independent of what else the
+  machine is running, the CPU seconds a decision costs and the time the universe would
+  take with every core free.
 
 ``--ray`` runs the fraction on a local Ray cluster too (start-up included) for comparison
 with the process pool. Figures only: nothing here asserts a time.
@@ -25,6 +27,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import resource
 import tempfile
 import time
 from dataclasses import dataclass
@@ -50,6 +53,7 @@ class Timing:
     first: float  # seconds to the first decision
     deciding: float  # first decision to last
     scoring: float  # last decision to the end
+    cpu: float  # CPU seconds of the workers (of this process when it decided itself)
 
 
 async def _timed(spec: EvalSpec, root: Path, workers: int | None, ray: bool) -> Timing:
@@ -60,7 +64,7 @@ async def _timed(spec: EvalSpec, root: Path, workers: int | None, ray: bool) -> 
         marks.setdefault("first", now)
         marks["last"] = now
 
-    began = time.perf_counter()
+    began, mine, workers_cpu = time.perf_counter(), _cpu(), _cpu(resource.RUSAGE_CHILDREN)
     cluster = RayCluster() if ray else None
     done = await evaluate(
         Settings(data_dir=root), spec, workers=workers, cluster=cluster, on_decision=decided
@@ -72,7 +76,17 @@ async def _timed(spec: EvalSpec, root: Path, workers: int | None, ray: bool) -> 
         first=marks["first"] - began,
         deciding=marks["last"] - marks["first"],
         scoring=ended - marks["last"],
+        cpu=_cpu(resource.RUSAGE_CHILDREN) - workers_cpu or _cpu() - mine,
     )
+
+
+def _cpu() -> float:
+    """CPU seconds of this process and of its children that have ended (the workers)."""
+    mine, children = (
+        resource.getrusage(resource.RUSAGE_SELF),
+        resource.getrusage(resource.RUSAGE_CHILDREN),
+    )
+    return mine.ru_utime + mine.ru_stime + children.ru_utime + children.ru_stime
 
 
 def _clock(seconds: float) -> str:
@@ -80,8 +94,9 @@ def _clock(seconds: float) -> str:
     return f"{whole // 60}:{whole % 60:02d}"
 
 
-def _scoring(full: EvalSpec, root: Path) -> float:
-    """Seconds to score the whole universe from a decisions file of trend-rule decisions."""
+def _scoring(full: EvalSpec, root: Path) -> tuple[float, float]:
+    """Seconds (wall and CPU) to score the whole universe from a decisions file of
+    trend-rule decisions."""
     from alphadesk.analytics.decision_mix import trend_actions
     from alphadesk.pipelines.evaluation import DecisionRecord
     from alphadesk.pipelines.evaluation.journal import DecisionJournal
@@ -97,23 +112,36 @@ def _scoring(full: EvalSpec, root: Path) -> float:
             for d, a in zip(dates, actions, strict=True)
         )
     journal.close()
-    began = time.perf_counter()
+    began, cpu = time.perf_counter(), _cpu()
     asyncio.run(evaluate(Settings(data_dir=root), full, out=root))
-    return time.perf_counter() - began
+    return time.perf_counter() - began, _cpu() - cpu
 
 
-def _report(label: str, t: Timing, scoring: float, full: EvalSpec, full_count: int) -> None:
+def _report(
+    label: str, t: Timing, scoring: tuple[float, float], full: EvalSpec, full_count: int
+) -> None:
+    scoring, scoring_cpu = scoring
     rate = (t.decisions - 1) / t.deciding if t.deciding > 0 else float("nan")
     print(
         f"{label}: {t.decisions} decisions in {t.wall:.1f}s wall; first after {t.first:.1f}s; "
         f"{rate:.2f} decisions/s while deciding; scoring and files {t.scoring:.1f}s"
     )
     projected = t.first + full_count / rate + scoring
-    verdict = "within" if projected <= GOAL_S else f"{projected / GOAL_S:.1f}x"
     print(
-        f"  projected universe ({len(full.symbols)} symbols, {full_count:,} decisions): "
-        f"{_clock(projected)} (m:ss) beside the 20:00 goal: {verdict}"
+        f"  projected universe ({len(full.symbols)} symbols, {full_count:,} decisions) at "
+        f"this load: {_clock(projected)} (m:ss) beside the 20:00 goal: {_verdict(projected)}"
     )
+    # Load-independent: the CPU a decision costs, on every core with nothing else running.
+    each = t.cpu / t.decisions
+    idle = full_count * each / (os.cpu_count() or 1) + scoring_cpu
+    print(
+        f"  {each:.2f} CPU seconds a decision; on {os.cpu_count()} idle cores the universe "
+        f"would take {_clock(idle)} (m:ss): {_verdict(idle)}"
+    )
+
+
+def _verdict(seconds: float) -> str:
+    return "within the goal" if seconds <= GOAL_S else f"{seconds / GOAL_S:.1f}x the goal"
 
 
 def main() -> None:
@@ -138,17 +166,25 @@ def main() -> None:
         f"{', '.join(spec.symbols)} from {spec.start} to {spec.end}, every {EVERY} sessions"
     )
     with tempfile.TemporaryDirectory() as tmp:
-        scoring = 0.0 if args.full else _scoring(full, Path(tmp) / "scoring")
-    print(f"scoring the whole universe from its decisions: {scoring:.1f}s")
+        scoring = (0.0, 0.0) if args.full else _scoring(full, Path(tmp) / "scoring")
+    print(
+        f"scoring the whole universe from its decisions: {scoring[0]:.1f}s wall, "
+        f"{scoring[1]:.1f} CPU seconds"
+    )
     with tempfile.TemporaryDirectory() as tmp:
         local = asyncio.run(_timed(spec, Path(tmp) / "pool", args.workers, ray=False))
     workers = args.workers or os.cpu_count()
-    _report(f"processes ({workers})", local, scoring or local.scoring, full, full_count)
+    _report(f"processes ({workers})", local, _or(scoring, local), full, full_count)
     if args.ray:
         with tempfile.TemporaryDirectory() as tmp:
             on_ray = asyncio.run(_timed(spec, Path(tmp) / "ray", None, ray=True))
-        _report("ray (local cluster)", on_ray, scoring or on_ray.scoring, full, full_count)
+        _report("ray (local cluster)", on_ray, _or(scoring, on_ray), full, full_count)
     print(f"load average after {_load()}")
+
+
+def _or(scoring: tuple[float, float], run: Timing) -> tuple[float, float]:
+    """The universe's scoring as measured, or (with --full) the run's own."""
+    return scoring if scoring[0] else (run.scoring, 0.0)
 
 
 def _dates(spec: EvalSpec) -> list[Any]:
