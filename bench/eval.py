@@ -80,13 +80,10 @@ async def _timed(spec: EvalSpec, root: Path, workers: int | None, ray: bool) -> 
     )
 
 
-def _cpu() -> float:
-    """CPU seconds of this process and of its children that have ended (the workers)."""
-    mine, children = (
-        resource.getrusage(resource.RUSAGE_SELF),
-        resource.getrusage(resource.RUSAGE_CHILDREN),
-    )
-    return mine.ru_utime + mine.ru_stime + children.ru_utime + children.ru_stime
+def _cpu(who: int = resource.RUSAGE_SELF) -> float:
+    """CPU seconds of this process, or of its children that have ended (the workers)."""
+    used = resource.getrusage(who)
+    return used.ru_utime + used.ru_stime
 
 
 def _clock(seconds: float) -> str:
