@@ -18,6 +18,8 @@ This runs ``--symbols`` over the first ``--years`` of that window with the same 
   machine is running, the CPU seconds a decision costs and the time the universe would
   take with every core free.
 
+``--harness`` also times the evaluation around the desk: two symbols over two years with a
+desk that answers BUY at once, in this process (recording, journal, scoring, files).
 ``--ray`` runs the fraction on a local Ray cluster too (start-up included) for comparison
 with the process pool. Figures only: nothing here asserts a time.
 """
@@ -77,6 +79,61 @@ async def _timed(spec: EvalSpec, root: Path, workers: int | None, ray: bool) -> 
         deciding=marks["last"] - marks["first"],
         scoring=ended - marks["last"],
         cpu=_cpu(resource.RUSAGE_CHILDREN) - workers_cpu or _cpu() - mine,
+    )
+
+
+class _InstantDesk:
+    """A trading desk that answers BUY at once: what is left is the harness's cost."""
+
+    kind = "desk"
+    model_label = "instant"
+
+    def __init__(self, market: Any) -> None:
+        from alphadesk.pipelines.desk.models import DeskRequest, DeskResult
+
+        self.market, self.request_type, self.result_type = market, DeskRequest, DeskResult
+
+    def title(self, request: Any) -> str:
+        return f"instant {request.symbol}"
+
+    def report(self, result: Any) -> str:
+        return str(result.decision)
+
+    @staticmethod
+    def graph(request: Any, node: Any) -> Any:
+        from langgraph.graph import END, START, StateGraph
+
+        graph = StateGraph(dict)
+        graph.add_node("decide", node("decide"))
+        graph.add_edge(START, "decide")
+        graph.add_edge("decide", END)
+        return graph
+
+    def nodes(self, request: Any, run: Any) -> Any:
+        async def decide(state: dict[str, Any]) -> dict[str, Any]:
+            made = self.result_type(symbol=request.symbol, as_of=request.as_of, decision="BUY")
+            return {"result": made.model_dump(mode="json")}
+
+        return lambda _name: decide
+
+
+def _harness(root: Path) -> None:
+    spec = EvalSpec(symbols=["KO", "JNJ"], start=date(2005, 1, 1), end=date(2006, 12, 31))
+    spec = spec.model_copy(update={"every": EVERY, "concurrency": 1})
+    began, cpu = time.perf_counter(), _cpu()
+    done = asyncio.run(
+        evaluate(
+            Settings(data_dir=root),
+            spec,
+            workers=1,
+            desk_factory=lambda _s, market, _m: _InstantDesk(market),
+        )
+    )
+    n = len(done.decisions)
+    print(
+        f"harness ({n} decisions of an instant desk, in this process): "
+        f"{(_cpu() - cpu) / n:.3f} CPU seconds and {(time.perf_counter() - began) / n:.3f}s "
+        "wall a decision, scoring and files included"
     )
 
 
@@ -148,6 +205,7 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=None, help="Default: one per core.")
     parser.add_argument("--ray", action="store_true", help="Also on a local Ray cluster.")
     parser.add_argument("--full", action="store_true", help="Run the whole universe.")
+    parser.add_argument("--harness", action="store_true", help="Time the harness alone.")
     args = parser.parse_args()
 
     symbols = universe(build_provider(Settings()).coverage(), START, END)
@@ -176,6 +234,9 @@ def main() -> None:
         with tempfile.TemporaryDirectory() as tmp:
             on_ray = asyncio.run(_timed(spec, Path(tmp) / "ray", None, ray=True))
         _report("ray (local cluster)", on_ray, _or(scoring, on_ray), full, full_count)
+    if args.harness:
+        with tempfile.TemporaryDirectory() as tmp:
+            _harness(Path(tmp))
     print(f"load average after {_load()}")
 
 
