@@ -55,7 +55,7 @@ class Timing:
     first: float  # seconds to the first decision
     deciding: float  # first decision to last
     scoring: float  # last decision to the end
-    cpu: float  # CPU seconds of the workers (of this process when it decided itself)
+    cpu: float | None  # CPU seconds of the workers (this process's if it decided itself)
 
 
 async def _timed(spec: EvalSpec, root: Path, workers: int | None, ray: bool) -> Timing:
@@ -78,7 +78,7 @@ async def _timed(spec: EvalSpec, root: Path, workers: int | None, ray: bool) -> 
         first=marks["first"] - began,
         deciding=marks["last"] - marks["first"],
         scoring=ended - marks["last"],
-        cpu=_cpu(resource.RUSAGE_CHILDREN) - workers_cpu or _cpu() - mine,
+        cpu=None if ray else _cpu(resource.RUSAGE_CHILDREN) - workers_cpu or _cpu() - mine,
     )
 
 
@@ -185,6 +185,8 @@ def _report(
         f"  projected universe ({len(full.symbols)} symbols, {full_count:,} decisions) at "
         f"this load: {_clock(projected)} (m:ss) beside the 20:00 goal: {_verdict(projected)}"
     )
+    if t.cpu is None:  # Ray's workers are not this process's children: no CPU figure
+        return
     # Load-independent: the CPU a decision costs, on every core with nothing else running.
     each = t.cpu / t.decisions
     idle = full_count * each / (os.cpu_count() or 1) + scoring_cpu

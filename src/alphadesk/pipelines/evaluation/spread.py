@@ -7,9 +7,10 @@ CPU work spreads over the cores while a remote model's latency still overlaps. E
 comes back as soon as it is decided, to be recorded at once: an evaluation stopped midway
 loses at most the batches in flight.
 
-On two busy cores two forked workers were ready in 0.1 s, where a local Ray cluster and two
-actors took 38 s (its actors import everything again): processes are the default on one
-machine, Ray is for a cluster (``--ray``).
+On two cores the processes' first decision came after 9 s and they decided 2.6 a second,
+where a local Ray cluster's came after 30 s (its actors import everything again), then 2.0
+a second (``bench/eval.py --ray``): processes are the default on one machine, Ray is for a
+cluster (``--ray``).
 """
 
 from __future__ import annotations
