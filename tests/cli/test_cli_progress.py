@@ -49,7 +49,10 @@ def test_eval_prints_progress_lines_with_the_symbol_and_date(tmp_path: Path) -> 
     done = CliRunner().invoke(app, [*args, "--every", "10", "--json"], env=_env(tmp_path))
     assert done.exit_code == 0, done.output
     decisions = json.loads(done.stdout)["rows"][0]["decisions"]
-    progress = re.findall(r"^deciding (\d+)/(\d+): IBM (\d{4}-\d\d-\d\d) · failed 0$",
-                          done.stderr, re.M)  # fmt: skip
+    progress = re.findall(
+        r"^deciding (\d+)/(\d+) · [\d.]+/s · ETA \d+:\d\d:\d\d: IBM (\d{4}-\d\d-\d\d) · failed 0$",
+        done.stderr,
+        re.M,
+    )
     assert progress[0][:3] == ("1", str(decisions), "2011-01-03")
     assert progress[-1][:2] == (str(decisions), str(decisions))

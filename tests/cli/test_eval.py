@@ -44,6 +44,12 @@ def test_eval_prints_the_table_writes_the_files_and_replays(tmp_path: Path) -> N
         (["--symbols", "IBM", "--from", "1990-01-02", "--to", "1990-02-01"], "no 1d bar"),
         (["--every", "0"], "--every"),
         (["--symbols", "IBM", "--model", "nonsense"], "unknown model 'nonsense'"),
+        (["--universe", "all", "--symbols", "IBM"], "exclude each other"),
+        (["--universe", "all", "--from", "1985-01-02", "--to", "1986-01-02"], "no symbol has"),
+        (
+            ["--symbols", "KO,MSFT,TSLA", "--from", "2012-06-01", "--to", "2013-03-08"],
+            "for 2 of 3 symbols, so nothing was decided: MSFT's data ends 2013-03-01",
+        ),
     ],
 )
 def test_bad_input_is_a_clear_error(tmp_path: Path, args: list[str], said: str) -> None:

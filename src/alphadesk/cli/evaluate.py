@@ -27,6 +27,8 @@ from alphadesk.cli.tables import Cell, Column, FitTable
 
 __all__ = ["evaluate_command"]
 
+DEFAULT_SYMBOLS = ["AAPL,MSFT,IBM"]
+
 
 def _day(value: str, option: str) -> date:
     try:
@@ -42,12 +44,12 @@ def evaluate_command(
     desk: Literal["desk", "csp"] = typer.Option(
         "desk", "--desk", help="The trading desk (BUY/HOLD/SELL) or the cash-secured-put desk."
     ),
-    symbols: list[str] = typer.Option(
-        ["AAPL,MSFT,IBM"],
+    symbols: list[str] | None = typer.Option(
+        None,
         "--symbols",
         "-s",
         metavar="SYMBOL",
-        help="Symbols, comma-separated or repeated.",
+        help="Symbols, comma-separated or repeated. Default: AAPL,MSFT,IBM.",
     ),
     start: str = typer.Option("2012-01-01", "--from", metavar="DATE", help="First date."),
     end: str = typer.Option("2012-12-31", "--to", metavar="DATE", help="Last date."),
@@ -68,7 +70,9 @@ def evaluate_command(
     slippage: float = typer.Option(0.0005, help="Slippage per fill, a fraction of the price."),
     fraction: float = typer.Option(0.95, help="Share of equity per position (1 = all-in)."),
     contract_fee: float = typer.Option(0.65, help="CSP: fee per put contract sold."),
-    concurrency: int = typer.Option(2, min=1, help="Decisions in flight at once, in all."),
+    concurrency: int = typer.Option(
+        2, min=1, help="Decisions in flight at once, in all (at least one per worker)."
+    ),
     ray: bool = typer.Option(
         False, "--ray", help="Walk the symbols on a Ray cluster; a local one by default."
     ),
@@ -79,13 +83,33 @@ def evaluate_command(
         help="With --ray: the cluster to join, 'auto' or 'ray://HOST:10001'.",
     ),
     as_json: bool = typer.Option(False, "--json", help="Print the table as JSON."),
+    universe: Literal["all"] | None = typer.Option(
+        None,
+        "--universe",
+        help="all: every symbol whose daily bars cover the window and the year before it "
+        "(the baselines' warm-up); `alphadesk data list` shows the ranges. Not with --symbols.",
+    ),
+    workers: int | None = typer.Option(
+        None,
+        "--workers",
+        min=1,
+        help="Processes deciding at once (1: in this process). Default: one per core.",
+    ),
+    fresh: bool = typer.Option(
+        False,
+        "--fresh",
+        help="Decide every date again, discarding the decisions recorded in the folder "
+        "(by default a rerun continues from them).",
+    ),
 ) -> None:
     """Walk a desk forward and score its decisions beside the baselines, after costs.
 
     At every N-th session from --from to --to the desk decides on data known then; the
     decisions are traded with costs and scored beside buy & hold, sma_cross, macd, kdj_rsi
-    and zmr (CSP: buy & hold and a mechanically picked put). Run again, the same evaluation
-    replays the recorded answers: no model call, the same bytes.
+    and zmr (CSP: buy & hold and a mechanically picked put), with block-bootstrap 95 %
+    intervals and the desk's decision mix beside a trend rule's. Each decision is recorded
+    as it is made: run again (after Ctrl-C or a crash, too), the same evaluation continues
+    from the recorded decisions and writes the same bytes.
     """
     from pydantic import ValidationError
 
@@ -93,7 +117,7 @@ def evaluate_command(
 
     check_models(settings_from(ctx), model)
     cluster = ray_cluster(ray, ray_address)
-    names = [s.strip() for group in symbols for s in group.split(",") if s.strip()]
+    names = _symbols(ctx, symbols, universe, start, end)
     try:
         spec = EvalSpec(
             desk=desk,
@@ -112,7 +136,7 @@ def evaluate_command(
         )
     except ValidationError as exc:
         raise fail_invalid(exc, "see `alphadesk eval --help`") from None
-    result = _run(ctx, spec, out, cluster=cluster)
+    result = _run(ctx, spec, out, cluster=cluster, workers=workers, fresh=fresh)
     if as_json:
         payload = {"folder": str(result.folder), "spec": spec.model_dump(mode="json")}
         payload |= {"rows": result.rows, "manifest": result.manifest}
@@ -121,7 +145,45 @@ def evaluate_command(
     _print(result)
 
 
-def _run(ctx: typer.Context, spec: Any, out: Path | None, *, cluster: Any = None) -> Any:
+def _symbols(
+    ctx: typer.Context,
+    symbols: list[str] | None,
+    universe: str | None,
+    start: str,
+    end: str,
+) -> list[str]:
+    """The symbols asked for, or the universe's (named on stderr)."""
+    if universe is None:
+        groups = symbols or DEFAULT_SYMBOLS
+        return [s.strip() for group in groups for s in group.split(",") if s.strip()]
+    if symbols:
+        raise fail(
+            "--symbols and --universe exclude each other", "give one or the other", BAD_INPUT
+        )
+    from alphadesk.data import build_provider
+    from alphadesk.pipelines.evaluation import universe as symbols_of
+
+    first, last = _day(start, "--from"), _day(end, "--to")
+    found = symbols_of(build_provider(settings_from(ctx)).coverage(), first, last)
+    if not found:
+        raise fail(
+            f"no symbol has daily bars from a year before {first} to {last}",
+            "see `alphadesk data list` for each symbol's range, and pick a window inside them",
+            BAD_INPUT,
+        )
+    err_console.print(f"[dim]universe all: {len(found)} symbols ({', '.join(found)})[/]")
+    return found
+
+
+def _run(
+    ctx: typer.Context,
+    spec: Any,
+    out: Path | None,
+    *,
+    cluster: Any = None,
+    workers: int | None = None,
+    fresh: bool = False,
+) -> Any:
     from alphadesk.data import DataError
     from alphadesk.llm.base import CacheMiss
     from alphadesk.pipelines.evaluation import EvaluationError, LookAheadError, evaluate
@@ -137,6 +199,9 @@ def _run(ctx: typer.Context, spec: Any, out: Path | None, *, cluster: Any = None
                     on_start=progress.start,
                     on_decision=progress.record,
                     cluster=cluster,
+                    workers=workers,
+                    fresh=fresh,
+                    on_resume=progress.skip,
                 )
             )
         except (EvaluationError, DataError) as exc:
@@ -164,30 +229,25 @@ class _Progress(CountingBar):
         self.advance(f"{record.symbol} {record.as_of.date()} · failed {self.failed}")
 
 
-def _print(result: Any) -> None:
-    from alphadesk.pipelines.evaluation.files import COLUMNS, DESK_ROWS, cells
+SHOWN_SYMBOLS = 5  # beyond this many symbols the terminal shows the pooled rows only
 
-    spec = result.spec
+
+def _print(result: Any) -> None:
+    from alphadesk.pipelines.evaluation.files import POOLED
+
+    spec, rows = result.spec, result.rows
     title = (
-        f"{spec.desk} ({spec.model}) on {', '.join(spec.symbols)}, {spec.start} to "
+        f"{spec.desk} ({spec.model}) on {_named(spec.symbols)}, {spec.start} to "
         f"{spec.end}, every {spec.every} sessions"
     )
-    # model calls and their cost in one column; every figure is a value, never cut
-    headers = COLUMNS[:-1]
-    table = FitTable(*headers[:2], *(Column(h, right=True) for h in headers[2:]), title=title)
-    rows = result.rows
-    for i, row in enumerate(rows):
-        shown: list[Cell] = list(cells(row))
-        ours = row["strategy"] in DESK_ROWS
-        if ours:
-            shown[0] = Text(row["strategy"], style="bold")
-        calls = f"{shown[-2]} (${row['model_cost_usd']:.4f})" if ours else "-"
-        table.add_row(
-            *shown[:-2],
-            calls,
-            end_section=i + 1 < len(rows) and rows[i + 1]["symbol"] != row["symbol"],
-        )
-    console.print(table)
+    if len(spec.symbols) > SHOWN_SYMBOLS:
+        rows = [r for r in rows if r["symbol"] == POOLED]
+        title += " (pooled; every symbol's rows are in table.md)"
+    console.print(_main_table(rows, title))
+    console.print(_interval_table(rows))
+    mixes = [r for r in result.rows if r.get("buy_share") is not None]
+    if mixes:
+        console.print(_mix_table(mixes))
     failed = [d for d in result.decisions if d.decision == "failed"]
     if failed:
         err_console.print(
@@ -202,3 +262,60 @@ def _print(result: Any) -> None:
         f"of {manifest['model_calls']}; {manifest['wall_seconds']:.1f}s; files in "
         f"{result.folder}[/]"
     )
+
+
+def _named(symbols: list[str]) -> str:
+    if len(symbols) <= SHOWN_SYMBOLS:
+        return ", ".join(symbols)
+    return f"{len(symbols)} symbols ({', '.join(symbols[:3])} ... {symbols[-1]})"
+
+
+def _sections(rows: list[dict[str, Any]], i: int) -> bool:
+    return i + 1 < len(rows) and rows[i + 1]["symbol"] != rows[i]["symbol"]
+
+
+def _main_table(rows: list[dict[str, Any]], title: str) -> FitTable:
+    from alphadesk.pipelines.evaluation.files import COLUMNS, DESK_ROWS, cells
+
+    # model calls and their cost in one column; every figure is a value, never cut
+    headers = COLUMNS[:-1]
+    table = FitTable(*headers[:2], *(Column(h, right=True) for h in headers[2:]), title=title)
+    for i, row in enumerate(rows):
+        shown: list[Cell] = list(cells(row))
+        ours = row["strategy"] in DESK_ROWS
+        if ours:
+            shown[0] = Text(row["strategy"], style="bold")
+        calls = f"{shown[-2]} (${row['model_cost_usd']:.4f})" if ours else "-"
+        table.add_row(*shown[:-2], calls, end_section=_sections(rows, i))
+    return table
+
+
+def _interval_table(rows: list[dict[str, Any]]) -> FitTable:
+    from alphadesk.pipelines.evaluation.files import INTERVAL_COLUMNS, interval_cells
+    from alphadesk.pipelines.evaluation.statistics import METHOD
+
+    headers = INTERVAL_COLUMNS
+    table = FitTable(
+        *headers[:2], *(Column(h, right=True) for h in headers[2:]), title=METHOD["intervals"]
+    )
+    for i, row in enumerate(rows):
+        table.add_row(*interval_cells(row), end_section=_sections(rows, i))
+    return table
+
+
+def _mix_table(rows: list[dict[str, Any]]) -> FitTable:
+    from alphadesk.pipelines.evaluation.files import MIX_COLUMNS, mix_cells
+    from alphadesk.pipelines.evaluation.statistics import METHOD
+
+    table = FitTable(
+        MIX_COLUMNS[0],
+        *(Column(h, right=True) for h in MIX_COLUMNS[1:4]),
+        MIX_COLUMNS[4],
+        title=f"Decision mix; trend rule: {METHOD['trend_rule']}",
+    )
+    for row in rows:
+        shown: list[Cell] = list(mix_cells(row))
+        if shown[-1]:
+            shown[-1] = Text(str(shown[-1]), style="bold yellow")
+        table.add_row(*shown)
+    return table

@@ -1,6 +1,7 @@
-"""Progress of long commands (screens, evaluations): items done of the total and a line of
-counts on stderr. On a terminal, a bar that is gone when the work is done; otherwise (a log,
-a pipe, CI) a plain line for the first item, every few seconds, and the last."""
+"""Progress of long commands (screens, evaluations): items done of the total, the rate, the
+time left, and a line of counts on stderr. On a terminal, a bar that is gone when the work
+is done; otherwise (a log, a pipe, CI) a plain line for the first item, every few seconds,
+and the last. Items done before (a resumed evaluation's) count as done, not in the rate."""
 
 from __future__ import annotations
 
@@ -23,16 +24,18 @@ class CountingBar:
         self._label, self._total, self._done = label, total, 0
         self._plain = not err_console.is_terminal
         self._last_line = 0.0
+        self._started, self._skipped = time.monotonic(), 0
         self._bar = Progress(
             TextColumn(label),
             BarColumn(),
             MofNCompleteColumn(),
+            TextColumn("{task.fields[pace]}"),
             TextColumn("{task.description}"),
             console=err_console,
             disable=self._plain,
             transient=True,
         )
-        self._task = self._bar.add_task("", total=total)
+        self._task = self._bar.add_task("", total=total, pace="")
 
     def __enter__(self) -> Self:
         self._bar.start()
@@ -43,16 +46,47 @@ class CountingBar:
 
     def set_total(self, total: int) -> None:
         self._total = total
+        self._started = time.monotonic()
         self._bar.update(self._task, total=total)
+
+    def skip(self, done: int) -> None:
+        """Count ``done`` items as done already (not in the rate), and say so."""
+        self._done += done
+        self._skipped += done
+        self._started = time.monotonic()
+        self._bar.update(self._task, completed=self._done)
+        of = f" of {self._total}" if self._total else ""
+        err_console.print(
+            f"[dim]{self._label}: {done}{of} recorded before, continuing[/]", highlight=False
+        )
+
+    def pace(self) -> str:
+        """The rate of the items done here and the time left at that rate."""
+        now_done, seconds = self._done - self._skipped, time.monotonic() - self._started
+        if now_done <= 0 or seconds <= 0:
+            return ""
+        rate = now_done / seconds
+        if not self._total:
+            return f"{rate:.2f}/s"
+        left = (self._total - self._done) / rate
+        return f"{rate:.2f}/s · ETA {_clock(left)}"
 
     def advance(self, counts: str) -> None:
         self._done += 1
-        self._bar.update(self._task, advance=1, description=counts)
+        pace = self.pace()
+        self._bar.update(self._task, advance=1, description=counts, pace=pace)
         now = time.monotonic()
         due = self._done in (1, self._total) or now - self._last_line >= PLAIN_EVERY_S
         if self._plain and due:
             self._last_line = now
             of = f"/{self._total}" if self._total else ""
             err_console.print(
-                f"{self._label} {self._done}{of}: {counts}", highlight=False, soft_wrap=True
+                f"{self._label} {self._done}{of} · {pace}: {counts}",
+                highlight=False,
+                soft_wrap=True,
             )
+
+
+def _clock(seconds: float) -> str:
+    whole = round(seconds)
+    return f"{whole // 3600}:{whole % 3600 // 60:02d}:{whole % 60:02d}"

@@ -19,7 +19,14 @@ from typing import TypeVar
 
 from .models import Coverage
 
-__all__ = ["INDICES", "IndexMembership", "Member", "bundled_membership", "with_data"]
+__all__ = [
+    "INDICES",
+    "IndexMembership",
+    "Member",
+    "bundled_membership",
+    "covering",
+    "with_data",
+]
 
 T = TypeVar("T")
 
@@ -122,6 +129,22 @@ def with_data(
     }
     have = [m.symbol for m in members if m.symbol in covered]
     return have, [m for m in members if m.symbol not in covered]
+
+
+def covering(coverage: Sequence[Coverage], first: date, last: date) -> list[str]:
+    """The symbols, sorted, whose daily bars run from ``first`` (or before) to the last
+    session on or before ``last`` (or after): those with a bar on every session between."""
+    from .calendar import sessions_between
+
+    sessions = sessions_between(last - timedelta(days=10), last)
+    final = sessions[-1] if sessions else last
+    return sorted(
+        {
+            c.symbol
+            for c in coverage
+            if c.start is not None and c.end is not None and c.start <= first and c.end >= final
+        }
+    )
 
 
 def _parse(path: Path, parse: Callable[[dict[str, str]], T]) -> list[T]:

@@ -31,7 +31,7 @@ def _run(settings: Settings, spec: EvalSpec, **kwargs: Any) -> Any:
 
 
 @pytest.mark.slow
-def test_the_same_evaluation_twice_is_identical_and_the_second_calls_no_model(
+def test_the_same_evaluation_again_continues_and_a_fresh_one_replays_with_no_model_call(
     tmp_path: Path,
 ) -> None:
     settings = Settings(data_dir=tmp_path)
@@ -47,23 +47,30 @@ def test_the_same_evaluation_twice_is_identical_and_the_second_calls_no_model(
     charts = {name: (first.folder / name).read_bytes() for name in ("equity.png", "drawdown.png")}
     counters.clear()
 
-    second = _run(settings, SPEC, wrap_model=counted)
+    # Run again, it continues from the recorded decisions: nothing left to decide.
+    again = asyncio.run(evaluate(settings, SPEC, wrap_model=counted))
+    assert again.manifest["decided_now"] == 0 and again.manifest["resumed"] == 2
+    assert again.manifest["run_ids"] == first.manifest["run_ids"]
+    # Fresh, it decides again, every answer replayed from the response cache.
+    second = _run(settings, SPEC, wrap_model=counted, fresh=True)
 
     assert first.folder == second.folder == tmp_path / "evals" / SPEC.name
     assert live_first > 0 and sum(c.calls for c in counters) == 0
     assert first.manifest["cache_mode"] == "record" and second.manifest["cache_mode"] == "replay"
     assert first.manifest["live_model_calls"] == live_first
     assert second.manifest["live_model_calls"] == 0
+    assert second.manifest["decided_now"] == 2
     # The ledger agrees: every request of the second evaluation's runs was a cache hit.
     store = RunStore(second.folder / "store" / "alphadesk.sqlite")
     ledger = [e for run in second.manifest["run_ids"] for e in store.ledger(run)]
     assert ledger and not [e for e in ledger if not e["cached"]]
     assert len(second.manifest["run_ids"]) == 2
     assert set(second.manifest["run_ids"]).isdisjoint(first.manifest["run_ids"])
-    for name, before in tables.items():
-        assert (second.folder / name).read_bytes() == before, name
-    for name, before in charts.items():
-        assert (second.folder / name).read_bytes() == before, name
+    for done in (again, second):
+        for name, before in tables.items():
+            assert (done.folder / name).read_bytes() == before, name
+        for name, before in charts.items():
+            assert (done.folder / name).read_bytes() == before, name
     # The table holds the desk beside every baseline, per symbol and pooled, with the
     # decisions' model calls (the same whether answered live or replayed).
     rows = second.rows

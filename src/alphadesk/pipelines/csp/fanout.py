@@ -13,9 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import multiprocessing
 import os
-import threading
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import aclosing
@@ -31,6 +29,7 @@ from alphadesk.pipelines.csp.models import CspRequest, CspResult
 from alphadesk.pipelines.csp.pipeline import CspPipeline
 from alphadesk.pipelines.csp.prefilter import ScreenCheck, screen_symbol
 from alphadesk.pipelines.runner import PipelineRunner
+from alphadesk.pipelines.workers import can_fork, start_method
 
 __all__ = ["FanOut", "Outcome"]
 
@@ -83,7 +82,7 @@ class FanOut:
         a run's checkpoint connection is a thread, so a screen forks them before its run
         starts, and they begin at once with everything this process has loaded."""
         workers = self._local_workers(count)
-        if self.cluster is not None or workers <= 1 or not _can_fork():
+        if self.cluster is not None or workers <= 1 or not can_fork():
             return None
         pool = self._pool(workers)
         pool.submit(int).result()  # a fork pool starts all its workers with its first task
@@ -99,7 +98,7 @@ class FanOut:
     def _pool(self, workers: int) -> ProcessPoolExecutor:
         return ProcessPoolExecutor(
             max_workers=workers,
-            mp_context=_start_method(),
+            mp_context=start_method([__name__, "alphadesk.data"]),
             initializer=_start_worker,
             initargs=(
                 self.settings,
@@ -220,22 +219,3 @@ class _RayScreener:
 
     def screen(self, batch: list[CspRequest]) -> list[Outcome]:
         return _screen_batch(batch)
-
-
-def _can_fork() -> bool:
-    """Whether workers can be forked from this process: a fork copies no other thread, so
-    a lock one of them held would stay held in the worker forever."""
-    return "fork" in multiprocessing.get_all_start_methods() and threading.active_count() == 1
-
-
-def _start_method() -> Any:
-    """Fork while this process has a single thread (workers inherit what is loaded, so they
-    start at once); otherwise a fork server that has loaded the screen's modules once, so
-    each worker forks from it ready instead of importing them all again."""
-    if _can_fork():
-        return multiprocessing.get_context("fork")
-    if "forkserver" not in multiprocessing.get_all_start_methods():
-        return multiprocessing.get_context("spawn")
-    context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload([__name__, "alphadesk.data"])
-    return context

@@ -9,10 +9,13 @@ How an evaluation runs (``alphadesk eval``, :func:`evaluate`):
    decision (a context variable, :mod:`.scope`) any read with an ``as_of`` past the
    decision instant raises :class:`LookAheadError` and voids the evaluation, even if
    the desk swallowed the error. The trading desk's memory is off, so every decision
-   stands alone and a rerun asks the same questions.
+   stands alone and a rerun asks the same questions. The decisions are spread over one
+   worker process per core (:mod:`.spread`) and each is appended to
+   ``decisions.jsonl`` as it is made (:mod:`.journal`): an evaluation run again, after
+   an interruption too, continues from the recorded decisions.
 3. **Models.** Every agent's model (``rules`` included) sits behind the response cache
    in the evaluation's own store (``<folder>/store``). The first evaluation records; a
-   second one of the same spec in the same folder replays and calls no model (after
+   fresh one of the same spec in the same folder replays and calls no model (after
    failed decisions it records again, so only those reach the model). The table
    counts each decision's model calls at their first-answered cost, so it is the same
    either way; the manifest says how many calls were live.
@@ -27,12 +30,14 @@ How an evaluation runs (``alphadesk eval``, :func:`evaluate`):
    bars before the window); for the CSP desk ``buy_hold`` of the underlying and
    ``mechanical_put``: at every date the put the constraints pick with no judgement.
 6. **Table.** Per symbol and pooled (equal capital per symbol, curves summed): returns,
-   Sharpe, drawdown, win rate, turnover, costs, decisions, model calls and cost; as
-   Markdown, CSV and JSON with an equity and a drawdown chart. The same evaluation twice
-   writes byte-identical tables; run ids and times are in ``manifest.json`` only.
+   Sharpe, drawdown, win rate, turnover, costs, decisions, model calls and cost, with
+   block-bootstrap intervals and the desk's decision mix beside a trend rule's
+   (:mod:`.statistics`); as Markdown, CSV and JSON with an equity and a drawdown
+   chart. The same evaluation twice writes byte-identical tables; run ids and times
+   are in ``manifest.json`` only.
 """
 
-from .evaluate import Evaluation, EvaluationError, config_of, eval_folder, evaluate
+from .evaluate import Evaluation, EvaluationError, config_of, eval_folder, evaluate, universe
 from .lookahead import GuardedMarket, guard
 from .models import DecisionRecord, EvalSpec, PutRecord
 from .positions import PutBook, ShortPut, positions_from_decisions, put_book, short_put_pnl
@@ -58,4 +63,5 @@ __all__ = [
     "positions_from_decisions",
     "put_book",
     "short_put_pnl",
+    "universe",
 ]

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -20,21 +20,25 @@ from alphadesk.config import CacheMode, MemorySettings, Settings
 from alphadesk.data.base import MarketData
 from alphadesk.data.calendar import session_close, sessions_between
 from alphadesk.data.errors import DataError
+from alphadesk.data.models import Coverage
 from alphadesk.llm.base import Model
 from alphadesk.pipelines.base import Pipeline, build_pipeline
 
+from .deciding import Heard, Where, continue_decisions, in_order
 from .files import write_files
+from .journal import DecisionJournal
 from .lookahead import guard
-from .models import DecisionRecord, EvalSpec
+from .models import DecisionRecord, EvalSpec, EvaluationError
 from .positions import ShortPut
 from .scoring import Scored, score_csp, score_desk, table_rows
-from .walk import DeskFactory, ModelWrap, agent_models, walk
+from .statistics import statistics
+from .walk import DeskFactory, ModelWrap, agent_models
 
-__all__ = ["Evaluation", "EvaluationError", "eval_folder", "evaluate"]
+__all__ = ["WARM_UP", "Evaluation", "EvaluationError", "eval_folder", "evaluate", "universe"]
 
-
-class EvaluationError(ValueError):
-    """An evaluation that cannot run as asked; the message says what to change."""
+# History a symbol needs before --from: the baselines' indicators (and the trend rule's
+# 200-session average) warm up on it.
+WARM_UP = timedelta(days=365)
 
 
 @dataclass
@@ -53,6 +57,14 @@ class Evaluation:
 def eval_folder(settings: Settings, spec: EvalSpec, out: Path | None = None) -> Path:
     """Where an evaluation's files go: ``out``, else ``data_dir/evals/<spec name>``."""
     return out if out is not None else settings.data_dir / "evals" / spec.name
+
+
+def universe(coverage: Sequence[Coverage], start: date, end: date) -> list[str]:
+    """The symbols an evaluation from ``start`` to ``end`` can take: daily bars on every
+    session of the window and a year before it."""
+    from alphadesk.data.universe import covering
+
+    return covering(coverage, start - WARM_UP, end)
 
 
 def config_of(spec: EvalSpec) -> BacktestConfig:
@@ -76,22 +88,26 @@ async def evaluate(
     on_start: Callable[[int], None] | None = None,
     on_decision: Callable[[DecisionRecord], None] | None = None,
     cluster: RayCluster | None = None,
+    workers: int | None = None,
+    fresh: bool = False,
+    on_resume: Callable[[int], None] | None = None,
 ) -> Evaluation:
     """Walk ``spec``'s desk forward, score it beside the baselines, write the files.
 
-    The desk's runs, ledgers and the response cache live in ``<folder>/store``: the first
-    evaluation records every model answer, and an evaluation whose folder holds a finished
-    one of the same spec with no failed decision replays them (a request never recorded
-    fails with ``CacheMiss``). After failures it records again: the answers already
-    recorded are reused, only the failed decisions reach the model.
+    Each decision is appended to ``<folder>/decisions.jsonl`` as it is made; an evaluation
+    whose folder holds that file for the same spec continues from it (``on_resume`` hears
+    how many were recorded; failed ones are asked again), ``fresh`` starts over. The
+    desk's runs and the response cache live in ``<folder>/store``: the first evaluation
+    records every model answer, one whose folder holds a finished one of the same spec
+    with no failed decision replays them. The decisions are made in ``workers`` processes
+    (default: one per core; here when a ``desk_factory`` or ``wrap_model`` is given and no
+    ``workers``) or on Ray actors with ``cluster``; the decisions and files are the same.
 
     Raises:
-        EvaluationError: No data or no session in the range, an unknown symbol.
+        EvaluationError: No data or no session in the range, an unknown symbol, a folder
+            holding another evaluation's decisions.
         LookAheadError: The desk read data past a decision instant.
         CacheMiss: Replaying asked something the first evaluation did not.
-
-    With ``cluster`` each symbol's walk runs on a Ray actor (see
-    :mod:`~alphadesk.pipelines.evaluation.spread`); the decisions and files are the same.
     """
     started, wall = datetime.now(UTC), time.monotonic()
     folder = eval_folder(settings, spec, out)
@@ -114,31 +130,42 @@ async def evaluate(
         desk = _desk(spec, local, guard(market), desk_factory, wrap_model, mode)
     except ValueError as exc:  # e.g. a model string LiteLLM cannot read
         raise EvaluationError(str(exc)) from None
-    if on_start is not None:
-        on_start(len(dates) * len(spec.symbols))
-    if cluster is None:
-        records = await walk(spec, local, desk, dates, on_decision=on_decision)
-    else:
-        from .spread import walk_on_ray
+    # Each worker builds its own desk: from the settings, or from ``market`` if given.
+    args = (spec, local, settings, market if given else None, desk_factory, wrap_model, mode)
+    objects = desk_factory is not None or wrap_model is not None  # objects stay here
+    where = Where(desk, partial(_remote_desk, *args), workers or (1 if objects else None), cluster)
+    journal = DecisionJournal.open(folder, spec, fresh=fresh)
+    heard = Heard(on_start, on_resume, on_decision)
+    made = await continue_decisions(spec, local, dates, journal, where, heard)
+    records = in_order(spec, dates, journal.recorded, made)
+    scored = _scored(spec, market, frames, closes, records, dates)
+    try:
+        extra = statistics(spec, scored, records, frames)
+    except ValueError as exc:  # the trend rule's average needs 200 sessions before --from
+        raise EvaluationError(f"{exc}; start the evaluation later") from None
+    rows = [row | extra[(row["strategy"], row["symbol"])] for row in table_rows(scored)]
+    manifest = _manifest(spec, mode, records, made, started, time.monotonic() - wall, desk)
+    files = write_files(folder, spec, rows, records, scored, manifest)
+    return Evaluation(spec, folder, rows, records, scored, files, manifest)
 
-        # Each actor builds its own desk: from the settings, or from ``market`` if given.
-        args = (spec, local, settings, market if given else None, desk_factory, wrap_model, mode)
-        make = partial(_remote_desk, *args)
-        records = await walk_on_ray(cluster, spec, local, make, dates, on_decision=on_decision)
+
+def _scored(
+    spec: EvalSpec,
+    market: MarketData,
+    frames: dict[str, pd.DataFrame],
+    closes: dict[str, pd.Series],
+    records: list[DecisionRecord],
+    dates: list[datetime],
+) -> list[Scored]:
     config = config_of(spec)
     try:
         if spec.desk == "desk":
-            scored = score_desk(spec, config, frames, records, dates)
-        else:
-            mechanical = {s: _mechanical_puts(market, s, dates) for s in spec.symbols}
-            on_basis = partial(_on_end_basis, market, closes)
-            scored = score_csp(spec, config, frames, closes, records, mechanical, dates, on_basis)
+            return score_desk(spec, config, frames, records, dates)
+        mechanical = {s: _mechanical_puts(market, s, dates) for s in spec.symbols}
+        on_basis = partial(_on_end_basis, market, closes)
+        return score_csp(spec, config, frames, closes, records, mechanical, dates, on_basis)
     except ValueError as exc:  # e.g. too little history before --from for an indicator
         raise EvaluationError(f"{exc}; start the evaluation later") from None
-    rows = table_rows(scored)
-    manifest = _manifest(spec, mode, records, started, time.monotonic() - wall, desk)
-    files = write_files(folder, spec, rows, records, scored, manifest)
-    return Evaluation(spec, folder, rows, records, scored, files, manifest)
 
 
 def _cache_mode(settings: Settings, folder: Path, spec: EvalSpec) -> CacheMode:
@@ -178,8 +205,14 @@ def _frames(
     market: MarketData, spec: EvalSpec, dates: list[datetime]
 ) -> tuple[dict[str, pd.DataFrame], dict[str, pd.Series]]:
     """Each symbol's bars known at the last close (the harness's own read, not the desk's):
-    adjusted OHLCV for the backtests, raw closes to settle puts."""
-    frames, closes = {}, {}
+    adjusted OHLCV for the backtests, raw closes to settle puts.
+
+    Raises:
+        EvaluationError: Symbols without bars over the whole window, all of them named,
+            before any decision is made (an evaluation of fewer symbols than asked would
+            answer another question).
+    """
+    frames, closes, problems = {}, {}, []
     end = _last_close(spec)
     for symbol in spec.symbols:
         try:
@@ -187,22 +220,36 @@ def _frames(
             frame, _notes = frame_from_bars(bars)
             raw, _ = frame_from_bars(bars, adjust=False)
         except (DataError, ValueError) as exc:
-            said = str(exc) if symbol in str(exc) else f"{symbol}: {exc}"
-            raise EvaluationError(
-                f"{said} (`alphadesk data list` shows each symbol's range)"
-            ) from None
-        first = pd.Timestamp(dates[0]).tz_convert(frame.index.tz)
-        if frame.index[0] > first:
-            raise EvaluationError(
-                f"{symbol}'s data starts {frame.index[0].date()}, after --from {spec.start}; "
-                "start the evaluation later (`alphadesk data list` shows the ranges)"
-            )
-        if int(frame.index.searchsorted(first)) >= len(frame) - 1:
-            raise EvaluationError(
-                f"{symbol} has fewer than 2 bars from {spec.start} to {spec.end}; widen the range"
-            )
+            problems.append(str(exc) if symbol in str(exc) else f"{symbol}: {exc}")
+            continue
+        problem = _gap(symbol, frame, pd.Timestamp(dates[0]), pd.Timestamp(end), spec)
+        if problem:
+            problems.append(problem)
+            continue
         frames[symbol], closes[symbol] = frame, raw["close"]
+    if problems:
+        raise EvaluationError(
+            f"no daily bars over the window {spec.start} to {spec.end} for "
+            f"{len(problems)} of {len(spec.symbols)} symbols, so nothing was decided: "
+            + "; ".join(problems)
+            + ". Drop them, move the window (`alphadesk data list` shows each symbol's "
+            "range), or take --universe all"
+        )
     return frames, closes
+
+
+def _gap(
+    symbol: str, frame: pd.DataFrame, first: pd.Timestamp, last: pd.Timestamp, spec: EvalSpec
+) -> str | None:
+    """What keeps ``frame`` from covering the window from ``first`` to ``last``, if any."""
+    first, last = first.tz_convert(frame.index.tz), last.tz_convert(frame.index.tz)
+    if frame.index[0] > first:
+        return f"{symbol}'s data starts {frame.index[0].date()}, after --from {spec.start}"
+    if frame.index[-1].date() < last.date():
+        return f"{symbol}'s data ends {frame.index[-1].date()}, before --to {spec.end}"
+    if int(frame.index.searchsorted(first)) >= len(frame) - 1:
+        return f"{symbol} has fewer than 2 bars from {spec.start} to {spec.end}"
+    return None
 
 
 def _desk(
@@ -298,11 +345,13 @@ def _manifest(
     spec: EvalSpec,
     mode: CacheMode,
     records: list[DecisionRecord],
+    made: list[DecisionRecord],
     started: datetime,
     seconds: float,
     desk: Pipeline[Any, Any],
 ) -> dict[str, Any]:
-    """What varies between two runs of one evaluation: ids, times, live model calls."""
+    """What varies between two runs of one evaluation: ids, times, live model calls (of
+    the decisions made in this run; the others were recorded by an earlier one)."""
     return {
         "status": "complete",
         "fingerprint": spec.fingerprint(),
@@ -313,9 +362,11 @@ def _manifest(
         "started_at": started.isoformat(),
         "wall_seconds": round(seconds, 3),
         "decisions": len(records),
+        "decided_now": len(made),
+        "resumed": len(records) - len(made),
         "failed": sum(r.decision == "failed" for r in records),
         "model_calls": sum(r.model_calls for r in records),
-        "live_model_calls": sum(r.live_calls for r in records),
-        "live_cost_usd": sum(r.model_cost_usd for r in records if r.live_calls),
+        "live_model_calls": sum(r.live_calls for r in made),
+        "live_cost_usd": sum(r.model_cost_usd for r in made if r.live_calls),
         "run_ids": [r.run_id for r in records if r.run_id],
     }

@@ -16,14 +16,21 @@ import pandas as pd
 
 from .models import DecisionRecord, EvalSpec
 from .scoring import POOLED, Scored
+from .statistics import METHOD
 
 __all__ = [
     "COLUMNS",
     "DESK_ROWS",
+    "INTERVAL_COLUMNS",
+    "MIX_COLUMNS",
     "TABLE_FILES",
     "cells",
     "decision_counts",
+    "has_mix",
+    "interval_cells",
     "markdown_table",
+    "mix_cells",
+    "statistics_markdown",
     "write_files",
 ]
 
@@ -106,6 +113,73 @@ def markdown_table(rows: Sequence[dict[str, Any]]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _interval(row: dict[str, Any], key: str, show: Any, estimate: str | None = None) -> str:
+    """``value [low, high]``, e.g. ``12.10% [-3.20%, 27.00%]``."""
+    value = row.get(estimate or key)
+    low, high = row.get(f"{key}_low"), row.get(f"{key}_high")
+    if value is None:
+        return "-"
+    if low is None or high is None:
+        return show(value)
+    return f"{show(value)} [{show(low)}, {show(high)}]"
+
+
+INTERVAL_COLUMNS = (
+    "strategy",
+    "symbol",
+    "ann. return [95% CI]",
+    "Sharpe [95% CI]",
+    "ann. return − buy & hold [95% CI]",
+    "Sharpe − buy & hold [95% CI]",
+)
+MIX_COLUMNS = ("symbol", "desk B / H / S", "trend rule B / H / S", "χ² p", "flag")
+
+
+def interval_cells(row: dict[str, Any]) -> list[str]:
+    """One row of the intervals table, a cell per column of ``INTERVAL_COLUMNS``."""
+    return [
+        row["strategy"],
+        row["symbol"],
+        _interval(row, "ann_return", _pct, "annualized_return"),
+        _interval(row, "sharpe", _num, "sharpe"),
+        _interval(row, "excess_ann_return", _pct),
+        _interval(row, "excess_sharpe", _num),
+    ]
+
+
+def mix_cells(row: dict[str, Any]) -> list[str]:
+    """One desk row's decision mix beside the trend rule's, a cell per ``MIX_COLUMNS``."""
+
+    def shares(prefix: str) -> str:
+        return " / ".join(f"{row[f'{prefix}{a}_share']:.0%}" for a in ("buy", "hold", "sell"))
+
+    p = row["mix_p_value"]
+    dominant = row["dominant"]
+    flag = f"{dominant} {row[f'{dominant.lower()}_share']:.0%}: dominates" if dominant else ""
+    shown_p = "-" if p is None else "< 0.001" if p < 0.001 else f"{p:.3f}"
+    return [row["symbol"], shares(""), shares("trend_"), shown_p, flag]
+
+
+def has_mix(row: dict[str, Any]) -> bool:
+    return row.get("buy_share") is not None
+
+
+def _markdown(columns: Sequence[str], lines: Sequence[list[str]]) -> str:
+    head = ["| " + " | ".join(columns) + " |", "|" + "|".join("---" for _ in columns) + "|"]
+    return "\n".join([*head, *("| " + " | ".join(cells) + " |" for cells in lines)]) + "\n"
+
+
+def statistics_markdown(rows: Sequence[dict[str, Any]]) -> str:
+    """The intervals of every row and the desk's decision mix, as Markdown sections."""
+    text = f"\n## How sure: {METHOD['intervals']}\n\n"
+    text += _markdown(INTERVAL_COLUMNS, [interval_cells(r) for r in rows])
+    mixes = [r for r in rows if has_mix(r)]
+    if mixes:
+        text += f"\n## Decision mix beside a trend rule: {METHOD['trend_rule']}\n\n"
+        text += _markdown(MIX_COLUMNS, [mix_cells(r) for r in mixes])
+    return text
+
+
 def _csv(rows: Sequence[dict[str, Any]]) -> str:
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=list(rows[0]), lineterminator="\n")
@@ -144,10 +218,14 @@ def write_files(
     """Write every file of the evaluation into ``folder``; returns their paths."""
     folder.mkdir(parents=True, exist_ok=True)
     texts = {
-        "table.md": _title(spec) + "\n" + markdown_table(rows),
+        "table.md": _title(spec) + "\n" + markdown_table(rows) + statistics_markdown(rows),
         "table.csv": _csv(rows),
         "table.json": json.dumps(
-            {"spec": spec.model_dump(mode="json", exclude={"concurrency"}), "rows": list(rows)},
+            {
+                "spec": spec.model_dump(mode="json", exclude={"concurrency"}),
+                "method": METHOD,
+                "rows": list(rows),
+            },
             indent=2,
         )
         + "\n",

@@ -10,9 +10,19 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from alphadesk.config import RULES_MODEL
 
-__all__ = ["DecisionRecord", "EvalSpec", "PutRecord"]
+__all__ = ["DecisionRecord", "EvalSpec", "EvaluationError", "PutRecord"]
 
 DeskKind = Literal["desk", "csp"]
+
+# What changes how an evaluation trades or runs, not what its desk decides: decisions
+# recorded under one value of these are the decisions of any other.
+_NOT_DECIDING = frozenset(
+    {"concurrency", "long_short", "cash", "commission", "slippage", "fraction", "contract_fee"}
+)
+
+
+class EvaluationError(ValueError):
+    """An evaluation that cannot run as asked; the message says what to change."""
 
 
 class EvalSpec(BaseModel):
@@ -59,6 +69,10 @@ class EvalSpec(BaseModel):
     def fingerprint(self) -> str:
         """The spec minus what changes how, not what, is computed."""
         return self.model_dump_json(exclude={"concurrency"})
+
+    def deciding(self) -> dict[str, object]:
+        """The fields that decide what the desk is asked (not how it trades or runs)."""
+        return self.model_dump(mode="json", exclude=set(_NOT_DECIDING))
 
 
 class DecisionRecord(BaseModel):

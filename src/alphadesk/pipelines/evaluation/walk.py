@@ -23,7 +23,15 @@ from .models import DecisionRecord, EvalSpec, PutRecord
 from .positions import positions_from_decisions
 from .scope import LookAheadError, current_decision, decision
 
-__all__ = ["DeskFactory", "Metered", "ModelWrap", "agent_models", "walk"]
+__all__ = [
+    "DeskFactory",
+    "Metered",
+    "ModelWrap",
+    "Pair",
+    "agent_models",
+    "decide",
+    "fill_positions",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -83,24 +91,30 @@ def agent_models(
     return models
 
 
-async def walk(
+Pair = tuple[str, datetime]  # a symbol to decide at an instant
+
+
+async def decide(
     spec: EvalSpec,
     settings: Settings,
     desk: Pipeline[Any, Any],
-    dates: Sequence[datetime],
+    pairs: Sequence[Pair],
     *,
+    concurrency: int | None = None,
     on_decision: Callable[[DecisionRecord], None] | None = None,
 ) -> list[DecisionRecord]:
-    """Every symbol decided at every date, in (date, symbol) order.
+    """Each symbol decided at its instant, ``concurrency`` (default the spec's) at a time,
+    in the order of ``pairs``; ``on_decision`` hears of each as it is made.
 
     Raises:
         LookAheadError: The desk read past a decision instant.
         CacheMiss: A replayed evaluation asked the model something never recorded.
     """
+    width = concurrency or spec.concurrency
     runner: PipelineRunner[Any, Any] = PipelineRunner(
-        settings, desk, concurrency=spec.concurrency, charts=False
+        settings, desk, concurrency=width, charts=False
     )
-    slots = asyncio.Semaphore(spec.concurrency)
+    slots = asyncio.Semaphore(width)
 
     async def one(symbol: str, instant: datetime) -> DecisionRecord:
         async with slots:
@@ -109,17 +123,14 @@ async def walk(
             on_decision(record)
         return record
 
-    tasks = [asyncio.ensure_future(one(s, d)) for d in dates for s in spec.symbols]
+    tasks = [asyncio.ensure_future(one(s, d)) for s, d in pairs]
     try:
-        records = list(await asyncio.gather(*tasks))
+        return list(await asyncio.gather(*tasks))
     except BaseException:
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
         raise
-    if spec.desk == "desk":
-        _positions(records, spec.long_short)
-    return records
 
 
 async def _decide(
@@ -185,7 +196,7 @@ def _put(result: Any) -> PutRecord | None:
     )
 
 
-def _positions(records: list[DecisionRecord], long_short: bool) -> None:
+def fill_positions(records: Sequence[DecisionRecord], long_short: bool) -> None:
     """Fill each trading decision's resulting position, symbol by symbol in date order."""
     by_symbol: dict[str, list[DecisionRecord]] = {}
     for record in records:

@@ -1,0 +1,261 @@
+"""The universe evaluation's speed: a stated fraction of it, and the projected whole.
+
+    python bench/eval.py [--symbols AAPL,KO] [--years 1] [--workers N] [--ray] [--full]
+
+The universe evaluation is ``alphadesk eval --universe all --from 2001-03-01 --to
+2013-02-28 --every 5``: every bundled symbol with daily bars over those twelve years and
+the year before (25 symbols), weekly, about 15,600 decisions of the rules trading desk.
+This runs ``--symbols`` over the first ``--years`` of that window with the same options
+(``--full``: the whole thing) in a fresh folder, and prints:
+
+- decisions, wall time, the time to the first decision (process start-up included), the
+  decision rate over the decision phase, and the machine's load average before and after;
+- the scoring of the whole universe, measured: its decisions file filled with a trend
+  rule's decisions (no desk), then the evaluation run on it, which reads them back and
+  scores (baselines, bootstrap intervals, decision mix, files);
+- the projected wall time of the whole universe: start-up, the decisions at the measured
+  rate, and that scoring, beside the 20-minute goal; and, independent of what else the
+  machine is running, the CPU seconds a decision costs and the time the universe would
+  take with every core free.
+
+``--harness`` also times the evaluation around the desk: two symbols over two years with a
+desk that answers BUY at once, in this process (recording, journal, scoring, files).
+``--ray`` runs the fraction on a local Ray cluster too (start-up included) for comparison
+with the process pool. Figures only: nothing here asserts a time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import resource
+import tempfile
+import time
+from dataclasses import dataclass
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from alphadesk.cluster import RayCluster
+from alphadesk.config import Settings
+from alphadesk.data import build_provider
+from alphadesk.pipelines.evaluation import EvalSpec, evaluate, universe
+
+START, END, EVERY = date(2001, 3, 1), date(2013, 2, 28), 5
+GOAL_S = 20 * 60
+
+
+@dataclass
+class Timing:
+    decisions: int
+    wall: float
+    first: float  # seconds to the first decision
+    deciding: float  # first decision to last
+    scoring: float  # last decision to the end
+    cpu: float | None  # CPU seconds of the workers (this process's if it decided itself)
+
+
+async def _timed(spec: EvalSpec, root: Path, workers: int | None, ray: bool) -> Timing:
+    marks: dict[str, float] = {}
+
+    def decided(_record: Any) -> None:
+        now = time.perf_counter()
+        marks.setdefault("first", now)
+        marks["last"] = now
+
+    began, mine, workers_cpu = time.perf_counter(), _cpu(), _cpu(resource.RUSAGE_CHILDREN)
+    cluster = RayCluster() if ray else None
+    done = await evaluate(
+        Settings(data_dir=root), spec, workers=workers, cluster=cluster, on_decision=decided
+    )
+    ended = time.perf_counter()
+    return Timing(
+        decisions=len(done.decisions),
+        wall=ended - began,
+        first=marks["first"] - began,
+        deciding=marks["last"] - marks["first"],
+        scoring=ended - marks["last"],
+        cpu=None if ray else _cpu(resource.RUSAGE_CHILDREN) - workers_cpu or _cpu() - mine,
+    )
+
+
+class _InstantDesk:
+    """A trading desk that answers BUY at once: what is left is the harness's cost."""
+
+    kind = "desk"
+    model_label = "instant"
+
+    def __init__(self, market: Any) -> None:
+        from alphadesk.pipelines.desk.models import DeskRequest, DeskResult
+
+        self.market, self.request_type, self.result_type = market, DeskRequest, DeskResult
+
+    def title(self, request: Any) -> str:
+        return f"instant {request.symbol}"
+
+    def report(self, result: Any) -> str:
+        return str(result.decision)
+
+    @staticmethod
+    def graph(request: Any, node: Any) -> Any:
+        from langgraph.graph import END, START, StateGraph
+
+        graph = StateGraph(dict)
+        graph.add_node("decide", node("decide"))
+        graph.add_edge(START, "decide")
+        graph.add_edge("decide", END)
+        return graph
+
+    def nodes(self, request: Any, run: Any) -> Any:
+        async def decide(state: dict[str, Any]) -> dict[str, Any]:
+            made = self.result_type(symbol=request.symbol, as_of=request.as_of, decision="BUY")
+            return {"result": made.model_dump(mode="json")}
+
+        return lambda _name: decide
+
+
+def _harness(root: Path) -> None:
+    spec = EvalSpec(symbols=["KO", "JNJ"], start=date(2005, 1, 1), end=date(2006, 12, 31))
+    spec = spec.model_copy(update={"every": EVERY, "concurrency": 1})
+    began, cpu = time.perf_counter(), _cpu()
+    done = asyncio.run(
+        evaluate(
+            Settings(data_dir=root),
+            spec,
+            workers=1,
+            desk_factory=lambda _s, market, _m: _InstantDesk(market),
+        )
+    )
+    n = len(done.decisions)
+    print(
+        f"harness ({n} decisions of an instant desk, in this process): "
+        f"{(_cpu() - cpu) / n:.3f} CPU seconds and {(time.perf_counter() - began) / n:.3f}s "
+        "wall a decision, scoring and files included"
+    )
+
+
+def _cpu(who: int = resource.RUSAGE_SELF) -> float:
+    """CPU seconds of this process, or of its children that have ended (the workers)."""
+    used = resource.getrusage(who)
+    return used.ru_utime + used.ru_stime
+
+
+def _clock(seconds: float) -> str:
+    whole = round(seconds)
+    return f"{whole // 60}:{whole % 60:02d}"
+
+
+def _scoring(full: EvalSpec, root: Path) -> tuple[float, float]:
+    """Seconds (wall and CPU) to score the whole universe from a decisions file of
+    trend-rule decisions."""
+    from alphadesk.analytics.decision_mix import trend_actions
+    from alphadesk.pipelines.evaluation import DecisionRecord
+    from alphadesk.pipelines.evaluation.journal import DecisionJournal
+
+    market, dates = build_provider(Settings()), _dates(full)
+    journal = DecisionJournal.open(root, full)
+    for symbol in full.symbols:
+        closes = market.daily_bars(symbol, dates[-1]).prices()
+        at = [pd.Timestamp(d).tz_convert(closes.index.tz) for d in dates]
+        actions = trend_actions(closes, at)
+        journal.append(
+            DecisionRecord(symbol=symbol, as_of=d, decision=a)
+            for d, a in zip(dates, actions, strict=True)
+        )
+    journal.close()
+    began, cpu = time.perf_counter(), _cpu()
+    asyncio.run(evaluate(Settings(data_dir=root), full, out=root))
+    return time.perf_counter() - began, _cpu() - cpu
+
+
+def _report(
+    label: str, t: Timing, scoring: tuple[float, float], full: EvalSpec, full_count: int
+) -> None:
+    scoring, scoring_cpu = scoring
+    rate = (t.decisions - 1) / t.deciding if t.deciding > 0 else float("nan")
+    print(
+        f"{label}: {t.decisions} decisions in {t.wall:.1f}s wall; first after {t.first:.1f}s; "
+        f"{rate:.2f} decisions/s while deciding; scoring and files {t.scoring:.1f}s"
+    )
+    projected = t.first + full_count / rate + scoring
+    print(
+        f"  projected universe ({len(full.symbols)} symbols, {full_count:,} decisions) at "
+        f"this load: {_clock(projected)} (m:ss) beside the 20:00 goal: {_verdict(projected)}"
+    )
+    if t.cpu is None:  # Ray's workers are not this process's children: no CPU figure
+        return
+    # Load-independent: the CPU a decision costs, on every core with nothing else running.
+    each = t.cpu / t.decisions
+    idle = full_count * each / (os.cpu_count() or 1) + scoring_cpu
+    print(
+        f"  {each:.2f} CPU seconds a decision; on {os.cpu_count()} idle cores the universe "
+        f"would take {_clock(idle)} (m:ss): {_verdict(idle)}"
+    )
+
+
+def _verdict(seconds: float) -> str:
+    return "within the goal" if seconds <= GOAL_S else f"{seconds / GOAL_S:.1f}x the goal"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--symbols", default="AAPL,KO", help="The fraction's symbols.")
+    parser.add_argument("--years", type=float, default=1.0, help="The fraction's years.")
+    parser.add_argument("--workers", type=int, default=None, help="Default: one per core.")
+    parser.add_argument("--ray", action="store_true", help="Also on a local Ray cluster.")
+    parser.add_argument("--full", action="store_true", help="Run the whole universe.")
+    parser.add_argument("--harness", action="store_true", help="Time the harness alone.")
+    args = parser.parse_args()
+
+    symbols = universe(build_provider(Settings()).coverage(), START, END)
+    full = EvalSpec(symbols=symbols, start=START, end=END, every=EVERY, concurrency=2)
+    full_count = len(_dates(full)) * len(symbols)
+    if args.full:
+        spec = full
+    else:
+        end = date.fromordinal(START.toordinal() + round(args.years * 365.25) - 1)
+        spec = full.model_copy(update={"symbols": args.symbols.split(","), "end": end})
+    print(
+        f"{os.cpu_count()} cores, load average before {_load()}; fraction: "
+        f"{', '.join(spec.symbols)} from {spec.start} to {spec.end}, every {EVERY} sessions"
+    )
+    with tempfile.TemporaryDirectory() as tmp:
+        scoring = (0.0, 0.0) if args.full else _scoring(full, Path(tmp) / "scoring")
+    print(
+        f"scoring the whole universe from its decisions: {scoring[0]:.1f}s wall, "
+        f"{scoring[1]:.1f} CPU seconds"
+    )
+    with tempfile.TemporaryDirectory() as tmp:
+        local = asyncio.run(_timed(spec, Path(tmp) / "pool", args.workers, ray=False))
+    workers = args.workers or os.cpu_count()
+    _report(f"processes ({workers})", local, _or(scoring, local), full, full_count)
+    if args.ray:
+        with tempfile.TemporaryDirectory() as tmp:
+            on_ray = asyncio.run(_timed(spec, Path(tmp) / "ray", None, ray=True))
+        _report("ray (local cluster)", on_ray, _or(scoring, on_ray), full, full_count)
+    if args.harness:
+        with tempfile.TemporaryDirectory() as tmp:
+            _harness(Path(tmp))
+    print(f"load average after {_load()}")
+
+
+def _or(scoring: tuple[float, float], run: Timing) -> tuple[float, float]:
+    """The universe's scoring as measured, or (with --full) the run's own."""
+    return scoring if scoring[0] else (run.scoring, 0.0)
+
+
+def _dates(spec: EvalSpec) -> list[Any]:
+    from alphadesk.pipelines.csp.screen import rebalancing_dates
+
+    return rebalancing_dates(spec.start, spec.end, spec.every)
+
+
+def _load() -> str:
+    return " ".join(f"{x:.1f}" for x in os.getloadavg())
+
+
+if __name__ == "__main__":
+    main()
