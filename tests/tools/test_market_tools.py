@@ -14,6 +14,8 @@ import pytest
 
 from alphadesk.agent import Agent, RunScope
 from alphadesk.analytics.trend import trend_assessment
+from alphadesk.config import Settings
+from alphadesk.data import build_provider
 from alphadesk.data.base import DataKind, Provider
 from alphadesk.data.calendar import end_of_day
 from alphadesk.data.models import Fact, Fundamentals, Provenance
@@ -278,3 +280,15 @@ async def test_fundamentals_by_filing_date() -> None:
 async def test_fundamentals_absent_from_bundled_data(bundled: BundledProvider) -> None:
     out = await call(bundled, "get_fundamentals", {"symbol": "KO"}, AS_OF)
     assert out["available"] is False and out["missing"][0].startswith("fundamentals:")
+
+
+async def test_a_listed_symbol_without_facts_is_missing_data_not_a_typo(
+    bundled: BundledProvider,
+) -> None:
+    # The bundled facts suggest PFE for PEP, and the modeled options list no symbols of
+    # their own; PEP's bars are listed, so its facts are missing, not its name mistyped.
+    market = build_provider(Settings())
+    out = await call(market, "get_fundamentals", {"symbol": "PEP"}, AS_OF)
+    assert out["available"] is False and out["missing"][0].startswith("fundamentals:")
+    typo = (await run(market, ("get_fundamentals", {"symbol": "PEPX"}), as_of=AS_OF))[0]
+    assert "unknown symbol 'PEPX' (close matches: PEP" in typo

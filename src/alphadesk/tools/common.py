@@ -194,12 +194,13 @@ def retry_or_raise(error: DataError, symbol: str, ctx: RunContext[ToolDeps]) -> 
     if isinstance(error, InvalidSymbol):
         raise ModelRetry(str(error)) from error
     if isinstance(error, NoData):
-        matches = list(error.suggestions)
-        unknown = bool(matches)
-        if not unknown:
-            universe = _complete_universe(ctx)
-            unknown = universe is not None and _canonical(symbol) not in universe
-            matches = close_matches(_canonical(symbol), universe or [])
+        listed, complete = _listings(ctx)
+        known = _canonical(symbol) in listed
+        # A provider's suggestions mean that provider does not know the symbol, not that
+        # none does: a listed symbol missing one kind of data (no SEC facts) is no typo.
+        unknown = not known and (bool(error.suggestions) or complete)
+        listed_matches = close_matches(_canonical(symbol), sorted(listed))
+        matches = list(dict.fromkeys([*listed_matches, *error.suggestions]))
         if unknown:
             hint = f"close matches: {', '.join(matches)}" if matches else "no close match"
             raise ModelRetry(
@@ -297,19 +298,15 @@ def _canonical(symbol: str) -> str:
         return symbol
 
 
-def _complete_universe(ctx: RunContext[ToolDeps]) -> list[str] | None:
-    """Every symbol the market can serve, or None when some provider cannot list its own.
-
-    Without a complete list an absent symbol may still exist (a network provider lists
-    nothing), so the error is not the model's to fix.
-    """
+def _listings(ctx: RunContext[ToolDeps]) -> tuple[set[str], bool]:
+    """The symbols some provider of the market lists, and whether every provider lists
+    its own (without a complete list an absent symbol may still exist: a network provider
+    lists nothing, so its absence is not the model's to fix)."""
     market = ctx.deps.market
     members = getattr(market, "providers", None) or [market]
     try:
         listings = [list(p.universe()) for p in members]
     except Exception:  # a listing is only a hint; never let it mask the real error
         logger.debug("universe() failed", exc_info=True)
-        return None
-    if not all(listings):
-        return None
-    return sorted({s for listing in listings for s in listing})
+        return set(), False
+    return {s for listing in listings for s in listing}, all(listings)
