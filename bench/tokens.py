@@ -7,8 +7,8 @@ wrapper that takes each request exactly as a provider would receive it (the mess
 tool schemas in OpenAI's format, plus the answer's JSON schema when one is asked for) and
 counts it with LiteLLM's tokenizer for the named model, offline, without calling it. A
 real model writes differently, so completions are indicative; prompts are exact for what
-the pipeline sends. Runs: csp (NVDA 2024-11-29), desk (AAPL 2012-03-30, 1 debate round,
-1 risk round), ask (3 questions), algo (AAPL to 2012-12-31, 2 variants, 1 iteration).
+the pipeline sends. Runs: csp (NVDA 2024-11-29), desk (AAPL 2012-03-30, 1 debate exchange,
+1 risk exchange), ask (3 questions), algo (AAPL to 2012-12-31, 2 variants, 1 iteration).
 
 Goals: a whole desk decision under 60k prompt tokens, a csp run under 30k. For scale,
 TradingAgents-CN users report ~2M tokens per analysis and FinRobot ~175k per report.

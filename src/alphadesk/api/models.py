@@ -63,8 +63,18 @@ class AnalyzeBody(_Body):
     analysts: list[AnalystName] | None = Field(
         None, min_length=1, max_length=4, description="Default: the settings' (all four)."
     )
-    rounds: int | None = Field(None, ge=1, le=5, description="Bull/bear debate rounds.")
-    risk_rounds: int | None = Field(None, ge=1, le=5, description="Risk discussion rounds.")
+    rounds: int | None = Field(
+        None,
+        ge=1,
+        le=5,
+        description="Bull/bear debate exchanges (each: both argue, then each answers the other).",
+    )
+    risk_rounds: int | None = Field(
+        None,
+        ge=1,
+        le=5,
+        description="Risk discussion exchanges (each: all three argue, then answer the others).",
+    )
     memory: bool | None = Field(None, description="Recall and reflect (default: the settings).")
 
 

@@ -50,7 +50,8 @@ def _describe(event: BaseEvent | str) -> str | None:
     if isinstance(event, StepFinished):
         return f"{event.agent} {event.status}" + (f": {event.reason}" if event.reason else "")
     if isinstance(event, DebateMessage):
-        return f"{event.agent} spoke in the {event.debate} debate (round {event.round})"
+        said = "answered the others" if event.part == "rebuttal" else "argued"
+        return f"{event.agent} {said} in the {event.debate} debate (exchange {event.round})"
     if isinstance(event, ToolStarted):
         return f"{event.agent} called {event.tool}"
     return None
