@@ -140,6 +140,17 @@ class MemorySettings(BaseModel):
     path: Path | None = Field(None, description="the store's folder; default data_dir/memory")
 
 
+class ServerSettings(BaseModel):
+    """``[server]``: how ``alphadesk serve`` runs the pipelines."""
+
+    workers: int | None = Field(
+        None, ge=1, description="worker processes running the API's runs; default one per core"
+    )
+    worker_max_runs: int = Field(
+        200, ge=1, description="runs a worker process takes before a fresh one replaces it"
+    )
+
+
 class Settings(BaseSettings):
     """Everything configurable about alphadesk, in one immutable object."""
 
@@ -153,6 +164,7 @@ class Settings(BaseSettings):
     desk: DeskSettings = Field(default_factory=DeskSettings)
     memory: MemorySettings = Field(default_factory=MemorySettings)
     assistant: AssistantSettings = Field(default_factory=AssistantSettings)
+    server: ServerSettings = Field(default_factory=ServerSettings)
     cache: CacheMode = CacheMode.OFF
     data_dir: Path = Field(default_factory=lambda: Path.home() / ".alphadesk")
     api_key: SecretStr | None = Field(

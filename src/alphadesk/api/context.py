@@ -19,6 +19,7 @@ from alphadesk.data.calendar import close_on_or_before
 from alphadesk.data.symbols import normalize_symbol
 from alphadesk.pipelines.base import build_pipeline, pipeline_class
 from alphadesk.pipelines.runner import PipelineRunner
+from alphadesk.pool import InProcess
 
 __all__ = ["ApiContext", "RunSlots", "Slot"]
 
@@ -59,11 +60,13 @@ class RunSlots:
 
 @dataclass
 class ApiContext:
-    """Built once when the app starts; routes read it from ``request.app.state.ctx``."""
+    """Built once when the app starts; routes read it from ``request.app.state.ctx``.
+    ``runs`` is where pipeline runs execute: the worker pool, or this process."""
 
     settings: Settings
     config: ApiConfig
     market: MarketData
+    runs: InProcess
     slots: RunSlots = field(init=False)
 
     def __post_init__(self) -> None:
@@ -120,11 +123,13 @@ class ApiContext:
         on_event: EventSink | None = None,
         run_id: str | None = None,
     ) -> Any:
-        """One pipeline run: in this process, or on the Temporal workers when the server has
-        one (a client that goes away then stops following; the run goes on)."""
+        """One pipeline run: in a worker process (or this one), or on the Temporal workers
+        when the server has some (a client that goes away then stops following; the run
+        goes on)."""
         if self.config.temporal is None:
-            runner = self.runner(kind, model, on_event=on_event)
-            return await runner.analyze(request, run_id=run_id)
+            return await self.runs.run(
+                kind, request, on_event, model=self.model(model), run_id=run_id
+            )
         from alphadesk.durable.client import DurableRunFailed, run_durably
 
         try:
