@@ -137,6 +137,13 @@ class WorkerPool(InProcess):
         """The live workers' process ids."""
         return [w.process.pid for w in self._workers if w.process.pid is not None]
 
+    def worker_of(self, run_id: str) -> int | None:
+        """The process id of the worker running ``run_id`` (once its first event came)."""
+        for worker in self._workers:
+            if any(run_id in call.run_ids for call in worker.calls.values()):
+                return worker.process.pid
+        return None
+
     async def start(self) -> None:
         """Start the workers and wait until each is ready.
 
@@ -280,10 +287,16 @@ class WorkerPool(InProcess):
 
 
 def _interrupt(store: RunStore, run_id: str, reason: str) -> None:
-    """Record ``run_id`` interrupted, if it is still running (its writer is gone)."""
-    with contextlib.suppress(Exception):
-        if store.get(run_id).status == "running":
-            store.finish(run_id, status="interrupted", error=reason)
+    """Record ``run_id`` interrupted with ``reason``, unless it ended (its writer is gone:
+    a reader would only guess that its process ended)."""
+    try:
+        run = store.get(run_id)
+        if run.finished_at is None:
+            resume = run.model_copy(update={"status": "interrupted"}).resume_command
+            why = f"{reason}; continue it with `{resume}`" if resume else reason
+            store.finish(run_id, status="interrupted", error=why)
+    except Exception:  # the store is unreachable: the reader's guess stands
+        logger.exception("could not record run %s interrupted", run_id)
 
 
 def _exit(process: BaseProcess) -> str:
