@@ -17,8 +17,8 @@ from alphadesk.config import RULES_MODEL, Settings
 from alphadesk.data.base import MarketData
 from alphadesk.data.calendar import close_on_or_before
 from alphadesk.data.symbols import normalize_symbol
-from alphadesk.pipelines.base import build_pipeline, pipeline_class
-from alphadesk.pipelines.runner import PipelineRunner
+from alphadesk.pipelines.base import pipeline_class
+from alphadesk.pipelines.models import PipelineRequest
 from alphadesk.pool import InProcess
 
 __all__ = ["ApiContext", "RunSlots", "Slot"]
@@ -108,11 +108,14 @@ class ApiContext:
         except ValueError as exc:
             raise ApiError(422, "invalid_as_of", str(exc), "pass YYYY-MM-DD") from None
 
-    def runner(
-        self, kind: str, model: str | None, on_event: EventSink | None = None, **options: Any
-    ) -> PipelineRunner[Any, Any]:
-        pipeline = build_pipeline(kind, self.settings, self.market, model=self.model(model))
-        return PipelineRunner(self.settings, pipeline, on_event=on_event, **options)
+    async def preflight(self, request: PipelineRequest) -> None:
+        """Fail fast, before a slot is taken or a run recorded, when the symbol has no data
+        at its instant (as ``PipelineRunner.preflight``, without building a pipeline).
+
+        Raises:
+            DataError: e.g. NoData naming close matches for an unknown symbol.
+        """
+        await asyncio.to_thread(self.market.daily_bars, request.symbol, request.as_of)
 
     async def analyze(
         self,

@@ -23,8 +23,7 @@ from typing import Any
 
 from alphadesk.config import Settings
 from alphadesk.data.base import MarketData
-from alphadesk.pipelines.base import PIPELINES, pipeline_class
-from alphadesk.pool.jobs import Job, WorkerEnv
+from alphadesk.pool.jobs import Job, WorkerEnv, warm_up
 
 __all__ = ["MarketFactory", "worker_main"]
 
@@ -36,8 +35,7 @@ MarketFactory = Callable[[Settings], MarketData]
 def worker_main(conn: Connection, settings: Settings, market: MarketFactory) -> None:
     """The process's entry point: build the environment, say ready, serve until stopped."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the server's; it stops us
-    for kind in PIPELINES:  # imported now, not during the first run of each
-        pipeline_class(kind)
+    warm_up()
     env = WorkerEnv(settings=settings, market=market(settings))
     asyncio.run(_Worker(conn, env).serve())
 

@@ -6,15 +6,17 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 
 from alphadesk.agent.events import EventSink
 from alphadesk.config import Settings
 from alphadesk.data.base import MarketData
-from alphadesk.pipelines.base import build_pipeline
+from alphadesk.data.calendar import close_on_or_before, market_status
+from alphadesk.pipelines.base import PIPELINES, build_pipeline, pipeline_class
 from alphadesk.pipelines.runner import PipelineRunner
 
-__all__ = ["Job", "WorkerEnv", "run_pipeline", "sendable"]
+__all__ = ["Job", "WorkerEnv", "run_pipeline", "sendable", "warm_up"]
 
 
 @dataclass(frozen=True)
@@ -48,3 +50,14 @@ def sendable(settings: Settings) -> Settings:
     file is an instance of a class made on the fly, which pickle cannot name."""
     fields = {name: getattr(settings, name) for name in Settings.model_fields}
     return Settings.model_construct(_fields_set=set(settings.model_fields_set), **fields)
+
+
+def warm_up() -> None:
+    """Build what every process's first run would otherwise build on its way (about 5 s on
+    a busy machine, which a client would wait through for its first event): the pipelines'
+    modules and the exchange calendar."""
+    for kind in PIPELINES:
+        pipeline_class(kind)
+    now = datetime.now(UTC)
+    close_on_or_before(now.date())
+    market_status(now)

@@ -35,7 +35,7 @@ from alphadesk.config import Settings
 from alphadesk.data import build_provider
 from alphadesk.data.base import MarketData
 from alphadesk.pool.child import MarketFactory, worker_main
-from alphadesk.pool.jobs import Job, WorkerEnv, run_pipeline, sendable
+from alphadesk.pool.jobs import Job, WorkerEnv, run_pipeline, sendable, warm_up
 from alphadesk.store import RunStore
 
 __all__ = ["InProcess", "WorkerDied", "WorkerPool", "default_workers"]
@@ -152,6 +152,7 @@ class WorkerPool(InProcess):
         """
         self._loop = asyncio.get_running_loop()
         started = [self._spawn() for _ in range(self.size)]
+        await asyncio.to_thread(warm_up)  # this process checks requests with the calendar
         await asyncio.wait_for(asyncio.gather(*(w.ready for w in started)), _START_TIMEOUT_S)
 
     async def close(self) -> None:

@@ -61,7 +61,8 @@ def _csp_request(ctx: ApiContext, body: CspBody) -> CspRequest:
 
 async def _run(http: Request, kind: str, model: str | None, request: Any) -> Any:
     ctx = _ctx(http)
-    await ctx.runner(kind, model).preflight(request)  # an unknown symbol: no run recorded
+    ctx.model(model)
+    await ctx.preflight(request)  # an unknown symbol: no run recorded
     slot = ctx.slots.claim()
     try:
         return await unless_gone(http, ctx.analyze(kind, model, request))
@@ -71,7 +72,7 @@ async def _run(http: Request, kind: str, model: str | None, request: Any) -> Any
 
 async def _stream(ctx: ApiContext, kind: str, model: str | None, request: Any) -> Any:
     ctx.model(model)
-    await ctx.runner(kind, model).preflight(request)
+    await ctx.preflight(request)
     slot = ctx.slots.claim()
     run_id = new_run_id()
     accepted = Accepted(run_id=run_id, pipeline=kind, request=request.model_dump(mode="json"))
