@@ -12,7 +12,6 @@ from typing import Any
 from alphadesk.agent.events import EventSink
 from alphadesk.api.config import ApiConfig
 from alphadesk.api.errors import ApiError
-from alphadesk.api.memory import release_freed_memory
 from alphadesk.config import RULES_MODEL, Settings
 from alphadesk.data.base import MarketData
 from alphadesk.data.calendar import close_on_or_before
@@ -20,6 +19,7 @@ from alphadesk.data.symbols import normalize_symbol
 from alphadesk.pipelines.base import pipeline_class
 from alphadesk.pipelines.models import PipelineRequest
 from alphadesk.pool import InProcess
+from alphadesk.pool.memory import release_freed_memory
 
 __all__ = ["ApiContext", "RunSlots", "Slot"]
 

@@ -24,6 +24,7 @@ from typing import Any
 from alphadesk.config import Settings
 from alphadesk.data.base import MarketData
 from alphadesk.pool.jobs import Job, WorkerEnv, warm_up
+from alphadesk.pool.memory import release_freed_memory
 
 __all__ = ["MarketFactory", "worker_main"]
 
@@ -75,7 +76,12 @@ class _Worker:
     def _start(self, job_id: str, job: Job) -> None:
         task = asyncio.create_task(self._run(job_id, job))
         self.tasks[job_id] = task
-        task.add_done_callback(lambda _: self.tasks.pop(job_id, None))
+        task.add_done_callback(lambda _: self._ended(job_id))
+
+    def _ended(self, job_id: str) -> None:
+        self.tasks.pop(job_id, None)
+        if not self.tasks:  # idle: give the runs' freed heap back
+            release_freed_memory()
 
     async def _run(self, job_id: str, job: Job) -> None:
         try:
