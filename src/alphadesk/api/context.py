@@ -18,7 +18,7 @@ from alphadesk.data.calendar import close_on_or_before
 from alphadesk.data.symbols import normalize_symbol
 from alphadesk.pipelines.base import pipeline_class
 from alphadesk.pipelines.models import PipelineRequest
-from alphadesk.pool import InProcess
+from alphadesk.pool import Runs
 from alphadesk.pool.memory import release_freed_memory
 
 __all__ = ["ApiContext", "RunSlots", "Slot"]
@@ -66,7 +66,7 @@ class ApiContext:
     settings: Settings
     config: ApiConfig
     market: MarketData
-    runs: InProcess
+    runs: Runs
     slots: RunSlots = field(init=False)
 
     def __post_init__(self) -> None:

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import functools
 import logging
 import multiprocessing
 import os
@@ -26,6 +25,7 @@ import signal
 import threading
 import uuid
 from dataclasses import dataclass, field
+from functools import partial
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 from typing import Any
@@ -38,7 +38,7 @@ from alphadesk.pool.child import MarketFactory, worker_main
 from alphadesk.pool.jobs import Job, WorkerEnv, run_pipeline, sendable, warm_up
 from alphadesk.store import RunStore
 
-__all__ = ["InProcess", "WorkerDied", "WorkerPool", "default_workers"]
+__all__ = ["InProcess", "Runs", "WorkerDied", "WorkerPool", "default_workers"]
 
 logger = logging.getLogger(__name__)
 
@@ -55,14 +55,11 @@ def default_workers() -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
-class InProcess:
-    """Jobs run on the caller's event loop, in this process (the CLI's and tests' path)."""
-
-    def __init__(self, settings: Settings, market: MarketData) -> None:
-        self.env = WorkerEnv(settings=settings, market=market)
+class Runs:
+    """Where jobs run: ``call`` runs one; ``run`` runs one recorded pipeline run."""
 
     async def call(self, job: Job, on_event: EventSink | None = None) -> Any:
-        return await job(self.env, on_event or _ignore)
+        raise NotImplementedError
 
     async def run(
         self,
@@ -73,9 +70,20 @@ class InProcess:
         model: str | None = None,
         run_id: str | None = None,
     ) -> Any:
-        job = functools.partial(run_pipeline, kind=kind, request=request, model=model,
-                                run_id=run_id)  # fmt: skip
+        """A run of the pipeline of ``kind`` on ``request`` (under ``run_id`` when given);
+        its result, or None when it stopped at a checkpoint."""
+        job = partial(run_pipeline, kind=kind, request=request, model=model, run_id=run_id)
         return await self.call(job, on_event)
+
+
+class InProcess(Runs):
+    """Jobs run on the caller's event loop, in this process (the CLI's and tests' path)."""
+
+    def __init__(self, settings: Settings, market: MarketData) -> None:
+        self.env = WorkerEnv(settings=settings, market=market)
+
+    async def call(self, job: Job, on_event: EventSink | None = None) -> Any:
+        return await job(self.env, on_event or _ignore)
 
 
 @dataclass
@@ -100,7 +108,7 @@ class _Worker:
             self.conn.send(message)
 
 
-class WorkerPool(InProcess):
+class WorkerPool(Runs):
     """``workers`` processes running jobs for this event loop.
 
     Args:
