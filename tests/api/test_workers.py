@@ -69,6 +69,10 @@ def test_a_run_streams_from_a_worker_in_the_order_it_is_recorded(
     assert [e["kind"] for e in streamed] == [e["kind"] for e in recorded]
     assert [e["at"] for e in streamed] == [e["at"] for e in recorded]
     assert wait_finished(live.settings, run_id).status == seen[-1].json()["decision"]
+    with live.client() as client:  # a replay runs in a worker too
+        replayed = client.post(f"/runs/{run_id}/replay")
+        assert replayed.status_code == 200, replayed.text
+        assert replayed.json()["same_decision"] is True
 
 
 @pytest.mark.parametrize(
