@@ -1,26 +1,30 @@
 """HTTP API load test: concurrent server-sent-event streams of offline desk runs.
 
-    python bench/api.py [--streams 50] [--kind desk|csp] [--runs 200]
+    python bench/api.py [--streams 50] [--kind desk|csp] [--runs 200] [--workers N]
 
 Starts ``alphadesk serve`` in its own process on 127.0.0.1 (a temporary data folder, the
-``rules`` model, the desk's memory off), warms it with one run, then opens ``--streams``
+``rules`` model, the desk's memory off; ``--workers`` worker processes, default one per
+core), warms it with one run, measures the CPU time of one run (the server's and its
+workers', over three runs one after another), then opens ``--streams``
 ``POST /analyze/stream`` (or ``/csp/stream``) requests at once over symbols with data at
 2021-06-30. Every stream must end with its ``result`` event, none with ``error``. Prints
 p50/p95 of the time to the first event (``accepted``, sent once the request is checked)
 and to the first pipeline event (the run under way), each stream's duration, and the total
-wall. The runs are CPU-bound (the ``rules`` policies, the analytics, recording every event):
-one server process decides about one run per second of CPU, whatever the concurrency.
+wall, each beside its goal. The runs are CPU-bound (the ``rules`` policies, the analytics,
+recording every event), so the wall's goal is 1.2 x the CPU the runs need, spread over the
+cores.
 
-Then ``--runs`` more runs (``--streams`` at a time, over varied symbols and dates) and the
-server's resident memory (VmRSS) after the warm-up, after the load, every 50 runs, and at
-the end: what a run holds must be released when it ends, so it levels off near the peak
-of ``--streams`` concurrent runs instead of growing with the number of runs.
+Then ``--runs`` more runs (10 at a time, over varied symbols and dates) while the resident
+memory (VmRSS) of the server and its workers is sampled every second: after the warm-up,
+after the load, every 50 runs, and at the end. What a run holds must be released when it
+ends, so memory levels off after the load instead of growing with the number of runs.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import socket
@@ -28,6 +32,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from dataclasses import dataclass
 from datetime import date, timedelta
@@ -86,23 +91,81 @@ def _pct(values: list[float], q: float) -> float:
         else values[0]  # fmt: skip
 
 
+def _tree(pid: int) -> list[int]:
+    """``pid`` and its descendants (the server and its worker processes), from /proc."""
+    found, todo = [], [pid]
+    while todo:
+        current = todo.pop()
+        found.append(current)
+        for task in Path(f"/proc/{current}/task").glob("*/children"):
+            with contextlib.suppress(OSError):
+                todo += [int(child) for child in task.read_text().split()]
+    return found
+
+
 def _rss_mb(pid: int) -> float:
-    """A process's resident memory, from /proc (Linux)."""
-    status = Path(f"/proc/{pid}/status").read_text()
-    kib = next(line.split()[1] for line in status.splitlines() if line.startswith("VmRSS:"))
-    return int(kib) / 1024
+    """The resident memory of a process and its descendants, from /proc (Linux)."""
+    total = 0
+    for member in _tree(pid):
+        with contextlib.suppress(OSError, StopIteration):
+            status = Path(f"/proc/{member}/status").read_text()
+            total += int(
+                next(ln.split()[1] for ln in status.splitlines() if ln.startswith("VmRSS:"))
+            )
+    return total / 1024
 
 
-async def _load(base: str, path: str, streams: int, pid: int) -> tuple[list[Stream], float]:
+def _cpu_s(pid: int) -> float:
+    """CPU seconds (user + system) a process and its descendants have used so far."""
+    tick, total = os.sysconf("SC_CLK_TCK"), 0
+    for member in _tree(pid):
+        with contextlib.suppress(OSError):
+            fields = Path(f"/proc/{member}/stat").read_text().rpartition(")")[2].split()
+            total += int(fields[11]) + int(fields[12])  # utime, stime
+    return total / tick
+
+
+class Sampler:
+    """The tree's resident memory, every ``every`` seconds, in a thread of its own."""
+
+    def __init__(self, pid: int, every: float = 1.0) -> None:
+        self.pid, self.every, self.samples = pid, every, [_rss_mb(pid)]
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.every):
+            self.samples.append(_rss_mb(self.pid))
+
+    def stop(self) -> list[float]:
+        self._stop.set()
+        self._thread.join()
+        return self.samples
+
+
+async def _warm(client: httpx.AsyncClient, path: str, pid: int) -> float:
+    """One run to warm up, then the median CPU seconds of a run (three, one at a time)."""
+    warm = await _stream(client, path, {"symbol": "NVDA", "as_of": DAY})
+    assert warm.error is None and warm.last == "result", warm
+    costs = []
+    for symbol in ("KO", "JPM", "HD"):
+        before = _cpu_s(pid)
+        one = await _stream(client, path, {"symbol": symbol, "as_of": DAY})
+        assert one.error is None and one.last == "result", one
+        costs.append(_cpu_s(pid) - before)
+    return statistics.median(costs)
+
+
+async def _load(base: str, path: str, streams: int, pid: int) -> tuple[list[Stream], float, float]:
     limits = httpx.Limits(max_connections=streams + 5)
     async with httpx.AsyncClient(base_url=base, timeout=600, limits=limits) as client:
-        warm = await _stream(client, path, {"symbol": "NVDA", "as_of": DAY})
-        assert warm.error is None and warm.last == "result", warm
-        print(f"  server resident memory after warm-up: {_rss_mb(pid):.0f} MB")
+        run_cpu = await _warm(client, path, pid)
+        print(f"  resident memory after warm-up: {_rss_mb(pid):.0f} MB", flush=True)
         start = time.perf_counter()
         bodies = [{"symbol": SYMBOLS[i % len(SYMBOLS)], "as_of": DAY} for i in range(streams)]
         results = await asyncio.gather(*(_stream(client, path, b) for b in bodies))
-        return list(results), time.perf_counter() - start
+        return list(results), time.perf_counter() - start, run_cpu
 
 
 async def _many(base: str, path: str, runs: int, streams: int, pid: int) -> list[Stream]:
@@ -118,13 +181,13 @@ async def _many(base: str, path: str, runs: int, streams: int, pid: int) -> list
                       for i in batch]  # fmt: skip
             done += await asyncio.gather(*(_stream(client, path, b) for b in bodies))
             if len(done) % 50 < streams or len(done) == runs:
-                print(f"  server resident memory after {len(done)} more runs: "
+                print(f"  resident memory after {len(done)} more runs: "
                       f"{_rss_mb(pid):.0f} MB", flush=True)  # fmt: skip
     return done
 
 
 def _wait_up(base: str, server: subprocess.Popen[bytes]) -> None:
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + 300  # the workers import every pipeline first
     while time.monotonic() < deadline:
         if server.poll() is not None:
             raise SystemExit(f"the server exited with {server.returncode}")
@@ -133,7 +196,49 @@ def _wait_up(base: str, server: subprocess.Popen[bytes]) -> None:
                 return
         except httpx.HTTPError:
             time.sleep(0.2)
-    raise SystemExit("the server did not start in 60 s")
+    raise SystemExit("the server did not start in 300 s")
+
+
+@dataclass
+class Figures:
+    streams: list[Stream]
+    wall: float
+    run_cpu: float
+    many: list[Stream]
+    memory: list[float]  # samples over the --runs phase
+    after_warmup: float
+    after_load: float
+
+
+def _serve(args: argparse.Namespace, path: str) -> Figures:
+    port = _free_port()
+    base = f"http://127.0.0.1:{port}"
+    with tempfile.TemporaryDirectory() as tmp:
+        env = os.environ | {"ALPHADESK_DATA_DIR": str(Path(tmp)),
+                            "ALPHADESK_MEMORY__ENABLED": "false"}  # fmt: skip
+        env.pop("ALPHADESK_API_KEY", None)
+        command = [sys.executable, "-m", "alphadesk", "serve", "--port", str(port),
+                   "--max-runs", str(args.streams + 1), "--rate", "100000",
+                   "--log-level", "warning"]  # fmt: skip
+        if args.workers:
+            command += ["--workers", str(args.workers)]
+        server = subprocess.Popen(command, env=env)
+        try:
+            _wait_up(base, server)
+            results, wall, run_cpu = asyncio.run(_load(base, path, args.streams, server.pid))
+            after_warmup = _rss_mb(server.pid)  # the load's heap, before more runs
+            print(f"  resident memory after {args.streams} streams: {after_warmup:.0f} MB")
+            sampler = Sampler(server.pid)
+            many = asyncio.run(_many(base, path, args.runs, min(args.streams, 10), server.pid))
+            memory = sampler.stop()
+        finally:
+            server.terminate()
+            server.wait(timeout=60)
+    return Figures(results, wall, run_cpu, many, memory, memory[0], after_warmup)
+
+
+def _line(label: str, value: str, ok: bool, goal: str) -> None:
+    print(f"  {label:<34}{value:<24}goal {goal:<28}{'ok' if ok else 'MISSED'}")
 
 
 def main() -> None:
@@ -141,54 +246,38 @@ def main() -> None:
     parser.add_argument("--streams", type=int, default=50)
     parser.add_argument("--kind", choices=["desk", "csp"], default="desk")
     parser.add_argument("--runs", type=int, default=200, help="Runs after the load (0: none).")
+    parser.add_argument("--workers", type=int, default=0, help="Worker processes (0: cores).")
     args = parser.parse_args()
     path = "/analyze/stream" if args.kind == "desk" else "/csp/stream"
-    port = _free_port()
-    base = f"http://127.0.0.1:{port}"
-    with tempfile.TemporaryDirectory() as tmp:
-        env = os.environ | {"ALPHADESK_DATA_DIR": str(Path(tmp)),
-                            "ALPHADESK_MEMORY__ENABLED": "false"}  # fmt: skip
-        env.pop("ALPHADESK_API_KEY", None)
-        server = subprocess.Popen(
-            [sys.executable, "-m", "alphadesk", "serve", "--port", str(port),
-             "--max-runs", str(args.streams + 1), "--rate", "100000", "--log-level", "warning"],
-            env=env,
-        )  # fmt: skip
-        try:
-            _wait_up(base, server)
-            results, wall = asyncio.run(_load(base, path, args.streams, server.pid))
-            print(f"  server resident memory after {args.streams} streams: "
-                  f"{_rss_mb(server.pid):.0f} MB")  # fmt: skip
-            many = asyncio.run(_many(base, path, args.runs, min(args.streams, 10), server.pid))
-        finally:
-            server.terminate()
-            server.wait(timeout=30)
+    cores = os.cpu_count() or 1
+    f = _serve(args, path)
+    results, many = f.streams, f.many
     failed = [r for r in results if r.error or r.status != 200 or r.last != "result"]
     failed_many = [r for r in many if r.error or r.status != 200 or r.last != "result"]
     firsts = [r.first_event_s for r in results if r.first_event_s is not None]
     steps = [r.first_step_s for r in results if r.first_step_s is not None]
     totals = [r.total_s for r in results]
+    budget = 1.2 * args.streams * f.run_cpu / cores
+    load = os.getloadavg()[0]
     print(f"{args.streams} concurrent {path} streams (model rules, {DAY}), server in its own "
-          "process on 127.0.0.1")  # fmt: skip
-    print(f"  completed with a result event: {len(results) - len(failed)}/{len(results)}, "
-          f"errors: {len(failed)}")  # fmt: skip
+          f"process on 127.0.0.1, {cores} cores, load average {load:.2f}")  # fmt: skip
+    print(f"  one run's CPU time (server + workers): {f.run_cpu:.2f} s")
     print(f"  events per stream: {min(r.events for r in results)}-"
           f"{max(r.events for r in results)}")  # fmt: skip
-    print(
-        f"  time to first event (accepted):   p50 {_pct(firsts, 50):.2f} s, "
-        f"p95 {_pct(firsts, 95):.2f} s"
-    )
-    print(
-        f"  time to first pipeline event:     p50 {_pct(steps, 50):.2f} s, "
-        f"p95 {_pct(steps, 95):.2f} s"
-    )
-    print(
-        f"  stream duration:                  p50 {_pct(totals, 50):.2f} s, "
-        f"p95 {_pct(totals, 95):.2f} s"
-    )
-    print(f"  total wall: {wall:.2f} s ({args.streams / wall:.2f} runs/s)")
+    _line("errors", f"{len(failed)}/{len(results)}", not failed, "0")
+    _line("accepted p50 / p95", f"{_pct(firsts, 50):.2f} / {_pct(firsts, 95):.2f} s",
+          _pct(firsts, 95) < 0.2, "p95 < 0.2 s")  # fmt: skip
+    _line("first pipeline event p50 / p95", f"{_pct(steps, 50):.2f} / {_pct(steps, 95):.2f} s",
+          _pct(steps, 95) < 2, "p95 < 2 s")  # fmt: skip
+    print(f"  stream duration p50 / p95         {_pct(totals, 50):.2f} / {_pct(totals, 95):.2f} s")
+    _line("total wall", f"{f.wall:.2f} s", f.wall <= budget,
+          f"<= {budget:.1f} s (1.2 x CPU / cores)")  # fmt: skip
     if many:
-        print(f"  then {len(many)} runs, {min(args.streams, 10)} at a time: "
+        end, peak = f.memory[-1], max(f.memory)
+        _line(f"memory over {len(many)} more runs",
+              f"{f.after_load:.0f} -> {end:.0f} MB (peak {peak:.0f})",
+              end <= 1.1 * f.after_load, "end <= 1.1 x after the load")  # fmt: skip
+        print(f"  then {len(many)} runs, 10 at a time: "
               f"{len(many) - len(failed_many)} completed with a result event")  # fmt: skip
     for r in (failed + failed_many)[:5]:
         print(f"  failed: status {r.status}, last event {r.last!r}: {r.error}")

@@ -182,6 +182,17 @@ class McpSettings(BaseModel):
     max_symbols: int = Field(50, ge=1, le=100, description="symbols one screen call may take")
 
 
+class ServerSettings(BaseModel):
+    """``[server]``: how ``alphadesk serve`` runs the pipelines."""
+
+    workers: int | None = Field(
+        None, ge=1, description="worker processes running the API's runs; default one per core"
+    )
+    worker_max_runs: int = Field(
+        200, ge=1, description="runs a worker process takes before a fresh one replaces it"
+    )
+
+
 class Settings(BaseSettings):
     """Everything configurable about alphadesk, in one immutable object."""
 
@@ -197,6 +208,7 @@ class Settings(BaseSettings):
     assistant: AssistantSettings = Field(default_factory=AssistantSettings)
     mcp: McpSettings = Field(default_factory=McpSettings)
     lab: LabSettings = Field(default_factory=LabSettings)
+    server: ServerSettings = Field(default_factory=ServerSettings)
     cache: CacheMode = CacheMode.OFF
     data_dir: Path = Field(default_factory=lambda: Path.home() / ".alphadesk")
     api_key: SecretStr | None = Field(

@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import UTC, date, datetime
 
 import pandas as pd
+import pytest
 
 from alphadesk.data import market_status
 from alphadesk.data.calendar import (
@@ -30,7 +31,11 @@ def test_bar_close_instants_follow_the_exchange() -> None:
 
 def test_sessions_and_trading_days() -> None:
     assert sessions_between(date(2024, 6, 17), date(2024, 6, 21)) == [
-        date(2024, 6, 17), date(2024, 6, 18), date(2024, 6, 20), date(2024, 6, 21)]
+        date(2024, 6, 17),
+        date(2024, 6, 18),
+        date(2024, 6, 20),
+        date(2024, 6, 21),
+    ]
     monday_noon = datetime(2024, 6, 17, 16, tzinfo=UTC)
     assert trading_days_between(monday_noon, date(2024, 6, 21)) == 4
     after_close = datetime(2024, 6, 17, 21, tzinfo=UTC)
@@ -68,3 +73,39 @@ def test_market_status() -> None:
 
 def test_end_of_day_is_new_york_midnight() -> None:
     assert end_of_day(date(2024, 1, 5)) == datetime(2024, 1, 6, 5, 0, tzinfo=UTC)
+
+
+def _library_status(as_of: datetime) -> tuple[bool, date | None, datetime, datetime, datetime]:
+    """The same answer from exchange_calendars' own minute lookups (the reference)."""
+    import pandas as pd
+
+    from alphadesk.data.calendar import xnys
+
+    cal, minute = xnys(), pd.Timestamp(as_of).tz_convert(UTC).floor("min")
+    is_open = bool(cal.is_open_on_minute(minute))
+    session = cal.minute_to_session(minute, direction="none").date() if is_open else None
+    return (is_open, session, cal.next_open(minute).to_pydatetime(),
+            cal.next_close(minute).to_pydatetime(),
+            cal.previous_close(minute).to_pydatetime())  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "as_of",
+    [
+        datetime(2024, 6, 14, 13, 30, tzinfo=UTC),  # the open minute
+        datetime(2024, 6, 14, 13, 29, 59, tzinfo=UTC),  # just before it
+        datetime(2024, 6, 14, 19, 59, 30, tzinfo=UTC),  # the last minute
+        datetime(2024, 6, 14, 20, 0, tzinfo=UTC),  # the close: closed
+        datetime(2024, 7, 4, 15, 0, tzinfo=UTC),  # a holiday
+        datetime(2024, 11, 29, 17, 59, tzinfo=UTC),  # an early close's last minute
+        datetime(2024, 11, 29, 18, 0, tzinfo=UTC),  # and its close
+        datetime(2024, 12, 31, 23, 0, tzinfo=UTC),  # a year's end
+        datetime(1999, 3, 8, 15, 0, tzinfo=UTC),
+        datetime(2020, 3, 9, 14, 0, tzinfo=UTC),
+    ],
+)
+def test_market_status_agrees_with_the_calendars_minutes(as_of: datetime) -> None:
+    status = market_status(as_of)
+    found = (status.is_open, status.session, status.next_open, status.next_close,
+             status.previous_close)  # fmt: skip
+    assert found == _library_status(as_of)

@@ -15,6 +15,7 @@ import uvicorn
 from alphadesk.api import ApiConfig, create_app
 from alphadesk.config import Settings
 from alphadesk.data.base import MarketData
+from alphadesk.pool import WorkerPool
 
 __all__ = ["LiveApi", "SseEvent", "parse_sse"]
 
@@ -52,17 +53,21 @@ def parse_sse(lines: Iterable[str]) -> Iterator[SseEvent]:
 
 
 class LiveApi:
-    """``create_app(settings, config, market=...)`` served by uvicorn on a free port.
+    """``create_app(settings, config, market=..., pool=...)`` served by uvicorn on a free port.
 
     Use as a context manager; ``url`` is the base address and ``client()`` an httpx client
     for it (a key set on the config is sent unless ``key`` says otherwise)."""
 
     def __init__(
-        self, settings: Settings, config: ApiConfig | None = None, market: MarketData | None = None
+        self,
+        settings: Settings,
+        config: ApiConfig | None = None,
+        market: MarketData | None = None,
+        pool: WorkerPool | None = None,
     ) -> None:
         self.settings = settings
         self.config = config or ApiConfig(rate_per_minute=1_000_000, max_runs=64)
-        app = create_app(settings, self.config, market=market)
+        app = create_app(settings, self.config, market=market, pool=pool)
         bind = self.config.host
         self.server = uvicorn.Server(
             uvicorn.Config(app, host=bind, port=0, log_level="warning", access_log=False)
@@ -72,7 +77,7 @@ class LiveApi:
 
     def __enter__(self) -> LiveApi:
         self._thread.start()
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 180  # worker processes import every pipeline first
         while not self.server.started:
             if time.monotonic() > deadline or not self._thread.is_alive():
                 raise RuntimeError("the API server did not start")

@@ -7,6 +7,8 @@ pipeline logic.
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -21,6 +23,7 @@ from alphadesk.api.models import Health
 from alphadesk.api.routes import chat, desks, evals, portfolio, runs
 from alphadesk.config import Settings
 from alphadesk.data.base import MarketData
+from alphadesk.pool import InProcess, WorkerPool
 
 __all__ = ["create_app"]
 
@@ -32,17 +35,25 @@ event name is the event's kind; closing a stream cancels its run."""
 
 
 def create_app(
-    settings: Settings, config: ApiConfig | None = None, *, market: MarketData | None = None
+    settings: Settings,
+    config: ApiConfig | None = None,
+    *,
+    market: MarketData | None = None,
+    pool: WorkerPool | None = None,
 ) -> FastAPI:
     """The API over ``settings``.
 
     Args:
         settings: Models, data providers, where runs are stored.
         config: The server's key and limits (default: loopback, no key).
-        market: The market data (default: built from the settings).
+        market: The market data of the server's own process (default: built from the
+            settings); the runs use it too when they run in this process.
+        pool: The worker processes that run the pipelines (default: ``config.workers`` of
+            them, or none: runs in this process). Started and stopped with the app.
 
     Raises:
         ApiKeyRequired: ``config.host`` is off loopback and there is no key.
+        ValueError: ``config`` asks for fewer than 1 worker.
     """
     config = config or ApiConfig()
     config.check()
@@ -50,8 +61,26 @@ def create_app(
         from alphadesk.data import build_provider
 
         market = build_provider(settings)
-    app = FastAPI(title="alphadesk", version=__version__, description=_DESCRIPTION)
-    app.state.ctx = ApiContext(settings=settings, config=config, market=market)
+    if pool is None and config.workers is not None:
+        pool = WorkerPool(settings, config.workers, max_runs=config.worker_max_runs)
+
+    @asynccontextmanager
+    async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        if pool is None:
+            yield
+            return
+        await pool.start()
+        try:
+            yield
+        finally:
+            await pool.close()
+
+    app = FastAPI(
+        title="alphadesk", version=__version__, description=_DESCRIPTION, lifespan=lifespan
+    )
+    app.state.ctx = ApiContext(
+        settings=settings, config=config, market=market, runs=pool or InProcess(settings, market)
+    )
     errors.install(app)
     for module in (desks, chat, runs, evals, portfolio):
         app.include_router(module.router)
@@ -72,4 +101,5 @@ async def health(request: Request) -> Any:
         auth=ctx.config.api_key is not None,
         max_runs=ctx.config.max_runs,
         runs_active=ctx.slots.active,
+        workers=ctx.runs.size if isinstance(ctx.runs, WorkerPool) else 0,
     )

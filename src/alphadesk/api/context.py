@@ -12,13 +12,14 @@ from typing import Any
 from alphadesk.agent.events import EventSink
 from alphadesk.api.config import ApiConfig
 from alphadesk.api.errors import ApiError
-from alphadesk.api.memory import release_freed_memory
 from alphadesk.config import RULES_MODEL, Settings
 from alphadesk.data.base import MarketData
 from alphadesk.data.calendar import close_on_or_before
 from alphadesk.data.symbols import normalize_symbol
-from alphadesk.pipelines.base import build_pipeline, pipeline_class
-from alphadesk.pipelines.runner import PipelineRunner
+from alphadesk.pipelines.base import pipeline_class
+from alphadesk.pipelines.models import PipelineRequest
+from alphadesk.pool import Runs
+from alphadesk.pool.memory import release_freed_memory
 
 __all__ = ["ApiContext", "RunSlots", "Slot"]
 
@@ -59,11 +60,13 @@ class RunSlots:
 
 @dataclass
 class ApiContext:
-    """Built once when the app starts; routes read it from ``request.app.state.ctx``."""
+    """Built once when the app starts; routes read it from ``request.app.state.ctx``.
+    ``runs`` is where pipeline runs execute: the worker pool, or this process."""
 
     settings: Settings
     config: ApiConfig
     market: MarketData
+    runs: Runs
     slots: RunSlots = field(init=False)
 
     def __post_init__(self) -> None:
@@ -105,11 +108,14 @@ class ApiContext:
         except ValueError as exc:
             raise ApiError(422, "invalid_as_of", str(exc), "pass YYYY-MM-DD") from None
 
-    def runner(
-        self, kind: str, model: str | None, on_event: EventSink | None = None, **options: Any
-    ) -> PipelineRunner[Any, Any]:
-        pipeline = build_pipeline(kind, self.settings, self.market, model=self.model(model))
-        return PipelineRunner(self.settings, pipeline, on_event=on_event, **options)
+    async def preflight(self, request: PipelineRequest) -> None:
+        """Fail fast, before a slot is taken or a run recorded, when the symbol has no data
+        at its instant (as ``PipelineRunner.preflight``, without building a pipeline).
+
+        Raises:
+            DataError: e.g. NoData naming close matches for an unknown symbol.
+        """
+        await asyncio.to_thread(self.market.daily_bars, request.symbol, request.as_of)
 
     async def analyze(
         self,
@@ -120,11 +126,13 @@ class ApiContext:
         on_event: EventSink | None = None,
         run_id: str | None = None,
     ) -> Any:
-        """One pipeline run: in this process, or on the Temporal workers when the server has
-        one (a client that goes away then stops following; the run goes on)."""
+        """One pipeline run: in a worker process (or this one), or on the Temporal workers
+        when the server has some (a client that goes away then stops following; the run
+        goes on)."""
         if self.config.temporal is None:
-            runner = self.runner(kind, model, on_event=on_event)
-            return await runner.analyze(request, run_id=run_id)
+            return await self.runs.run(
+                kind, request, on_event, model=self.model(model), run_id=run_id
+            )
         from alphadesk.durable.client import DurableRunFailed, run_durably
 
         try:

@@ -26,6 +26,7 @@ from alphadesk.data.errors import (
     RateLimited,
 )
 from alphadesk.llm.base import ModelError
+from alphadesk.pool import WorkerDied
 from alphadesk.store import RunNotFound
 from alphadesk.store.portfolio import OrderRejected
 from alphadesk.store.redact import redact
@@ -120,6 +121,9 @@ def from_exception(exc: BaseException) -> ApiError:
         return ApiError(499, "client_closed", "the client closed the connection: run cancelled")
     if isinstance(exc, ModelError):
         return ApiError(502, "model_error", str(exc), "check the model string and its key")
+    if isinstance(exc, WorkerDied):
+        return ApiError(503, "worker_died", f"the run stopped: {exc}",
+                        "the run is recorded interrupted; start it again")  # fmt: skip
     return ApiError(500, "internal", "the server failed on this request", "see the server log")
 
 

@@ -205,3 +205,6 @@ class Health(BaseModel):
     auth: bool = Field(description="Whether requests need the API key.")
     max_runs: int
     runs_active: int
+    workers: int = Field(
+        0, description="Worker processes running the pipelines (0: in the server's process)."
+    )

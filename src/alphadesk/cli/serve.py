@@ -30,6 +30,11 @@ def serve(
     allow_model: list[str] = typer.Option(
         [], "--allow-model", help="A model string requests may ask for (repeatable)."
     ),
+    workers: int | None = typer.Option(
+        None,
+        help="Worker processes that run the pipelines, off the server's event loop "
+        "(default: [server] workers, else one per core).",
+    ),
     log_level: str = typer.Option("info", help="uvicorn's log level."),
     temporal: str | None = typer.Option(
         None,
@@ -41,18 +46,25 @@ def serve(
     """Serve the HTTP API (OpenAPI page at /docs). Offline by default: model `rules`."""
     from alphadesk.api import ApiConfig
     from alphadesk.api.server import serve as run
+    from alphadesk.pool import default_workers
 
+    if workers is not None and workers < 1:
+        raise fail(f"--workers must be at least 1, not {workers}",
+                   "e.g. --workers 2, or leave it out for one worker per core", 2)  # fmt: skip
     settings = settings_from(ctx)
     key = settings.api_key.get_secret_value() if settings.api_key else None
     refuse_unguarded(host, key)
+    workers = workers or settings.server.workers or default_workers()
     config = ApiConfig(host=host, api_key=key or None, max_body_bytes=max_body,
                        rate_per_minute=rate, max_runs=max_runs,
-                       models=frozenset(allow_model), temporal=temporal)  # fmt: skip
+                       models=frozenset(allow_model), temporal=temporal, workers=workers,
+                       worker_max_runs=settings.server.worker_max_runs)  # fmt: skip
     if temporal is not None:
         try:
             import temporalio  # noqa: F401 - checked now, used by the first desk run
         except ImportError:
             raise fail("Temporal is not installed", "pip install 'alphadesk[temporal]'") from None
     auth = "API key required" if key else "no API key (loopback only)"
-    err_console.print(f"[dim]alphadesk API on http://{host}:{port} ({auth}); docs at /docs[/]")
+    err_console.print(f"[dim]alphadesk API on http://{host}:{port} ({auth}, {workers} worker "
+                      f"process{'es' if workers > 1 else ''}); docs at /docs[/]")  # fmt: skip
     run(settings, config, port, log_level=log_level)

@@ -254,19 +254,35 @@ class MarketStatus(BaseModel):
 
 
 def market_status(as_of: datetime) -> MarketStatus:
-    """Open or closed at ``as_of`` (XNYS regular hours), with the next open and close."""
-    import pandas as pd
-
+    """Open or closed at ``as_of`` (XNYS regular hours, from its open minute to before its
+    close), with the next open and close: binary searches in the schedule, where the
+    calendar's own minute lookups build an array of every trading minute since 1970
+    (150 MB in each process that asks)."""
     as_of = require_aware(as_of)
-    cal = xnys()
-    minute = pd.Timestamp(as_of).tz_convert(UTC).floor("min")
-    is_open = bool(cal.is_open_on_minute(minute))
-    session = cal.minute_to_session(minute, direction="none").date() if is_open else None
+    opens, closes = _hours()
+    minute = _nanos(as_of) // 60_000_000_000 * 60_000_000_000
+    i = int(np.searchsorted(closes, minute, side="right"))  # the first close after it
+    is_open = i < len(opens) and opens[i] <= minute
+    sessions = _sessions()
     return MarketStatus(
         as_of=as_of,
         is_open=is_open,
-        session=session,
-        next_open=cal.next_open(minute).to_pydatetime(),
-        next_close=cal.next_close(minute).to_pydatetime(),
-        previous_close=cal.previous_close(minute).to_pydatetime(),
+        session=date.fromordinal(int(sessions.days[i])) if is_open else None,
+        next_open=_instant(opens[int(np.searchsorted(opens, minute, side="right"))]),
+        next_close=_instant(closes[i]),
+        previous_close=_instant(closes[int(np.searchsorted(closes, minute)) - 1]),
     )
+
+
+@functools.cache
+def _hours() -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """Each session's open and close, ns since the epoch (UTC), in session order."""
+    schedule = xnys().schedule
+    return (
+        np.asarray(schedule["open"].array.asi8, dtype=np.int64),
+        np.asarray(schedule["close"].array.asi8, dtype=np.int64),
+    )
+
+
+def _instant(nanos: np.int64) -> datetime:
+    return datetime.fromtimestamp(int(nanos) // 1_000_000_000, UTC)

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from fastapi import APIRouter, Request
 from sse_starlette import EventSourceResponse
 
 from alphadesk.agent.events import EventSink
+from alphadesk.api import jobs
 from alphadesk.api.context import ApiContext
 from alphadesk.api.errors import ApiError, ErrorBody
 from alphadesk.api.models import ChatBody
@@ -27,19 +29,19 @@ async def chat(body: ChatBody, request: Request) -> Any:
     `tool_failed`), the answer token by token (`text_delta`), `numbers_checked`, and
     `chat_finished` with the whole result (its `session_id` continues the conversation).
     Closing the connection cancels the question."""
-    from alphadesk.pipelines.assistant import AssistantPipeline, ChatRequest
+    from alphadesk.pipelines.assistant import ChatRequest
 
     ctx: ApiContext = request.app.state.ctx
     as_of = None if body.as_of is None else ctx.as_of(body.as_of)
+    model = ctx.model(body.model)
     try:
-        pipeline = AssistantPipeline(ctx.settings, ctx.market, model=ctx.model(body.model))
         question = ChatRequest(question=body.question, session_id=body.session_id, as_of=as_of)
     except ValueError as exc:
         raise ApiError(422, "validation_error", str(exc).splitlines()[0]) from None
     slot = ctx.slots.claim()
 
     async def produce(emit: EventSink) -> Any:
-        return await pipeline.ask(question, emit)
+        return await ctx.runs.call(partial(jobs.ask, question=question, model=model), emit)
 
     # chat_finished already holds the result: no separate result event
     return EventSourceResponse(

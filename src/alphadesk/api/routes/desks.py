@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from fastapi import APIRouter, Request
 from sse_starlette import EventSourceResponse
 
 from alphadesk.agent.events import EventSink
+from alphadesk.api import jobs
 from alphadesk.api.context import ApiContext
 from alphadesk.api.errors import ApiError, ErrorBody
 from alphadesk.api.models import AnalyzeBody, CspBody, ScreenBody
@@ -59,7 +61,8 @@ def _csp_request(ctx: ApiContext, body: CspBody) -> CspRequest:
 
 async def _run(http: Request, kind: str, model: str | None, request: Any) -> Any:
     ctx = _ctx(http)
-    await ctx.runner(kind, model).preflight(request)  # an unknown symbol: no run recorded
+    ctx.model(model)
+    await ctx.preflight(request)  # an unknown symbol: no run recorded
     slot = ctx.slots.claim()
     try:
         return await unless_gone(http, ctx.analyze(kind, model, request))
@@ -69,7 +72,7 @@ async def _run(http: Request, kind: str, model: str | None, request: Any) -> Any
 
 async def _stream(ctx: ApiContext, kind: str, model: str | None, request: Any) -> Any:
     ctx.model(model)
-    await ctx.runner(kind, model).preflight(request)
+    await ctx.preflight(request)
     slot = ctx.slots.claim()
     run_id = new_run_id()
     accepted = Accepted(run_id=run_id, pipeline=kind, request=request.model_dump(mode="json"))
@@ -117,8 +120,7 @@ async def csp_stream(body: CspBody, request: Request) -> Any:
 async def screen(body: ScreenBody, request: Request) -> Any:
     """Screen a universe for cash-secured puts: cheap checks first, the desk on survivors
     (one recorded run per survivor), best first. The screen is recorded as a run too."""
-    from alphadesk.pipelines.csp.screen import ScreenPipeline, ScreenRequest
-    from alphadesk.pipelines.runner import PipelineRunner
+    from alphadesk.pipelines.csp.screen import ScreenRequest
 
     ctx = _ctx(request)
     model = ctx.model(body.model)
@@ -129,13 +131,9 @@ async def screen(body: ScreenBody, request: Request) -> Any:
     instant = ctx.as_of(body.as_of, universe)
     order = ScreenRequest(symbols=universe, dates=[instant], depth=body.depth, model=model,
                           constraints=body.constraints)  # fmt: skip
-    # In this process, on the server's data, each survivor's run with its chart (as before).
-    pipeline = ScreenPipeline(ctx.settings, ctx.market, model=model, workers=1,
-                              concurrency=body.concurrency, charts=True)  # fmt: skip
     slot = ctx.slots.claim()
     try:
-        history = await unless_gone(request, PipelineRunner(ctx.settings, pipeline).analyze(order))
+        job = partial(jobs.screen, order=order, concurrency=body.concurrency)
+        return await unless_gone(request, ctx.runs.call(job))
     finally:
         slot.release()
-    assert history is not None  # no interrupt was asked for
-    return history.screens[0]

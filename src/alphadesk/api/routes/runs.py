@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import FileResponse, PlainTextResponse
 
+from alphadesk.api import jobs
 from alphadesk.api.context import ApiContext
 from alphadesk.api.errors import ApiError, ErrorBody
 from alphadesk.api.models import ReplayResponse, RunDetail, RunSummary
@@ -104,13 +106,13 @@ async def replay_run(request: Request, run_id: str) -> Any:
     """Run a recorded run again from the response cache only (no model call is made) and
     say whether it decided the same."""
     from alphadesk.llm.base import ModelError
-    from alphadesk.pipelines.runner import replay
 
     ctx = _ctx(request)
     _store(request).get(run_id)  # 404 before a slot is taken
     slot = ctx.slots.claim()
     try:
-        result, same = await unless_gone(request, replay(ctx.settings, ctx.market, run_id))
+        job = partial(jobs.replay, run_id=run_id)
+        result, same = await unless_gone(request, ctx.runs.call(job))
     except ValueError as exc:
         raise ApiError(409, "not_replayable", str(exc)) from None
     except ModelError as exc:

@@ -3,9 +3,9 @@
 A run's objects are freed when it ends (nothing of it stays referenced), but glibc's malloc
 keeps the freed heap of every thread's arena for reuse: without help, a server's resident
 memory stays at the peak of its busiest moment. When the last run in progress ends, the
-server asks malloc to return its free pages (``malloc_trim``, in a thread of its own: it
-takes a fraction of a second on a large heap and releases the GIL). Elsewhere than glibc,
-a no-op.
+server or the worker process asks malloc to return its free pages (``malloc_trim``, in a
+thread of its own: it takes a fraction of a second on a large heap and releases the GIL).
+Elsewhere than glibc, a no-op.
 """
 
 from __future__ import annotations

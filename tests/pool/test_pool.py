@@ -1,0 +1,101 @@
+"""The worker pool on its own: a job's events arrive in order and its value or its typed
+error comes back; cancelling the caller cancels the job; a worker is replaced after
+``max_runs`` jobs."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+from collections.abc import AsyncIterator
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from alphadesk.agent.events import EventSink
+from alphadesk.config import Settings
+from alphadesk.data.errors import NoData
+from alphadesk.pool import WorkerEnv, WorkerPool
+
+pytestmark = pytest.mark.slow  # worker processes
+
+
+async def numbered(env: WorkerEnv, emit: EventSink, count: int) -> tuple[int, str]:
+    for i in range(count):
+        emit(i)
+    return os.getpid(), str(env.settings.data_dir)
+
+
+async def no_data(env: WorkerEnv, emit: EventSink) -> None:
+    raise NoData("ZZZZ: no provider had daily bars", suggestions=["ZZZ"])
+
+
+class _Unpicklable(Exception):
+    def __init__(self, what: str, code: int) -> None:  # pickle rebuilds it with one argument
+        super().__init__(f"{what} ({code})")
+
+
+async def odd_error(env: WorkerEnv, emit: EventSink) -> None:
+    raise _Unpicklable("the tool broke", 7)
+
+
+async def forever(env: WorkerEnv, emit: EventSink, flag: str) -> None:
+    try:
+        emit("started")
+        await asyncio.sleep(3600)
+    except asyncio.CancelledError:
+        await asyncio.to_thread(Path(flag).write_text, "cancelled")
+        raise
+
+
+@pytest.fixture
+async def pool(tmp_path: Path) -> AsyncIterator[WorkerPool]:
+    workers = WorkerPool(Settings(data_dir=tmp_path, memory={"enabled": False}), 1, max_runs=3)
+    await workers.start()
+    yield workers
+    await workers.close()
+
+
+async def test_events_value_and_errors_come_back(pool: WorkerPool, tmp_path: Path) -> None:
+    seen: list[Any] = []
+    pid, data_dir = await pool.call(partial(numbered, count=500), seen.append)
+    assert seen == list(range(500))
+    assert pid in pool.pids and pid != os.getpid() and data_dir == str(tmp_path)
+    with pytest.raises(NoData) as typed:
+        await pool.call(no_data)
+    assert typed.value.suggestions == ["ZZZ"]  # the same exception, with what it carries
+    with pytest.raises(RuntimeError, match=r"_Unpicklable: the tool broke \(7\)"):
+        await pool.call(odd_error)
+
+
+async def test_a_worker_is_replaced_after_max_runs(pool: WorkerPool) -> None:
+    first = [(await pool.call(partial(numbered, count=0)))[0] for _ in range(3)]
+    assert len(set(first)) == 1
+    fourth, _ = await pool.call(partial(numbered, count=0))
+    assert fourth != first[0]
+    deadline = time.monotonic() + 30
+    while _alive(first[0]):  # the retired worker exits once its runs are over
+        assert time.monotonic() < deadline, "the retired worker did not exit"
+        await asyncio.sleep(0.1)
+
+
+async def test_cancelling_the_caller_cancels_the_job(pool: WorkerPool, tmp_path: Path) -> None:
+    flag = tmp_path / "flag"
+    started = asyncio.Event()
+    task = asyncio.create_task(pool.call(partial(forever, flag=str(flag)), lambda _: started.set()))
+    await asyncio.wait_for(started.wait(), 60)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert flag.read_text() == "cancelled"  # the worker's job saw it before the call ended
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    status = Path(f"/proc/{pid}/status").read_text()
+    return "zombie" not in status
