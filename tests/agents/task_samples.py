@@ -204,6 +204,7 @@ SAMPLES: dict[str, Callable[[], Any]] = {
         goal="beat buy and hold",
         variants=VARIANTS,
         history=[],
+        trials={"trials": 6, "deflated_sharpe": 0.902, "pbo": 0.824, "refused": "overfitting"},
     ),
     "algo.trajectory": _algo("trajectory", trajectory={"shape": "rising", "scores": [0.2, 0.4]}),
     "algo.gate": _algo(
@@ -214,6 +215,7 @@ SAMPLES: dict[str, Callable[[], Any]] = {
         variants=VARIANTS,
         failure={"root_cause": "too few trades"},
         trajectory=None,
+        trials={"trials": 6, "deflated_sharpe": 0.902, "pbo": 0.824, "refused": "overfitting"},
         refinements=1,
     ),
 }
