@@ -19,6 +19,8 @@ from alphadesk.cluster import RayCluster
 from alphadesk.config import CacheMode, MemorySettings, Settings
 from alphadesk.data.base import MarketData
 from alphadesk.data.calendar import session_close, sessions_between
+from alphadesk.data.disguise import Disguise
+from alphadesk.data.disguised import disguised_provider
 from alphadesk.data.errors import DataError
 from alphadesk.llm.base import Model
 from alphadesk.pipelines.base import Pipeline, build_pipeline
@@ -76,6 +78,7 @@ async def evaluate(
     on_start: Callable[[int], None] | None = None,
     on_decision: Callable[[DecisionRecord], None] | None = None,
     cluster: RayCluster | None = None,
+    disguise: Disguise | None = None,
 ) -> Evaluation:
     """Walk ``spec``'s desk forward, score it beside the baselines, write the files.
 
@@ -89,6 +92,10 @@ async def evaluate(
         EvaluationError: No data or no session in the range, an unknown symbol.
         LookAheadError: The desk read data past a decision instant.
         CacheMiss: Replaying asked something the first evaluation did not.
+
+    With ``disguise`` the desk decides on the disguised market (the same decisions asked
+    under other names, price levels and years, see :mod:`.anonymize`); the records and the
+    scoring are in the real ones.
 
     With ``cluster`` each symbol's walk runs on a Ray actor (see
     :mod:`~alphadesk.pipelines.evaluation.spread`); the decisions and files are the same.
@@ -110,14 +117,15 @@ async def evaluate(
         market = build_provider(settings)
     dates = _dates(spec)
     frames, closes = _frames(market, spec, dates)
+    seen = market if disguise is None else _disguised(market, disguise, cluster)
     try:
-        desk = _desk(spec, local, guard(market), desk_factory, wrap_model, mode)
+        desk = _desk(spec, local, guard(seen), desk_factory, wrap_model, mode)
     except ValueError as exc:  # e.g. a model string LiteLLM cannot read
         raise EvaluationError(str(exc)) from None
     if on_start is not None:
         on_start(len(dates) * len(spec.symbols))
     if cluster is None:
-        records = await walk(spec, local, desk, dates, on_decision=on_decision)
+        records = await walk(spec, local, desk, dates, on_decision=on_decision, view=disguise)
     else:
         from .spread import walk_on_ray
 
@@ -139,6 +147,12 @@ async def evaluate(
     manifest = _manifest(spec, mode, records, started, time.monotonic() - wall, desk)
     files = write_files(folder, spec, rows, records, scored, manifest)
     return Evaluation(spec, folder, rows, records, scored, files, manifest)
+
+
+def _disguised(market: MarketData, disguise: Disguise, cluster: RayCluster | None) -> MarketData:
+    if cluster is not None:
+        raise EvaluationError("a disguised evaluation runs in this process; drop --ray")
+    return disguised_provider(market, disguise)
 
 
 def _cache_mode(settings: Settings, folder: Path, spec: EvalSpec) -> CacheMode:
