@@ -79,6 +79,15 @@ def evaluate_command(
         help="With --ray: the cluster to join, 'auto' or 'ray://HOST:10001'.",
     ),
     as_json: bool = typer.Option(False, "--json", help="Print the table as JSON."),
+    anonymize: bool = typer.Option(
+        False,
+        "--anonymize",
+        help="Also decide on a disguised market (other names, price levels, years) and show "
+        "both side by side: a model that remembers the period does worse there.",
+    ),
+    disguise_seed: int = typer.Option(
+        1, "--disguise-seed", metavar="N", help="With --anonymize: the disguise to draw."
+    ),
 ) -> None:
     """Walk a desk forward and score its decisions beside the baselines, after costs.
 
@@ -112,6 +121,11 @@ def evaluate_command(
         )
     except ValidationError as exc:
         raise fail_invalid(exc, "see `alphadesk eval --help`") from None
+    if anonymize:
+        from alphadesk.cli.anonymize import run_anonymized
+
+        run_anonymized(ctx, spec, out, seed=disguise_seed, ray=cluster is not None, json=as_json)
+        return
     result = _run(ctx, spec, out, cluster=cluster)
     if as_json:
         payload = {"folder": str(result.folder), "spec": spec.model_dump(mode="json")}
