@@ -132,7 +132,8 @@ def test_news_is_rewritten_with_the_same_disguise(tmp_path: Path) -> None:
     story = {
         "published_at": "2012-05-24T14:00:00-04:00",
         "title": "Apple Inc. (AAPL) beats; IBM lags",
-        "summary": "Apple paid $2.65 a share on 2012-05-17 and said 2013 looks better.",
+        "summary": "Apple paid $2.65 a share on 2012-05-17 and said 2013 looks better. "
+        "It trades at $2012.50.",
         "publisher": "Wire",
         "url": "https://example.com/apple-2012",
         "tickers": ["AAPL", "IBM", "ZZZZ"],
@@ -148,7 +149,11 @@ def test_news_is_rewritten_with_the_same_disguise(tmp_path: Path) -> None:
         item.title == f"{company} ({disguise.symbol('AAPL')}) beats; {disguise.symbol('IBM')} lags"
     )
     paid = f"{2.65 * disguise.factor('AAPL'):,.2f}"
-    assert item.summary == f"{short} paid ${paid} a share on 1984-05-17 and said 1985 looks better."
+    price = f"{2012.50 * disguise.factor('AAPL'):,.2f}"  # an amount, not a year
+    assert item.summary == (
+        f"{short} paid ${paid} a share on 1984-05-17 and said 1985 looks better. "
+        f"It trades at ${price}."
+    )
     assert item.url is None
     assert item.tickers == [disguise.symbol("AAPL"), disguise.symbol("IBM")]
     assert item.known_at == datetime(1984, 5, 24, 14, tzinfo=NY)

@@ -68,7 +68,8 @@ _SUFFIX = re.compile(
     r"ltd\.?|plc|group|holdings|& co\.?|n\.?v\.?|s\.?a\.?))+$",
     re.IGNORECASE,
 )
-_YEAR = re.compile(r"(?<!\d)(19\d\d|20\d\d)(?!\d)")
+# A year, not part of an amount: "2012" and "in 2012." but not "$2012", "2012.50", "1,2012".
+_YEAR = re.compile(r"(?<![\d$.,])(19\d\d|20\d\d)(?!\d|[.,]\d)")
 _DOLLARS = re.compile(r"\$\s?(\d[\d,]*(?:\.\d+)?)")
 _VOLATILITY_INDEX = re.compile(r"^\^(VIX\w*|VVIX|VXN|VXD|RVX|OVX|GVZ|EVZ)$")
 _BUNDLED = Path(__file__).parent / "bundled"
