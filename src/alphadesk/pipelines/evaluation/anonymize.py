@@ -41,10 +41,10 @@ GAP_COLUMNS = (
     ("symbol", "symbol"),
     ("return", "return"),
     ("return_disguised", "disguised"),
-    ("return_gap", "gap"),
+    ("return_gap", "return gap"),
     ("sharpe", "Sharpe"),
     ("sharpe_disguised", "disguised"),
-    ("sharpe_gap", "gap"),
+    ("sharpe_gap", "Sharpe gap"),
     ("agreement", "agree"),
     ("decisions", "decisions"),
 )
