@@ -44,6 +44,7 @@ if TYPE_CHECKING:
 __all__ = ["DisguisedMarket", "disguise_of", "disguised_provider"]
 
 _PRICE_FIELDS = ("open", "high", "low", "close", "adj_close")
+_NS_PER_DAY = 86_400 * 10**9
 T = TypeVar("T")
 
 
@@ -142,9 +143,14 @@ class DisguisedMarket:
         )
 
     def _bars(self, bars: Bars, real: str) -> Bars:
-        frame = bars.frame.copy()
-        frame[list(_PRICE_FIELDS)] *= self.disguise.factor(real)
-        frame.index = _moved_index(frame.index, self.disguise.days)
+        import pandas as pd
+
+        # On the array, not column by column: a desk reads bars many times per decision.
+        values = bars.frame.to_numpy(copy=True)
+        columns = list(bars.frame.columns)
+        values[:, [columns.index(c) for c in _PRICE_FIELDS]] *= self.disguise.factor(real)
+        index = _moved_index(bars.frame.index, self.disguise.days)
+        frame = pd.DataFrame(values, index=index, columns=bars.frame.columns)
         return replace(
             bars,
             symbol=self.disguise.symbol(real),
@@ -331,6 +337,7 @@ def _moved_index(index: pd.DatetimeIndex, days: int) -> pd.DatetimeIndex:
     """``index`` moved by ``days`` on the New York wall clock, in its own zone."""
     import pandas as pd
 
-    wall = index.tz_convert(NEW_YORK).tz_localize(None) + pd.Timedelta(days=days)
+    wall = index.tz_convert(NEW_YORK).tz_localize(None).as_unit("ns")
+    wall = pd.DatetimeIndex(wall.asi8 + days * _NS_PER_DAY)  # faster than adding a Timedelta
     moved = wall.tz_localize(NEW_YORK, ambiguous=True, nonexistent="shift_forward")
     return pd.DatetimeIndex(moved.tz_convert(index.tz), name=index.name)
