@@ -41,22 +41,17 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar
 from zoneinfo import ZoneInfo
 
 from .calendar import NEW_YORK
 from .errors import NoData
 from .symbols import normalize_symbol
 
-if TYPE_CHECKING:
-    pass
-
 __all__ = ["YEAR_CYCLE", "Disguise"]
 
 YEAR_CYCLE = 28  # years after which the Gregorian calendar repeats (1901-2099)
 _CYCLE_DAYS = 28 * 365 + 7  # = 1461 weeks: weekdays are kept
 _NY = ZoneInfo(NEW_YORK)
-_PRICE_FIELDS = ("open", "high", "low", "close", "adj_close")
 _LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 _ONSETS = ("br", "c", "d", "f", "g", "k", "l", "m", "n", "p", "qu", "r", "s", "t", "v", "z")
 _VOWELS = ("a", "e", "i", "o", "u", "ae", "io")
@@ -73,8 +68,6 @@ _YEAR = re.compile(r"(?<![\d$.,])(19\d\d|20\d\d)(?!\d|[.,]\d)")
 _DOLLARS = re.compile(r"\$\s?(\d[\d,]*(?:\.\d+)?)")
 _VOLATILITY_INDEX = re.compile(r"^\^(VIX\w*|VVIX|VXN|VXD|RVX|OVX|GVZ|EVZ)$")
 _BUNDLED = Path(__file__).parent / "bundled"
-
-T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -226,10 +219,8 @@ class Disguise:
     def token(self, real: str) -> str:
         """A stable stand-in for an identifier that would name the real filer or date
         (an accession number): the same input gives the same token."""
-        digest = hashlib.sha256(f"{self.seed}:{real}".encode()).hexdigest()
-        return f"{int(digest[:10], 16) % 10**10:010d}-{int(digest[10:14], 16) % 100:02d}-" + (
-            f"{int(digest[14:20], 16) % 10**6:06d}"
-        )
+        n = int(hashlib.sha256(f"{self.seed}:{real}".encode()).hexdigest(), 16)
+        return f"{n % 10**10:010d}-{n // 10**10 % 100:02d}-{n // 10**12 % 10**6:06d}"
 
 
 def _alternatives(words: Iterable[str], flags: re.RegexFlag) -> re.Pattern[str]:
