@@ -188,3 +188,29 @@ def test_option_chains_are_modeled_on_the_disguised_bars(
     # Monthly expirations are still third Fridays.
     assert all(e.weekday() in (3, 4) for e in chain.expirations)
     assert disguise.real_day(chain.expirations[0]) > AS_OF.date()
+
+
+def test_filings_earnings_and_quotes_name_no_filer_and_keep_their_times(
+    real: BundledProvider, disguise: Disguise, seen: ProviderChain
+) -> None:
+    fake, at = disguise.symbol("AAPL"), disguise.instant(AS_OF)
+    filings = real.filings("AAPL", AS_OF)
+    hidden = seen.filings(fake, at)
+    assert len(hidden) == len(filings) > 0
+    for ours, theirs in zip(filings.items, hidden.items, strict=True):
+        assert theirs.known_at == disguise.instant(ours.known_at)
+        assert theirs.known_at.astimezone(NY).time() == ours.known_at.astimezone(NY).time()
+        assert theirs.filing_date == disguise.day(ours.filing_date)
+        assert (theirs.form, theirs.items) == (ours.form, ours.items)
+        # An accession number starts with the filer's CIK and the year; the address too.
+        assert theirs.accession_number != ours.accession_number
+        assert theirs.url is None and theirs.primary_document is None
+    assert len({f.accession_number for f in hidden.items}) == len(hidden)
+    earnings = real.earnings("AAPL", AS_OF)
+    moved = seen.earnings(fake, at)
+    assert [e.time for e in moved.items] == [disguise.instant(e.time) for e in earnings.items]
+    quote = real.quote("AAPL", AS_OF)
+    disguised = seen.quote(fake, at)
+    assert disguised.price == pytest.approx(quote.price * disguise.factor("AAPL"))
+    assert disguised.volume == quote.volume
+    assert disguised.observed_at == disguise.instant(quote.observed_at)
