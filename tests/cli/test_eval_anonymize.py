@@ -18,13 +18,19 @@ def test_anonymize_prints_both_markets_side_by_side_and_replays(tmp_path: Path) 
     env = {"ALPHADESK_DATA_DIR": str(tmp_path), "COLUMNS": "200"}
     out = tmp_path / "anon"
     args = [*TINY, "--every", "20", "--out", str(out), "--disguise-seed", "9"]
+    plain = CliRunner().invoke(app, [a for a in args if a != "--anonymize"][:-2], env=env)
+    assert plain.exit_code == 0, plain.output
     shown = CliRunner().invoke(app, args, env=env)
     assert shown.exit_code == 0, shown.output
+    # The real-market half is the plain evaluation: recorded once, replayed here.
+    assert json.loads((out / "manifest.json").read_text())["cache_mode"] == "replay"
+    disguised = json.loads((out / "disguised-9" / "manifest.json").read_text())
+    assert disguised["cache_mode"] == "record" and disguised["live_model_calls"] > 0
     assert "original | disguised | gap" in shown.output
     assert "dates -28 years" in shown.output and "0 decisions differ" in shown.output
     for name in ("anonymized.md", "anonymized.csv", "anonymized.json"):
         assert (out / name).stat().st_size > 0
-    assert (out / "original" / "table.md").exists()
+    assert (out / "table.md").exists()  # the plain evaluation's files: it is one
     assert (out / "disguised-9" / "table.md").exists()
     again = CliRunner().invoke(app, [*args, "--json"], env=env)
     assert again.exit_code == 0, again.output
@@ -35,8 +41,8 @@ def test_anonymize_prints_both_markets_side_by_side_and_replays(tmp_path: Path) 
     assert ibm["symbol"] == "IBM" and ibm["agreement"] == 1.0 and ibm["return_gap"] == 0.0
     assert payload["disguise"]["seed"] == 9 and payload["disguise"]["symbols"]["IBM"] != "IBM"
     # The second run replayed both evaluations' recorded answers.
-    for folder in ("original", "disguised-9"):
-        manifest = json.loads((out / folder / "manifest.json").read_text())
+    for folder in (out, out / "disguised-9"):
+        manifest = json.loads((folder / "manifest.json").read_text())
         assert manifest["cache_mode"] == "replay" and manifest["live_model_calls"] == 0
 
 

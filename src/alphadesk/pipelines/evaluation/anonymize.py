@@ -78,10 +78,11 @@ async def evaluate_anonymized(
 ) -> Anonymized:
     """Evaluate ``spec``'s desk on the real market and on its disguise (from ``seed``).
 
-    The files: ``original/`` and ``disguised-<seed>/`` hold each evaluation's own table,
-    decisions and recorded answers (a rerun replays both); ``anonymized.md``/``.csv``/
-    ``.json`` the side-by-side table, the JSON also the disguise and the decisions that
-    differ.
+    The files: the folder is the plain evaluation's (``alphadesk eval`` of the same spec
+    replays it, and the other way round), ``disguised-<seed>/`` in it the disguised one's,
+    each with its table, decisions and recorded answers (a rerun replays both);
+    ``anonymized.md``/``.csv``/``.json`` the side-by-side table, the JSON also the disguise
+    and the decisions that differ.
 
     Raises:
         EvaluationError: The CSP desk (its puts are priced on modeled chains whose rate is
@@ -109,7 +110,7 @@ async def evaluate_anonymized(
         on_decision=on_decision,
     )
     started = (lambda n: on_start(2 * n)) if on_start is not None else None
-    original = await run(out=folder / "original", on_start=started)
+    original = await run(out=folder, on_start=started)
     disguised = await run(out=folder / f"disguised-{seed}", disguise=disguise)
     rows = gap_rows(spec, original, disguised)
     differing = _differing(original.decisions, disguised.decisions)
