@@ -21,13 +21,6 @@ def run_anonymized(
     ctx: typer.Context, spec: Any, out: Path | None, *, seed: int, ray: bool, json: bool
 ) -> None:
     """Run both evaluations and print the side-by-side table (or it as JSON)."""
-    if spec.desk != "desk":
-        raise fail(
-            "--anonymize evaluates the trading desk only: a CSP decision prices puts with the "
-            "risk-free rate of its year, which the disguise changes",
-            "use --desk desk, or drop --anonymize",
-            BAD_INPUT,
-        )
     if ray:
         raise fail("--anonymize runs in this process", "drop --ray", BAD_INPUT)
     result = _run(ctx, spec, out, seed)
