@@ -115,11 +115,14 @@ async def evaluate_anonymized(
             "the risk-free rate of its year, which the disguise changes; use --desk desk"
         )
     folder = eval_folder(settings, spec, out)
+    # Only a market the caller gave is handed on (to the workers too); else each process
+    # builds its own from the settings, as for a plain evaluation.
     if market is None:
         from alphadesk.data import build_provider
 
-        market = build_provider(settings)
-    disguise = disguise_of(market, spec.symbols, seed=seed)
+        disguise = disguise_of(build_provider(settings), spec.symbols, seed=seed)
+    else:
+        disguise = disguise_of(market, spec.symbols, seed=seed)
     run = partial(
         evaluate,
         settings,
