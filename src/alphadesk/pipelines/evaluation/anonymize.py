@@ -56,9 +56,7 @@ GAP_COLUMNS = (
     ("sharpe", "Sharpe"),
     ("sharpe_disguised", "disguised"),
     ("sharpe_gap", "Sharpe gap"),
-    ("ann_return_gap", "annual gap"),
-    ("ann_return_gap_low", "95 % low"),
-    ("ann_return_gap_high", "95 % high"),
+    ("ann_return_gap", "annual gap [95% CI]"),
     ("agreement", "agree"),
     ("decisions", "decisions"),
 )
@@ -226,8 +224,9 @@ def gap_cells(row: dict[str, Any]) -> list[str]:
         cells.append("-" if row[key] is None else f"{row[key]:+.2%}")
     for key in ("sharpe", "sharpe_disguised", "sharpe_gap"):
         cells.append("-" if row[key] is None else f"{row[key]:+.2f}")
-    for key in ("ann_return_gap", "ann_return_gap_low", "ann_return_gap_high"):
-        cells.append("-" if row[key] is None else f"{row[key]:+.2%}")
+    gap, low, high = (row[f"ann_return_gap{end}"] for end in ("", "_low", "_high"))
+    ends = "" if low is None or high is None else f" [{low:+.2%}, {high:+.2%}]"
+    cells.append("-" if gap is None else f"{gap:+.2%}{ends}")
     cells.append("-" if row["agreement"] is None else f"{row['agreement']:.0%}")
     cells.append(str(row["decisions"]))
     return cells
@@ -256,7 +255,7 @@ def _write(
         "",
     ]
     text = io.StringIO()
-    writer = csv.DictWriter(text, fieldnames=[key for key, _header in GAP_COLUMNS])
+    writer = csv.DictWriter(text, fieldnames=list(rows[0]))  # every figure, bounds too
     writer.writeheader()
     writer.writerows(rows)
     described = {
