@@ -64,3 +64,12 @@ def test_bad_input_is_a_clear_error_and_nothing_is_decided(
     assert said in shown.output
     assert "Traceback" not in shown.output
     assert not list((tmp_path / "evals").rglob("decisions.csv"))
+
+
+def test_a_disguise_seed_without_anonymize_is_refused(tmp_path: Path) -> None:
+    env = {"ALPHADESK_DATA_DIR": str(tmp_path), "COLUMNS": "200"}
+    plain = [a for a in TINY if a != "--anonymize"]
+    shown = CliRunner().invoke(app, [*plain, "--disguise-seed", "3"], env=env)
+    assert shown.exit_code == 2, shown.output
+    assert "--disguise-seed draws the disguise of --anonymize" in shown.output
+    assert not (tmp_path / "evals").exists()  # refused before anything ran

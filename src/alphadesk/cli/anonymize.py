@@ -18,11 +18,13 @@ _HINT = "see `alphadesk eval --help`"
 
 
 def run_anonymized(
-    ctx: typer.Context, spec: Any, out: Path | None, *, seed: int, json: bool, **how: Any
+    ctx: typer.Context, spec: Any, out: Path | None, *, seed: int | None, json: bool, **how: Any
 ) -> None:
     """Run both evaluations and print the side-by-side table (or it as JSON); ``how``:
     where and whether afresh they decide (``cluster``, ``workers``, ``fresh``)."""
-    result = _run(ctx, spec, out, seed, how)
+    from alphadesk.pipelines.evaluation.anonymize import DEFAULT_SEED
+
+    result = _run(ctx, spec, out, DEFAULT_SEED if seed is None else seed, how)
     if json:
         payload = {"folder": str(result.folder), "spec": spec.model_dump(mode="json")}
         payload |= jsonlib.loads((result.folder / "anonymized.json").read_text(encoding="utf-8"))

@@ -107,8 +107,11 @@ def evaluate_command(
         help="Also decide on a disguised market (other names, price levels, years) and show "
         "both side by side: a model that remembers the period does worse there.",
     ),
-    disguise_seed: int = typer.Option(
-        1, "--disguise-seed", metavar="N", help="With --anonymize: the disguise to draw."
+    disguise_seed: int | None = typer.Option(
+        None,
+        "--disguise-seed",
+        metavar="N",
+        help="With --anonymize: the disguise to draw. Default: 1.",
     ),
 ) -> None:
     """Walk a desk forward and score its decisions beside the baselines, after costs.
@@ -151,6 +154,10 @@ def evaluate_command(
         how = {"cluster": cluster, "workers": workers, "fresh": fresh}
         run_anonymized(ctx, spec, out, seed=disguise_seed, json=as_json, **how)
         return
+    if disguise_seed is not None:
+        raise fail(
+            "--disguise-seed draws the disguise of --anonymize", "add --anonymize", BAD_INPUT
+        )
     result = _run(ctx, spec, out, cluster=cluster, workers=workers, fresh=fresh)
     if as_json:
         payload = {"folder": str(result.folder), "spec": spec.model_dump(mode="json")}
