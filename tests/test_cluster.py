@@ -21,7 +21,7 @@ from alphadesk.cluster import RayCluster
 from alphadesk.config import Settings
 from alphadesk.data.providers.bundled import BundledProvider
 from alphadesk.pipelines.csp.screen import ScreenRequest, rebalancing_dates, run_screens
-from alphadesk.pipelines.evaluation import EvalSpec, evaluate
+from alphadesk.pipelines.evaluation import EvalSpec, evaluate, evaluate_anonymized
 from alphadesk.store import RunStore
 
 pytestmark = pytest.mark.slow
@@ -137,3 +137,19 @@ def test_an_evaluation_on_ray_gives_the_table_of_a_local_one(
         return [(r.symbol, r.as_of, r.decision, r.put, r.model_calls) for r in records]
 
     assert decided(again.decisions) == decided(here.decisions)
+
+
+def test_an_anonymized_evaluation_on_ray_decides_the_same_in_the_disguise(
+    tmp_path: Path, cluster: RayCluster
+) -> None:
+    spec = EvalSpec(symbols=["IBM", "AAPL"], start=date(2012, 5, 11), end=date(2012, 5, 31))
+    settings = Settings(data_dir=tmp_path)
+    result = asyncio.run(evaluate_anonymized(settings, spec, seed=5, cluster=cluster))
+
+    original, disguised = result.original.decisions, result.disguised.decisions
+    assert len(disguised) == 4 and "failed" not in {d.decision for d in disguised}
+    assert [d.decision for d in disguised] == [d.decision for d in original]
+    # The actors' desks were asked the disguised names; the records keep the real ones.
+    store = RunStore(result.disguised.folder / "store" / "alphadesk.sqlite")
+    asked = {store.get(d.run_id).request["symbol"] for d in disguised if d.run_id}
+    assert asked == {result.disguise.names[s] for s in spec.symbols}

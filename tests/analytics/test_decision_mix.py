@@ -26,6 +26,8 @@ def test_the_trend_rule_reads_the_200_session_average_as_talib_computes_it(
     assert set(got) == {"BUY", "HOLD", "SELL"}  # ten years of KO take all three
     with pytest.raises(InsufficientData, match="200"):
         trend_actions(closes, [closes.index[100]])
+    # No instant (a symbol whose every decision failed): no action (the closes are tz-aware).
+    assert closes.index.tz is not None and trend_actions(closes, []) == []
 
 
 def test_the_mix_test_is_pearsons_chi_square_of_the_two_by_three_table() -> None:

@@ -52,6 +52,8 @@ def trend_actions(
     Raises:
         InsufficientData: Fewer than ``window`` closes at or before an instant.
     """
+    if not at:  # e.g. a symbol whose every decision failed
+        return []
     average = closes.rolling(window, min_periods=window).mean()
     positions = closes.index.searchsorted(pd.DatetimeIndex(at), side="right") - 1
     actions = []

@@ -99,7 +99,19 @@ def evaluate_command(
         False,
         "--fresh",
         help="Decide every date again, discarding the decisions recorded in the folder "
-        "(by default a rerun continues from them).",
+        "(by default a rerun continues from them); with --anonymize, both markets'.",
+    ),
+    anonymize: bool = typer.Option(
+        False,
+        "--anonymize",
+        help="Also decide on a disguised market (other names, price levels, years) and show "
+        "both side by side: a model that remembers the period does worse there.",
+    ),
+    disguise_seed: int | None = typer.Option(
+        None,
+        "--disguise-seed",
+        metavar="N",
+        help="With --anonymize: the disguise to draw. Default: 1.",
     ),
 ) -> None:
     """Walk a desk forward and score its decisions beside the baselines, after costs.
@@ -136,6 +148,16 @@ def evaluate_command(
         )
     except ValidationError as exc:
         raise fail_invalid(exc, "see `alphadesk eval --help`") from None
+    if anonymize:
+        from alphadesk.cli.anonymize import run_anonymized
+
+        how = {"cluster": cluster, "workers": workers, "fresh": fresh}
+        run_anonymized(ctx, spec, out, seed=disguise_seed, json=as_json, **how)
+        return
+    if disguise_seed is not None:
+        raise fail(
+            "--disguise-seed draws the disguise of --anonymize", "add --anonymize", BAD_INPUT
+        )
     result = _run(ctx, spec, out, cluster=cluster, workers=workers, fresh=fresh)
     if as_json:
         payload = {"folder": str(result.folder), "spec": spec.model_dump(mode="json")}

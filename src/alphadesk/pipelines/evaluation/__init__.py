@@ -35,8 +35,13 @@ How an evaluation runs (``alphadesk eval``, :func:`evaluate`):
    (:mod:`.statistics`); as Markdown, CSV and JSON with an equity and a drawdown
    chart. The same evaluation twice writes byte-identical tables; run ids and times
    are in ``manifest.json`` only.
+7. **Memorization control** (``--anonymize``, :mod:`.anonymize`): the same decisions asked
+   again on a disguised market (other names, price levels and years), in worker processes
+   too, with a journal of their own; scored on the real bars beside the original, with
+   the gap and its bootstrap interval.
 """
 
+from .anonymize import Anonymized, evaluate_anonymized
 from .evaluate import Evaluation, EvaluationError, config_of, eval_folder, evaluate, universe
 from .lookahead import GuardedMarket, guard
 from .models import DecisionRecord, EvalSpec, PutRecord
@@ -44,6 +49,7 @@ from .positions import PutBook, ShortPut, positions_from_decisions, put_book, sh
 from .scope import Decision, LookAheadError, current_decision, decision
 
 __all__ = [
+    "Anonymized",
     "Decision",
     "DecisionRecord",
     "EvalSpec",
@@ -59,6 +65,7 @@ __all__ = [
     "decision",
     "eval_folder",
     "evaluate",
+    "evaluate_anonymized",
     "guard",
     "positions_from_decisions",
     "put_book",

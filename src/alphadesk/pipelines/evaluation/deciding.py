@@ -16,7 +16,7 @@ from alphadesk.pipelines.base import Pipeline
 from .journal import DecisionJournal, Key
 from .models import DecisionRecord, EvalSpec
 from .spread import MakeDesk, decide_in_processes, decide_on_ray
-from .walk import Pair, decide, fill_positions
+from .walk import DeskView, Pair, decide, fill_positions
 
 __all__ = ["Heard", "Where", "continue_decisions", "in_order", "make_decisions", "pending"]
 
@@ -33,12 +33,14 @@ class Heard:
 @dataclass(frozen=True)
 class Where:
     """Where the decisions are made: here (``workers`` 1), in ``workers`` processes of
-    this machine, or on a Ray ``cluster``. ``make_desk`` builds the desk in a worker."""
+    this machine, or on a Ray ``cluster``. ``make_desk`` builds the desk in a worker;
+    ``view`` is how the desk is asked (a disguise: its names and instants)."""
 
     desk: Pipeline[Any, Any]
     make_desk: MakeDesk
     workers: int | None = None
     cluster: RayCluster | None = None
+    view: DeskView | None = None
 
     def processes(self, decisions: int) -> int:
         """Worker processes for ``decisions``: one per core unless told (1: none)."""
@@ -79,15 +81,19 @@ async def make_decisions(
 
     if not pairs:
         return made
-    workers = where.processes(len(pairs))
+    workers, view = where.processes(len(pairs)), where.view
     if where.cluster is not None:
-        await decide_on_ray(where.cluster, spec, settings, where.make_desk, pairs, on_batch=record)
+        await decide_on_ray(
+            where.cluster, spec, settings, where.make_desk, pairs, on_batch=record, view=view
+        )
     elif workers > 1:
         await decide_in_processes(
-            spec, settings, where.make_desk, pairs, workers=workers, on_batch=record
+            spec, settings, where.make_desk, pairs, workers=workers, on_batch=record, view=view
         )
     else:
-        await decide(spec, settings, where.desk, pairs, on_decision=lambda r: record([r]))
+        await decide(
+            spec, settings, where.desk, pairs, on_decision=lambda r: record([r]), view=view
+        )
     return made
 
 

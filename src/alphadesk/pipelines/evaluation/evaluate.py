@@ -19,6 +19,8 @@ from alphadesk.cluster import RayCluster
 from alphadesk.config import CacheMode, MemorySettings, Settings
 from alphadesk.data.base import MarketData
 from alphadesk.data.calendar import session_close, sessions_between
+from alphadesk.data.disguise import Disguise
+from alphadesk.data.disguised import disguised_provider
 from alphadesk.data.errors import DataError
 from alphadesk.data.models import Coverage
 from alphadesk.llm.base import Model
@@ -91,6 +93,7 @@ async def evaluate(
     workers: int | None = None,
     fresh: bool = False,
     on_resume: Callable[[int], None] | None = None,
+    disguise: Disguise | None = None,
 ) -> Evaluation:
     """Walk ``spec``'s desk forward, score it beside the baselines, write the files.
 
@@ -102,6 +105,10 @@ async def evaluate(
     with no failed decision replays them. The decisions are made in ``workers`` processes
     (default: one per core; here when a ``desk_factory`` or ``wrap_model`` is given and no
     ``workers``) or on Ray actors with ``cluster``; the decisions and files are the same.
+
+    With ``disguise`` the desk decides on the disguised market (the same decisions asked
+    under other names, price levels and years, see :mod:`.anonymize`), wherever it runs;
+    the records, the journal and the scoring are in the real ones.
 
     Raises:
         EvaluationError: No data or no session in the range, an unknown symbol, a folder
@@ -127,13 +134,14 @@ async def evaluate(
     dates = _dates(spec)
     frames, closes = _frames(market, spec, dates)
     try:
-        desk = _desk(spec, local, guard(market), desk_factory, wrap_model, mode)
+        desk = _desk(spec, local, _seen(market, disguise), desk_factory, wrap_model, mode)
     except ValueError as exc:  # e.g. a model string LiteLLM cannot read
         raise EvaluationError(str(exc)) from None
     # Each worker builds its own desk: from the settings, or from ``market`` if given.
     args = (spec, local, settings, market if given else None, desk_factory, wrap_model, mode)
+    make = partial(_remote_desk, *args, disguise)
     objects = desk_factory is not None or wrap_model is not None  # objects stay here
-    where = Where(desk, partial(_remote_desk, *args), workers or (1 if objects else None), cluster)
+    where = Where(desk, make, workers or (1 if objects else None), cluster, disguise)
     journal = DecisionJournal.open(folder, spec, fresh=fresh)
     heard = Heard(on_start, on_resume, on_decision)
     made = await continue_decisions(spec, local, dates, journal, where, heard)
@@ -166,6 +174,11 @@ def _scored(
         return score_csp(spec, config, frames, closes, records, mechanical, dates, on_basis)
     except ValueError as exc:  # e.g. too little history before --from for an indicator
         raise EvaluationError(f"{exc}; start the evaluation later") from None
+
+
+def _seen(market: MarketData, disguise: Disguise | None) -> MarketData:
+    """What the desk reads: ``market``, or its disguise, behind the look-ahead guard."""
+    return guard(market if disguise is None else disguised_provider(market, disguise))
 
 
 def _cache_mode(settings: Settings, folder: Path, spec: EvalSpec) -> CacheMode:
@@ -276,13 +289,15 @@ def _remote_desk(
     factory: DeskFactory | None,
     wrap: ModelWrap | None,
     mode: CacheMode,
+    disguise: Disguise | None,
 ) -> Pipeline[Any, Any]:
-    """The evaluation's desk, built where it runs (on a Ray actor)."""
+    """The evaluation's desk, built where it runs (a worker process or a Ray actor), on
+    the market seen through ``disguise`` if any."""
     if market is None:
         from alphadesk.data import build_provider
 
         market = build_provider(settings)
-    return _desk(spec, local, guard(market), factory, wrap, mode)
+    return _desk(spec, local, _seen(market, disguise), factory, wrap, mode)
 
 
 def _agent_specs(kind: str) -> list[Any]:

@@ -28,7 +28,7 @@ from alphadesk.pipelines.base import Pipeline
 from alphadesk.pipelines.workers import exit_with_parent, start_method
 
 from .models import DecisionRecord, EvalSpec
-from .walk import Pair, decide
+from .walk import DeskView, Pair, decide
 
 __all__ = ["BATCH", "batches", "decide_in_processes", "decide_on_ray"]
 
@@ -52,21 +52,32 @@ def batches(pairs: Sequence[Pair], size: int) -> list[list[Pair]]:
 class _Decider:
     """A worker's desk and event loop, built once, deciding batch after batch."""
 
-    def __init__(self, spec: EvalSpec, settings: Settings, make_desk: MakeDesk, each: int) -> None:
-        self.spec, self.settings, self.each = spec, settings, each
+    def __init__(
+        self,
+        spec: EvalSpec,
+        settings: Settings,
+        make_desk: MakeDesk,
+        each: int,
+        view: DeskView | None = None,
+    ) -> None:
+        self.spec, self.settings, self.each, self.view = spec, settings, each, view
         self.desk, self.loop = make_desk(), asyncio.new_event_loop()
 
     def decide(self, batch: list[Pair]) -> list[DecisionRecord]:
-        work = decide(self.spec, self.settings, self.desk, batch, concurrency=self.each)
+        work = decide(
+            self.spec, self.settings, self.desk, batch, concurrency=self.each, view=self.view
+        )
         return self.loop.run_until_complete(work)
 
 
 _WORKER: dict[str, _Decider] = {}  # per worker process
 
 
-def _start_worker(spec: EvalSpec, settings: Settings, make_desk: MakeDesk, each: int) -> None:
+def _start_worker(
+    spec: EvalSpec, settings: Settings, make_desk: MakeDesk, each: int, view: DeskView | None
+) -> None:
     exit_with_parent()
-    _WORKER["decider"] = _Decider(spec, settings, make_desk, each)
+    _WORKER["decider"] = _Decider(spec, settings, make_desk, each, view)
 
 
 def _decide_batch(batch: list[Pair]) -> list[DecisionRecord]:
@@ -85,17 +96,19 @@ async def decide_in_processes(
     *,
     workers: int,
     on_batch: OnBatch,
+    view: DeskView | None = None,
 ) -> None:
     """Decide ``pairs`` on ``workers`` processes; ``on_batch`` hears of each batch decided.
 
-    ``make_desk`` runs in each worker; it must pickle unless the workers are forked.
+    ``make_desk`` runs in each worker; it and ``view`` must pickle unless the workers are
+    forked.
     """
     each = _each(spec, workers)
     pool = ProcessPoolExecutor(
         max_workers=workers,
         mp_context=start_method(_PRELOAD),
         initializer=_start_worker,
-        initargs=(spec, settings, make_desk, each),
+        initargs=(spec, settings, make_desk, each, view),
     )
     loop = asyncio.get_running_loop()
     pending = [
@@ -122,14 +135,15 @@ async def decide_on_ray(
     pairs: Sequence[Pair],
     *,
     on_batch: OnBatch,
+    view: DeskView | None = None,
 ) -> None:
     """Decide ``pairs`` on Ray actors, one per cluster CPU at most (and no more than
-    ``spec.concurrency``); ``make_desk`` must pickle."""
+    ``spec.concurrency``); ``make_desk`` and ``view`` must pickle."""
     ray = cluster.connect()
     workers = max(1, min(cluster_cpus(ray), spec.concurrency, len(pairs)))
     each = _each(spec, workers)
     actor = ray.remote(num_cpus=1)(_RayDecider)
-    actors = [actor.remote(spec, settings, make_desk, each) for _ in range(workers)]
+    actors = [actor.remote(spec, settings, make_desk, each, view) for _ in range(workers)]
     calls = spread(
         ray, actors, lambda a, batch: a.decide.remote(batch), batches(pairs, max(BATCH, each))
     )

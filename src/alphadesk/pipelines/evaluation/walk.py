@@ -7,7 +7,7 @@ import asyncio
 import logging
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, Protocol
 
 from alphadesk.agents.spec import AgentSpec, model_for
 from alphadesk.config import CacheMode, Settings
@@ -25,6 +25,7 @@ from .scope import LookAheadError, current_decision, decision
 
 __all__ = [
     "DeskFactory",
+    "DeskView",
     "Metered",
     "ModelWrap",
     "Pair",
@@ -39,6 +40,15 @@ logger = logging.getLogger(__name__)
 DeskFactory = Callable[[Settings, MarketData, Mapping[str, Model]], Pipeline[Any, Any]]
 # (agent, model) -> the model to use, e.g. a counting wrapper in a test
 ModelWrap = Callable[[str, Model], Model]
+
+
+class DeskView(Protocol):
+    """How the desk is asked about a symbol at an instant when it sees a disguised market
+    (:class:`~alphadesk.data.disguise.Disguise`); the records keep the real ones."""
+
+    def symbol(self, real: str) -> str: ...
+
+    def instant(self, real: datetime) -> datetime: ...
 
 
 class Metered(ModelWrapper):
@@ -102,9 +112,11 @@ async def decide(
     *,
     concurrency: int | None = None,
     on_decision: Callable[[DecisionRecord], None] | None = None,
+    view: DeskView | None = None,
 ) -> list[DecisionRecord]:
     """Each symbol decided at its instant, ``concurrency`` (default the spec's) at a time,
-    in the order of ``pairs``; ``on_decision`` hears of each as it is made.
+    in the order of ``pairs``; ``on_decision`` hears of each as it is made. With ``view``
+    the desk is asked the viewed symbol and instant (the records keep the real ones).
 
     Raises:
         LookAheadError: The desk read past a decision instant.
@@ -118,7 +130,7 @@ async def decide(
 
     async def one(symbol: str, instant: datetime) -> DecisionRecord:
         async with slots:
-            record = await _decide(spec, settings, runner, symbol, instant)
+            record = await _decide(spec, settings, runner, symbol, instant, view)
         if on_decision is not None:
             on_decision(record)
         return record
@@ -139,15 +151,17 @@ async def _decide(
     runner: PipelineRunner[Any, Any],
     symbol: str,
     instant: datetime,
+    view: DeskView | None = None,
 ) -> DecisionRecord:
     result: Any = None
     choice, reason = "failed", None
-    with decision(symbol, instant) as scope:
+    asked, at = (symbol, instant) if view is None else (view.symbol(symbol), view.instant(instant))
+    with decision(asked, at) as scope:
         try:
             if spec.desk == "desk":
-                result = await runner.analyze(_desk_request(settings, symbol, instant))
+                result = await runner.analyze(_desk_request(settings, asked, at))
             else:
-                check, result = await _screen(runner, symbol, instant)
+                check, result = await _screen(runner, asked, at)
                 if result is None:  # the pre-filter's no: the desk never ran
                     choice, reason = "filtered", "; ".join(check.reasons) or None
         except (LookAheadError, CacheMiss):
