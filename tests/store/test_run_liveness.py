@@ -4,12 +4,14 @@ owner columns; a run in progress writes through one connection, in batches."""
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import sqlite3
 import subprocess
 import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -145,3 +147,18 @@ def test_an_interrupted_screen_says_how_to_resume_it(data_dir: Path) -> None:
                          as_of=AS_OF, model="rules")  # fmt: skip
     store.finish(run_id, status="interrupted", error="stopped")
     assert store.get(run_id).resume_command == f"alphadesk screen --resume {run_id}"
+
+
+def _owner_pid(queue: Any) -> None:
+    queue.put((os.getpid(), current_owner().pid))
+
+
+def test_a_forked_process_owns_its_runs_as_itself() -> None:
+    current_owner()  # cached in the parent before the fork
+    context = multiprocessing.get_context("fork")
+    queue = context.Queue()
+    child = context.Process(target=_owner_pid, args=(queue,))
+    child.start()
+    pid, owner_pid = queue.get(timeout=30)
+    child.join(timeout=30)
+    assert pid != os.getpid() and owner_pid == pid

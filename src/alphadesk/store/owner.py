@@ -38,6 +38,11 @@ def current_owner() -> Owner:
     return Owner(pid=pid, host=socket.gethostname(), started=_start_token(pid))
 
 
+# A forked worker (the API's pool, an evaluation's processes) is another owner: its runs
+# must not look alive for as long as the parent lives.
+os.register_at_fork(after_in_child=current_owner.cache_clear)
+
+
 def owner_alive(owner: Owner, heartbeat_at: datetime | None, now: datetime | None = None) -> bool:
     """Whether the process that owns a run is still running it."""
     me = current_owner()
