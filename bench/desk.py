@@ -15,7 +15,8 @@ critical path.
 
 It also prints the desk's own work per decision: rules models with no latency, no charts
 and no memory (as an evaluation runs it), one desk deciding a few symbols on weekly dates,
-the mean after a warm-up. Goal: <= 0.1 s.
+the mean after a warm-up. Goal: <= 0.1 s. Measured: 0.32 s (0.21 s CPU) at load average 4
+on 2 cores.
 """
 
 from __future__ import annotations

@@ -111,4 +111,3 @@ def test_random_orders_keep_the_account_secured_and_point_in_time(
             if marks:
                 assert value.account_value == pytest.approx(state.cash + worth)
             assert value.orders == sum(1 for o in accepted if o.as_of and o.as_of <= at)
-

@@ -6,6 +6,7 @@ offline with its deterministic ``rules`` policy; ``model_for`` picks which.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field, replace
 from importlib import resources
 from string import Template
@@ -23,11 +24,13 @@ OutputT = TypeVar("OutputT")
 Tier = Literal["quick", "deep"]
 
 
+@functools.cache
 def load_prompt(package: str, name: str) -> Template:
     """A prompt template shipped next to its agent (``prompts/<name>.md``), ``$var`` syntax.
 
     Prompts are versioned files, not f-strings in code; the first line is a comment with
-    the template's version, which the loader drops.
+    the template's version, which the loader drops. Read once per process (every agent
+    run renders one).
     """
     text = resources.files(package).joinpath("prompts", f"{name}.md").read_text("utf-8")
     lines = text.splitlines()

@@ -20,6 +20,7 @@ Modules, by responsibility:
 * :mod:`.sentiment` — Loughran–McDonald text sentiment.
 """
 
+from ._memo import shared_intermediates
 from .candles import CANDLE_PATTERNS, CandleSignal, candlestick_patterns
 from .errors import AnalyticsError, InsufficientData, InvalidInput, MissingColumns
 from .indicators import adx, atr, bollinger, ema, kdj, macd, obv, rsi, sma, stochastic, vwap
@@ -159,6 +160,7 @@ __all__ = [
     "profit_factor",
     "returns_from_equity",
     "rsi",
+    "shared_intermediates",
     "sharpe_ratio",
     "short_put_pop",
     "sma",

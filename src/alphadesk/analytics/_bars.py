@@ -97,7 +97,8 @@ def require_bars(
         InsufficientData: Fewer than ``min_bars`` bars.
     """
     values = _validated(bars, columns, min_bars=min_bars, what=what, hint=hint)
-    return pd.DataFrame(values, index=bars.index, columns=list(columns))
+    # Plain labels: pandas' default string index makes every column lookup slower.
+    return pd.DataFrame(values, index=bars.index, columns=pd.Index(list(columns), dtype=object))
 
 
 def _validated(

@@ -18,6 +18,7 @@ import pandas as pd
 import talib
 from scipy.cluster.hierarchy import fcluster, linkage
 
+from ._memo import shared
 from .errors import InsufficientData, InvalidInput
 from .swings import PriceSource, fibonacci_from_bars, price_columns, swing_points
 
@@ -37,6 +38,7 @@ ATR_PERIOD = 14
 Strength = Literal["strong", "moderate", "weak"]
 
 
+@shared
 def last_atr(bars: pd.DataFrame, period: int = ATR_PERIOD) -> tuple[float, PriceSource]:
     """Latest ATR, or its close-only proxy, with the prices it came from.
 
@@ -158,6 +160,7 @@ def _zone(
     )
 
 
+@shared
 def support_resistance(
     bars: pd.DataFrame, num_levels: int = 5, lookback: int = 3, tolerance_atr: float = 0.5
 ) -> SupportResistance:

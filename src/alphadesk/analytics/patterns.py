@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 import talib
 
+from ._memo import shared
 from .errors import InvalidInput
 from .levels import ATR_PERIOD
 from .swings import PriceSource, SwingPoint, price_columns, swing_points, zigzag
@@ -100,6 +101,7 @@ class _Ctx:
         return closes, len(self.frame) - 1 - after > horizon
 
 
+@shared
 def _context(bars: pd.DataFrame, lookback: int) -> _Ctx:
     frame, source = price_columns(bars, "chart patterns", max(2 * lookback + 1, 15))
     values = talib.ATR(

@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from ._bars import has_columns, require_bars
+from ._memo import shared
 from .errors import InsufficientData, InvalidInput
 
 __all__ = [
@@ -100,6 +101,7 @@ def _fractals(values: pd.Series, lookback: int, highs: bool) -> np.ndarray:
     return np.flatnonzero(((v > left) & (v >= right)).to_numpy())
 
 
+@shared
 def swing_points(bars: pd.DataFrame, lookback: int = 5) -> SwingPoints:
     """Swing highs and lows: bars whose high (low) dominates ``lookback`` bars on each side.
 

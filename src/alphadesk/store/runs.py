@@ -7,7 +7,7 @@ import secrets
 import shlex
 import sqlite3
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from datetime import UTC, datetime
 from pathlib import Path
@@ -175,6 +175,7 @@ class RunStore:
     def __init__(self, path: Path) -> None:
         self.path = path
         sqlite.create(path, _SCHEMA)
+        self._kept = sqlite.KeptConnection(path)
         sqlite.retry_locked(self._migrate)
 
     def _migrate(self) -> None:
@@ -185,7 +186,11 @@ class RunStore:
                     db.execute(f"ALTER TABLE runs ADD COLUMN {column} {kind}")
 
     def _connect(self) -> AbstractContextManager[sqlite3.Connection]:
-        return sqlite.transaction(self.path)
+        return self._kept.transaction()
+
+    def close(self) -> None:
+        """Close the connection the store keeps (it opens again when next used)."""
+        self._kept.close()
 
     # -- writing ----------------------------------------------------------------------------
 
@@ -204,8 +209,7 @@ class RunStore:
         names the Temporal workflow of a durable run."""
         run_id = run_id or new_run_id()
         me = current_owner()
-        sqlite.write(
-            self.path,
+        self._kept.write(
             lambda db: db.execute(
                 "INSERT INTO runs (id, kind, title, status, created_at, as_of, model, request,"
                 " owner_pid, owner_host, owner_started, heartbeat_at, workflow)"
@@ -252,8 +256,7 @@ class RunStore:
                 " wait for it to finish, or stop that process first"
             )
         me = current_owner()
-        sqlite.write(
-            self.path,
+        self._kept.write(
             lambda db: db.execute(
                 "UPDATE runs SET status = 'running', finished_at = NULL, error = NULL,"
                 " owner_pid = ?, owner_host = ?, owner_started = ?, heartbeat_at = ?"
@@ -264,15 +267,14 @@ class RunStore:
         return self.get(run_id)
 
     def writer(self, run_id: str) -> RunWriter:
-        """One connection that writes this run's events, ledger and calls in batches."""
+        """The writer of this run's events, ledger and calls, in batches."""
         return RunWriter(self, run_id)
 
     def append_event(self, run_id: str, event: BaseModel) -> None:
         """Append one event in its own transaction (runs in progress use ``writer``)."""
         body = redact_json(event.model_dump(mode="json"))
         kind = str(body.get("kind", type(event).__name__))
-        sqlite.write(
-            self.path,
+        self._kept.write(
             lambda db: db.execute(
                 "INSERT INTO run_events (run_id, seq, kind, body) VALUES (?, "
                 "(SELECT COALESCE(MAX(seq), 0) + 1 FROM run_events WHERE run_id = ?), ?, ?)",
@@ -290,11 +292,10 @@ class RunStore:
                 [(run_id, i, _dump(entry)) for i, entry in enumerate(entries)],
             )
 
-        sqlite.write(self.path, replace)
+        self._kept.write(replace)
 
     def add_artifact(self, run_id: str, name: str, path: Path, media_type: str) -> None:
-        sqlite.write(
-            self.path,
+        self._kept.write(
             lambda db: db.execute(
                 "INSERT OR REPLACE INTO run_artifacts (run_id, name, path, media_type)"
                 " VALUES (?, ?, ?, ?)",
@@ -313,8 +314,7 @@ class RunStore:
     ) -> None:
         """Record how the run ended; ``as_of`` is the instant it was about, for a run that
         only knew it once it ran (an assistant question asked with no date)."""
-        updated = sqlite.write(
-            self.path,
+        updated = self._kept.write(
             lambda db: (
                 db.execute(
                     "UPDATE runs SET status = ?, finished_at = ?, result = ?, error = ?,"
@@ -391,19 +391,18 @@ _MAX_BUFFER = 64
 
 
 class RunWriter:
-    """Writes one run in progress through ONE connection: events buffered and flushed in a
-    single transaction at every step boundary (an agent step, a tool call or a model call
-    ending) and on ``close``; ledger entries and model responses written as each call
-    completes. A crash loses at most the events after the last boundary.
+    """Writes one run in progress through the store's connection: events buffered and
+    flushed in a single transaction at every step boundary (an agent step, a tool call or
+    a model call ending) and on ``close``; ledger entries and model responses written as
+    each call completes. A crash loses at most the events after the last boundary.
 
-    Thread-safe (a lock around the connection). Used after ``close`` (an event announcing
+    Thread-safe (a lock around the buffer). Used after ``close`` (an event announcing
     the end, sent after the run was finished), it writes each event at once.
     """
 
     def __init__(self, store: RunStore, run_id: str) -> None:
         self.store, self.run_id = store, run_id
         self._lock = threading.Lock()
-        self._db: sqlite3.Connection | None = None
         self._events: list[tuple[str, str]] = []
         self._closed = False  # after close, each event is written as it comes
         self.secrets = env_secrets()  # read once per run: the environment is slow to scan
@@ -455,13 +454,10 @@ class RunWriter:
             self._flush_locked(ledger=())
 
     def close(self) -> None:
-        """Write what is buffered and close the connection."""
+        """Write what is buffered; later events are written as each comes."""
         with self._lock:
             self._flush_locked(ledger=())
             self._closed = True
-            if self._db is not None:
-                self._db.close()
-                self._db = None
 
     def _flush_locked(self, ledger: Sequence[BaseModel]) -> None:
         if not self._events and not ledger:
@@ -486,22 +482,8 @@ class RunWriter:
         self._ledger_written += len(entries)
         self.flushes += 1
 
-    def _write(self, statements: Any) -> None:
-        if self._db is None:
-            self._db = sqlite.connect(self.store.path, check_same_thread=False)
-            self._db.isolation_level = None  # explicit BEGIN IMMEDIATE / COMMIT
-        db = self._db
-
-        def attempt() -> None:
-            db.execute("BEGIN IMMEDIATE")
-            try:
-                statements(db)
-            except BaseException:
-                db.execute("ROLLBACK")
-                raise
-            db.execute("COMMIT")
-
-        sqlite.retry_locked(attempt)
+    def _write(self, statements: Callable[[sqlite3.Connection], object]) -> None:
+        self.store._kept.write(statements)
 
 
 def _count(db: sqlite3.Connection, query: str, run_id: str) -> int:

@@ -7,12 +7,13 @@ import logging
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date, datetime
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from alphadesk.agent import ModelRetry, RunContext
+from alphadesk.analytics import shared_intermediates
 from alphadesk.data.errors import NoData
 from alphadesk.tools.common import (
     ToolOutput,
@@ -63,6 +64,8 @@ class ChartSeries:
     period: str
     start: date
     as_of: datetime
+    # Swing points, ATR and zones every computation over this frame starts from.
+    intermediates: dict[Hashable, Any] = field(default_factory=dict, compare=False, repr=False)
 
     @cached_property
     def digest(self) -> bytes:
@@ -83,7 +86,8 @@ class ChartSeries:
             if value is not _NOT_YET:
                 _COMPUTED.move_to_end(key)
         if value is _NOT_YET:
-            value = compute(self.frame, *args, **kwargs)
+            with shared_intermediates(self.intermediates):
+                value = compute(self.frame, *args, **kwargs)
             with _COMPUTED_LOCK:
                 _COMPUTED[key] = value
                 while len(_COMPUTED) > _COMPUTED_SIZE:
