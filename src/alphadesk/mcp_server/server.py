@@ -148,8 +148,8 @@ def _tool_handlers(
         except WorkerDied as exc:
             raise MCPError(
                 types.INTERNAL_ERROR,
-                f"{params.name}: {exc} (worker process {exc.pid}); the run is recorded "
-                "interrupted and the server keeps serving: call again",
+                f"{params.name}: {exc}{f', pid {exc.pid}' if exc.pid else ''}; the run is "
+                "recorded interrupted and the server keeps serving: call again",
             ) from None
 
     return {"on_list_tools": list_tools, "on_call_tool": call_tool}
