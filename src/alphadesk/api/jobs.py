@@ -1,6 +1,7 @@
 """The API's runs besides a plain pipeline run (``alphadesk.pool.run_pipeline``), as jobs
-a worker process can take: a screen, an assistant question, a replay. Each builds what it
-needs from the worker's settings and market, as the route used to in the server."""
+a worker process can take: a screen, an assistant question (``alphadesk.pool.jobs.ask``,
+shared with the MCP server), a replay. Each builds what it needs from the worker's settings
+and market, as the route used to in the server."""
 
 from __future__ import annotations
 

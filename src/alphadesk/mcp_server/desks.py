@@ -1,8 +1,8 @@
 """The desks that are not catalogue tools, as MCP tools: ``screen`` (the CSP screen) and
 ``ask`` (the assistant), run through the same pipelines and runner as the CLI and the HTTP
 API, in the server's worker processes (:mod:`.jobs`), and ``backtest`` (:mod:`.backtest`,
-in its sandbox). Each takes a pydantic model of arguments (its
-input schema) and returns a model (its output schema) naming the recorded run."""
+in its sandbox). Each takes a pydantic model of arguments (its input schema) and returns a
+model (its output schema) naming the recorded run."""
 
 from __future__ import annotations
 
