@@ -20,7 +20,7 @@ from mcp import ClientSession, types
 from mcp.shared.exceptions import MCPError
 
 from alphadesk.config import Settings
-from alphadesk.store.runs import Run, RunStore
+from alphadesk.store.runs import RunRecord, RunStore
 from tests.mcp_server.client import mcp_session
 
 pytestmark = pytest.mark.slow  # a server and its worker processes
@@ -50,7 +50,7 @@ def cpu_ticks(pid: int) -> int:
     return int(fields[11]) + int(fields[12])
 
 
-async def settled(store: RunStore, kind: str) -> list[Run]:
+async def settled(store: RunStore, kind: str) -> list[RunRecord]:
     """The runs of ``kind``, once none is still running."""
     for _ in range(150):
         runs = store.recent(kind=kind)
@@ -123,10 +123,12 @@ async def test_a_cancelled_call_cancels_the_workers_run(data_dir: Path, tmp_path
                     await started.wait()
                 group.cancel_scope.cancel()  # the client gives up: notifications/cancelled
             runs = await settled(RunStore(Settings(data_dir=data_dir).store_path), "csp")
+            before = cpu_ticks(worker)
             again = await session.call_tool("run_csp_desk", _CSP)
-    assert runs[-1].status == "interrupted" and "Cancelled" in (runs[-1].error or "")
-    assert not again.is_error  # the same worker goes on serving
-    os.kill(worker, 0)
+            spent = cpu_ticks(worker) - before
+    assert [run.status for run in runs] == ["interrupted"]
+    assert "Cancelled" in (runs[0].error or "")
+    assert not again.is_error and spent > 0  # the same worker goes on serving
 
 
 async def test_a_call_past_the_time_limit_stops_the_workers_run(data_dir: Path) -> None:
