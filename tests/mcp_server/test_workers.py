@@ -18,7 +18,9 @@ import anyio
 import pytest
 from mcp import ClientSession, types
 from mcp.shared.exceptions import MCPError
+from typer.testing import CliRunner
 
+from alphadesk.cli.app import app
 from alphadesk.config import Settings
 from alphadesk.store.runs import RunRecord, RunStore
 from tests.mcp_server.client import mcp_session
@@ -93,8 +95,8 @@ async def test_a_desk_runs_in_a_worker_and_streams_its_progress(
     async def on_progress(_done: float, _total: float | None, message: str | None) -> None:
         messages.append(message or "")
 
-    with server_log(tmp_path) as log:
-        async with mcp_session(data_dir, "--workers", "1", errlog=log) as session:
+    with server_log(tmp_path) as log:  # [server] workers, as for alphadesk serve
+        async with mcp_session(data_dir, errlog=log, ALPHADESK_SERVER__WORKERS="1") as session:
             [worker] = await worker_pids(log)
             before = cpu_ticks(worker)
             result = await session.call_tool("run_csp_desk", _CSP, progress_callback=on_progress)
@@ -158,3 +160,9 @@ async def test_a_killed_worker_costs_its_call_only(data_dir: Path, tmp_path: Pat
     assert "worker process running it died (killed by SIGKILL)" in (runs[0].error or "")
     assert not after.is_error  # a fresh worker took the dead one's place
     assert after.structured_content is not None and after.structured_content["run_id"]
+
+
+def test_fewer_than_one_worker_is_refused_before_serving() -> None:
+    refused = CliRunner().invoke(app, ["mcp", "--workers", "0"])
+    assert refused.exit_code == 2
+    assert "--workers must be at least 1, not 0" in refused.output

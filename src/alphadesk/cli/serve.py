@@ -13,7 +13,7 @@ WORKERS = typer.Option(
     None,
     "--workers",
     help="Worker processes that run the pipelines, off the server's event loop "
-    "(default: [server] workers, else one per core).",
+    "(default: \\[server] workers, else one per core).",
 )
 
 
