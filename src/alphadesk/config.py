@@ -183,10 +183,10 @@ class McpSettings(BaseModel):
 
 
 class ServerSettings(BaseModel):
-    """``[server]``: how ``alphadesk serve`` runs the pipelines."""
+    """``[server]``: how ``alphadesk serve`` and ``alphadesk mcp`` run the pipelines."""
 
     workers: int | None = Field(
-        None, ge=1, description="worker processes running the API's runs; default one per core"
+        None, ge=1, description="worker processes running the servers' runs; default one per core"
     )
     worker_max_runs: int = Field(
         200, ge=1, description="runs a worker process takes before a fresh one replaces it"

@@ -11,7 +11,7 @@ import time
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
@@ -26,12 +26,16 @@ def server_env(data_dir: Path, **extra: str) -> dict[str, str]:
 
 
 @asynccontextmanager
-async def mcp_session(data_dir: Path, **env: str) -> AsyncIterator[ClientSession]:
-    """A client session with ``alphadesk mcp`` (stdio) over a private data directory."""
-    command = [sys.executable, "-m", "alphadesk", "mcp"]
+async def mcp_session(
+    data_dir: Path, *args: str, errlog: TextIO = sys.stderr, **env: str
+) -> AsyncIterator[ClientSession]:
+    """A client session with ``alphadesk mcp ARGS`` (stdio) over a private data directory,
+    its stderr to ``errlog``."""
+    command = [sys.executable, "-m", "alphadesk", "mcp", *args]
     environment = server_env(data_dir, **env)
     params = StdioServerParameters(command=command[0], args=command[1:], env=environment)
-    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+    streams = stdio_client(params, errlog=errlog)
+    async with streams as (read, write), ClientSession(read, write) as session:
         await session.initialize()
         yield session
 

@@ -50,6 +50,11 @@ async def forever(env: WorkerEnv, emit: EventSink, flag: str) -> None:
         raise
 
 
+async def chatty(env: WorkerEnv, emit: EventSink, said: str) -> None:
+    print(said, flush=True)
+    os.write(1, f"{said} raw\n".encode())
+
+
 @pytest.fixture
 async def pool(tmp_path: Path) -> AsyncIterator[WorkerPool]:
     workers = WorkerPool(Settings(data_dir=tmp_path, memory={"enabled": False}), 1, max_runs=3)
@@ -90,6 +95,20 @@ async def test_cancelling_the_caller_cancels_the_job(pool: WorkerPool, tmp_path:
     with pytest.raises(asyncio.CancelledError):
         await task
     assert flag.read_text() == "cancelled"  # the worker's job saw it before the call ended
+
+
+async def test_a_worker_never_writes_to_the_servers_stdout(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    workers = WorkerPool(Settings(data_dir=tmp_path, memory={"enabled": False}), 1)
+    await workers.start()  # after capfd took this process's stdout: the worker inherits it
+    try:
+        await workers.call(partial(chatty, said="a library's print"))
+    finally:
+        await workers.close()
+    out, err = capfd.readouterr()
+    assert "a library's print" not in out  # an MCP client over stdio would choke on it
+    assert "a library's print\n" in err and "a library's print raw\n" in err
 
 
 def _alive(pid: int) -> bool:

@@ -1,6 +1,7 @@
 """The API's runs besides a plain pipeline run (``alphadesk.pool.run_pipeline``), as jobs
-a worker process can take: a screen, an assistant question, a replay. Each builds what it
-needs from the worker's settings and market, as the route used to in the server."""
+a worker process can take: a screen, an assistant question (``alphadesk.pool.jobs.ask``,
+shared with the MCP server), a replay. Each builds what it needs from the worker's settings
+and market, as the route used to in the server."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from typing import Any
 
 from alphadesk.agent.events import EventSink
 from alphadesk.pool import WorkerEnv
+from alphadesk.pool.jobs import ask
 
 __all__ = ["ask", "replay", "screen"]
 
@@ -22,14 +24,6 @@ async def screen(env: WorkerEnv, emit: EventSink, order: Any, concurrency: int) 
     history = await PipelineRunner(env.settings, pipeline, on_event=emit).analyze(order)
     assert history is not None  # no interrupt was asked for
     return history.screens[0]
-
-
-async def ask(env: WorkerEnv, emit: EventSink, question: Any, model: str | None) -> Any:
-    """One question to the assistant."""
-    from alphadesk.pipelines.assistant import AssistantPipeline
-
-    pipeline = AssistantPipeline(env.settings, env.market, model=model)
-    return await pipeline.ask(question, emit)
 
 
 async def replay(env: WorkerEnv, emit: EventSink, run_id: str) -> tuple[Any, bool]:

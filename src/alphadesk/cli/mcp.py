@@ -7,7 +7,7 @@ from typing import Literal
 import typer
 
 from alphadesk.cli.common import err_console, settings_from
-from alphadesk.cli.serve import refuse_unguarded
+from alphadesk.cli.serve import WORKERS, refuse_unguarded, worker_count
 
 __all__ = ["mcp"]
 
@@ -26,21 +26,23 @@ def mcp(
         help="A model string a client may ask a desk to run with (repeatable); rules and "
         "the configured models always are.",
     ),
+    workers: int | None = WORKERS,
 ) -> None:
     """Serve every tool and desk over MCP (stdio by default). Offline by default: model `rules`."""
     from alphadesk.mcp_server import serve_http, serve_stdio
 
     settings = settings_from(ctx)
+    count = worker_count(workers, settings)
     if allow_model:
         allowed = settings.mcp.model_copy(update={"models": [*settings.mcp.models, *allow_model]})
         settings = settings.model_copy(update={"mcp": allowed})
     if transport == "stdio":
         import anyio
 
-        anyio.run(serve_stdio, settings)
+        anyio.run(serve_stdio, settings, count)
         return
     key = settings.api_key.get_secret_value() if settings.api_key else None
     refuse_unguarded(host, key)
     auth = "API key required" if key else "no API key (loopback only)"
     err_console.print(f"[dim]alphadesk MCP on http://{host}:{port}/mcp ({auth})[/]")
-    serve_http(settings, host, port, key or None)
+    serve_http(settings, host, port, key or None, count)

@@ -5,8 +5,27 @@ from __future__ import annotations
 import typer
 
 from alphadesk.cli.common import err_console, fail, settings_from
+from alphadesk.config import Settings
 
-__all__ = ["refuse_unguarded", "serve"]
+__all__ = ["WORKERS", "refuse_unguarded", "serve", "worker_count"]
+
+WORKERS = typer.Option(
+    None,
+    "--workers",
+    help="Worker processes that run the pipelines, off the server's event loop "
+    "(default: \\[server] workers, else one per core).",
+)
+
+
+def worker_count(workers: int | None, settings: Settings) -> int:
+    """How many worker processes a server starts: ``--workers``, else ``[server] workers``,
+    else one per core; exit (2) when ``--workers`` is below 1."""
+    from alphadesk.pool import default_workers
+
+    if workers is not None and workers < 1:
+        raise fail(f"--workers must be at least 1, not {workers}",
+                   "e.g. --workers 2, or leave it out for one worker per core", 2)  # fmt: skip
+    return workers or settings.server.workers or default_workers()
 
 
 def refuse_unguarded(host: str, key: str | None) -> None:
@@ -30,11 +49,7 @@ def serve(
     allow_model: list[str] = typer.Option(
         [], "--allow-model", help="A model string requests may ask for (repeatable)."
     ),
-    workers: int | None = typer.Option(
-        None,
-        help="Worker processes that run the pipelines, off the server's event loop "
-        "(default: [server] workers, else one per core).",
-    ),
+    workers: int | None = WORKERS,
     log_level: str = typer.Option("info", help="uvicorn's log level."),
     temporal: str | None = typer.Option(
         None,
@@ -46,15 +61,11 @@ def serve(
     """Serve the HTTP API (OpenAPI page at /docs). Offline by default: model `rules`."""
     from alphadesk.api import ApiConfig
     from alphadesk.api.server import serve as run
-    from alphadesk.pool import default_workers
 
-    if workers is not None and workers < 1:
-        raise fail(f"--workers must be at least 1, not {workers}",
-                   "e.g. --workers 2, or leave it out for one worker per core", 2)  # fmt: skip
     settings = settings_from(ctx)
+    workers = worker_count(workers, settings)
     key = settings.api_key.get_secret_value() if settings.api_key else None
     refuse_unguarded(host, key)
-    workers = workers or settings.server.workers or default_workers()
     config = ApiConfig(host=host, api_key=key or None, max_body_bytes=max_body,
                        rate_per_minute=rate, max_runs=max_runs,
                        models=frozenset(allow_model), temporal=temporal, workers=workers,

@@ -1,13 +1,15 @@
 """The desks that are not catalogue tools, as MCP tools: ``screen`` (the CSP screen) and
 ``ask`` (the assistant), run through the same pipelines and runner as the CLI and the HTTP
-API, and ``backtest`` (:mod:`.backtest`). Each takes a pydantic model of arguments (its
-input schema) and returns a model (its output schema) naming the recorded run."""
+API, in the server's worker processes (:mod:`.jobs`), and ``backtest`` (:mod:`.backtest`,
+in its sandbox). Each takes a pydantic model of arguments (its input schema) and returns a
+model (its output schema) naming the recorded run."""
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import date
+from functools import partial
 from typing import Any
 
 from mcp import types
@@ -18,6 +20,7 @@ from alphadesk.config import Settings
 from alphadesk.data.base import MarketData
 from alphadesk.data.errors import DataError
 from alphadesk.data.symbols import InvalidSymbol, normalize_symbol
+from alphadesk.mcp_server import jobs
 from alphadesk.mcp_server.backtest import BacktestArgs, BacktestOutcome, run_backtest
 from alphadesk.mcp_server.calls import Progress, content_of, instant, problems
 from alphadesk.mcp_server.guards import CallError, Guards
@@ -26,6 +29,8 @@ from alphadesk.pipelines.assistant.models import ChatResult
 from alphadesk.pipelines.csp.prefilter import ScreenCheck
 from alphadesk.pipelines.csp.screen import ScreenCounts
 from alphadesk.pipelines.models import Depth
+from alphadesk.pool import Runs
+from alphadesk.pool.jobs import ask
 from alphadesk.tools.assistant.deps import DeskVerdict
 
 __all__ = ["DESKS", "DeskTool", "Desks", "ScreenOutcome"]
@@ -87,11 +92,13 @@ class AskArgs(_Args):
 
 @dataclass(frozen=True)
 class Desks:
-    """What the desk tools run with: the settings, the market and the server's guards."""
+    """What the desk tools run with: the settings, the market (to check a call's symbols
+    and date), the server's guards, and where their runs execute."""
 
     settings: Settings
     market: MarketData
     guards: Guards
+    runs: Runs
 
 
 @dataclass(frozen=True)
@@ -146,8 +153,7 @@ def _symbols(texts: list[str]) -> list[str]:
 
 async def _screen(desks: Desks, args: ScreenArgs, sink: Progress) -> ScreenOutcome:
     from alphadesk.pipelines.assistant.desks import csp_verdict
-    from alphadesk.pipelines.csp.screen import ScreenPipeline, ScreenRequest
-    from alphadesk.pipelines.runner import PipelineRunner
+    from alphadesk.pipelines.csp.screen import ScreenRequest
 
     model = desks.guards.model(args.model)
     universe = _symbols(args.symbols) if args.symbols else desks.market.universe()
@@ -162,18 +168,8 @@ async def _screen(desks: Desks, args: ScreenArgs, sink: Progress) -> ScreenOutco
     at, _ = instant(desks.market, args.as_of, universe)
     order = ScreenRequest(symbols=universe, dates=[at], depth=args.depth, model=model,
                           constraints=args.constraints)  # fmt: skip
-
-    def heard(outcome: Any) -> None:
-        _day, check, result = outcome
-        said = "error" if check.error else result.decision if result else "filtered out"
-        sink(f"{check.symbol}: {said}")
-
-    pipeline = ScreenPipeline(
-        desks.settings, desks.market, model=model, workers=1,
-        concurrency=args.concurrency, charts=True, on_outcome=heard,
-    )  # fmt: skip
-    history = await PipelineRunner(desks.settings, pipeline, on_event=sink).analyze(order)
-    assert history is not None  # no interrupt was asked for
+    job = partial(jobs.screen, order=order, concurrency=args.concurrency)
+    history = await desks.runs.call(job, sink)
     screen = history.screens[0]
     return ScreenOutcome(
         run_id=history.run_id,
@@ -186,13 +182,13 @@ async def _screen(desks: Desks, args: ScreenArgs, sink: Progress) -> ScreenOutco
 
 
 async def _ask(desks: Desks, args: AskArgs, sink: Progress) -> ChatResult:
-    from alphadesk.pipelines.assistant import AssistantPipeline, ChatRequest
+    from alphadesk.pipelines.assistant import ChatRequest
 
     model = desks.guards.model(args.model)
     at = None if args.as_of is None else instant(desks.market, args.as_of, [])[0]
-    pipeline = AssistantPipeline(desks.settings, desks.market, model=model)
     question = ChatRequest(question=args.question, session_id=args.session_id, as_of=at)
-    return await pipeline.ask(question, sink)
+    answer: ChatResult = await desks.runs.call(partial(ask, question=question, model=model), sink)
+    return answer
 
 
 async def _backtest(desks: Desks, args: BacktestArgs, sink: Progress) -> BacktestOutcome:

@@ -1,11 +1,15 @@
 """The MCP server: the tool catalogue listed and called through the SDK's low-level
-``Server``, served over stdio or streamable HTTP (behind the HTTP API's guard)."""
+``Server``, served over stdio or streamable HTTP (behind the HTTP API's guard). The desks'
+runs execute in a pool of worker processes (or, embedded and in tests, in this process),
+their events streamed back as progress; a worker that dies costs its call only."""
 
 from __future__ import annotations
 
 import asyncio
 import functools
-from collections.abc import Callable
+import sys
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from typing import Any
 
 from mcp import types
@@ -20,10 +24,12 @@ from alphadesk.data.base import MarketData
 from alphadesk.mcp_server.calls import ToolCaller
 from alphadesk.mcp_server.desks import DESKS, Desks
 from alphadesk.mcp_server.guards import CallError, Guards
+from alphadesk.mcp_server.jobs import pooled_desks
 from alphadesk.mcp_server.prompts import Prompts
 from alphadesk.mcp_server.resources import Resources
 from alphadesk.mcp_server.schemas import mcp_tool
 from alphadesk.pipelines.events import DebateMessage, StepFinished, StepStarted
+from alphadesk.pool import InProcess, Runs, WorkerDied, WorkerPool
 from alphadesk.store.redact import redact
 from alphadesk.tools.assistant.deps import ChatDeps
 from alphadesk.tools.catalog import tool_catalog
@@ -58,17 +64,16 @@ def _describe(event: BaseEvent | str) -> str | None:
 
 
 def _deps_factory(
-    settings: Settings, market: MarketData
+    settings: Settings, market: MarketData, runs: Runs
 ) -> Callable[[EventSink, str | None], ChatDeps]:
     def deps(on_event: EventSink, model: str | None) -> ChatDeps:
         from alphadesk.data.web import web_search
-        from alphadesk.pipelines.assistant.desks import desk_runners
         from alphadesk.store.portfolio import PaperPortfolio
 
         return ChatDeps(
             market=market,
             portfolio=PaperPortfolio(settings.store_path),
-            desks=desk_runners(settings, market, model, on_event),  # an allowed model
+            desks=pooled_desks(runs, model, on_event),  # an allowed model
             web=web_search(),
         )
 
@@ -106,11 +111,13 @@ async def _with_progress(
     return result
 
 
-def _tool_handlers(settings: Settings, market: MarketData, guards: Guards) -> dict[str, Any]:
+def _tool_handlers(
+    settings: Settings, market: MarketData, guards: Guards, runs: Runs
+) -> dict[str, Any]:
     """``tools/list`` and ``tools/call``: the catalogue's tools, then the other desks."""
     catalog = tool_catalog()
-    caller = ToolCaller(market, _deps_factory(settings, market), guards)
-    desks = Desks(settings, market, guards)
+    caller = ToolCaller(market, _deps_factory(settings, market, runs), guards)
+    desks = Desks(settings, market, guards, runs)
     listed = [mcp_tool(entry) for entry in catalog] + [d.listed() for d in DESKS.values()]
 
     async def list_tools(
@@ -138,6 +145,12 @@ def _tool_handlers(settings: Settings, market: MarketData, guards: Guards) -> di
         except CallError as exc:
             said = types.TextContent(text=redact(str(exc)))  # it may echo what was sent
             return types.CallToolResult(content=[said], is_error=True)
+        except WorkerDied as exc:
+            raise MCPError(
+                types.INTERNAL_ERROR,
+                f"{params.name}: {exc}{f', pid {exc.pid}' if exc.pid else ''}; the run is "
+                "recorded interrupted and the server keeps serving: call again",
+            ) from None
 
     return {"on_list_tools": list_tools, "on_call_tool": call_tool}
 
@@ -182,9 +195,12 @@ def _resource_handlers(settings: Settings, market: MarketData) -> dict[str, Any]
     }
 
 
-def build_server(settings: Settings, market: MarketData | None = None) -> Server[Any]:
+def build_server(
+    settings: Settings, market: MarketData | None = None, runs: Runs | None = None
+) -> Server[Any]:
     """The MCP server over every catalogue tool, the desks, the recorded runs and the
-    prompts, with ``market`` (default: the settings')."""
+    prompts, with ``market`` (default: the settings'); the desks' runs execute in ``runs``
+    (default: this process)."""
     if market is None:
         from alphadesk.data import build_provider
 
@@ -195,23 +211,51 @@ def build_server(settings: Settings, market: MarketData | None = None) -> Server
         "alphadesk",
         version=__version__,
         instructions=f"{_INSTRUCTIONS} A desk call may name a model among: {models}.",
-        **_tool_handlers(settings, market, guards),
+        **_tool_handlers(settings, market, guards, runs or InProcess(settings, market)),
         **_resource_handlers(settings, market),
     )
 
 
-async def serve_stdio(settings: Settings) -> None:
-    """Serve one client on this process's stdin and stdout until it closes them."""
+def _pool(settings: Settings, workers: int | None) -> WorkerPool | None:
+    """``workers`` processes to run the desks, or None: this process runs them."""
+    if workers is None:
+        return None
+    return WorkerPool(settings, workers, max_runs=settings.server.worker_max_runs)
+
+
+@asynccontextmanager
+async def _running(pool: WorkerPool | None) -> AsyncIterator[None]:
+    """``pool`` started (its pids said on stderr) for as long as the server serves."""
+    if pool is None:
+        yield
+        return
+    await pool.start()
+    pids = ", ".join(str(pid) for pid in pool.pids)
+    print(f"alphadesk MCP: desks run in {pool.size} worker process"
+          f"{'es' if pool.size > 1 else ''} (pid {pids})", file=sys.stderr, flush=True)  # fmt: skip
+    try:
+        yield
+    finally:
+        await pool.close()
+
+
+async def serve_stdio(settings: Settings, workers: int | None = None) -> None:
+    """Serve one client on this process's stdin and stdout until it closes them, the
+    desks running in ``workers`` processes (None: this one)."""
     from mcp.server.stdio import stdio_server
 
-    server = build_server(settings)
-    async with stdio_server() as (read, write):
+    pool = _pool(settings, workers)
+    server = build_server(settings, runs=pool)
+    async with _running(pool), stdio_server() as (read, write):
         await server.run(read, write, server.create_initialization_options())
 
 
-def serve_http(settings: Settings, host: str, port: int, api_key: str | None) -> None:
+def serve_http(
+    settings: Settings, host: str, port: int, api_key: str | None, workers: int | None = None
+) -> None:
     """Serve streamable HTTP at ``/mcp`` behind the HTTP API's guard (the key off
-    loopback, Host names, rate and body limits)."""
+    loopback, Host names, rate and body limits), the desks running in ``workers``
+    processes (None: this one), started and stopped with the server."""
     import uvicorn
 
     from alphadesk.api.config import ApiConfig
@@ -220,6 +264,14 @@ def serve_http(settings: Settings, host: str, port: int, api_key: str | None) ->
 
     config = ApiConfig(host=host, api_key=api_key)
     config.check()
-    app = build_server(settings).streamable_http_app(host=host)
+    pool = _pool(settings, workers)
+    mcp_app = build_server(settings, runs=pool).streamable_http_app(host=host)
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "lifespan":
+            return await mcp_app(scope, receive, send)
+        async with _running(pool):  # the workers live as long as the server
+            await mcp_app(scope, receive, send)
+
     guarded = Guard(app, config)
     uvicorn.run(guarded, host=host, port=port, log_config=log_config("info"), access_log=False)

@@ -14,8 +14,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 import pickle
 import signal
+import sys
 import threading
 from collections.abc import Callable
 from multiprocessing.connection import Connection
@@ -36,6 +38,10 @@ MarketFactory = Callable[[Settings], MarketData]
 def worker_main(conn: Connection, settings: Settings, market: MarketFactory) -> None:
     """The process's entry point: build the environment, say ready, serve until stopped."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the server's; it stops us
+    # Whatever a library prints goes to the server's log: the server's stdout, which the
+    # worker inherits, may be a protocol stream (an MCP client reads it over stdio).
+    sys.stdout.flush()
+    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
     warm_up()
     env = WorkerEnv(settings=settings, market=market(settings))
     asyncio.run(_Worker(conn, env).serve())

@@ -16,7 +16,7 @@ from alphadesk.data.calendar import close_on_or_before, market_status
 from alphadesk.pipelines.base import PIPELINES, build_pipeline, pipeline_class
 from alphadesk.pipelines.runner import PipelineRunner
 
-__all__ = ["Job", "WorkerEnv", "run_pipeline", "sendable", "warm_up"]
+__all__ = ["Job", "WorkerEnv", "ask", "run_pipeline", "sendable", "warm_up"]
 
 
 @dataclass(frozen=True)
@@ -43,6 +43,14 @@ async def run_pipeline(
     pipeline = build_pipeline(kind, env.settings, env.market, model=model)
     runner = PipelineRunner(env.settings, pipeline, on_event=emit)
     return await runner.analyze(request, run_id=run_id)
+
+
+async def ask(env: WorkerEnv, emit: EventSink, question: Any, model: str | None) -> Any:
+    """One question to the assistant (a ``ChatRequest``); its ``ChatResult``."""
+    from alphadesk.pipelines.assistant import AssistantPipeline
+
+    pipeline = AssistantPipeline(env.settings, env.market, model=model)
+    return await pipeline.ask(question, emit)
 
 
 def sendable(settings: Settings) -> Settings:

@@ -47,7 +47,15 @@ _CANCEL_GRACE_S = 30.0  # how long a cancelled call waits for its run to record 
 
 
 class WorkerDied(RuntimeError):
-    """The worker process running a job exited before the job ended."""
+    """The worker process running a job exited before the job ended.
+
+    Attributes:
+        pid: That worker's process id (None: the pool stopped it on its way down).
+    """
+
+    def __init__(self, reason: str, pid: int | None = None) -> None:
+        super().__init__(reason)
+        self.pid = pid
 
 
 def default_workers() -> int:
@@ -289,7 +297,7 @@ class WorkerPool(Runs):
             for run_id in call.run_ids:
                 _interrupt(store, run_id, reason)
             if not call.future.done():
-                call.future.set_exception(WorkerDied(reason))
+                call.future.set_exception(WorkerDied(reason, worker.process.pid))
         worker.calls.clear()
         if not self._closed and len([w for w in self._workers if not w.retiring]) < self.size:
             self._spawn()
