@@ -142,7 +142,8 @@ async def test_a_call_past_the_time_limit_stops_the_workers_run(data_dir: Path) 
     assert result.is_error
     text = "".join(c.text for c in result.content if isinstance(c, types.TextContent))
     assert "ran past the server's limit of 0.3 s" in text
-    assert [run.status for run in runs] == ["interrupted"]
+    # Stopped before or after its worker began the run: never completed, at most interrupted.
+    assert [run.status for run in runs] in ([], ["interrupted"])
 
 
 async def test_a_killed_worker_costs_its_call_only(data_dir: Path, tmp_path: Path) -> None:

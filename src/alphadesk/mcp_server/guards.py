@@ -43,8 +43,9 @@ class Guards:
 
     @asynccontextmanager
     async def desk_call(self) -> AsyncIterator[None]:
-        """One desk call: refused at once when ``max_runs`` are running, cancelled (its run
-        recorded interrupted) past ``call_timeout_s``."""
+        """One desk call: refused at once when ``max_runs`` are running, cancelled past
+        ``call_timeout_s`` (a run it had begun is recorded interrupted; one stopped before
+        its worker began it leaves no record)."""
         limits = self.settings.mcp
         if self.active >= limits.max_runs:
             raise CallError(
@@ -58,7 +59,7 @@ class Guards:
         except TimeoutError:
             raise CallError(
                 f"the call ran past the server's limit of {limits.call_timeout_s:g} s "
-                "([mcp] call_timeout_s) and was stopped; its run is recorded interrupted"
+                "([mcp] call_timeout_s) and was stopped; a run it had begun is recorded interrupted"
             ) from None
         finally:
             self.active -= 1
