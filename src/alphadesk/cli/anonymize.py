@@ -10,6 +10,7 @@ from typing import Any
 import typer
 
 from alphadesk.cli.common import BAD_INPUT, console, err_console, fail, settings_from
+from alphadesk.cli.progress import DecisionBar
 from alphadesk.cli.tables import Column, FitTable
 
 __all__ = ["run_anonymized"]
@@ -34,14 +35,13 @@ def run_anonymized(
 
 
 def _run(ctx: typer.Context, spec: Any, out: Path | None, seed: int, how: dict[str, Any]) -> Any:
-    from alphadesk.cli.evaluate import _Progress
     from alphadesk.data import DataError
     from alphadesk.llm.base import CacheMiss
     from alphadesk.pipelines.evaluation import EvaluationError, LookAheadError
     from alphadesk.pipelines.evaluation.anonymize import evaluate_anonymized
 
     settings = settings_from(ctx)
-    with _Progress() as progress:
+    with DecisionBar() as progress:
         try:
             return asyncio.run(
                 evaluate_anonymized(

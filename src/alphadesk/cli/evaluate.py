@@ -22,7 +22,7 @@ from alphadesk.cli.common import (
     ray_cluster,
     settings_from,
 )
-from alphadesk.cli.progress import CountingBar
+from alphadesk.cli.progress import DecisionBar
 from alphadesk.cli.tables import Cell, Column, FitTable
 
 __all__ = ["evaluate_command"]
@@ -211,7 +211,7 @@ def _run(
     from alphadesk.pipelines.evaluation import EvaluationError, LookAheadError, evaluate
 
     settings = settings_from(ctx)
-    with _Progress() as progress:  # on stderr: --json output stays pure
+    with DecisionBar() as progress:  # on stderr: --json output stays pure
         try:
             return asyncio.run(
                 evaluate(
@@ -234,21 +234,6 @@ def _run(
             raise fail(
                 str(exc), "delete the evaluation's manifest.json to record the answers again"
             ) from None
-
-
-class _Progress(CountingBar):
-    """A bar of decisions made, with the latest symbol and date and how many failed."""
-
-    def __init__(self) -> None:
-        super().__init__("deciding")
-        self.failed = 0
-
-    def start(self, total: int) -> None:
-        self.set_total(total)
-
-    def record(self, record: Any) -> None:
-        self.failed += record.decision == "failed"
-        self.advance(f"{record.symbol} {record.as_of.date()} · failed {self.failed}")
 
 
 SHOWN_SYMBOLS = 5  # beyond this many symbols the terminal shows the pooled rows only

@@ -6,7 +6,7 @@ and the last. Items done before (a resumed evaluation's) count as done, not in t
 from __future__ import annotations
 
 import time
-from typing import Self
+from typing import Any, Self
 
 from alphadesk.cli.common import err_console
 
@@ -90,3 +90,18 @@ class CountingBar:
 def _clock(seconds: float) -> str:
     whole = round(seconds)
     return f"{whole // 3600}:{whole % 3600 // 60:02d}:{whole % 60:02d}"
+
+
+class DecisionBar(CountingBar):
+    """An evaluation's bar of decisions: the latest symbol and date, how many failed."""
+
+    def __init__(self) -> None:
+        super().__init__("deciding")
+        self.failed = 0
+
+    def start(self, total: int) -> None:
+        self.set_total(total)
+
+    def record(self, record: Any) -> None:
+        self.failed += record.decision == "failed"
+        self.advance(f"{record.symbol} {record.as_of.date()} · failed {self.failed}")
