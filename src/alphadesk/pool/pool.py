@@ -24,6 +24,7 @@ import pickle
 import signal
 import threading
 import uuid
+from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from functools import partial
 from multiprocessing.connection import Connection
@@ -63,11 +64,12 @@ def default_workers() -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
-class Runs:
+class Runs(ABC):
     """Where jobs run: ``call`` runs one; ``run`` runs one recorded pipeline run."""
 
+    @abstractmethod
     async def call(self, job: Job, on_event: EventSink | None = None) -> Any:
-        raise NotImplementedError
+        """Run ``job``, its events to ``on_event``; its result, or its error raised."""
 
     async def run(
         self,
