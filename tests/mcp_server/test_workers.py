@@ -135,13 +135,13 @@ async def test_a_cancelled_call_cancels_the_workers_run(data_dir: Path, tmp_path
 
 async def test_a_call_past_the_time_limit_stops_the_workers_run(data_dir: Path) -> None:
     async with mcp_session(
-        data_dir, "--workers", "1", ALPHADESK_MCP__CALL_TIMEOUT_S="0.3"
+        data_dir, "--workers", "1", ALPHADESK_MCP__CALL_TIMEOUT_S="0.05"
     ) as session:
         result = await session.call_tool("run_trading_desk", _CSP)
         runs = await settled(RunStore(Settings(data_dir=data_dir).store_path), "desk")
     assert result.is_error
     text = "".join(c.text for c in result.content if isinstance(c, types.TextContent))
-    assert "ran past the server's limit of 0.3 s" in text
+    assert "ran past the server's limit of 0.05 s" in text
     # Stopped before or after its worker began the run: never completed, at most interrupted.
     assert [run.status for run in runs] in ([], ["interrupted"])
 
