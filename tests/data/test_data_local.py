@@ -69,6 +69,21 @@ def test_unknown_symbol_suggests_local_files(local: LocalProvider) -> None:
     assert local.universe() == ["ACME", "^IDX"]
 
 
+def test_a_symbol_with_bars_only_lacks_that_kind_and_is_no_typo(local: LocalProvider) -> None:
+    # ^IDX has daily bars and nothing else: not an unknown symbol that "looks like ^IDX".
+    with pytest.raises(NoData) as facts:
+        local.fundamentals("^IDX", AS_OF)
+    message = str(facts.value)
+    assert facts.value.suggestions == [] and "did you mean" not in message
+    assert "has daily bars of ^IDX but no fundamentals" in message
+    assert "fundamentals/^IDX.csv or fundamentals/^IDX.json" in message and "sec" in message
+    with pytest.raises(NoData, match=r"no news: add news/\^IDX.jsonl .* yahoo") as news:
+        local.news("^IDX", AS_OF)
+    assert news.value.suggestions == []
+    with pytest.raises(NoData, match=r"no 5m bars: add bars/5m/\^IDX.parquet"):
+        local.intraday_bars("^IDX", AS_OF, interval="5m")
+
+
 def test_missing_folder_names_the_setting(tmp_path: Path) -> None:
     with pytest.raises(NotConfigured, match="ALPHADESK_DATA__LOCAL_DIR"):
         LocalProvider(None).daily_bars("ACME", AS_OF)

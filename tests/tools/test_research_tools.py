@@ -9,11 +9,14 @@ from __future__ import annotations
 
 import json
 from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from alphadesk.agent import Agent, RunScope
+from alphadesk.config import DataSettings, Settings
+from alphadesk.data import build_provider
 from alphadesk.data.base import DataKind, Provider
 from alphadesk.data.models import (
     AnalystRating,
@@ -31,6 +34,7 @@ from alphadesk.data.providers.bundled import BundledProvider
 from alphadesk.llm.messages import text_of
 from alphadesk.llm.testing import ScriptedModel, tool_calls
 from alphadesk.tools.deps import ToolDeps
+from alphadesk.tools.fundamentals import FUNDAMENTALS_TOOLS
 from alphadesk.tools.research import RESEARCH_TOOLS
 
 AS_OF = datetime(2021, 6, 30, 20, tzinfo=UTC)
@@ -270,3 +274,40 @@ async def test_sec_filings_summary(fake: FakeResearch) -> None:
     assert [f["form"] for f in out["filings"]] == ["4", "8-K", "8-K", "10-Q"]
     only, _ = await call(fake, "get_sec_filings", {"symbol": "MSFT", "forms": ["8-K"]})
     assert only["count"] == 2 and set(only["forms"]) == {"8-K"}
+
+
+async def test_a_folder_of_bars_only_says_what_is_missing_and_where_to_get_it(
+    tmp_path: Path,
+) -> None:
+    # The user's own folder holds SYN's daily bars and nothing else: SYN is no typo, its
+    # news and fundamentals are missing, and each answer names the file or provider to add.
+    folder = tmp_path / "market" / "bars" / "1d"
+    folder.mkdir(parents=True)
+    (folder / "SYN.csv").write_text("date,close\n2021-06-28,10\n2021-06-29,10.5\n")
+    settings = Settings(
+        data_dir=tmp_path / "home",
+        data=DataSettings(providers=["local"], local_dir=tmp_path / "market"),
+    )
+    market = build_provider(settings)
+    news, _ = await call(market, "get_news", {"symbol": "SYN"})
+    facts = await call_fundamentals(market, "SYN")
+    filings, _ = await call(market, "get_sec_filings", {"symbol": "SYN"})
+    for out in (news, facts, filings):
+        assert out["available"] is False and "did you mean" not in out["missing"][0]
+    assert "daily bars of SYN but no news: add news/SYN.jsonl" in news["missing"][0]
+    wanted = "no fundamentals: add fundamentals/SYN.csv or fundamentals/SYN.json"
+    assert wanted in facts["missing"][0]
+    assert "sec" in facts["missing"][0] and "bundled" in facts["missing"][0]
+    assert "no configured provider serves filings; add sec" in filings["missing"][0]
+
+
+async def call_fundamentals(market: Any, symbol: str) -> dict[str, Any]:
+    agent = Agent(name="tester", instructions="Research.", output_type=str,
+                  toolset=FUNDAMENTALS_TOOLS, max_turns=2)
+    model = ScriptedModel([tool_calls(("get_fundamentals", {"symbol": symbol})), "done"])
+    result = await agent.run(
+        model, "Research", deps=ToolDeps(market=market), scope=RunScope(as_of=AS_OF)
+    )
+    assert result.ok, result.outcome
+    out: dict[str, Any] = json.loads(text_of(model.requests[1].messages[-1].content))
+    return out

@@ -42,6 +42,7 @@ __all__ = [
     "IvHistorySource",
     "MarketData",
     "Provider",
+    "provider_of",
     "utc_now",
 ]
 
@@ -72,6 +73,15 @@ class DataKind(StrEnum):
     SHORT_INTEREST = "short_interest"
     ANALYST_RATINGS = "analyst_ratings"
     FILINGS = "filings"
+
+
+# The provider to add for a kind no configured one serves (else yahoo, online).
+_SERVED_BY = {DataKind.FILINGS: "sec", DataKind.FUNDAMENTALS: "sec"}
+
+
+def provider_of(kind: DataKind) -> str:
+    """The provider that serves ``kind``, to name when the configured ones do not."""
+    return _SERVED_BY.get(kind, "yahoo")
 
 
 @runtime_checkable
@@ -176,7 +186,7 @@ class Provider:
         if kind not in self.kinds:
             raise NotSupported(
                 f"the {self.name} provider does not serve {kind.value.replace('_', ' ')}; "
-                "add a provider that does to `data.providers` in the settings",
+                f"add {provider_of(kind)} to `data.providers` in the settings",
                 provider=self.name,
             )
         return normalize_symbol(symbol), require_aware(as_of)

@@ -15,7 +15,7 @@ from datetime import datetime
 from typing import TypeVar
 
 from .bars import Bars
-from .base import DataKind, MarketData, Provider, utc_now
+from .base import DataKind, MarketData, Provider, provider_of, utc_now
 from .errors import DataError, NoData, NotConfigured, NotSupported
 from .models import (
     AnalystRatings,
@@ -173,16 +173,13 @@ def _with_attempts(result: R, attempts: list[Attempt]) -> R:
     return result.model_copy(update={"provenance": provenance})  # type: ignore[attr-defined]
 
 
-_SERVED_BY = {DataKind.FILINGS: "sec", DataKind.FUNDAMENTALS: "sec"}  # else yahoo
-
-
 def _exhausted(
     kind: DataKind, symbol: str, attempts: list[Attempt], errors: list[DataError]
 ) -> DataError:
     what = kind.value.replace("_", " ")
     if not attempts:
         return NotSupported(
-            f"no configured provider serves {what}; add {_SERVED_BY.get(kind, 'yahoo')} to "
+            f"no configured provider serves {what}; add {provider_of(kind)} to "
             "`data.providers` in the settings (ALPHADESK_DATA__PROVIDERS)",
             provider="chain",
         )

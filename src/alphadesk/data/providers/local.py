@@ -64,6 +64,12 @@ _INTERVAL_MINUTES = {
 _ALIASES = {"adj close": "adj_close", "adjclose": "adj_close", "adjusted_close": "adj_close"}
 _FACT_COLUMNS = ("concept", "value", "unit", "end", "filed")
 _ACTIONS = "actions.csv"
+# Which provider serves a kind the folder lacks, by the folder's top directory.
+_ELSEWHERE = {
+    "bars": "yahoo (online)",
+    "news": "yahoo (online)",
+    "fundamentals": "sec (it needs data.sec_user_agent) or bundled (SEC facts of 22 companies)",
+}
 # Identities in instruments.csv hold at every as_of: they carry no date.
 _REFERENCE_TIME = datetime(1900, 1, 1, tzinfo=UTC)
 
@@ -128,7 +134,16 @@ class LocalProvider(Provider):
             path = folder / f"{symbol}{suffix}"
             if path.is_file():
                 return path
-        raise self.unknown_symbol(symbol, what)
+        if symbol not in self.universe():
+            raise self.unknown_symbol(symbol, what)
+        # A symbol with daily bars is no typo: only this kind of file is missing.
+        files = " or ".join(f"{folder.relative_to(self.root)}/{symbol}{s}" for s in suffixes)
+        source = _ELSEWHERE[folder.relative_to(self.root).parts[0]]
+        raise NoData(
+            f"the local folder {self.root} has daily bars of {symbol} but no {what}: add "
+            f"{files} to it, or add {source} to `data.providers` in the settings",
+            provider=self.name,
+        )
 
     def _cached(self, path: Path, read: Any) -> Any:
         stat = path.stat()
