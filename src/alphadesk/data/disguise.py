@@ -161,6 +161,15 @@ class Disguise:
         """Disguised price / real price for ``real``."""
         return self.factors[normalize_symbol(real)]
 
+    def fingerprint(self) -> str:
+        """The seed, the years and a digest of every name, factor and company drawn: the
+        same seed draws another disguise on data holding other tickers."""
+        drawn = repr(
+            [self.cycles, *(sorted(m.items()) for m in (self.names, self.factors, self.companies))]
+        )
+        digest = hashlib.sha256(drawn.encode()).hexdigest()[:12]
+        return f"seed {self.seed}, {self.years:+d} years, drawn {digest}"
+
     # -- time -------------------------------------------------------------------------------
 
     @property

@@ -16,9 +16,10 @@ import pandas as pd
 import pytest
 
 from alphadesk.agents.desk.models import FinalDecision
-from alphadesk.config import Settings
+from alphadesk.config import DataSettings, Settings
 from alphadesk.data import build_provider
 from alphadesk.data.calendar import local_date
+from alphadesk.data.disguised import disguise_of
 from alphadesk.llm.base import Model
 from alphadesk.llm.messages import (
     AssistantMessage,
@@ -253,6 +254,30 @@ def test_a_disguised_folder_holding_another_evaluation_is_refused(tmp_path: Path
 
     with pytest.raises(EvaluationError, match=r"disguised-5 holds the decisions of another"):
         asyncio.run(evaluate_anonymized(settings, SAME, seed=5, workers=1, out=tmp_path / "anon"))
+
+
+def test_a_disguised_half_drawn_otherwise_from_the_same_seed_is_refused(tmp_path: Path) -> None:
+    # The same seed draws another disguise once the data holds the ticker IBM was given
+    # (a disguised name is never a real one): decisions asked in the first disguise must
+    # not be taken for the second's.
+    out = tmp_path / "anon"
+    first = asyncio.run(
+        evaluate_anonymized(Settings(data_dir=tmp_path), SAME, seed=5, workers=1, out=out)
+    )
+    taken = first.disguise.names["IBM"]
+    bars = tmp_path / "mine" / "bars" / "1d"
+    bars.mkdir(parents=True)
+    (bars / f"{taken}.csv").write_text("date,close\n2012-05-11,10\n")
+    mine = DataSettings(providers=["bundled", "local"], local_dir=bars.parents[1])
+    settings = Settings(data_dir=tmp_path, data=mine)
+    assert disguise_of(build_provider(settings), SAME.symbols, seed=5).names["IBM"] != taken
+
+    with pytest.raises(EvaluationError, match=r"disguised-5 holds .* \(disguise: .*--fresh"):
+        asyncio.run(evaluate_anonymized(settings, SAME, seed=5, workers=1, out=out))
+    again = asyncio.run(evaluate_anonymized(settings, SAME, seed=5, workers=1, out=out, fresh=True))
+    assert again.disguised.manifest["decided_now"] == 4
+    drawn = json.loads((out / "anonymized.json").read_text())["disguise"]
+    assert drawn["symbols"]["IBM"] == again.disguise.names["IBM"] != taken
 
 
 def test_the_csp_desk_is_refused(tmp_path: Path) -> None:

@@ -142,7 +142,7 @@ async def evaluate(
     make = partial(_remote_desk, *args, disguise)
     objects = desk_factory is not None or wrap_model is not None  # objects stay here
     where = Where(desk, make, workers or (1 if objects else None), cluster, disguise)
-    journal = DecisionJournal.open(folder, spec, fresh=fresh)
+    journal = DecisionJournal.open(folder, spec, fresh=fresh, disguise=disguise)
     heard = Heard(on_start, on_resume, on_decision)
     made = await continue_decisions(spec, local, dates, journal, where, heard)
     records = in_order(spec, dates, journal.recorded, made)

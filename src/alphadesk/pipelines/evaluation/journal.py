@@ -1,6 +1,7 @@
 """The decisions of an evaluation as they are made: ``decisions.jsonl`` in its folder.
 
-The first line says what was asked (the spec's deciding fields); every later line is one
+The first line says what was asked (the spec's deciding fields and, for the disguised half
+of an anonymized evaluation, the disguise it was asked in); every later line is one
 decision, appended and flushed as soon as it is made, so an evaluation stopped in any way
 (Ctrl-C, a killed process, a closed laptop) keeps every decision it finished. Flushed, not
 fsynced: what reached the operating system survives the process, and only a power cut can
@@ -14,11 +15,14 @@ import json
 from collections.abc import Iterable
 from datetime import datetime
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
 from .models import DecisionRecord, EvalSpec, EvaluationError
+
+if TYPE_CHECKING:
+    from alphadesk.data.disguise import Disguise
 
 __all__ = ["JOURNAL", "DecisionJournal"]
 
@@ -36,22 +40,25 @@ class DecisionJournal:
         self._file: IO[str] | None = None
 
     @classmethod
-    def open(cls, folder: Path, spec: EvalSpec, *, fresh: bool = False) -> DecisionJournal:
-        """The folder's journal for ``spec``: continued if it holds one of the same spec,
-        started (with its header) if none, or, with ``fresh``, started over.
+    def open(
+        cls, folder: Path, spec: EvalSpec, *, fresh: bool = False, disguise: Disguise | None = None
+    ) -> DecisionJournal:
+        """The folder's journal for ``spec`` (asked in ``disguise``): continued if it holds
+        one asked the same, started (with its header) if none, or, with ``fresh``, started
+        over.
 
         Raises:
-            EvaluationError: The folder holds the decisions of another spec.
+            EvaluationError: The folder holds the decisions of another spec or disguise.
         """
-        path = folder / JOURNAL
+        path, asked = folder / JOURNAL, _asked(spec, disguise)
         if fresh or not path.exists():
             folder.mkdir(parents=True, exist_ok=True)
-            path.write_text(json.dumps({"spec": spec.deciding()}) + "\n", encoding="utf-8")
+            path.write_text(json.dumps({"spec": asked}) + "\n", encoding="utf-8")
             return cls(path, {})
         lines = _complete_lines(path)
         header = _header(path, lines[0] if lines else "")
-        if header != spec.deciding():
-            raise EvaluationError(_mismatch(path, header, spec.deciding()))
+        if header != asked:
+            raise EvaluationError(_mismatch(path, header, asked))
         recorded: dict[Key, DecisionRecord] = {}
         for number, line in enumerate(lines[1:], start=2):
             try:
@@ -75,6 +82,13 @@ class DecisionJournal:
         if self._file is not None:
             self._file.close()
             self._file = None
+
+
+def _asked(spec: EvalSpec, disguise: Disguise | None) -> dict[str, Any]:
+    """What decides a journal's decisions: the spec's deciding fields and the disguise
+    they were asked in (a seed alone does not say: see :meth:`Disguise.fingerprint`)."""
+    asked = spec.deciding()
+    return asked if disguise is None else asked | {"disguise": disguise.fingerprint()}
 
 
 def _complete_lines(path: Path) -> list[str]:
@@ -113,6 +127,8 @@ def _mismatch(path: Path, recorded: dict[str, Any], asked: dict[str, Any]) -> st
     said = "; ".join(
         f"{k}: {_short(recorded.get(k))} there, {_short(asked.get(k))} asked" for k in differ
     )
+    if "disguise" in differ:  # the same seed, other data: other names were drawn
+        said += "; the same seed draws another disguise when the data holds other tickers"
     return (
         f"{path.parent} holds the decisions of another evaluation ({said}); "
         "pass another --out, ask for the same evaluation to continue it, "
