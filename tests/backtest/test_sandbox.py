@@ -9,6 +9,7 @@ host accepts nothing) and each run ends killed (with the limit) or crashed.
 from __future__ import annotations
 
 import socket
+import threading
 import time
 from pathlib import Path
 
@@ -21,6 +22,7 @@ from alphadesk.backtest import BacktestConfig, Costs, Sizing
 from alphadesk.backtest.checks import check_strategy_code
 from alphadesk.backtest.sandbox import (
     Limits,
+    SandboxCancelled,
     SandboxUnavailable,
     find_sandbox,
     run_in_sandbox,
@@ -336,6 +338,30 @@ def test_busy_loop_is_killed(frame) -> None:
     assert outcome.status == "killed" and outcome.limit in ("cpu", "wall"), outcome
     assert "looping" in outcome.log
     assert outcome.seconds < 16
+
+
+@needs_sandbox
+def test_a_cancelled_run_is_killed_at_once(frame) -> None:
+    cancel = threading.Event()
+    raised: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            run_in_sandbox(_code("busy_loop.py"), frame, limits=Limits(wall_seconds=120,
+                           cpu_seconds=120), cancel=cancel)  # fmt: skip
+        except BaseException as exc:
+            raised.append(exc)
+
+    worker = threading.Thread(target=run)
+    worker.start()
+    time.sleep(3)  # the strategy loops by now
+    assert worker.is_alive()
+    cancelled = time.monotonic()
+    cancel.set()
+    worker.join(timeout=10)
+    assert not worker.is_alive() and time.monotonic() - cancelled < 3
+    assert len(raised) == 1 and isinstance(raised[0], SandboxCancelled), raised
+    assert _sandbox_processes(grace=1) == []
 
 
 @needs_sandbox

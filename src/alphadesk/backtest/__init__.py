@@ -59,7 +59,13 @@ if TYPE_CHECKING:
     from .frame import BacktestDataError, frame_from_bars
     from .models import BacktestConfig, BacktestResult, Costs, Fill, Sizing, Trade
     from .run import ENGINES, run_strategy, sweep
-    from .sandbox import Limits, SandboxOutcome, SandboxUnavailable, run_in_sandbox
+    from .sandbox import (
+        Limits,
+        SandboxCancelled,
+        SandboxOutcome,
+        SandboxUnavailable,
+        run_in_sandbox,
+    )
     from .strategies import STRATEGIES, StrategySpec, UnknownStrategy, get_strategy
 
 # Names load on first use: the sandbox's runner imports only what it needs from here, and
@@ -74,6 +80,7 @@ _LAZY = {
     "Fill": "models",
     "Limits": "sandbox",
     "STRATEGIES": "strategies",
+    "SandboxCancelled": "sandbox",
     "SandboxOutcome": "sandbox",
     "SandboxUnavailable": "sandbox",
     "Sizing": "models",
@@ -113,6 +120,7 @@ __all__ = [
     "Costs",
     "Fill",
     "Limits",
+    "SandboxCancelled",
     "SandboxOutcome",
     "SandboxUnavailable",
     "Sizing",

@@ -16,8 +16,9 @@ Every strategy is checked first (:func:`~.checks.check_strategy_code`), then run
 
 Outcomes are typed (:class:`SandboxOutcome`): ``completed``, ``rejected`` by the static
 check, ``killed`` by a limit (which one), ``crashed`` (the strategy raised; the traceback's
-tail is kept) or ``sandbox_unavailable``. Without a working bubblewrap nothing runs:
-generated code never falls back to running unsandboxed.
+tail is kept) or ``sandbox_unavailable``. A caller may cancel a run from another thread:
+its process tree is killed at once and :class:`SandboxCancelled` raised. Without a working
+bubblewrap nothing runs: generated code never falls back to running unsandboxed.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
@@ -53,6 +55,7 @@ __all__ = [
     "INSTALL_HINT",
     "Limits",
     "Sandbox",
+    "SandboxCancelled",
     "SandboxOutcome",
     "SandboxUnavailable",
     "find_sandbox",
@@ -79,6 +82,10 @@ Limit = Literal["wall", "cpu", "memory", "processes", "output", "file_size"]
 
 class SandboxUnavailable(RuntimeError):
     """No working sandbox here: strategy code will not run (the message says how to fix)."""
+
+
+class SandboxCancelled(RuntimeError):
+    """The caller cancelled the run: its processes were killed, there is no outcome."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -335,10 +342,16 @@ class _Process:
     stderr: bytes
     limit: Limit | None
     seconds: float
+    cancelled: bool = False
 
 
-def _supervise(args: list[str], limits: Limits) -> _Process:
-    """Run ``args``; kill the whole tree at the deadline or when it prints too much.
+# How often a run checks whether its caller cancelled it (the most a cancel waits).
+_CANCEL_POLL_S = 0.1
+
+
+def _supervise(args: list[str], limits: Limits, cancel: threading.Event | None = None) -> _Process:
+    """Run ``args``; kill the whole tree at the deadline, when it prints too much or when
+    ``cancel`` is set.
 
     Every process in the sandbox holds its output pipes, so their end of file means the
     whole tree is gone: after a kill we still read to it (for a few seconds at most).
@@ -358,20 +371,21 @@ def _supervise(args: list[str], limits: Limits) -> _Process:
     chunks: dict[int, list[bytes]] = {out: [], err: []}
     sizes = {out: 0, err: 0}
     limit: Limit | None = None
+    cancelled = False
     deadline = started + limits.wall_seconds
     with selectors.DefaultSelector() as selector:
         for stream in (proc.stdout, proc.stderr):
             selector.register(stream, selectors.EVENT_READ)
         while selector.get_map():
+            if cancel is not None and cancel.is_set() and not cancelled:
+                cancelled, deadline = True, _killed(proc)
             left = deadline - time.monotonic()
             if left <= 0:
-                if limit is not None:
+                if limit is not None or cancelled:
                     break  # killed, yet something holds the pipes: give up on them
-                limit = "wall"
-                _kill(proc)
-                deadline = time.monotonic() + 5
+                limit, deadline = "wall", _killed(proc)
                 continue
-            for key, _ in selector.select(timeout=min(left, 0.5)):
+            for key, _ in selector.select(timeout=min(left, _CANCEL_POLL_S)):
                 data = os.read(key.fd, 65536)
                 if not data:
                     selector.unregister(key.fileobj)
@@ -380,9 +394,7 @@ def _supervise(args: list[str], limits: Limits) -> _Process:
                     chunks[key.fd].append(data)
                 sizes[key.fd] += len(data)
                 if sizes[key.fd] > caps[key.fd] and limit is None:
-                    limit = "output"
-                    _kill(proc)
-                    deadline = time.monotonic() + 5
+                    limit, deadline = "output", _killed(proc)
     try:
         returncode = proc.wait(timeout=max(0.1, deadline - time.monotonic()))
     except subprocess.TimeoutExpired:
@@ -397,6 +409,7 @@ def _supervise(args: list[str], limits: Limits) -> _Process:
         b"".join(chunks[err])[: caps[err]],
         limit,
         time.monotonic() - started,
+        cancelled,
     )
 
 
@@ -404,6 +417,12 @@ def _kill(proc: subprocess.Popen[bytes]) -> None:
     # bwrap leads the group; its PID namespace and --die-with-parent take the rest down.
     with contextlib.suppress(ProcessLookupError):
         os.killpg(proc.pid, signal.SIGKILL)
+
+
+def _killed(proc: subprocess.Popen[bytes]) -> float:
+    """Kill ``proc``'s tree; the instant by which its pipes should have closed."""
+    _kill(proc)
+    return time.monotonic() + 5
 
 
 _SIGNAL_LIMITS: dict[int, Limit] = {
@@ -440,6 +459,7 @@ def run_in_sandbox(
     name: str | None = None,
     notes: list[str] | None = None,
     skip_static_check: bool = False,
+    cancel: threading.Event | None = None,
 ) -> SandboxOutcome:
     """Check ``code`` and backtest its strategy on ``frame`` in the sandbox.
 
@@ -456,12 +476,15 @@ def run_in_sandbox(
         notes: Recorded in the result.
         skip_static_check: Tests only: run code the static check would refuse, to show
             the sandbox itself contains it.
+        cancel: Set from another thread to stop the run at once: its process tree is
+            killed and :class:`SandboxCancelled` raised.
 
     Returns:
         The outcome; ``outcome.result`` is the backtest when it completed.
 
     Raises:
         BacktestDataError: The bars cannot be backtested.
+        SandboxCancelled: ``cancel`` was set before the run ended.
     """
     config = config or BacktestConfig()
     limits = limits or Limits()
@@ -490,7 +513,9 @@ def run_in_sandbox(
         args += ["--perms", "0755", "--dir", str(Path(_INPUT).parent)]
         args += ["--ro-bind", str(folder), _INPUT, "--", sys.executable, "-I"]
         args += ["-c", _BOOT.format(paths=paths), _INPUT]
-        done = _supervise(args, limits)
+        done = _supervise(args, limits, cancel)
+    if done.cancelled:
+        raise SandboxCancelled(f"cancelled after {done.seconds:.1f} s; its processes were killed")
     return _outcome(done, frame, config, check, symbol=symbol, name=name, notes=notes)
 
 

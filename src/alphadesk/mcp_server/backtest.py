@@ -3,11 +3,14 @@
 A built-in strategy by name, or a strategy's code sent with the call (never a path: the
 server reads no file a client names), checked and run only in the sandbox as the CLI runs
 a strategy file. The backtest is recorded as a run of kind ``backtest``: its report, its
-result and its equity and drawdown charts, readable as the run's resources."""
+result and its equity and drawdown charts, readable as the run's resources. A call cancelled
+by its client or stopped at the server's time limit kills the sandboxed code at once (not at
+its own limit) and is recorded interrupted."""
 
 from __future__ import annotations
 
 import asyncio
+import threading
 from datetime import date, datetime
 from pathlib import Path
 from typing import Any, Literal
@@ -144,9 +147,15 @@ def _frame(market: MarketData, args: BacktestArgs) -> tuple[str, datetime, Any, 
 
 
 def _run(
-    args: BacktestArgs, params: dict[str, Any], symbol: str, frame: Any, notes: list[str]
+    args: BacktestArgs,
+    params: dict[str, Any],
+    symbol: str,
+    frame: Any,
+    notes: list[str],
+    stop: threading.Event,
 ) -> tuple[Any, Any]:
-    """The backtest and buy and hold on the same bars (None when it is buy and hold)."""
+    """The backtest and buy and hold on the same bars (None when it is buy and hold);
+    setting ``stop`` kills strategy code's sandbox."""
     from alphadesk.backtest import Limits, run_in_sandbox, run_strategy
 
     config = _config(args)
@@ -166,6 +175,7 @@ def _run(
     outcome = run_in_sandbox(
         args.code, frame, config, limits, params=params, trade_from=args.start, symbol=symbol,
         name=args.strategy, notes=[*notes, "strategy code run on Backtrader in the sandbox"],
+        cancel=stop,
     )  # fmt: skip
     if not outcome.ok:
         log = f"; its output ends: {outcome.log[-600:]}" if outcome.log else ""
@@ -241,9 +251,11 @@ async def run_backtest(
     name = args.built_in if args.code is None else f"{args.strategy or 'strategy'} (code)"
     run_id = store.start(kind="backtest", title=f"backtest {name} {symbol}",
                          request=args.model_dump(mode="json"), as_of=at)  # fmt: skip
+    stop = threading.Event()
     try:
         sink(f"backtesting {name} on the {'sandbox' if args.code else args.engine} engine")
-        result, benchmark = await asyncio.to_thread(_run, args, params, symbol, frame, notes)
+        work = (args, params, symbol, frame, notes, stop)
+        result, benchmark = await asyncio.to_thread(_run, *work)
         outcome = _outcome(run_id, result, benchmark)
         folder = settings.runs_dir / run_id
         folder.mkdir(parents=True, exist_ok=True)
@@ -252,7 +264,8 @@ async def run_backtest(
     except CallError as exc:
         store.finish(run_id, status="failed", error=str(exc))
         raise
-    except BaseException as exc:
+    except BaseException as exc:  # cancelled by the client, or past the call's time limit
+        stop.set()  # the thread cannot be cancelled: the sandbox it waits on is killed
         store.finish(run_id, status="interrupted", error=repr(exc))
         raise
     store.finish(run_id, status="completed", result=outcome)
