@@ -198,6 +198,23 @@ def test_past_successes_lead_the_brief() -> None:
     assert brief.approaches[:2] == ["breakout", "trend"]
 
 
+def test_a_domain_missing_a_long_line_of_data_is_a_gap_within_its_bound() -> None:
+    # The data layer's message may fill a missing line's 300 characters: the gap that
+    # quotes it is cut to fit, not a brief the rules leader cannot write.
+    lack = "fundamentals: " + "the local folder has daily bars of SYN but no fundamentals " * 5
+    sheets = [
+        {"domain": "technical", "signal": "bullish", "confidence": 0.6},
+        {"domain": "fundamental", "signal": "unknown", "confidence": 0.0, "missing": [lack[:300]]},
+    ]
+    feedback = {"reason": None, "approaches_tried": [], "lessons": []}
+    brief: ResearchBrief = _decide(
+        LEADER.policy, "leader", goal="g", sheets=sheets, feedback=feedback
+    )
+    (gap,) = brief.gaps
+    assert gap.startswith("fundamental: no data (fundamentals: the local folder")
+    assert len(gap) <= 300 and gap.endswith("…")
+
+
 def test_the_live_view_shows_each_gate_decision() -> None:
     from alphadesk.cli.live import LiveView
     from alphadesk.pipelines.events import GateDecided

@@ -256,9 +256,13 @@ def _brief(t: Transcript) -> ResearchBrief:
     known = [s for s in sheets if s.signal != "unknown"]
     confidence = round(sum(s.confidence for s in known) / len(sheets), 2) if sheets else 0.0
     quality = "high" if len(known) == 3 else "medium" if len(known) == 2 else "low"
-    gaps = [
-        f"{s.domain}: no data ({'; '.join(s.missing[:1])})" for s in sheets if s.signal == "unknown"
-    ]
+    gaps = at_most(
+        [
+            f"{s.domain}: no data ({'; '.join(s.missing[:1])})"
+            for s in sheets
+            if s.signal == "unknown"
+        ]
+    )
     views = ", ".join(f"{s.domain} {s.signal}" for s in sheets)
     retry = f" Re-research after {feedback['reason']}." if feedback.get("reason") else ""
     return ResearchBrief(

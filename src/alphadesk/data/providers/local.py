@@ -140,8 +140,8 @@ class LocalProvider(Provider):
         files = " or ".join(f"{folder.relative_to(self.root)}/{symbol}{s}" for s in suffixes)
         source = _ELSEWHERE[folder.relative_to(self.root).parts[0]]
         raise NoData(
-            f"the local folder {self.root} has daily bars of {symbol} but no {what}: add "
-            f"{files} to it, or add {source} to `data.providers` in the settings",
+            f"the local folder has daily bars of {symbol} but no {what}: add {files} to "
+            f"it (data.local_dir), or add {source} to `data.providers`",
             provider=self.name,
         )
 
