@@ -256,6 +256,7 @@ def test_a_disguised_folder_holding_another_evaluation_is_refused(tmp_path: Path
         asyncio.run(evaluate_anonymized(settings, SAME, seed=5, workers=1, out=tmp_path / "anon"))
 
 
+@pytest.mark.slow
 def test_a_disguised_half_drawn_otherwise_from_the_same_seed_is_refused(tmp_path: Path) -> None:
     # The same seed draws another disguise once the data holds the ticker IBM was given
     # (a disguised name is never a real one): decisions asked in the first disguise must
