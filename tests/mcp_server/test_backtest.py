@@ -15,6 +15,7 @@ from alphadesk.backtest.sandbox import SandboxUnavailable, find_sandbox
 from alphadesk.config import Settings
 from alphadesk.store.runs import RunStore
 from tests.mcp_server.client import mcp_session
+from tests.support.processes import alive, sandbox_tree
 
 pytestmark = pytest.mark.slow
 
@@ -41,35 +42,10 @@ def _needs_sandbox() -> None:
         pytest.skip(f"no sandbox on this machine: strategy code never runs ({exc})")
 
 
-def _sandbox_tree(marker: str) -> set[int]:
-    """The live processes of the sandbox whose command line holds ``marker`` (its job
-    folder), and their descendants."""
-    parents: dict[int, int] = {}
-    commands: dict[int, bytes] = {}
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-            commands[int(entry.name)] = (entry / "cmdline").read_bytes()
-        except OSError:
-            continue
-        state, parent = stat.rsplit(")", 1)[1].split()[:2]
-        if state != "Z":
-            parents[int(entry.name)] = int(parent)
-    tree = {pid for pid in parents if marker.encode() in commands.get(pid, b"")}
-    grown = True
-    while grown:
-        children = {pid for pid, parent in parents.items() if parent in tree} - tree
-        tree |= children
-        grown = bool(children)
-    return tree
-
-
 async def _sandbox_started(marker: str) -> set[int]:
     """The sandbox's processes once its strategy runs (bwrap and the runner under it)."""
     for _ in range(600):
-        tree = _sandbox_tree(marker)
+        tree = sandbox_tree(marker)
         if len(tree) >= 2:
             return tree
         await anyio.sleep(0.1)
@@ -80,17 +56,10 @@ async def _gone(pids: set[int], within: float) -> float:
     """Seconds until none of ``pids`` is alive; fails past ``within``."""
     began = time.monotonic()
     for _ in range(int(within / 0.05)):
-        if not any(_alive(pid) for pid in pids):
+        if not any(alive(pid) for pid in pids):
             return time.monotonic() - began
         await anyio.sleep(0.05)
     raise AssertionError(f"the sandbox still runs {within:g} s after the call ended")
-
-
-def _alive(pid: int) -> bool:
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
 
 
 async def _settled(store: RunStore) -> list[str]:

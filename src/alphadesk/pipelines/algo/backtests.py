@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import threading
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import date
@@ -156,12 +157,19 @@ async def backtest_variant(
     code: str, frame: pd.DataFrame, trade_from: date, config: BacktestConfig
 ) -> PeriodRun:
     """Run ``code`` on ``frame`` from ``trade_from`` in the sandbox: the one place the lab
-    runs generated code."""
+    runs generated code. Cancelling the lab kills the sandboxed run at once."""
     try:
         from alphadesk.backtest.sandbox import run_in_sandbox
     except ImportError as exc:  # the sandbox is not part of this installation
         return PeriodRun("sandbox_unavailable", f"no strategy sandbox here ({exc})")
-    outcome = await asyncio.to_thread(run_in_sandbox, code, frame, config, trade_from=trade_from)
+    stop = threading.Event()
+    try:
+        outcome = await asyncio.to_thread(
+            run_in_sandbox, code, frame, config, trade_from=trade_from, cancel=stop
+        )
+    except BaseException:  # the thread cannot be cancelled: the sandbox it waits on is killed
+        stop.set()
+        raise
     if outcome.result is None:
         return PeriodRun(outcome.status, outcome.reason or outcome.status)
     figures = asdict(outcome.result.metrics())
