@@ -23,10 +23,11 @@ from alphadesk.data.providers.bundled import BundledProvider
 from alphadesk.pipelines.csp.screen import ScreenRequest, rebalancing_dates, run_screens
 from alphadesk.pipelines.evaluation import EvalSpec, evaluate, evaluate_anonymized
 from alphadesk.store import RunStore
+from tests.support.requires import from_test_extra
 
 pytestmark = pytest.mark.slow
 
-ray = pytest.importorskip("ray")
+ray = from_test_extra("ray")
 
 SYMBOLS = ["AAPL", "AMZN", "IBM", "GOOG", "^GSPC"]
 

@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pytest
+from tests.support.requires import from_test_extra
 
 from alphadesk.analytics.bootstrap import (
     BootstrapSettings,
@@ -19,7 +20,7 @@ from alphadesk.analytics.bootstrap import (
 )
 from alphadesk.analytics.errors import InvalidInput
 
-arch_bootstrap = pytest.importorskip("arch.bootstrap")
+arch_bootstrap = from_test_extra("arch.bootstrap")
 
 BLOCK, REPS, SEEDS = 20, 2000, 5
 

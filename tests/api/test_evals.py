@@ -14,6 +14,7 @@ import pytest
 from alphadesk.pipelines.evaluation import EvalSpec, evaluate
 from tests.api.conftest import api_settings
 from tests.support.live_api import LiveApi
+from tests.support.requires import from_test_extra
 
 
 @pytest.fixture(scope="module")
@@ -65,7 +66,7 @@ def test_anything_else_is_a_typed_404(served: tuple[LiveApi, Path], path: str, k
 def test_the_ui_shows_the_table_and_both_charts(
     served: tuple[LiveApi, Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    pytest.importorskip("streamlit")
+    from_test_extra("streamlit")
     from streamlit.testing.v1 import AppTest
 
     from alphadesk.ui import app as ui_app

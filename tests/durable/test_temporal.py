@@ -25,11 +25,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from temporalio.testing import ActivityEnvironment
 
 from alphadesk.api import ApiConfig
 from alphadesk.config import CacheMode, ModelSettingsConfig, Settings
 from alphadesk.data import build_provider
 from alphadesk.data.calendar import session_close
+from alphadesk.durable.activities import PipelineActivities
+from alphadesk.durable.client import DurableRunFailed, run_durably, workflow_id
+from alphadesk.durable.jobs import DEFAULT_QUEUE, NodeCall, PipelineJob, Timeouts
+from alphadesk.durable.server import connect, dev_server, temporal_binary
+from alphadesk.durable.worker import run_worker
+from alphadesk.durable.workflow import never_retried
 from alphadesk.llm.testing import add_rules_latency
 from alphadesk.pipelines.algo.models import AlgoRequest
 from alphadesk.pipelines.algo.tracker import load_experiments
@@ -42,17 +49,6 @@ from alphadesk.pipelines.runner import PipelineRunner
 from alphadesk.store import RunConflict, RunStore
 from tests.support.live_api import LiveApi
 from tests.support.openai_server import OpenAIServer, reply_status
-
-pytest.importorskip("temporalio")
-
-from temporalio.testing import ActivityEnvironment
-
-from alphadesk.durable.activities import PipelineActivities
-from alphadesk.durable.client import DurableRunFailed, run_durably, workflow_id
-from alphadesk.durable.jobs import DEFAULT_QUEUE, NodeCall, PipelineJob, Timeouts
-from alphadesk.durable.server import connect, dev_server, temporal_binary
-from alphadesk.durable.worker import run_worker
-from alphadesk.durable.workflow import never_retried
 
 pytestmark = pytest.mark.slow
 

@@ -11,8 +11,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-pytest.importorskip("streamlit")
 from streamlit.testing.v1 import AppTest
 
 from alphadesk.api import ApiConfig
