@@ -127,8 +127,8 @@ def _mismatch(path: Path, recorded: dict[str, Any], asked: dict[str, Any]) -> st
     said = "; ".join(
         f"{k}: {_short(recorded.get(k))} there, {_short(asked.get(k))} asked" for k in differ
     )
-    if "disguise" in differ:  # the same seed, other data: other names were drawn
-        said += "; the same seed draws another disguise when the data holds other tickers"
+    if "disguise" in differ:
+        said += "; what a seed draws depends on the tickers the data holds"
     return (
         f"{path.parent} holds the decisions of another evaluation ({said}); "
         "pass another --out, ask for the same evaluation to continue it, "
