@@ -48,7 +48,10 @@ class PipelineRunner(Generic[RequestT, ResultT]):
     """Runs one pipeline's analyses, at most ``concurrency`` at a time, each one recorded.
 
     With ``charts`` each run's report gets its charts (drawn once, at the end of the run);
-    a screen leaves them out unless asked.
+    a screen leaves them out unless asked. Without ``checkpoints`` a run keeps no
+    checkpoint file and cannot be resumed midway: for runs that are asked again whole if
+    stopped (an evaluation's decisions), which saves a database file made, synced to disk
+    and deleted per run.
     """
 
     def __init__(
@@ -59,10 +62,11 @@ class PipelineRunner(Generic[RequestT, ResultT]):
         on_event: EventSink | None = None,
         concurrency: int = 4,
         charts: bool = True,
+        checkpoints: bool = True,
     ) -> None:
         self.settings, self.pipeline = settings, pipeline
         self.store = RunStore(settings.store_path)
-        self.charts = charts
+        self.charts, self.checkpoints = charts, checkpoints
         self._on_event = on_event
         self._slots = asyncio.Semaphore(concurrency)
 
@@ -98,6 +102,8 @@ class PipelineRunner(Generic[RequestT, ResultT]):
                     request = self.pipeline.request_type.model_validate(recorded)
                 checkpoint_file = (
                     self.settings.data_dir / "checkpoints" / f"{recorder.run_id}.sqlite"
+                    if self.checkpoints
+                    else None
                 )
                 async with _checkpoints(checkpoint_file) as checkpoints:
                     run = PipelineRun(
@@ -120,7 +126,8 @@ class PipelineRunner(Generic[RequestT, ResultT]):
                 recorder.finish(status="interrupted", result=None, error=hint)
                 return None
             saved = record_result(self.pipeline, recorder, run_dir, result)
-            _discard(checkpoint_file)  # a finished run is never resumed
+            if checkpoint_file is not None:
+                _discard(checkpoint_file)  # a finished run is never resumed
             return saved
 
     async def analyze_many(self, requests: list[RequestT]) -> list[ResultT]:
@@ -184,14 +191,18 @@ def record_result(
 
 
 @asynccontextmanager
-async def _checkpoints(path: Path) -> AsyncIterator[AsyncSqliteSaver]:
+async def _checkpoints(path: Path | None) -> AsyncIterator[AsyncSqliteSaver | None]:
     """The checkpoints of one run, in a file of its own (named by the run id, where a
-    resume finds it). One shared file made concurrent runs queue on its write lock, held
-    across event-loop turns between each insert and its commit: under load (a server's fifty
-    streams) writers waited past the busy timeout and failed with 'database is locked'.
+    resume finds it); none without a ``path``. One shared file made concurrent runs queue
+    on its write lock, held across event-loop turns between each insert and its commit:
+    under load (a server's fifty streams) writers waited past the busy timeout and failed
+    with 'database is locked'.
 
     Written like every store (WAL, ``synchronous=NORMAL``): a killed process loses no
     checkpoint, and a step no longer waits for a disk flush per checkpoint write."""
+    if path is None:
+        yield None
+        return
     path.parent.mkdir(parents=True, exist_ok=True)
     async with aiosqlite.connect(str(path), timeout=60) as conn:
         await conn.execute("PRAGMA journal_mode=WAL")
