@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, nullcontext
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
@@ -49,9 +49,8 @@ class PipelineRunner(Generic[RequestT, ResultT]):
 
     With ``charts`` each run's report gets its charts (drawn once, at the end of the run);
     a screen leaves them out unless asked. Without ``checkpoints`` a run keeps no
-    checkpoint file and cannot be resumed midway: for runs that are asked again whole if
-    stopped (an evaluation's decisions), which saves a database file made, synced to disk
-    and deleted per run.
+    checkpoint file, so it cannot be resumed midway: for runs asked again whole when
+    stopped (an evaluation's decisions), sparing a database made, synced and deleted per run.
     """
 
     def __init__(
@@ -102,10 +101,10 @@ class PipelineRunner(Generic[RequestT, ResultT]):
                     request = self.pipeline.request_type.model_validate(recorded)
                 checkpoint_file = (
                     self.settings.data_dir / "checkpoints" / f"{recorder.run_id}.sqlite"
-                    if self.checkpoints
-                    else None
                 )
-                async with _checkpoints(checkpoint_file) as checkpoints:
+                async with (
+                    _checkpoints(checkpoint_file) if self.checkpoints else nullcontext()
+                ) as checkpoints:
                     run = PipelineRun(
                         run_id=recorder.run_id,
                         ledger=recorder.ledger,
@@ -126,8 +125,7 @@ class PipelineRunner(Generic[RequestT, ResultT]):
                 recorder.finish(status="interrupted", result=None, error=hint)
                 return None
             saved = record_result(self.pipeline, recorder, run_dir, result)
-            if checkpoint_file is not None:
-                _discard(checkpoint_file)  # a finished run is never resumed
+            _discard(checkpoint_file)  # a finished run is never resumed
             return saved
 
     async def analyze_many(self, requests: list[RequestT]) -> list[ResultT]:
@@ -191,18 +189,14 @@ def record_result(
 
 
 @asynccontextmanager
-async def _checkpoints(path: Path | None) -> AsyncIterator[AsyncSqliteSaver | None]:
+async def _checkpoints(path: Path) -> AsyncIterator[AsyncSqliteSaver]:
     """The checkpoints of one run, in a file of its own (named by the run id, where a
-    resume finds it); none without a ``path``. One shared file made concurrent runs queue
-    on its write lock, held across event-loop turns between each insert and its commit:
-    under load (a server's fifty streams) writers waited past the busy timeout and failed
-    with 'database is locked'.
+    resume finds it). One shared file made concurrent runs queue on its write lock, held
+    across event-loop turns between each insert and its commit: under load (a server's fifty
+    streams) writers waited past the busy timeout and failed with 'database is locked'.
 
     Written like every store (WAL, ``synchronous=NORMAL``): a killed process loses no
     checkpoint, and a step no longer waits for a disk flush per checkpoint write."""
-    if path is None:
-        yield None
-        return
     path.parent.mkdir(parents=True, exist_ok=True)
     async with aiosqlite.connect(str(path), timeout=60) as conn:
         await conn.execute("PRAGMA journal_mode=WAL")
