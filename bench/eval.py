@@ -26,15 +26,15 @@ desk that answers BUY at once, in this process (recording, journal, scoring, fil
 ``--ray`` runs the fraction on a local Ray cluster too (start-up included) for comparison
 with the process pool. Figures only: nothing here asserts a time.
 
-Measured on 2 cores shared with other work (load average 7 before and after), the default
-fraction (AAPL and KO over 2001-03-01..2002-02-28, 100 decisions): 3.6 decisions a second,
-0.24 CPU seconds a decision, the universe projected at 71 minutes at that load and 30 on
-two idle cores; a worker's 0.60 s a decision were 0.19 s on a CPU, 0.35 s waiting for one
-behind the other processes and 0.06 s neither, its other threads 0.04 CPU seconds. The
-harness cost 0.010 CPU seconds a decision. Before the response cache kept its connection
-and the evaluation's runs dropped their checkpoint files, at the same load: 2.9 a second,
-0.26 CPU seconds, 86 and 32 minutes, the harness 0.016 CPU seconds (0.058 s wall, now
-0.020 s).
+Measured on 2 cores, the default fraction (AAPL and KO over 2001-03-01..2002-02-28, 100
+decisions). At load average 1.7: 8.7 decisions a second, 0.22 CPU seconds a decision, the
+universe projected at 29 minutes (28 on idle cores); a worker's 0.25 s a decision were
+0.18 s on a CPU, 0.04 s waiting for one and 0.04 s neither, its other threads 0.03 CPU
+seconds. At load average 7 (other work on both cores): 3.6 a second, 71 minutes; a
+worker's 0.60 s were 0.19 s on a CPU, 0.35 s waiting for one behind the other processes
+and 0.06 s neither. The harness: 0.007 to 0.010 CPU seconds a decision (0.016 before the
+response cache kept its connection and the evaluation's runs dropped their checkpoint
+files; 7.3 decisions a second then at load 1.8, 2.9 at load 7).
 """
 
 from __future__ import annotations
