@@ -4,7 +4,7 @@
 
 The universe evaluation is ``alphadesk eval --universe all --from 2001-03-01 --to
 2013-02-28 --every 5``: every bundled symbol with daily bars over those twelve years and
-the year before (25 symbols), weekly, about 15,600 decisions of the rules trading desk.
+the year before (25 symbols), weekly, 15,100 decisions of the rules trading desk.
 This runs ``--symbols`` over the first ``--years`` of that window with the same options
 (``--full``: the whole thing) in a fresh folder, and prints:
 
@@ -16,12 +16,25 @@ This runs ``--symbols`` over the first ``--years`` of that window with the same 
 - the projected wall time of the whole universe: start-up, the decisions at the measured
   rate, and that scoring, beside the 20-minute goal; and, independent of what else the
   machine is running, the CPU seconds a decision costs and the time the universe would
-  take with every core free.
+  take with every core free;
+- where a worker's wall time goes, per decision (the kernel's scheduler counters of each
+  worker, Linux): on a CPU, waiting for a CPU behind other processes, or neither (the
+  disk, its own threads); and its other threads' CPU seconds.
 
 ``--harness`` also times the evaluation around the desk: two symbols over two years with a
 desk that answers BUY at once, in this process (recording, journal, scoring, files).
 ``--ray`` runs the fraction on a local Ray cluster too (start-up included) for comparison
 with the process pool. Figures only: nothing here asserts a time.
+
+Measured on 2 cores, the default fraction (AAPL and KO over 2001-03-01..2002-02-28, 100
+decisions). At load average 1.7: 8.7 decisions a second, 0.22 CPU seconds a decision, the
+universe projected at 29 minutes (28 on idle cores); a worker's 0.25 s a decision were
+0.18 s on a CPU, 0.04 s waiting for one and 0.04 s neither, its other threads 0.03 CPU
+seconds. At load average 7 (other work on both cores): 3.6 a second, 71 minutes; a
+worker's 0.60 s were 0.19 s on a CPU, 0.35 s waiting for one behind the other processes
+and 0.06 s neither. The harness: 0.007 to 0.010 CPU seconds a decision (0.016 before the
+response cache kept its connection and the evaluation's runs dropped their checkpoint
+files; 7.3 decisions a second then at load 1.8, 2.9 at load 7).
 """
 
 from __future__ import annotations
@@ -43,6 +56,7 @@ from alphadesk.cluster import RayCluster
 from alphadesk.config import Settings
 from alphadesk.data import build_provider
 from alphadesk.pipelines.evaluation import EvalSpec, evaluate, universe
+from alphadesk.pipelines.evaluation.spread import BATCH
 
 START, END, EVERY = date(2001, 3, 1), date(2013, 2, 28), 5
 GOAL_S = 20 * 60
@@ -56,15 +70,70 @@ class Timing:
     deciding: float  # first decision to last
     scoring: float  # last decision to the end
     cpu: float | None  # CPU seconds of the workers (this process's if it decided itself)
+    split: tuple[float, ...] | None = None  # a worker's seconds a decision (_Workers)
+
+
+class _Workers:
+    """Where the worker processes' time goes while they decide, from the kernel's
+    scheduler counters (``/proc/PID/schedstat``: time on a CPU, time runnable but waiting
+    for one), sampled at each decision: per decision, the seconds a worker's main thread
+    spent on a CPU, waiting for a CPU (other processes' load), and neither (waiting on the
+    disk, on its own threads, or for work); and the CPU seconds of its other threads."""
+
+    def __init__(self) -> None:
+        self.first: dict[int, tuple[float, ...]] = {}
+        self.last: dict[int, tuple[float, ...]] = {}
+
+    def sample(self) -> None:
+        now = time.perf_counter()
+        for pid in _children():
+            try:
+                on_cpu, waiting, _slices = Path(f"/proc/{pid}/schedstat").read_text().split()
+                threads = sum(
+                    int(t.read_text().split()[0])
+                    for t in Path(f"/proc/{pid}/task").glob("*/schedstat")
+                )
+            except (OSError, ValueError):
+                continue  # ended, or no scheduler statistics on this system
+            seen = (now, int(on_cpu) / 1e9, int(waiting) / 1e9, threads / 1e9)
+            self.first.setdefault(pid, seen)
+            self.last[pid] = seen
+
+    def split(self, decisions: int) -> tuple[float, ...] | None:
+        """Per decision: seconds on a CPU, waiting for one, neither; the other threads'
+        CPU seconds (the workers' seconds summed, over the decisions made in them: all but
+        about a first batch each, decided before the first sample)."""
+        spent = [
+            [end - start for end, start in zip(self.last[p], self.first[p], strict=True)]
+            for p in self.first
+        ]
+        counted = decisions - BATCH * len(spent)
+        if not any(wall for wall, *_ in spent) or counted < 1:
+            return None
+        wall, on_cpu, waiting, threads = (sum(c) / counted for c in zip(*spent, strict=True))
+        return on_cpu, waiting, wall - on_cpu - waiting, threads - on_cpu
+
+
+def _children() -> list[int]:
+    """This process's child processes (the workers, when forked from it)."""
+    pids: list[int] = []
+    for task in Path("/proc/self/task").glob("*"):
+        try:
+            pids += [int(p) for p in (task / "children").read_text().split()]
+        except OSError:
+            continue
+    return pids
 
 
 async def _timed(spec: EvalSpec, root: Path, workers: int | None, ray: bool) -> Timing:
     marks: dict[str, float] = {}
+    sampled = _Workers()
 
     def decided(_record: Any) -> None:
         now = time.perf_counter()
         marks.setdefault("first", now)
         marks["last"] = now
+        sampled.sample()
 
     began, mine, workers_cpu = time.perf_counter(), _cpu(), _cpu(resource.RUSAGE_CHILDREN)
     cluster = RayCluster() if ray else None
@@ -79,6 +148,7 @@ async def _timed(spec: EvalSpec, root: Path, workers: int | None, ray: bool) -> 
         deciding=marks["last"] - marks["first"],
         scoring=ended - marks["last"],
         cpu=None if ray else _cpu(resource.RUSAGE_CHILDREN) - workers_cpu or _cpu() - mine,
+        split=None if ray else sampled.split(len(done.decisions)),
     )
 
 
@@ -185,6 +255,14 @@ def _report(
         f"  projected universe ({len(full.symbols)} symbols, {full_count:,} decisions) at "
         f"this load: {_clock(projected)} (m:ss) beside the 20:00 goal: {_verdict(projected)}"
     )
+    if t.split is not None:
+        on_cpu, waiting, other, threads = t.split
+        print(
+            f"  a worker's wall time a decision: {on_cpu + waiting + other:.3f}s = "
+            f"{on_cpu:.3f}s on a CPU + {waiting:.3f}s waiting for a CPU (the machine's "
+            f"load) + {other:.3f}s neither (disk, its threads, waiting for work); its "
+            f"other threads {threads:.3f} CPU seconds"
+        )
     if t.cpu is None:  # Ray's workers are not this process's children: no CPU figure
         return
     # Load-independent: the CPU a decision costs, on every core with nothing else running.

@@ -356,3 +356,25 @@ def test_many_writers_share_one_file(tmp_path: Path) -> None:
         assert db.execute("PRAGMA journal_mode").fetchone() == ("wal",)
     db.close()
     assert cache.clear("m/other") == 0 and cache.clear() == 161 and len(cache) == 0
+
+
+async def test_a_cache_answers_and_records_through_one_connection(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A connection opened and closed per lookup checkpointed the log (a sync to disk) at
+    # every close: tens of milliseconds a call, most of a rules decision's time.
+    cache = ResponseCache(tmp_path / "store.sqlite")
+    opened: list[str] = []
+    real = sqlite3.connect
+
+    def counting(*args: object, **kwargs: object) -> sqlite3.Connection:
+        opened.append(str(args[0]))
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(sqlite3, "connect", counting)
+    model = CachedModel(FakeModel(), cache, CacheMode.RECORD)
+    for question in ("one", "two", "one"):
+        await model.request([UserMessage(content=question)], TOOLS, SETTINGS)
+    assert len(opened) == 1 and len(cache) == 2
+    cache.close()
+    assert len(ResponseCache(tmp_path / "store.sqlite")) == 2  # committed, not just kept

@@ -4,7 +4,10 @@ The key is the SHA-256 of the canonical JSON of everything that decides the answ
 model name, the messages (images included), the tools and the request settings that reach
 the model. Entries live in a ``model_cache`` table of one SQLite file (in the app, the run
 store's file), in WAL mode with one short transaction per operation, so several tasks and
-processes can share it.
+processes can share it. A cache keeps one connection open for all its operations: one
+opened and closed per lookup and per answer stored cost 1.5 ms a model call beside a run
+store's open connection, and 17 ms alone (closing a file's last connection checkpoints its
+log, a sync to disk); kept, 0.2 ms.
 
 A hit is returned with ``cached=True`` and no cost: the token counts are kept (they say what
 the answer would have cost) but ``requests`` and ``cost_usd`` are zero.
@@ -87,9 +90,14 @@ class ResponseCache:
     def __init__(self, path: Path | str) -> None:
         self.path = Path(path)
         sqlite.create(self.path, _SCHEMA, rebuild_if_corrupt=True)
+        self._kept = sqlite.KeptConnection(self.path)
 
     def _connect(self) -> AbstractContextManager[sqlite3.Connection]:
-        return sqlite.transaction(self.path)
+        return self._kept.transaction()
+
+    def close(self) -> None:
+        """Close the connection the cache keeps (it opens again when next used)."""
+        self._kept.close()
 
     def get(self, key: str) -> ModelResponse | None:
         """The stored response, None when absent; ``CacheEntryCorrupted`` when unreadable."""
@@ -112,12 +120,14 @@ class ResponseCache:
     def put(self, key: str, model: str, response: ModelResponse) -> None:
         """Store (or replace) the response for ``key``."""
         stored = response.model_copy(update={"cached": False})
-        with self._connect() as db:
-            db.execute(
+        row = (key, model, datetime.now(UTC).isoformat(), stored.model_dump_json())
+        self._kept.write(
+            lambda db: db.execute(
                 "INSERT OR REPLACE INTO model_cache (key, model, created_at, response)"
                 " VALUES (?, ?, ?, ?)",
-                (key, model, datetime.now(UTC).isoformat(), stored.model_dump_json()),
+                row,
             )
+        )
 
     def delete(self, key: str) -> None:
         with self._connect() as db:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, nullcontext
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
@@ -48,7 +48,9 @@ class PipelineRunner(Generic[RequestT, ResultT]):
     """Runs one pipeline's analyses, at most ``concurrency`` at a time, each one recorded.
 
     With ``charts`` each run's report gets its charts (drawn once, at the end of the run);
-    a screen leaves them out unless asked.
+    a screen leaves them out unless asked. Without ``checkpoints`` a run keeps no
+    checkpoint file, so it cannot be resumed midway: for runs asked again whole when
+    stopped (an evaluation's decisions), sparing a database made, synced and deleted per run.
     """
 
     def __init__(
@@ -59,10 +61,11 @@ class PipelineRunner(Generic[RequestT, ResultT]):
         on_event: EventSink | None = None,
         concurrency: int = 4,
         charts: bool = True,
+        checkpoints: bool = True,
     ) -> None:
         self.settings, self.pipeline = settings, pipeline
         self.store = RunStore(settings.store_path)
-        self.charts = charts
+        self.charts, self.checkpoints = charts, checkpoints
         self._on_event = on_event
         self._slots = asyncio.Semaphore(concurrency)
 
@@ -99,7 +102,9 @@ class PipelineRunner(Generic[RequestT, ResultT]):
                 checkpoint_file = (
                     self.settings.data_dir / "checkpoints" / f"{recorder.run_id}.sqlite"
                 )
-                async with _checkpoints(checkpoint_file) as checkpoints:
+                async with (
+                    _checkpoints(checkpoint_file) if self.checkpoints else nullcontext()
+                ) as checkpoints:
                     run = PipelineRun(
                         run_id=recorder.run_id,
                         ledger=recorder.ledger,

@@ -55,6 +55,8 @@ def test_the_same_evaluation_again_continues_and_a_fresh_one_replays_with_no_mod
     second = _run(settings, SPEC, wrap_model=counted, fresh=True)
 
     assert first.folder == second.folder == tmp_path / "evals" / SPEC.name
+    # A stopped decision is asked again whole: its run kept no checkpoint file to resume.
+    assert not (first.folder / "store" / "checkpoints").exists()
     assert live_first > 0 and sum(c.calls for c in counters) == 0
     assert first.manifest["cache_mode"] == "record" and second.manifest["cache_mode"] == "replay"
     assert first.manifest["live_model_calls"] == live_first

@@ -123,8 +123,10 @@ async def decide(
         CacheMiss: A replayed evaluation asked the model something never recorded.
     """
     width = concurrency or spec.concurrency
+    # A stopped decision is asked again whole (the journal holds no half decision): its
+    # run needs no checkpoints to resume from.
     runner: PipelineRunner[Any, Any] = PipelineRunner(
-        settings, desk, concurrency=width, charts=False
+        settings, desk, concurrency=width, charts=False, checkpoints=False
     )
     slots = asyncio.Semaphore(width)
 
