@@ -15,7 +15,7 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from types import NoneType
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from pydantic import BaseModel
 
@@ -84,16 +84,11 @@ class Transcript:
         if not isinstance(self.task, kind):
             given = "a plain-text prompt" if self.task is None else type(self.task).__name__
             raise ValueError(f"the policy needs a {kind.__name__} task, got {given}")
-        task: TaskT = self.task
-        if dataclasses.is_dataclass(task):  # a task's fields are JSON: copied as JSON
-            return dataclasses.replace(
-                task,
-                **{
-                    f.name: _copied(getattr(task, f.name))
-                    for f in dataclasses.fields(task)
-                    if f.init
-                },
-            )
+        task = self.task
+        if dataclasses.is_dataclass(task) and not isinstance(task, type):  # JSON fields
+            fields = [f.name for f in dataclasses.fields(task) if f.init]
+            values = {name: _copied(getattr(task, name)) for name in fields}
+            return cast(TaskT, dataclasses.replace(task, **values))
         return copy.deepcopy(task)
 
     def last(self, tool: str) -> Any:
