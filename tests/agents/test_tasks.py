@@ -11,6 +11,7 @@ import pytest
 from alphadesk.agents.desk import DeskAgents
 from alphadesk.agents.desk.tasks import MarketTask, TraderTask
 from alphadesk.agents.desk.trader import TRADER
+from alphadesk.agents.task import render_value
 from alphadesk.llm.base import ModelError
 from alphadesk.llm.cache import cache_key
 from alphadesk.llm.messages import RequestSettings, SystemMessage, UserMessage
@@ -60,8 +61,23 @@ def test_a_policy_reads_the_fields_whatever_order_the_template_shows_them_in() -
 def test_a_policy_does_not_alter_the_callers_task() -> None:
     task = DeskAgents.prompt("trader", "NVDA", AS_OF, facts=FACTS, plan=PLAN, memories=MEMORIES)
     copy = Transcript("", {}, 0, task=task).task_as(TraderTask)
+    assert copy == task and copy is not task
     copy.plan["recommendation"] = "SELL"
+    copy.facts.clear()
+    copy.memories[0].clear()
     assert task.plan["recommendation"] == PLAN["recommendation"]
+    assert task.facts == FACTS and task.memories == MEMORIES and task.memories[0]
+
+
+def test_a_value_shown_again_after_it_changed_shows_the_change() -> None:
+    """A value is rendered as indented JSON, the same text however often it is shown, and
+    from what it holds now, not what it held when first shown."""
+    sheet: dict[str, object] = {"market.rsi_14": 61.2, "at": AS_OF, "nan": float("nan")}
+    first = render_value(sheet)
+    assert first == json.dumps(sheet, indent=1, default=str) == render_value(dict(sheet))
+    sheet["market.rsi_14"] = 38.5
+    assert render_value(sheet) == json.dumps(sheet, indent=1, default=str) != first
+    assert render_value([1, "a"]) == render_value((1, "a")) == '[\n 1,\n "a"\n]'
 
 
 async def test_a_policy_given_plain_text_or_another_agents_task_fails_saying_which() -> None:

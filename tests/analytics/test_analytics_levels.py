@@ -28,8 +28,18 @@ from alphadesk.analytics.swings import (
 from alphadesk.analytics.trend import trend_assessment, trendline
 
 PathBuilder = Callable[..., pd.DataFrame]
-RANGE = [(0, 100), (10, 110), (20, 100), (30, 110), (40, 100), (50, 110), (60, 100),
-         (70, 110), (80, 100), (85, 105)]
+RANGE = [
+    (0, 100),
+    (10, 110),
+    (20, 100),
+    (30, 110),
+    (40, 100),
+    (50, 110),
+    (60, 100),
+    (70, 110),
+    (80, 100),
+    (85, 105),
+]
 
 
 def test_swing_points_find_a_known_structure(path: PathBuilder) -> None:
@@ -39,6 +49,36 @@ def test_swing_points_find_a_known_structure(path: PathBuilder) -> None:
     assert [(p.index, p.price) for p in sw.lows] == [(20, 99.7), (40, 94.7)]
     assert sw.highs[0].date == bars.index[10] and sw.source == "high_low"
     assert [p.kind for p in zigzag(sw)] == ["high", "low", "high", "low"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    steps=st.lists(st.integers(-3, 3), min_size=0, max_size=40),
+    lookback=st.integers(1, 6),
+)
+def test_swing_points_are_the_bars_dominating_their_neighbours(
+    steps: list[int], lookback: int
+) -> None:
+    """Against the definition, bar by bar: a swing high beats the ``lookback`` highs
+    before it strictly and is not exceeded by the ``lookback`` after it (plateaus and
+    short series included)."""
+    closes = 100.0 + np.cumsum(steps, dtype=float)
+    index = pd.date_range("2024-01-02", periods=len(closes), freq="B", tz="America/New_York")
+    bars = pd.DataFrame({"high": closes + 1, "low": closes - 1, "close": closes}, index=index)
+    if len(bars) < 2 * lookback + 1:
+        with pytest.raises(InsufficientData):
+            swing_points(bars, lookback=lookback)
+        return
+    sw = swing_points(bars, lookback=lookback)
+    for kind, sign, found in (("high", 1, sw.highs), ("low", -1, sw.lows)):
+        v = sign * bars[kind].to_numpy()
+        expected = [
+            i
+            for i in range(lookback, len(v) - lookback)
+            if v[i] > max(v[i - lookback : i]) and v[i] >= max(v[i + 1 : i + 1 + lookback])
+        ]
+        assert [p.index for p in found] == expected
+        assert [p.price for p in found] == [bars[kind].iloc[i] for i in expected]
 
 
 def test_swing_points_on_a_close_only_series_say_so(path: PathBuilder) -> None:
@@ -59,7 +99,8 @@ def test_zigzag_keeps_the_extreme_of_consecutive_swings(path: PathBuilder) -> No
 def test_fibonacci_levels_up_and_down() -> None:
     up = fibonacci_levels(200.0, 100.0, "up")
     assert [lv.price for lv in up.retracements] == pytest.approx(
-        [200, 176.4, 161.8, 150, 138.2, 121.4, 100])
+        [200, 176.4, 161.8, 150, 138.2, 121.4, 100]
+    )
     assert [lv.label for lv in up.retracements][:3] == ["0%", "23.6%", "38.2%"]
     assert [lv.price for lv in up.extensions] == pytest.approx([227.2, 241.4, 261.8, 300, 361.8])
     down = fibonacci_levels(200.0, 100.0, "down")
@@ -74,8 +115,9 @@ def test_fibonacci_levels_up_and_down() -> None:
 
 
 @settings(max_examples=80, deadline=None)
-@given(low=st.floats(0.01, 1e5), span=st.floats(1e-3, 10.0),
-       direction=st.sampled_from(["up", "down"]))
+@given(
+    low=st.floats(0.01, 1e5), span=st.floats(1e-3, 10.0), direction=st.sampled_from(["up", "down"])
+)
 def test_fibonacci_levels_are_monotone(low: float, span: float, direction: str) -> None:
     high = low * (1 + span)
     fib = fibonacci_levels(high, low, direction)  # type: ignore[arg-type]
@@ -118,8 +160,20 @@ def test_support_resistance_on_a_flat_series_is_empty() -> None:
 
 
 def test_support_trendline_through_rising_lows(path: PathBuilder) -> None:
-    bars = path([(0, 100), (10, 110), (20, 104), (30, 114), (40, 108), (50, 118), (60, 112),
-                 (70, 122), (80, 116), (88, 121)])
+    bars = path(
+        [
+            (0, 100),
+            (10, 110),
+            (20, 104),
+            (30, 114),
+            (40, 108),
+            (50, 118),
+            (60, 112),
+            (70, 122),
+            (80, 116),
+            (88, 121),
+        ]
+    )
     line = trendline(bars, "support", lookback=5)
     assert line.slope == pytest.approx(0.2)  # the lows rise 4 every 20 bars
     assert line.r2 == pytest.approx(1.0) and line.touches == line.pivots == 4
@@ -187,9 +241,10 @@ def _check_levels_inside(bars: pd.DataFrame) -> None:
 
 
 def test_levels_on_real_data_lie_in_the_traded_range(
-    real_daily: dict[str, pd.DataFrame], real_close_only: dict[str, pd.DataFrame],
+    real_daily: dict[str, pd.DataFrame],
+    real_close_only: dict[str, pd.DataFrame],
 ) -> None:
     for bars in (*real_daily.values(), *real_close_only.values()):
         for end in (260, len(bars) // 2, len(bars)):
-            _check_levels_inside(bars.iloc[max(end - 126, 0):end])
+            _check_levels_inside(bars.iloc[max(end - 126, 0) : end])
     assert support_resistance(real_close_only["JNJ"].iloc[-250:]).source == "close"

@@ -15,7 +15,9 @@ from typing import Any
 
 import pytest
 
-from alphadesk.agent.events import RunFinished, RunStarted
+from alphadesk.agent.events import ModelResponded, RunFinished, RunStarted
+from alphadesk.agent.usage import LedgerEntry
+from alphadesk.llm.messages import Usage
 from alphadesk.store import RunBusy, RunConflict, RunStore
 from alphadesk.store.owner import _start_token, current_owner
 
@@ -130,6 +132,41 @@ def test_a_run_in_progress_writes_through_the_stores_connection_in_batches(
     assert opened == []  # the store's own connection reads where the run stands and writes it
     assert writer.flushes == 20
     assert [e["agent"] for e in store.events(run_id)] == [f"a{i}" for i in range(60)]
+
+
+def test_a_completed_model_call_and_its_ledger_entry_are_written_together(
+    data_dir: Path,
+) -> None:
+    """The call's event and its ledger entry in one transaction: a crash keeps both or
+    neither, and a call costs one write, not two."""
+    store = RunStore(data_dir / "alphadesk.sqlite")
+    run_id = _csp(store)
+    writer = store.writer(run_id)
+    writer.event(RunStarted(run_id=run_id, agent="a", model="m", as_of=AS_OF, tools=[]))
+    entries = [
+        LedgerEntry(
+            agent="a",
+            model="m",
+            input_tokens=i,
+            output_tokens=1,
+            cost_usd=0.0,
+            latency_s=0.1,
+            cached=False,
+            at=AS_OF,
+        )
+        for i in (10, 20)
+    ]
+    for turn in range(len(entries)):
+        event = ModelResponded(
+            run_id=run_id, agent="a", turn=turn, model="m", text="ok", tool_calls=[],
+            usage=Usage(requests=1), latency_s=0.1, cached=False,
+        )  # fmt: skip
+        writer.redacted_event(event.model_dump(mode="json"), "ModelResponded", entries[: turn + 1])
+        assert writer.flushes == turn + 1
+        assert [e["input_tokens"] for e in store.ledger(run_id)] == [10, 20][: turn + 1]
+        assert [e["kind"] for e in store.events(run_id)][-1] == "model_response"
+    writer.close()
+    assert len(store.events(run_id)) == 3 and len(store.ledger(run_id)) == 2
 
 
 def test_an_event_sent_after_the_run_finished_is_still_stored(data_dir: Path) -> None:

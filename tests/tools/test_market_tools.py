@@ -16,6 +16,7 @@ from alphadesk.agent import Agent, RunScope
 from alphadesk.analytics.trend import trend_assessment
 from alphadesk.config import Settings
 from alphadesk.data import build_provider
+from alphadesk.data.bars import Bars
 from alphadesk.data.base import DataKind, Provider
 from alphadesk.data.calendar import end_of_day
 from alphadesk.data.models import Fact, Fundamentals, Provenance
@@ -124,6 +125,24 @@ def test_both_frames_read_across_a_split_on_the_as_of_basis(
     assert adjusted["volume"].equals(traded["volume"])
     returns = np.diff(np.log(adjusted["close"].to_numpy()[-21:]))
     assert returns.std(ddof=1) * math.sqrt(252) < 0.6  # the split day would make it > 2
+
+
+def test_the_traded_frame_drops_bars_with_a_gap_and_reads_an_adjusted_only_close(
+    bundled: BundledProvider,
+) -> None:
+    bars = bundled.daily_bars("AAPL", datetime(2014, 3, 3, 21, tzinfo=UTC), start=date(2013, 6, 1))
+    frame = bars.frame.copy()
+    frame.iloc[3, frame.columns.get_loc("open")] = np.nan
+    frame.iloc[7, frame.columns.get_loc("volume")] = np.nan
+    gapped = Bars.create("AAPL", "1d", frame, bars.provenance)
+    traded = traded_frame(gapped)
+    assert list(traded.columns) == ["open", "high", "low", "close", "volume"]
+    assert len(traded) == len(frame) - 2 and not traded.isna().to_numpy().any()
+    assert frame.index[3] not in traded.index and frame.index[7] not in traded.index
+    assert traded["close"].equals(frame["close"].drop(frame.index[[3, 7]]))
+    adjusted_only = Bars.create("AAPL", "1d", bars.frame.drop(columns=["close"]), bars.provenance)
+    assert traded_frame(adjusted_only)["close"].equals(bars.frame["adj_close"].rename("close"))
+    assert traded_frame(bars).equals(bars.frame[["open", "high", "low", "close", "volume"]])
 
 
 async def test_screener_returns_only_symbols_meeting_the_criteria(

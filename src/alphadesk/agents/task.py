@@ -30,7 +30,21 @@ def render_value(value: Any) -> str:
         return str(value)
     if isinstance(value, BaseModel):
         value = value.model_dump(mode="json")
-    return json.dumps(value, indent=1, default=str)
+    # Indented JSON is written by Python code, ten times slower than the compact form, and
+    # a run shows the same fact sheet and briefing to most of its agents: the indented
+    # text is kept by the compact one, which determines it.
+    compact = json.dumps(value, default=str)
+    indented = _INDENTED.get(compact)
+    if indented is None:
+        indented = json.dumps(value, indent=1, default=str)
+        if len(_INDENTED) >= _INDENTED_KEPT:
+            _INDENTED.clear()
+        _INDENTED[compact] = indented
+    return indented
+
+
+_INDENTED: dict[str, str] = {}
+_INDENTED_KEPT = 256
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -392,12 +392,23 @@ def triangles_channels(
     ]
 
 
-def _flag(
-    ctx: _Ctx, length: int, bull: bool, pole_atr: float, max_pole_bars: int
-) -> ChartPattern | None:
-    s = 1.0 if bull else -1.0  # oriented prices: the pole always rises
+def _oriented(ctx: _Ctx, bull: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Highs and lows oriented so that the pole always rises (a bear flag's negated)."""
     hi = (ctx.frame["high"] if bull else -ctx.frame["low"]).to_numpy()
     lo = (ctx.frame["low"] if bull else -ctx.frame["high"]).to_numpy()
+    return hi, lo
+
+
+def _flag(
+    ctx: _Ctx,
+    oriented: tuple[np.ndarray, np.ndarray],
+    length: int,
+    bull: bool,
+    pole_atr: float,
+    max_pole_bars: int,
+) -> ChartPattern | None:
+    s = 1.0 if bull else -1.0  # oriented prices: the pole always rises
+    hi, lo = oriented
     n, top = len(hi), len(hi) - length - 1
     start = max(top - max_pole_bars, 0)
     base = start + int(np.argmin(lo[start : top + 1]))
@@ -471,12 +482,13 @@ def flags(
     ctx = _context(bars, 2)
     found = []
     for bull in (True, False):
+        oriented = _oriented(ctx, bull)  # once for every candidate length
         cands = [
             f
             for length in range(lo_len, hi_len + 1)
             if length + 3 < len(ctx.frame)
             and ctx.atr > 0
-            and (f := _flag(ctx, length, bull, pole_atr, max_pole_bars)) is not None
+            and (f := _flag(ctx, oriented, length, bull, pole_atr, max_pole_bars)) is not None
         ]
         if cands:
             found.append(max(cands, key=lambda p: p.confidence))

@@ -94,11 +94,15 @@ def price_columns(bars: pd.DataFrame, what: str, min_bars: int) -> tuple[pd.Data
 def _fractals(values: pd.Series, lookback: int, highs: bool) -> np.ndarray:
     """Positions where the value strictly beats the ``lookback`` bars before it and is at
     least as extreme as the ``lookback`` bars after it (the first bar of a plateau)."""
-    sign = 1.0 if highs else -1.0
-    v = values * sign
-    left = v.rolling(lookback).max().shift(1)
-    right = v.iloc[::-1].rolling(lookback).max().shift(1).iloc[::-1]
-    return np.flatnonzero(((v > left) & (v >= right)).to_numpy())
+    v = values.to_numpy(dtype=np.float64) * (1.0 if highs else -1.0)
+    n = len(v)
+    if n <= 2 * lookback:
+        return np.flatnonzero(np.zeros(n, dtype=bool))
+    # window[j] = max(v[j : j + lookback]); a NaN in it makes it NaN, which beats nothing.
+    window = np.lib.stride_tricks.sliding_window_view(v, lookback).max(axis=1)
+    inner = v[lookback : n - lookback]
+    beats = (inner > window[: n - 2 * lookback]) & (inner >= window[lookback + 1 :])
+    return np.flatnonzero(beats) + lookback
 
 
 @shared

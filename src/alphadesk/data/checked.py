@@ -28,7 +28,7 @@ from .models import (
     ShortInterest,
 )
 
-__all__ = ["CheckedIvHistory", "CheckedMarket", "each_member"]
+__all__ = ["CheckedIvHistory", "CheckedMarket", "check_read", "each_member"]
 
 
 class CheckedMarket(ABC):
@@ -136,3 +136,13 @@ def each_member(chain: ProviderChain, wrap: Callable[[MarketData], MarketData]) 
     """``chain`` with each provider wrapped, in the same order for every kind."""
     order = {kind: [p.name for p in chain.order_for(kind)] for kind in DataKind}
     return ProviderChain([wrap(p) for p in chain.providers], order=order)
+
+
+def check_read(market: MarketData, what: str, symbol: str, as_of: datetime) -> None:
+    """Raise as ``market`` would for a read of ``what`` of ``symbol`` as of ``as_of``
+    (a checked market, or a chain of them, checks; any other answers every read): for
+    whoever answers from what it read before, at the same instant, without reading."""
+    members = market.providers if isinstance(market, ProviderChain) else [market]
+    for member in members:
+        if isinstance(member, CheckedMarket):
+            member._check(what, symbol, as_of)

@@ -8,11 +8,14 @@ exercises exactly the engine a real LLM uses: schemas, validation, retries, even
 from __future__ import annotations
 
 import copy
+import dataclasses
 import itertools
 import json
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from datetime import datetime
+from types import NoneType
+from typing import Any, TypeVar, cast
 
 from pydantic import BaseModel
 
@@ -36,6 +39,18 @@ __all__ = ["PlannedCall", "RulesModel", "RulesPolicy", "Transcript"]
 PlannedCall = tuple[str, dict[str, Any]]
 _ids = itertools.count(1)
 TaskT = TypeVar("TaskT")
+
+
+def _copied(value: Any) -> Any:
+    """A deep copy of ``value``: JSON containers copied by hand (several times faster than
+    ``copy.deepcopy``), anything else by ``copy.deepcopy``."""
+    if isinstance(value, str | int | float | bool | NoneType | datetime):
+        return value
+    if type(value) is dict:
+        return {key: _copied(item) for key, item in value.items()}
+    if type(value) is list:
+        return [_copied(item) for item in value]
+    return copy.deepcopy(value)
 
 
 @dataclass(frozen=True)
@@ -69,7 +84,12 @@ class Transcript:
         if not isinstance(self.task, kind):
             given = "a plain-text prompt" if self.task is None else type(self.task).__name__
             raise ValueError(f"the policy needs a {kind.__name__} task, got {given}")
-        return copy.deepcopy(self.task)
+        task = self.task
+        if dataclasses.is_dataclass(task) and not isinstance(task, type):  # JSON fields
+            fields = [f.name for f in dataclasses.fields(task) if f.init]
+            values = {name: _copied(getattr(task, name)) for name in fields}
+            return cast(TaskT, dataclasses.replace(task, **values))
+        return copy.deepcopy(task)
 
     def last(self, tool: str) -> Any:
         """The latest result of ``tool``; KeyError naming the tool when it was never called."""

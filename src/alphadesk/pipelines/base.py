@@ -8,18 +8,25 @@ with their dependencies, a typed result and a Markdown report of it. The graph's
 a pure function of the request, so the same graph runs here (``PipelineRunner``) or as a
 durable workflow whose nodes run on workers. Route functions are ``async``: a sync one would
 run on a thread pool, which a workflow's event loop does not have.
+
+Compiling a graph costs more than a whole offline decision, so a pipeline that names what
+of a request its topology depends on (an optional ``graph_shape(request)``) has its graph
+compiled once per shape and shared by every run of that shape: the shared graph's nodes
+find the run's own functions in the run's config, and each run sets its checkpointer.
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Hashable, Mapping
 from dataclasses import dataclass, field
 from importlib import import_module
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
+from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph import StateGraph
+from langgraph.graph.state import CompiledStateGraph
 from pydantic import BaseModel
 
 from alphadesk.agent import UsageLedger
@@ -37,6 +44,7 @@ __all__ = [
     "Pipeline",
     "PipelineRun",
     "build_pipeline",
+    "compiled_graph",
     "pipeline_class",
     "run_graph",
 ]
@@ -51,6 +59,11 @@ NodeFunction = Callable[..., Awaitable[dict[str, Any]]]
 # Each node's function by node name: a run's bound functions when the graph runs here, a
 # dispatch to a worker when it runs as a durable workflow.
 Nodes = Callable[[str], NodeFunction]
+
+CompiledGraph = CompiledStateGraph[Any, Any, Any, Any]
+_NODES = "alphadesk_nodes"  # the run's node functions in its config (never checkpointed)
+_KEPT = 32  # compiled graphs kept, the least recently used dropped first
+_COMPILED: dict[tuple[type, Hashable], CompiledGraph] = {}
 
 # Every pipeline by the kind its runs are recorded under; imported only when used.
 PIPELINES: dict[str, str] = {
@@ -83,22 +96,26 @@ class PipelineRun:
         """``model`` as this run uses it: through its journal when it has one."""
         return model if self.journal is None else self.journal.wrap(model)
 
-    async def invoke(self, graph: StateGraph[Any], initial: Mapping[str, Any]) -> dict[str, Any]:
-        """Run ``graph`` from ``initial``, or on from its last checkpoint when resuming.
+    async def invoke(
+        self, graph: CompiledGraph, initial: Mapping[str, Any], nodes: Nodes
+    ) -> dict[str, Any]:
+        """Run ``graph`` from ``initial`` with this run's ``nodes``, or on from its last
+        checkpoint when resuming.
 
         The thread is the run id, so a resumed run continues its own checkpoints (a run
         interrupted before its first checkpoint starts over); a stop at ``interrupt_after``
         returns the state reached so far.
         """
-        compiled = graph.compile(
-            checkpointer=self.checkpointer, interrupt_after=self.interrupt_after
-        )
-        config: Any = {"configurable": {"thread_id": self.run_id}}
+        if self.checkpointer is not None:
+            graph = graph.copy({"checkpointer": self.checkpointer})
+        config: RunnableConfig = {"configurable": {"thread_id": self.run_id, _NODES: nodes}}
         resume = self.resume and self.checkpointer is not None
         if resume:
-            saved = await compiled.aget_state(config)
+            saved = await graph.aget_state(config)
             resume = bool(saved.values)
-        state = await compiled.ainvoke(None if resume else dict(initial), config)
+        state = await graph.ainvoke(
+            None if resume else dict(initial), config, interrupt_after=self.interrupt_after
+        )
         return dict(state)
 
 
@@ -121,7 +138,9 @@ class Pipeline(Protocol[RequestT, ResultT]):
 
     @staticmethod
     def graph(request: Any, node: Nodes) -> StateGraph[Any]:
-        """The graph for ``request``, with ``node(name)`` as the function of each node."""
+        """The graph for ``request``, with ``node(name)`` as the function of each node.
+        A pipeline may also have ``graph_shape(request)``: the hashable part of a request
+        its graph depends on, so that one compiled graph serves every request alike in it."""
         ...
 
     def nodes(self, request: RequestT, run: PipelineRun) -> Nodes:
@@ -161,8 +180,36 @@ async def run_graph(
 ) -> ResultT | None:
     """``pipeline``'s graph for ``request``, run in this process within ``run``; None when
     stopped at ``run.interrupt_after``."""
-    graph = pipeline.graph(request, pipeline.nodes(request, run))
-    state = await run.invoke(graph, {"request": request.model_dump(mode="json")})
+    graph = compiled_graph(pipeline, request)
+    initial = {"request": request.model_dump(mode="json")}
+    state = await run.invoke(graph, initial, pipeline.nodes(request, run))
     if "result" not in state:
         return None
     return pipeline.result_type.model_validate(state["result"])
+
+
+def compiled_graph(pipeline: Pipeline[RequestT, Any], request: RequestT) -> CompiledGraph:
+    """``pipeline``'s graph for ``request``, compiled with nodes that call the functions of
+    the run they are invoked in; shared by every request of the same shape when the
+    pipeline has a ``graph_shape``."""
+    shape: Callable[[Any], Hashable] | None = getattr(pipeline, "graph_shape", None)
+    if shape is None:
+        return pipeline.graph(request, _RunNode).compile()
+    key = (type(pipeline), shape(request))
+    graph = _COMPILED.pop(key, None) or pipeline.graph(request, _RunNode).compile()
+    _COMPILED[key] = graph  # the most recently used last
+    while len(_COMPILED) > _KEPT:
+        del _COMPILED[next(iter(_COMPILED))]
+    return graph
+
+
+@dataclass(frozen=True)
+class _RunNode:
+    """A node of a compiled graph: the function of node ``name`` of the run it is invoked
+    in, found in the run's config."""
+
+    name: str
+
+    async def __call__(self, state: dict[str, Any], config: RunnableConfig) -> dict[str, Any]:
+        nodes: Nodes = config["configurable"][_NODES]
+        return await nodes(self.name)(state)

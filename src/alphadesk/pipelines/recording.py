@@ -95,9 +95,10 @@ class RunRecorder:
                 self._on_event(event)
             return
         event, body = _redacted(event, self._writer.secrets)  # stored, shown without API keys
-        self._writer.redacted_event(body, type(event).__name__)
-        if getattr(event, "kind", None) == "model_response":  # a call completed: its entry
-            self._writer.ledger(self.ledger.entries)
+        completed = getattr(event, "kind", None) == "model_response"  # a call, its entry
+        self._writer.redacted_event(
+            body, type(event).__name__, self.ledger.entries if completed else ()
+        )
         if self._on_event is not None:
             self._on_event(event)
 

@@ -10,19 +10,17 @@ else.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager, nullcontext
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
-import aiosqlite
-from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 from pydantic import BaseModel
 
 from alphadesk.agent.events import EventSink
 from alphadesk.config import CacheMode, Settings
 from alphadesk.data.base import MarketData
 from alphadesk.pipelines.base import PIPELINES, Pipeline, PipelineRun, build_pipeline, run_graph
+from alphadesk.pipelines.checkpoints import discard, run_checkpoints
 from alphadesk.pipelines.models import PipelineRequest, PipelineResult
 from alphadesk.pipelines.recording import RunRecorder
 from alphadesk.store import RunStore
@@ -102,8 +100,8 @@ class PipelineRunner(Generic[RequestT, ResultT]):
                 checkpoint_file = (
                     self.settings.data_dir / "checkpoints" / f"{recorder.run_id}.sqlite"
                 )
-                async with (
-                    _checkpoints(checkpoint_file) if self.checkpoints else nullcontext()
+                with (
+                    run_checkpoints(checkpoint_file) if self.checkpoints else nullcontext()
                 ) as checkpoints:
                     run = PipelineRun(
                         run_id=recorder.run_id,
@@ -125,7 +123,7 @@ class PipelineRunner(Generic[RequestT, ResultT]):
                 recorder.finish(status="interrupted", result=None, error=hint)
                 return None
             saved = record_result(self.pipeline, recorder, run_dir, result)
-            _discard(checkpoint_file)  # a finished run is never resumed
+            discard(checkpoint_file)  # a finished run is never resumed
             return saved
 
     async def analyze_many(self, requests: list[RequestT]) -> list[ResultT]:
@@ -186,28 +184,6 @@ def record_result(
             recorder.save(path.name, path, media_type)
     recorder.finish(status=result.decision, result=result)
     return result
-
-
-@asynccontextmanager
-async def _checkpoints(path: Path) -> AsyncIterator[AsyncSqliteSaver]:
-    """The checkpoints of one run, in a file of its own (named by the run id, where a
-    resume finds it). One shared file made concurrent runs queue on its write lock, held
-    across event-loop turns between each insert and its commit: under load (a server's fifty
-    streams) writers waited past the busy timeout and failed with 'database is locked'.
-
-    Written like every store (WAL, ``synchronous=NORMAL``): a killed process loses no
-    checkpoint, and a step no longer waits for a disk flush per checkpoint write."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    async with aiosqlite.connect(str(path), timeout=60) as conn:
-        await conn.execute("PRAGMA journal_mode=WAL")
-        await conn.execute("PRAGMA synchronous=NORMAL")
-        yield AsyncSqliteSaver(conn)
-
-
-def _discard(database: Path) -> None:
-    """Delete an SQLite file with its write-ahead log and shared-memory index."""
-    for suffix in ("", "-wal", "-shm"):
-        database.with_name(database.name + suffix).unlink(missing_ok=True)
 
 
 async def replay(

@@ -422,14 +422,19 @@ class RunWriter:
         body = redact_json(event.model_dump(mode="json"), self.secrets)
         self.redacted_event(body, type(event).__name__)
 
-    def redacted_event(self, body: dict[str, Any], name: str) -> None:
+    def redacted_event(
+        self, body: dict[str, Any], name: str, ledger: Sequence[BaseModel] = ()
+    ) -> None:
         """Buffer an event already dumped and redacted with ``secrets`` (a recorder that
-        redacts each event before showing it does not pay for it twice)."""
+        redacts each event before showing it does not pay for it twice); with the
+        ``ledger``, write its entries not yet stored in the same transaction (a completed
+        model call's event and its entry)."""
         kind = str(body.get("kind", name))
         with self._lock:
             self._events.append((kind, json.dumps(body)))
-            if self._closed or kind in _BOUNDARIES or len(self._events) >= _MAX_BUFFER:
-                self._flush_locked(ledger=())
+            entries = ledger[self._ledger_written :]
+            if entries or self._closed or kind in _BOUNDARIES or len(self._events) >= _MAX_BUFFER:
+                self._flush_locked(ledger=entries)
 
     def ledger(self, entries: Sequence[BaseModel]) -> None:
         """Write the entries of the run's ledger not yet stored (with buffered events)."""
@@ -463,7 +468,8 @@ class RunWriter:
         if not self._events and not ledger:
             return
         events, first = list(self._events), self._next_event
-        entries, first_entry = [_dump(e) for e in ledger], self._ledger_written
+        entries = [redact(e.model_dump_json(), self.secrets) for e in ledger]
+        first_entry = self._ledger_written
 
         def statements(db: sqlite3.Connection) -> None:
             db.executemany(

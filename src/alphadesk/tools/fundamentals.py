@@ -23,6 +23,7 @@ from alphadesk.data.fundamentals import Figure, Statements, statements
 from alphadesk.data.models import Quote
 from alphadesk.tools.common import ToolOutput, absent, source_of, try_market
 from alphadesk.tools.deps import ToolDeps
+from alphadesk.tools.once import once_per_step
 
 __all__ = ["FUNDAMENTALS_TOOLS", "FundamentalsReport", "KeyFigure", "get_fundamentals"]
 
@@ -102,6 +103,7 @@ def _report_fields(found: Statements) -> dict[str, object]:
 
 
 @tool
+@once_per_step
 async def get_fundamentals(ctx: RunContext[ToolDeps], symbol: str) -> FundamentalsReport:
     """Key financial-statement figures, ratios and valuation of a company, as filed by the
     run's instant.

@@ -44,6 +44,7 @@ from alphadesk.tools.fundamentals import (
     KeyFigure,
     get_fundamentals,
 )
+from alphadesk.tools.once import once_per_step
 
 if TYPE_CHECKING:
     from alphadesk.data.bars import Bars
@@ -144,6 +145,7 @@ async def _volatility(ctx: RunContext[ToolDeps], missing: list[str]) -> dict[str
 
 
 @tool
+@once_per_step
 async def get_market_data(ctx: RunContext[ToolDeps], symbol: str = _SP500) -> MarketSnapshot:
     """Market conditions: index price and change, VIX level, market open or closed.
 

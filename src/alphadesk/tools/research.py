@@ -23,6 +23,7 @@ from alphadesk.data.calendar import local_date
 from alphadesk.data.models import AnalystRating, EarningsEvent, NewsItem
 from alphadesk.tools.common import ToolOutput, absent, round_pct, source_of, try_market
 from alphadesk.tools.deps import ToolDeps
+from alphadesk.tools.once import once_per_step
 
 __all__ = [
     "RESEARCH_TOOLS",
@@ -128,6 +129,7 @@ def _overall(rows: list[Headline]) -> dict[str, Any]:
 
 
 @tool
+@once_per_step
 async def get_news(
     ctx: RunContext[ToolDeps],
     symbol: str,
@@ -330,6 +332,7 @@ def _short_level(pct: float | None, dtc: float | None) -> Literal["low", "modera
 
 
 @tool
+@once_per_step
 async def get_short_interest(ctx: RunContext[ToolDeps], symbol: str) -> ShortInterestReport:
     """Short interest of a stock: percent of float, days to cover and the trend.
 
@@ -444,6 +447,7 @@ def _targets(items: list[AnalystRating]) -> dict[str, float | None]:
 
 
 @tool
+@once_per_step
 async def get_analyst_ratings(
     ctx: RunContext[ToolDeps],
     symbol: str,

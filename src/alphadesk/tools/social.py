@@ -14,6 +14,7 @@ from pydantic import Field
 from alphadesk.agent import RunContext, Toolset, tool
 from alphadesk.tools.common import ToolOutput, absent
 from alphadesk.tools.deps import ToolDeps
+from alphadesk.tools.once import once_per_step
 
 __all__ = ["SOCIAL_TOOLS", "SocialSentimentReport", "get_social_sentiment"]
 
@@ -34,6 +35,7 @@ class SocialSentimentReport(ToolOutput):
 
 
 @tool
+@once_per_step
 async def get_social_sentiment(
     ctx: RunContext[ToolDeps], symbol: str, days: Annotated[int, Field(ge=1, le=30)] = 7
 ) -> SocialSentimentReport:

@@ -25,7 +25,7 @@ each checkpoint can be stored and an interrupted run resumed.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Hashable, Mapping
 from typing import Any
 
 from langgraph.graph import END, START, StateGraph
@@ -90,6 +90,13 @@ class TradingDesk:
             writes_memory=self.settings.cache is not CacheMode.REPLAY,
         )
         return DeskNodes(deps, request).node
+
+    @staticmethod
+    def graph_shape(request: DeskRequest) -> Hashable:
+        """What of ``request`` the graph depends on: requests alike in it share one
+        compiled graph."""
+        rounds = (request.max_debate_rounds, request.max_risk_discuss_rounds)
+        return tuple(request.analysts), request.memory, rounds
 
     @staticmethod
     def graph(request: DeskRequest, node: Nodes) -> StateGraph[DeskState]:

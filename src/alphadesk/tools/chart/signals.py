@@ -29,6 +29,7 @@ from alphadesk.tools.chart.models import (
 from alphadesk.tools.chart.series import ChartSeries, day, load_series, price
 from alphadesk.tools.common import Period
 from alphadesk.tools.deps import ToolDeps
+from alphadesk.tools.once import once_per_step
 
 if TYPE_CHECKING:
     from alphadesk.analytics import ChartPattern, IndicatorSnapshot
@@ -202,6 +203,7 @@ def _trend(s: ChartSeries, missing: list[str]) -> TrendOut | None:
 
 
 @tool
+@once_per_step
 async def get_technical_indicators(
     ctx: RunContext[ToolDeps],
     symbol: str,

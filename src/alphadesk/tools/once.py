@@ -1,0 +1,73 @@
+"""A tool's answer kept for the rest of an agent's step.
+
+An analyst's validator asks the tools the analyst called again, with the same arguments at
+the same instant, to check the report's figures. Within one step (one set of tool
+dependencies, one run, one instant) the data cannot change, so the second call gets a copy
+of the first call's answer instead of reading and computing it all again. Nothing crosses
+steps or runs (a replay is a run of its own), only answers are kept, never errors, and a
+kept answer is given only when the market would have let the call read at its instant (a
+look-ahead guard still refuses a call past the decision in progress).
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import threading
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable, Hashable
+from typing import Any, ParamSpec, TypeVar
+
+from pydantic import BaseModel
+
+from alphadesk.agent import RunContext
+from alphadesk.data.base import MarketData
+from alphadesk.data.checked import check_read
+
+__all__ = ["once_per_step"]
+
+P = ParamSpec("P")
+T = TypeVar("T")
+
+_KEPT = 512  # answers kept, the least recently used dropped first
+_ANSWERS: OrderedDict[Hashable, tuple[object, Any]] = OrderedDict()
+_LOCK = threading.Lock()
+
+
+def once_per_step(function: Callable[P, Awaitable[T]]) -> Callable[P, Awaitable[T]]:
+    """``function`` (a tool taking ``ctx`` first) answering a call it already answered with
+    the same dependencies, run, instant and arguments from memory."""
+    signature = inspect.signature(function)
+
+    @functools.wraps(function)
+    async def kept(*args: P.args, **kwargs: P.kwargs) -> T:
+        bound = signature.bind(*args, **kwargs)
+        bound.apply_defaults()
+        ctx, *rest = bound.arguments.values()
+        assert isinstance(ctx, RunContext), "a tool kept per run takes its RunContext first"
+        deps = ctx.deps
+        key = (function, id(deps), ctx.run_id, ctx.as_of, tuple(rest))
+        try:
+            with _LOCK:
+                found = _ANSWERS.get(key)
+        except TypeError:  # an argument that cannot be a key: nothing to keep
+            return await function(*args, **kwargs)
+        if found is not None and found[0] is deps:  # the deps kept: their id not reused
+            market: MarketData | None = getattr(deps, "market", None)
+            if market is not None:
+                symbol = str(rest[0]) if rest else ""
+                check_read(market, f"{function.__name__} (answered before)", symbol, ctx.as_of)
+            return _copy(found[1])
+        answer = await function(*args, **kwargs)
+        with _LOCK:
+            _ANSWERS[key] = (deps, _copy(answer))  # the caller may change its answer
+            while len(_ANSWERS) > _KEPT:
+                _ANSWERS.popitem(last=False)
+        return answer
+
+    return kept
+
+
+def _copy(answer: T) -> T:
+    """A copy of an answer, so that what is kept and what is handed out are not shared."""
+    return answer.model_copy(deep=True) if isinstance(answer, BaseModel) else answer
