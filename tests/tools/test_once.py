@@ -78,3 +78,13 @@ async def test_a_kept_answer_is_refused_past_the_decision_in_progress(
     with pytest.raises(LookAheadError), decision("AAPL", FRIDAY):
         await last_close(_ctx(deps, NEXT_FRIDAY), "AAPL")
     assert computed == [("AAPL", NEXT_FRIDAY)]  # refused before anything was handed out
+
+
+async def test_a_call_outside_a_run_is_computed_each_time(bundled: BundledProvider) -> None:
+    class Outside:  # what a script or a test hands a tool: dependencies and an instant
+        deps = ToolDeps(market=bundled)
+        as_of = FRIDAY
+
+    await last_close(Outside(), "AAPL")  # type: ignore[arg-type]
+    await last_close(Outside(), "AAPL")  # type: ignore[arg-type]
+    assert computed == [("AAPL", FRIDAY)] * 2

@@ -44,7 +44,8 @@ def once_per_step(function: Callable[P, Awaitable[T]]) -> Callable[P, Awaitable[
         bound = signature.bind(*args, **kwargs)
         bound.apply_defaults()
         ctx, *rest = bound.arguments.values()
-        assert isinstance(ctx, RunContext), "a tool kept per run takes its RunContext first"
+        if not isinstance(ctx, RunContext):  # called outside a run: no step to keep it for
+            return await function(*args, **kwargs)
         deps = ctx.deps
         key = (function, id(deps), ctx.run_id, ctx.as_of, tuple(rest))
         try:
