@@ -22,7 +22,9 @@ ends, so memory levels off after the load instead of growing with the number of 
 On a 2-core machine otherwise idle (load average 1.8 before the run), ``--runs 0``: 0 errors,
 ``accepted`` p50 / p95 0.12 / 0.13 s, first pipeline event 0.70 / 0.99 s, wall 13.0 s
 against a goal of 12.3 s (one run's CPU 0.41 s: 1.27 x); CPU during the load: server 1.0 s,
-workers 22.0 s, this client 0.8 s. With tests running beside it (load average 5.1): 0.13 /
+workers 22.0 s, this client 0.8 s; another idle round (load average 1.0): 0.20 / 0.24 s,
+1.02 / 1.35 s, wall 12.7 s against 17.1 s (one run's CPU measured 0.57 s this time, for the
+same CPU during the load). With tests running beside it (load average 5.1): 0.13 /
 0.16 s, 1.34 / 2.03 s, wall 22.7 s against 14.1 s; memory 1407 -> 1447 MB over 200 more
 runs. Before a worker took a new run's first steps first, ran below the server's priority
 and sent its events in batches (load average 0.8): 0.49 / 0.71 s, 6.78 / 11.30 s, wall
