@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import threading
 import time
 from collections.abc import AsyncIterator
 from functools import partial
@@ -50,6 +51,27 @@ async def forever(env: WorkerEnv, emit: EventSink, flag: str) -> None:
         raise
 
 
+async def interleaved(env: WorkerEnv, emit: EventSink, name: str, count: int) -> None:
+    """Events from the loop, several a step, and from a tool's thread."""
+    for i in range(count):
+        if i % 7 == 0:
+            await asyncio.to_thread(emit, (name, i))
+        else:
+            emit((name, i))
+        if i % 3 == 0:
+            await asyncio.sleep(0)
+
+
+async def with_a_lock(env: WorkerEnv, emit: EventSink) -> None:
+    emit(1)
+    emit(threading.Lock())  # pickle cannot carry it
+    emit(2)
+
+
+async def niceness(env: WorkerEnv, emit: EventSink) -> int:
+    return os.getpriority(os.PRIO_PROCESS, 0)
+
+
 async def chatty(env: WorkerEnv, emit: EventSink, said: str) -> None:
     print(said, flush=True)
     os.write(1, f"{said} raw\n".encode())
@@ -73,6 +95,26 @@ async def test_events_value_and_errors_come_back(pool: WorkerPool, tmp_path: Pat
     assert typed.value.suggestions == ["ZZZ"]  # the same exception, with what it carries
     with pytest.raises(RuntimeError, match=r"_Unpicklable: the tool broke \(7\)"):
         await pool.call(odd_error)
+
+
+async def test_concurrent_jobs_events_each_arrive_whole_and_in_order(pool: WorkerPool) -> None:
+    seen: dict[str, list[Any]] = {name: [] for name in "abc"}
+    await asyncio.gather(
+        *(pool.call(partial(interleaved, name=n, count=300), seen[n].append) for n in seen)
+    )
+    for name, events in seen.items():
+        assert events == [(name, i) for i in range(300)]
+
+
+async def test_an_event_pickle_cannot_carry_is_lost_alone(pool: WorkerPool) -> None:
+    seen: list[Any] = []
+    await pool.call(with_a_lock, seen.append)
+    assert seen == [1, 2]
+
+
+async def test_a_worker_runs_below_the_servers_priority(pool: WorkerPool) -> None:
+    ours = os.getpriority(os.PRIO_PROCESS, 0)
+    assert await pool.call(niceness) == min(19, ours + 5)
 
 
 async def test_a_worker_is_replaced_after_max_runs(pool: WorkerPool) -> None:

@@ -4,6 +4,7 @@ from an HTTP body to a pipeline request (as the CLI takes them from its options)
 from __future__ import annotations
 
 import asyncio
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
@@ -22,6 +23,8 @@ from alphadesk.pool import Runs
 from alphadesk.pool.memory import release_freed_memory
 
 __all__ = ["ApiContext", "RunSlots", "Slot"]
+
+_CHECKED = 4096  # symbol-instants remembered as having data (or being checked)
 
 
 class Slot:
@@ -68,9 +71,11 @@ class ApiContext:
     market: MarketData
     runs: Runs
     slots: RunSlots = field(init=False)
+    _checks: OrderedDict[tuple[str, datetime], asyncio.Future[Any]] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         self.slots = RunSlots(self.config.max_runs)
+        self._checks = OrderedDict()
 
     @property
     def default_model(self) -> str:
@@ -112,10 +117,33 @@ class ApiContext:
         """Fail fast, before a slot is taken or a run recorded, when the symbol has no data
         at its instant (as ``PipelineRunner.preflight``, without building a pipeline).
 
+        A symbol found at an instant is not looked up again (its bars at that instant do not
+        go away), and requests for one being looked up wait for that look-up: under load
+        the same symbols and days come again and again, and each check read the bars in a
+        thread, on the server's CPU, before the client heard anything.
+
         Raises:
             DataError: e.g. NoData naming close matches for an unknown symbol.
         """
-        await asyncio.to_thread(self.market.daily_bars, request.symbol, request.as_of)
+        key = (request.symbol, request.as_of)
+        check = self._checks.get(key)
+        if check is None:
+            check = asyncio.ensure_future(
+                asyncio.to_thread(self.market.daily_bars, request.symbol, request.as_of)
+            )
+            self._checks[key] = check
+            check.add_done_callback(lambda done: self._checked(key, done))
+        else:
+            self._checks.move_to_end(key)
+        await asyncio.shield(check)  # a client that leaves does not stop the others' check
+
+    def _checked(self, key: tuple[str, datetime], check: asyncio.Future[Any]) -> None:
+        """Forget a failed check (the data may come), and the oldest beyond the bound."""
+        failed = check.cancelled() or check.exception() is not None
+        if failed and self._checks.get(key) is check:
+            del self._checks[key]
+        while len(self._checks) > _CHECKED:
+            self._checks.popitem(last=False)
 
     async def analyze(
         self,

@@ -260,13 +260,13 @@ class WorkerPool(Runs):
             if not worker.ready.done():
                 worker.ready.set_result(None)
             return
+        if tag == "events":
+            for of_job, event in value:
+                if (to := worker.calls.get(of_job)) is not None:
+                    _pass_on(to, event)
+            return
         call = worker.calls.get(job_id or "")
         if call is None:
-            return
-        if tag == "event":
-            if isinstance(run_id := getattr(value, "run_id", None), str):
-                call.run_ids.add(run_id)
-            call.on_event(value)
             return
         del worker.calls[job_id or ""]
         if worker.retiring and not worker.calls:
@@ -303,6 +303,12 @@ class WorkerPool(Runs):
         worker.calls.clear()
         if not self._closed and len([w for w in self._workers if not w.retiring]) < self.size:
             self._spawn()
+
+
+def _pass_on(call: _Call, event: Any) -> None:
+    if isinstance(run_id := getattr(event, "run_id", None), str):
+        call.run_ids.add(run_id)
+    call.on_event(event)
 
 
 def _interrupt(store: RunStore, run_id: str, reason: str) -> None:
