@@ -234,8 +234,7 @@ class Figures:
     load_cpu: LoadCpu
     many: list[Stream]
     memory: list[float]  # samples over the --runs phase
-    after_warmup: float
-    after_load: float
+    after_load: float  # resident memory once the streams are done, before more runs
 
 
 def _serve(args: argparse.Namespace, path: str) -> Figures:
@@ -254,15 +253,15 @@ def _serve(args: argparse.Namespace, path: str) -> Figures:
         try:
             _wait_up(base, server)
             results, wall, run_cpu, cpu = asyncio.run(_load(base, path, args.streams, server.pid))
-            after_warmup = _rss_mb(server.pid)  # the load's heap, before more runs
-            print(f"  resident memory after {args.streams} streams: {after_warmup:.0f} MB")
+            after_load = _rss_mb(server.pid)  # the load's heap, before more runs
+            print(f"  resident memory after {args.streams} streams: {after_load:.0f} MB")
             sampler = Sampler(server.pid)
             many = asyncio.run(_many(base, path, args.runs, min(args.streams, 10), server.pid))
             memory = sampler.stop()
         finally:
             server.terminate()
             server.wait(timeout=60)
-    return Figures(results, wall, run_cpu, cpu, many, memory, memory[0], after_warmup)
+    return Figures(results, wall, run_cpu, cpu, many, memory, after_load)
 
 
 def _line(label: str, value: str, ok: bool, goal: str) -> None:
