@@ -30,6 +30,7 @@ from alphadesk.llm.messages import (
     Usage,
     UserMessage,
 )
+from tests.support.connections import connections_opened
 
 MESSAGES: list[Message] = [
     SystemMessage(content="be brief"),
@@ -364,14 +365,7 @@ async def test_a_cache_answers_and_records_through_one_connection(
     # A connection opened and closed per lookup checkpointed the log (a sync to disk) at
     # every close: tens of milliseconds a call, most of a rules decision's time.
     cache = ResponseCache(tmp_path / "store.sqlite")
-    opened: list[str] = []
-    real = sqlite3.connect
-
-    def counting(*args: object, **kwargs: object) -> sqlite3.Connection:
-        opened.append(str(args[0]))
-        return real(*args, **kwargs)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(sqlite3, "connect", counting)
+    opened = connections_opened(monkeypatch)
     model = CachedModel(FakeModel(), cache, CacheMode.RECORD)
     for question in ("one", "two", "one"):
         await model.request([UserMessage(content=question)], TOOLS, SETTINGS)

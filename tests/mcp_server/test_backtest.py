@@ -15,22 +15,12 @@ from alphadesk.backtest.sandbox import SandboxUnavailable, find_sandbox
 from alphadesk.config import Settings
 from alphadesk.store.runs import RunStore
 from tests.mcp_server.client import mcp_session
-from tests.support.processes import alive, sandbox_tree
+from tests.support.processes import FOREVER, alive, sandbox_tree
 
 pytestmark = pytest.mark.slow
 
-_FOREVER = """
-import backtrader as bt
-
-
-class Forever(bt.Strategy):
-    def next(self):
-        n = 0
-        while True:
-            n += 1
-"""
 # Far past the test: only a kill by the server ends the loop in time.
-_CALL = {"symbol": "KO", "code": _FOREVER, "start": "2022-01-03", "end": "2022-06-30",
+_CALL = {"symbol": "KO", "code": FOREVER, "start": "2022-01-03", "end": "2022-06-30",
          "time_limit_s": 600}  # fmt: skip
 
 

@@ -68,6 +68,14 @@ async def with_a_lock(env: WorkerEnv, emit: EventSink) -> None:
     emit(2)
 
 
+async def blocking(env: WorkerEnv, emit: EventSink, seconds: float) -> None:
+    time.sleep(seconds)  # noqa: ASYNC251  # holds the worker's loop: what the server sends waits
+
+
+async def jobs_running(env: WorkerEnv, emit: EventSink) -> int:
+    return len(asyncio.all_tasks()) - 2  # not the worker's own task, nor this one
+
+
 async def niceness(env: WorkerEnv, emit: EventSink) -> int:
     return os.getpriority(os.PRIO_PROCESS, 0)
 
@@ -160,3 +168,17 @@ def _alive(pid: int) -> bool:
         return False
     status = Path(f"/proc/{pid}/status").read_text()
     return "zombie" not in status
+
+
+async def test_a_cancel_right_behind_its_run_cancels_it(pool: WorkerPool, tmp_path: Path) -> None:
+    busy = asyncio.create_task(pool.call(partial(blocking, seconds=1.0)))
+    await asyncio.sleep(0.3)  # the worker's loop is held: the next two messages wait together
+    flag = tmp_path / "flag"
+    task = asyncio.create_task(pool.call(partial(forever, flag=str(flag))))
+    await asyncio.sleep(0.05)  # its run is sent
+    task.cancel()  # and its cancel right behind
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    await busy
+    assert not flag.exists()  # cancelled before it began
+    assert await pool.call(jobs_running) == 0  # not left running forever in the worker

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.support.connections import connections_opened
 
 from alphadesk.agent.events import ModelResponded, RunFinished, RunStarted
 from alphadesk.agent.usage import LedgerEntry
@@ -113,14 +114,7 @@ def test_a_run_in_progress_writes_through_the_stores_connection_in_batches(
 ) -> None:
     store = RunStore(data_dir / "alphadesk.sqlite")
     run_id = _csp(store)
-    opened: list[str] = []
-    real = sqlite3.connect
-
-    def counting(*args: object, **kwargs: object) -> sqlite3.Connection:
-        opened.append(str(args[0]))
-        return real(*args, **kwargs)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(sqlite3, "connect", counting)
+    opened = connections_opened(monkeypatch)
     writer = store.writer(run_id)
     for i in range(60):  # every third event ends a step
         if i % 3 == 2:

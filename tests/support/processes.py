@@ -5,7 +5,19 @@ from __future__ import annotations
 
 from pathlib import Path
 
-__all__ = ["alive", "sandbox_tree"]
+__all__ = ["FOREVER", "alive", "sandbox_tree"]
+
+# A strategy that never ends a bar: only a kill stops its sandbox in time.
+FOREVER = """
+import backtrader as bt
+
+
+class Forever(bt.Strategy):
+    def next(self):
+        n = 0
+        while True:
+            n += 1
+"""
 
 
 def sandbox_tree(marker: str) -> set[int]:

@@ -4,6 +4,8 @@ refuses is not."""
 
 from __future__ import annotations
 
+import gc
+import weakref
 from datetime import UTC, datetime
 
 import pytest
@@ -88,3 +90,12 @@ async def test_a_call_outside_a_run_is_computed_each_time(bundled: BundledProvid
     await last_close(Outside(), "AAPL")  # type: ignore[arg-type]
     await last_close(Outside(), "AAPL")  # type: ignore[arg-type]
     assert computed == [("AAPL", FRIDAY)] * 2
+
+
+async def test_a_kept_answer_keeps_no_step_alive(bundled: BundledProvider) -> None:
+    deps = ToolDeps(market=bundled)
+    await last_close(_ctx(deps), "AAPL")
+    step = weakref.ref(deps)
+    del deps
+    gc.collect()
+    assert step() is None  # a finished run's dependencies (recorder, ledger) are freed

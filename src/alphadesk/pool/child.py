@@ -19,6 +19,7 @@ CPU work.
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import contextvars
 import gc
@@ -73,6 +74,7 @@ class _Worker:
     def __init__(self, conn: Connection, env: WorkerEnv) -> None:
         self.conn, self.env = conn, env
         self.tasks: dict[str, asyncio.Task[None]] = {}
+        self._inbox: collections.deque[tuple[Any, ...] | None] = collections.deque()
         self._outbox: list[tuple[str, Any]] = []  # (job_id, event) not sent yet
         self._sending = threading.Lock()  # a sink may be called from a tool's thread
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -88,16 +90,23 @@ class _Worker:
         await asyncio.gather(*self.tasks.values(), return_exceptions=True)
 
     def _read(self, loop: asyncio.AbstractEventLoop) -> None:
-        """The server's messages, each handled on the loop as soon as the current step
-        ends (a callback from a thread goes first)."""
+        """The server's messages, handled on the loop in the order they came as soon as the
+        current step ends. Callbacks from threads go first, the latest ahead of the others,
+        so each wakes one drain of the inbox rather than carrying its own message: a
+        ``cancel`` right behind its ``run`` must not be handled before it."""
         while True:
             try:
                 message = self.conn.recv()
             except (EOFError, OSError):  # the server is gone
                 message = None
-            loop.call_soon_threadsafe(self._handle, message)
+            self._inbox.append(message)
+            loop.call_soon_threadsafe(self._drain)
             if message is None or message[0] == "stop":
                 return
+
+    def _drain(self) -> None:
+        while self._inbox:
+            self._handle(self._inbox.popleft())
 
     def _handle(self, message: tuple[Any, ...] | None) -> None:
         if message is None or message[0] == "stop":
@@ -114,10 +123,12 @@ class _Worker:
         started = context.run(run_first)
         task = asyncio.create_task(self._run(job_id, job, started), context=context)
         self.tasks[job_id] = task
-        task.add_done_callback(lambda _: self._ended(job_id))
+        task.add_done_callback(lambda ended: self._ended(job_id, ended))
 
-    def _ended(self, job_id: str) -> None:
+    def _ended(self, job_id: str, task: asyncio.Task[None]) -> None:
         self.tasks.pop(job_id, None)
+        if task.cancelled():  # cancelled before its first step: ``_run`` never ran to say so
+            self.send(("cancelled", job_id, None))
         if not self.tasks:  # idle: give the runs' freed heap back
             release_freed_memory()
 

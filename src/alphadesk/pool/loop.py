@@ -105,6 +105,8 @@ class StartFirstLoop(asyncio.SelectorEventLoop):
         *args: *_Ts,
         context: contextvars.Context | None = None,
     ) -> asyncio.Handle:
+        """``callback`` from another thread, ahead of every waiting step: the latest such
+        callback goes first, so callbacks from threads keep no order among themselves."""
         handle = super().call_soon_threadsafe(callback, *args, context=context)
         if self._queue is not None:
             # From another thread: the loop may be taking handles meanwhile (then the

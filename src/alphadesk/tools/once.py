@@ -14,6 +14,7 @@ from __future__ import annotations
 import functools
 import inspect
 import threading
+import weakref
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Hashable
 from typing import Any, ParamSpec, TypeVar
@@ -30,7 +31,9 @@ P = ParamSpec("P")
 T = TypeVar("T")
 
 _KEPT = 512  # answers kept, the least recently used dropped first
-_ANSWERS: OrderedDict[Hashable, tuple[object, Any]] = OrderedDict()
+# Each answer beside a weak reference to its step's dependencies: a kept answer never keeps a
+# finished run's dependencies (its recorder, ledger, writer) alive.
+_ANSWERS: OrderedDict[Hashable, tuple[weakref.ref[Any], Any]] = OrderedDict()
 _LOCK = threading.Lock()
 
 
@@ -53,15 +56,19 @@ def once_per_step(function: Callable[P, Awaitable[T]]) -> Callable[P, Awaitable[
                 found = _ANSWERS.get(key)
         except TypeError:  # an argument that cannot be a key: nothing to keep
             return await function(*args, **kwargs)
-        if found is not None and found[0] is deps:  # the deps kept: their id not reused
+        if found is not None and found[0]() is deps:  # the same deps: their id not reused
             market: MarketData | None = getattr(deps, "market", None)
             if market is not None:
                 symbol = str(rest[0]) if rest else ""
                 check_read(market, f"{function.__name__} (answered before)", symbol, ctx.as_of)
             return _copy(found[1])
         answer = await function(*args, **kwargs)
+        try:
+            step = weakref.ref(deps)
+        except TypeError:  # dependencies that cannot be referred to weakly: keep nothing
+            return answer
         with _LOCK:
-            _ANSWERS[key] = (deps, _copy(answer))  # the caller may change its answer
+            _ANSWERS[key] = (step, _copy(answer))  # the caller may change its answer
             while len(_ANSWERS) > _KEPT:
                 _ANSWERS.popitem(last=False)
         return answer

@@ -15,20 +15,9 @@ from alphadesk.backtest.models import BacktestConfig
 from alphadesk.data.calendar import session_close
 from alphadesk.data.providers.bundled import BundledProvider
 from alphadesk.pipelines.algo.backtests import backtest_variant
-from tests.support.processes import alive, sandbox_tree
+from tests.support.processes import FOREVER, alive, sandbox_tree
 
 pytestmark = pytest.mark.slow
-
-_FOREVER = """
-import backtrader as bt
-
-
-class Forever(bt.Strategy):
-    def next(self):
-        n = 0
-        while True:
-            n += 1
-"""
 
 
 @pytest.mark.usefixtures("sandbox")
@@ -38,7 +27,7 @@ async def test_a_cancelled_variant_backtest_kills_its_sandbox(
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # the job folder: found by it
     bars = BundledProvider().daily_bars("KO", session_close(date(2022, 6, 30)))
     frame, _ = frame_from_bars(bars)
-    run = asyncio.create_task(backtest_variant(_FOREVER, frame, date(2022, 1, 3), BacktestConfig()))
+    run = asyncio.create_task(backtest_variant(FOREVER, frame, date(2022, 1, 3), BacktestConfig()))
     for _ in range(600):
         if len(running := sandbox_tree(str(tmp_path))) >= 2:
             break
