@@ -80,7 +80,14 @@ class Browser:
         )
         assert not broken, broken
 
+    def settle(self) -> None:
+        """Wait until no script run is under way: a click that lands while a run redraws the
+        page can hit an element being replaced and be lost."""
+        idle = '[data-testid="stApp"][data-test-script-state="notRunning"]'
+        self.page.locator(idle).wait_for(timeout=_RUN_S)
+
     def tab(self, name: str) -> Any:
+        self.settle()
         self.page.get_by_role("tab", name=name).click()
         return self.page.get_by_role("tabpanel", name=name)
 
