@@ -13,11 +13,12 @@ rebuttals), and beside a strictly sequential run of the desk's own calls (every 
 holding one shared lock). Goals: desk wall <= 0.65x the reference and <= 1.15x its own
 critical path.
 
-It also prints the desk's own work per decision: rules models with no latency, no charts
-and no memory (as an evaluation runs it), one desk deciding a few symbols on weekly dates,
-the mean after a warm-up. Goal: <= 0.1 s. Measured: 0.164 s (0.161 s CPU) on an idle
-2-core machine; 0.13-0.20 s (0.12-0.18 s CPU) at load average 2-5, where the code before
-the graph was compiled once per shape took 0.29-0.54 s (0.19-0.22 s CPU) in the same hour.
+It also prints the desk's own work per decision: rules models with no latency, no charts,
+no memory and no checkpoints (as an evaluation runs it), one desk deciding a few symbols
+on weekly dates, the mean after a warm-up. Goal: <= 0.1 s. Measured: 0.164 s (0.161 s
+CPU) on an idle 2-core machine; 0.13-0.20 s (0.12-0.18 s CPU) at load average 2-5, where
+the code before the graph was compiled once per shape took 0.29-0.54 s (0.19-0.22 s CPU)
+in the same hour.
 """
 
 from __future__ import annotations
@@ -139,7 +140,7 @@ async def overhead(decisions: int = OVERHEAD_DECISIONS) -> tuple[float, float]:
     )
     models = {s.name: RulesModel(s.policy) for s in default_agents().all}
     desk = TradingDesk(settings, build_provider(settings), models=models)
-    runner = PipelineRunner(settings, desk, charts=False)
+    runner = PipelineRunner(settings, desk, charts=False, checkpoints=False)
     days = sessions_between(date.fromisoformat(OVERHEAD_FROM), date(2099, 1, 1))[::5]
     pairs = [(s, session_close(d)) for d in days for s in OVERHEAD_SYMBOLS]
     warm, wall, cpu = len(OVERHEAD_SYMBOLS), 0.0, 0.0
@@ -164,8 +165,8 @@ async def main() -> None:
     per_decision, cpu = await overhead()
     print(
         f"desk's own work: {per_decision:.3f} s per decision, {cpu:.3f} s CPU (goal <= 0.10 s;"
-        f" rules, no latency, no charts, no memory; mean of {OVERHEAD_DECISIONS} decisions of "
-        f"{', '.join(OVERHEAD_SYMBOLS)} weekly from {OVERHEAD_FROM})"
+        f" rules, no latency, no charts, no memory, no checkpoints; mean of {OVERHEAD_DECISIONS}"
+        f" decisions of {', '.join(OVERHEAD_SYMBOLS)} weekly from {OVERHEAD_FROM})"
     )
     wall, calls, result = await run(LATENCY, sequential=False)
     serial, serial_calls, _ = await run(LATENCY, sequential=True)

@@ -162,7 +162,7 @@ _CHILD = textwrap.dedent(
     asyncio.run(runner.analyze(request))
     """
 )
-_BOUNDARIES = {"step_finished", "tool_finished", "tool_failed", "model_response", "run_finished"}
+_BOUNDARIES = {"step_finished", "model_response"}
 
 
 def test_a_crash_leaves_every_event_up_to_the_last_step_boundary_in_the_store(

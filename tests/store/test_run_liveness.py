@@ -18,8 +18,9 @@ from tests.support.connections import connections_opened
 
 from alphadesk.agent.events import ModelResponded, RunFinished, RunStarted
 from alphadesk.agent.usage import LedgerEntry
-from alphadesk.llm.messages import Usage
-from alphadesk.store import RunBusy, RunConflict, RunStore
+from alphadesk.llm.messages import AssistantMessage, ModelResponse, Usage
+from alphadesk.pipelines.events import StepFinished
+from alphadesk.store import RunBusy, RunConflict, RunStore, runs
 from alphadesk.store.owner import _start_token, current_owner
 
 AS_OF = datetime(2024, 11, 29, 21, tzinfo=UTC)
@@ -118,6 +119,8 @@ def test_a_run_in_progress_writes_through_the_stores_connection_in_batches(
     writer = store.writer(run_id)
     for i in range(60):  # every third event ends a step
         if i % 3 == 2:
+            writer.event(StepFinished(run_id=run_id, agent=f"a{i}", symbol="X", status="completed"))
+        elif i % 3 == 1:  # an agent's run ending inside a step: no boundary
             writer.event(RunFinished(run_id=run_id, agent=f"a{i}", outcome="completed"))
         else:
             writer.event(RunStarted(run_id=run_id, agent=f"a{i}", model="m", as_of=AS_OF, tools=[]))
@@ -128,11 +131,31 @@ def test_a_run_in_progress_writes_through_the_stores_connection_in_batches(
     assert [e["agent"] for e in store.events(run_id)] == [f"a{i}" for i in range(60)]
 
 
-def test_a_completed_model_call_and_its_ledger_entry_are_written_together(
+def test_a_run_that_is_not_resumable_writes_at_a_boundary_only_after_a_quiet_spell(
+    data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Asked again whole when stopped, such a run gains nothing from a write per step: it
+    writes on close, and at a boundary only when its last write is old (its heartbeat)."""
+    store = RunStore(data_dir / "alphadesk.sqlite")
+    run_id = _csp(store)
+    writer = store.writer(run_id, resumable=False)
+    for i in range(6):
+        writer.event(StepFinished(run_id=run_id, agent=f"a{i}", symbol="X", status="completed"))
+    assert writer.flushes == 0 and store.events(run_id) == []
+    monkeypatch.setattr(runs, "_UNRESUMABLE_FLUSH_S", 0.0)  # the half minute has passed
+    writer.event(StepFinished(run_id=run_id, agent="a6", symbol="X", status="completed"))
+    assert writer.flushes == 1 and len(store.events(run_id)) == 7
+    writer.event(RunFinished(run_id=run_id, agent="a7", outcome="completed"))  # no boundary
+    assert writer.flushes == 1
+    writer.close()
+    assert [e["agent"] for e in store.events(run_id)] == [f"a{i}" for i in range(8)]
+
+
+def test_a_completed_model_call_its_response_and_ledger_entry_are_written_together(
     data_dir: Path,
 ) -> None:
-    """The call's event and its ledger entry in one transaction: a crash keeps both or
-    neither, and a call costs one write, not two."""
+    """The call's response, event and ledger entry in one transaction: a crash keeps all
+    or none, and a call costs one write, not three."""
     store = RunStore(data_dir / "alphadesk.sqlite")
     run_id = _csp(store)
     writer = store.writer(run_id)
@@ -151,12 +174,16 @@ def test_a_completed_model_call_and_its_ledger_entry_are_written_together(
         for i in (10, 20)
     ]
     for turn in range(len(entries)):
+        answer = ModelResponse(message=AssistantMessage(content=f"answer {turn}"), model="m")
+        writer.call(f"key-{turn}", answer)
+        assert len(store.calls(run_id)) == turn  # not before its event
         event = ModelResponded(
             run_id=run_id, agent="a", turn=turn, model="m", text="ok", tool_calls=[],
             usage=Usage(requests=1), latency_s=0.1, cached=False,
         )  # fmt: skip
-        writer.redacted_event(event.model_dump(mode="json"), "ModelResponded", entries[: turn + 1])
+        writer.redacted_event(event.model_dump_json(), "model_response", entries[: turn + 1])
         assert writer.flushes == turn + 1
+        assert store.calls(run_id)[-1][0] == f"key-{turn}"
         assert [e["input_tokens"] for e in store.ledger(run_id)] == [10, 20][: turn + 1]
         assert [e["kind"] for e in store.events(run_id)][-1] == "model_response"
     writer.close()

@@ -13,7 +13,7 @@ from alphadesk.agent.usage import LedgerEntry, UsageLedger
 from alphadesk.llm.journal import Journal
 from alphadesk.llm.messages import ModelResponse
 from alphadesk.store import RunStore
-from alphadesk.store.redact import redact_json
+from alphadesk.store.redact import redact_model
 
 __all__ = ["RunRecorder"]
 
@@ -22,10 +22,12 @@ class RunRecorder:
     """Writes one run to the store as it happens, and forwards every event to ``on_event``.
 
     One connection per run (a ``RunWriter``): events are written in a batch at every step
-    boundary, each model call's ledger entry and response as the call completes, so a run
-    killed at any point still shows everything it finished. A resumed run continues the same
-    record: its ledger includes the calls made before, and its ``journal`` answers the calls
-    of an interrupted step again without paying for them twice.
+    boundary (a step or a model call ending: the call's response and ledger entry with its
+    event), so a run killed at any point still shows everything it finished. A resumed run
+    continues the same record: its ledger includes the calls made before, and its
+    ``journal`` answers the calls of an interrupted step again without paying for them
+    twice. A run that is not ``resumable`` (asked again whole when stopped) is written in
+    fewer, larger batches.
     """
 
     def __init__(
@@ -36,10 +38,11 @@ class RunRecorder:
         on_event: EventSink | None,
         *,
         recorded_calls: list[tuple[str, str]] | None = None,
+        resumable: bool = True,
     ) -> None:
         self.store, self.run_id, self.ledger = store, run_id, ledger
         self._on_event = on_event
-        self._writer = store.writer(run_id)
+        self._writer = store.writer(run_id, resumable=resumable)
         self.journal = Journal(recorded_calls or [], self._record_call)
 
     @classmethod
@@ -55,6 +58,7 @@ class RunRecorder:
         on_event: EventSink | None = None,
         run_id: str | None = None,
         workflow: str | None = None,
+        resumable: bool = True,
     ) -> RunRecorder:
         run_id = store.start(
             kind=kind,
@@ -65,7 +69,7 @@ class RunRecorder:
             run_id=run_id,
             workflow=workflow,
         )
-        return cls(store, run_id, UsageLedger(), on_event)
+        return cls(store, run_id, UsageLedger(), on_event, resumable=resumable)
 
     @classmethod
     def resume(
@@ -94,11 +98,10 @@ class RunRecorder:
             if self._on_event is not None:
                 self._on_event(event)
             return
-        event, body = _redacted(event, self._writer.secrets)  # stored, shown without API keys
-        completed = getattr(event, "kind", None) == "model_response"  # a call, its entry
-        self._writer.redacted_event(
-            body, type(event).__name__, self.ledger.entries if completed else ()
-        )
+        event, text = redact_model(event, self._writer.secrets)  # stored, shown without keys
+        kind = str(getattr(event, "kind", type(event).__name__))
+        completed = kind == "model_response"  # a call: its entry goes with it
+        self._writer.redacted_event(text, kind, self.ledger.entries if completed else ())
         if self._on_event is not None:
             self._on_event(event)
 
@@ -120,10 +123,3 @@ class RunRecorder:
         self.close()
         as_of = getattr(result, "as_of", None)  # the instant a run resolved as it ran
         self.store.finish(self.run_id, status=status, result=result, error=error, as_of=as_of)
-
-
-def _redacted(event: BaseEvent, secrets: list[str]) -> tuple[BaseEvent, dict[str, Any]]:
-    """The event without API keys, and its JSON body as stored."""
-    dumped = event.model_dump(mode="json")
-    cleaned = redact_json(dumped, secrets)
-    return (event if cleaned == dumped else type(event).model_validate(cleaned)), cleaned

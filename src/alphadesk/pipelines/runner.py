@@ -48,7 +48,8 @@ class PipelineRunner(Generic[RequestT, ResultT]):
     With ``charts`` each run's report gets its charts (drawn once, at the end of the run);
     a screen leaves them out unless asked. Without ``checkpoints`` a run keeps no
     checkpoint file, so it cannot be resumed midway: for runs asked again whole when
-    stopped (an evaluation's decisions), sparing a database made, synced and deleted per run.
+    stopped (an evaluation's decisions), sparing a database made, synced and deleted per
+    run, and its record is written in fewer, larger batches.
     """
 
     def __init__(
@@ -136,7 +137,10 @@ class PipelineRunner(Generic[RequestT, ResultT]):
     ) -> RunRecorder:
         if resume_run_id is not None:
             return RunRecorder.resume(self.store, resume_run_id, self._on_event)
-        return start_recording(self.store, self.pipeline, request, self._on_event, run_id)
+        return start_recording(
+            self.store, self.pipeline, request, self._on_event, run_id,
+            resumable=self.checkpoints,
+        )  # fmt: skip
 
 
 def start_recording(
@@ -146,9 +150,11 @@ def start_recording(
     on_event: EventSink | None = None,
     run_id: str | None = None,
     workflow: str | None = None,
+    *,
+    resumable: bool = True,
 ) -> RunRecorder:
     """Record a new run of ``pipeline`` on ``request`` (under ``run_id`` when given; as part of
-    a Temporal ``workflow`` for a durable run)."""
+    a Temporal ``workflow`` for a durable run); one not ``resumable`` in fewer writes."""
     return RunRecorder.start(
         store,
         kind=pipeline.kind,
@@ -159,6 +165,7 @@ def start_recording(
         on_event=on_event,
         run_id=run_id,
         workflow=workflow,
+        resumable=resumable,
     )
 
 

@@ -15,7 +15,9 @@ import json
 import logging
 import os
 import re
-from typing import Any
+from typing import Any, TypeVar
+
+from pydantic import BaseModel
 
 __all__ = [
     "REDACTED",
@@ -24,6 +26,7 @@ __all__ = [
     "install_log_redaction",
     "redact",
     "redact_json",
+    "redact_model",
 ]
 
 REDACTED = "[REDACTED]"
@@ -89,15 +92,34 @@ def redact_json(value: Any, secrets: list[str] | None = None) -> Any:
     return _redacted_json(value, secrets)
 
 
+Model = TypeVar("Model", bound=BaseModel)
+
+
+def redact_model(model: Model, secrets: list[str]) -> tuple[Model, str]:
+    """``model`` without API keys, and its JSON text as stored: ``model`` itself and one
+    dump when its JSON surely holds none (what nearly every event is)."""
+    text = model.model_dump_json()
+    if _clean_text(text, secrets):
+        return model, text
+    dumped = model.model_dump(mode="json")
+    cleaned = _redacted_json(dumped, secrets)
+    same = cleaned == dumped  # a suspect that held nothing: the model as it was
+    return (model if same else type(model).model_validate(cleaned)), json.dumps(cleaned)
+
+
 def _surely_clean(value: dict[str, Any] | list[Any], secrets: list[str]) -> bool:
-    """Whether no string in ``value`` holds a secret, a key's shape or a parameter: none is
-    in its JSON text (one search instead of one per string). A string's text is in the
-    JSON text, as is, unless it holds a character JSON escapes; a secret holding one is
-    never looked for this way."""
+    """Whether no string in ``value`` holds a secret, a key's shape or a parameter."""
     try:
-        text = json.dumps(value, ensure_ascii=False)
+        return _clean_text(json.dumps(value, ensure_ascii=False), secrets)
     except (TypeError, ValueError):
         return False
+
+
+def _clean_text(text: str, secrets: list[str]) -> bool:
+    """Whether the JSON ``text`` surely holds no secret, key shape or parameter: none is in
+    it (one search instead of one per string). A string's text is in the JSON text, as is,
+    unless it holds a character JSON escapes; a secret holding one is never looked for this
+    way."""
     if "=" in text or any(start in text for start in _SHAPE_STARTS):
         return False
     return not any(_ESCAPED.search(secret) or secret in text for secret in secrets)

@@ -7,6 +7,7 @@ import secrets
 import shlex
 import sqlite3
 import threading
+import time
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from datetime import UTC, datetime
@@ -17,7 +18,7 @@ from pydantic import BaseModel, ConfigDict
 
 from alphadesk.store import sqlite
 from alphadesk.store.owner import Owner, current_owner, owner_alive
-from alphadesk.store.redact import env_secrets, redact, redact_json
+from alphadesk.store.redact import env_secrets, redact, redact_json, redact_model
 
 __all__ = [
     "Artifact",
@@ -266,9 +267,9 @@ class RunStore:
         )
         return self.get(run_id)
 
-    def writer(self, run_id: str) -> RunWriter:
+    def writer(self, run_id: str, *, resumable: bool = True) -> RunWriter:
         """The writer of this run's events, ledger and calls, in batches."""
-        return RunWriter(self, run_id)
+        return RunWriter(self, run_id, resumable=resumable)
 
     def append_event(self, run_id: str, event: BaseModel) -> None:
         """Append one event in its own transaction (runs in progress use ``writer``)."""
@@ -383,27 +384,33 @@ class RunStore:
         return [Artifact(name=n, path=Path(p), media_type=m) for n, p, m in rows]
 
 
-# Events that end a step of the run: everything buffered up to them is written at once.
-_BOUNDARIES = frozenset(
-    {"step_finished", "tool_finished", "tool_failed", "model_response", "run_finished"}
-)
-_MAX_BUFFER = 64
+# Events that end a step of the run: everything buffered up to them is written at once. A
+# model call's answer is one (its response, event and ledger entry together), so a resumed
+# run never pays for an answered call again.
+_BOUNDARIES = frozenset({"step_finished", "model_response"})
+_MAX_BUFFER = 256
+# A run that is not resumable writes at a boundary only this long after its last write:
+# often enough to keep its heartbeat fresh and its progress visible with a slow model.
+_UNRESUMABLE_FLUSH_S = 30.0
 
 
 class RunWriter:
-    """Writes one run in progress through the store's connection: events buffered and
-    flushed in a single transaction at every step boundary (an agent step, a tool call or
-    a model call ending) and on ``close``; ledger entries and model responses written as
-    each call completes. A crash loses at most the events after the last boundary.
+    """Writes one run in progress through the store's connection: events, ledger entries and
+    model responses buffered and flushed in a single transaction at every step boundary (a
+    step or a model call ending) and on ``close``. A crash loses at most the events after
+    the last boundary. A run that is not ``resumable`` (asked again whole when stopped)
+    writes at a boundary only every half minute, and on ``close``.
 
     Thread-safe (a lock around the buffer). Used after ``close`` (an event announcing
     the end, sent after the run was finished), it writes each event at once.
     """
 
-    def __init__(self, store: RunStore, run_id: str) -> None:
-        self.store, self.run_id = store, run_id
+    def __init__(self, store: RunStore, run_id: str, *, resumable: bool = True) -> None:
+        self.store, self.run_id, self.resumable = store, run_id, resumable
+        self._written_at = time.monotonic()
         self._lock = threading.Lock()
         self._events: list[tuple[str, str]] = []
+        self._calls: list[tuple[str, str]] = []
         self._closed = False  # after close, each event is written as it comes
         self.secrets = env_secrets()  # read once per run: the environment is slow to scan
         with store._connect() as db:
@@ -419,22 +426,24 @@ class RunWriter:
 
     def event(self, event: BaseModel) -> None:
         """Buffer ``event``; write the buffer when it ends a step."""
-        body = redact_json(event.model_dump(mode="json"), self.secrets)
-        self.redacted_event(body, type(event).__name__)
+        _, text = redact_model(event, self.secrets)
+        self.redacted_event(text, str(getattr(event, "kind", type(event).__name__)))
 
-    def redacted_event(
-        self, body: dict[str, Any], name: str, ledger: Sequence[BaseModel] = ()
-    ) -> None:
-        """Buffer an event already dumped and redacted with ``secrets`` (a recorder that
-        redacts each event before showing it does not pay for it twice); with the
-        ``ledger``, write its entries not yet stored in the same transaction (a completed
-        model call's event and its entry)."""
-        kind = str(body.get("kind", name))
+    def redacted_event(self, text: str, kind: str, ledger: Sequence[BaseModel] = ()) -> None:
+        """Buffer an event's JSON ``text``, already redacted with ``secrets`` (a recorder
+        that redacts each event before showing it does not pay for it twice); with the
+        ``ledger``, its entries not yet stored go in the same transaction (a completed model
+        call's event and its entry)."""
         with self._lock:
-            self._events.append((kind, json.dumps(body)))
+            self._events.append((kind, text))
             entries = ledger[self._ledger_written :]
-            if entries or self._closed or kind in _BOUNDARIES or len(self._events) >= _MAX_BUFFER:
+            if self._closed or len(self._events) >= _MAX_BUFFER or self._due(kind, entries):
                 self._flush_locked(ledger=entries)
+
+    def _due(self, kind: str, entries: Sequence[BaseModel]) -> bool:
+        if not (entries or kind in _BOUNDARIES):
+            return False
+        return self.resumable or time.monotonic() - self._written_at >= _UNRESUMABLE_FLUSH_S
 
     def ledger(self, entries: Sequence[BaseModel]) -> None:
         """Write the entries of the run's ledger not yet stored (with buffered events)."""
@@ -442,17 +451,13 @@ class RunWriter:
             self._flush_locked(ledger=entries[self._ledger_written :])
 
     def call(self, key: str, response: BaseModel) -> None:
-        """Record one completed model call's response under its request key, at once."""
+        """Record one completed model call's response under its request key: written with
+        the call's event, which follows."""
         body = redact(response.model_dump_json(), self.secrets)
         with self._lock:
-            seq = self._next_call
-            self._write(
-                lambda db: db.execute(
-                    "INSERT INTO run_calls (run_id, key, seq, response) VALUES (?, ?, ?, ?)",
-                    (self.run_id, key, seq, body),
-                )
-            )
-            self._next_call += 1
+            self._calls.append((key, body))
+            if self._closed:
+                self._flush_locked(ledger=())
 
     def flush(self) -> None:
         with self._lock:
@@ -465,9 +470,10 @@ class RunWriter:
             self._closed = True
 
     def _flush_locked(self, ledger: Sequence[BaseModel]) -> None:
-        if not self._events and not ledger:
+        if not self._events and not ledger and not self._calls:
             return
         events, first = list(self._events), self._next_event
+        calls, first_call = list(self._calls), self._next_call
         entries = [redact(e.model_dump_json(), self.secrets) for e in ledger]
         first_entry = self._ledger_written
 
@@ -480,12 +486,19 @@ class RunWriter:
                 "INSERT INTO run_ledger (run_id, seq, body) VALUES (?, ?, ?)",
                 [(self.run_id, first_entry + i, e) for i, e in enumerate(entries)],
             )
+            db.executemany(
+                "INSERT INTO run_calls (run_id, key, seq, response) VALUES (?, ?, ?, ?)",
+                [(self.run_id, k, first_call + i, r) for i, (k, r) in enumerate(calls)],
+            )
             db.execute("UPDATE runs SET heartbeat_at = ? WHERE id = ?", (_now(), self.run_id))
 
         self._write(statements)
         self._events.clear()
+        self._calls.clear()
         self._next_event += len(events)
+        self._next_call += len(calls)
         self._ledger_written += len(entries)
+        self._written_at = time.monotonic()
         self.flushes += 1
 
     def _write(self, statements: Callable[[sqlite3.Connection], object]) -> None:
