@@ -9,9 +9,9 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
-from ._bars import has_columns, require_bars
+from ._bars import _validated, has_columns, require_bars
 from ._memo import shared
-from .errors import InsufficientData, InvalidInput
+from .errors import AnalyticsError, InsufficientData, InvalidInput
 
 __all__ = [
     "EXTENSION_RATIOS",
@@ -31,6 +31,7 @@ RETRACEMENT_RATIOS = (0.0, 0.236, 0.382, 0.5, 0.618, 0.786, 1.0)
 EXTENSION_RATIOS = (1.272, 1.414, 1.618, 2.0, 2.618)
 
 PriceSource = Literal["high_low", "close"]
+_HLC = pd.Index(["high", "low", "close"], dtype=object)
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,14 +82,33 @@ def price_columns(bars: pd.DataFrame, what: str, min_bars: int) -> tuple[pd.Data
         min_bars: Minimum number of bars.
 
     Returns:
-        The frame and which prices it holds.
+        The frame (shared: do not change it) and which prices it holds.
     """
+    try:
+        frame, source = _shared_prices(bars)
+    except AnalyticsError:
+        return _prices(bars, what, min_bars)  # the same error, in the caller's words
+    if len(frame) < min_bars:
+        raise InsufficientData(what, min_bars, len(frame))
+    return frame, source
+
+
+@shared
+def _shared_prices(bars: pd.DataFrame) -> tuple[pd.DataFrame, PriceSource]:
+    """``price_columns`` at any length, once per frame: every level, pattern and trend
+    computation over a frame starts from it."""
+    return _prices(bars, "prices", 0)
+
+
+def _prices(bars: pd.DataFrame, what: str, min_bars: int) -> tuple[pd.DataFrame, PriceSource]:
     if has_columns(bars, ["high", "low"]):
         return require_bars(
             bars, ["high", "low", "close"], min_bars=min_bars, what=what
         ), "high_low"
-    close = require_bars(bars, ["close"], min_bars=min_bars, what=what)["close"]
-    return pd.DataFrame({"high": close, "low": close, "close": close}), "close"
+    close = _validated(bars, ["close"], min_bars=min_bars, what=what)[:, 0]
+    # One block from an array: building the frame from a dict of series costs much more.
+    values = np.column_stack([close, close, close])
+    return pd.DataFrame(values, index=bars.index, columns=_HLC), "close"
 
 
 def _fractals(values: pd.Series, lookback: int, highs: bool) -> np.ndarray:
