@@ -7,7 +7,8 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from .errors import InsufficientData, InvalidInput, MissingColumns
+from ._memo import shared
+from .errors import AnalyticsError, InsufficientData, InvalidInput, MissingColumns
 
 __all__ = ["as_close", "has_columns", "require_bars"]
 
@@ -104,7 +105,23 @@ def require_bars(
 def _validated(
     bars: pd.DataFrame, columns: Sequence[str], *, min_bars: int, what: str, hint: str = ""
 ) -> np.ndarray:
-    """``require_bars``'s checks; the columns as a float64 array (a copy)."""
+    """``require_bars``'s checks; the columns as a float64 array (read-only)."""
+    try:
+        values = _shared_values(bars, tuple(columns))
+    except AnalyticsError:
+        values = _checked(bars, columns, what, hint)  # the same error, in the caller's words
+    if len(values) < min_bars:
+        raise InsufficientData(what, min_bars, len(values))
+    return values
+
+
+@shared
+def _shared_values(bars: pd.DataFrame, columns: tuple[str, ...]) -> np.ndarray:
+    """The checked columns, once per frame: each indicator of a snapshot checks them."""
+    return _checked(bars, columns, "bars", "")
+
+
+def _checked(bars: pd.DataFrame, columns: Sequence[str], what: str, hint: str) -> np.ndarray:
     if not isinstance(bars, pd.DataFrame):
         raise InvalidInput(f"{what}: expected a DataFrame of bars, got {type(bars).__name__}")
     missing = [c for c in columns if _absent(bars, c)]
@@ -118,8 +135,7 @@ def _validated(
     _check_index(bars.index, what)
     values = np.column_stack([bars[c].to_numpy(dtype=np.float64) for c in columns])
     _check_values(values, columns, what)
-    if len(values) < min_bars:
-        raise InsufficientData(what, min_bars, len(values))
+    values.flags.writeable = False  # shared between the computations over the frame
     return values
 
 

@@ -9,6 +9,7 @@ shorter than TA-Lib's lookback plus one bar; the warm-up values are NaN.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import numpy as np
@@ -47,9 +48,15 @@ def min_bars(function: str, **params: Any) -> int:
     Returns:
         TA-Lib's lookback for those parameters plus one.
     """
+    return _lookback(function, tuple(sorted(params.items()))) + 1
+
+
+@functools.cache
+def _lookback(function: str, params: tuple[tuple[str, Any], ...]) -> int:
+    # Building TA-Lib's function object costs more than most indicators: once per setting.
     fn = abstract.Function(function)  # type: ignore[attr-defined]  # missing from the stub
-    fn.set_parameters(params)
-    return int(fn.lookback) + 1
+    fn.set_parameters(dict(params))
+    return int(fn.lookback)
 
 
 def _period(value: int, name: str = "period", least: int = 2) -> int:
