@@ -142,7 +142,7 @@ def _checked(bars: pd.DataFrame, columns: Sequence[str], what: str, hint: str) -
 def as_close(data: pd.DataFrame | pd.Series, *, min_bars: int, what: str) -> pd.Series:
     """Validate a close series (or a frame with a ``close`` column) and return it as float64."""
     if isinstance(data, pd.Series):
-        frame = pd.DataFrame({"close": data})
+        frame = data.to_frame("close")
     elif isinstance(data, pd.DataFrame):
         frame = data
     else:
