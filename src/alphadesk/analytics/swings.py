@@ -111,10 +111,10 @@ def _prices(bars: pd.DataFrame, what: str, min_bars: int) -> tuple[pd.DataFrame,
     return pd.DataFrame(values, index=bars.index, columns=_HLC), "close"
 
 
-def _fractals(values: pd.Series, lookback: int, highs: bool) -> np.ndarray:
+def _fractals(values: np.ndarray, lookback: int, highs: bool) -> np.ndarray:
     """Positions where the value strictly beats the ``lookback`` bars before it and is at
     least as extreme as the ``lookback`` bars after it (the first bar of a plateau)."""
-    v = values.to_numpy(dtype=np.float64) * (1.0 if highs else -1.0)
+    v = values * (1.0 if highs else -1.0)
     n = len(v)
     if n <= 2 * lookback:
         return np.flatnonzero(np.zeros(n, dtype=bool))
@@ -150,8 +150,9 @@ def swing_points(bars: pd.DataFrame, lookback: int = 5) -> SwingPoints:
     dates = frame.index
 
     def points(kind: Literal["high", "low"]) -> tuple[SwingPoint, ...]:
-        idx = _fractals(frame[kind], lookback, highs=kind == "high")
-        prices = frame[kind].to_numpy()[idx].tolist()
+        values = frame[kind].to_numpy()
+        idx = _fractals(values, lookback, highs=kind == "high")
+        prices = values[idx].tolist()
         return tuple(
             SwingPoint(kind, p, i, d)
             for p, i, d in zip(prices, idx.tolist(), dates[idx], strict=True)
