@@ -13,6 +13,7 @@ from .errors import AnalyticsError, InsufficientData, InvalidInput, MissingColum
 __all__ = ["as_close", "has_columns", "require_bars"]
 
 PRICE_COLUMNS = ("open", "high", "low", "close")
+_CLOSE = pd.Index(["close"], dtype=object)
 
 
 def _check_index(index: pd.Index, what: str) -> None:
@@ -142,7 +143,8 @@ def _checked(bars: pd.DataFrame, columns: Sequence[str], what: str, hint: str) -
 def as_close(data: pd.DataFrame | pd.Series, *, min_bars: int, what: str) -> pd.Series:
     """Validate a close series (or a frame with a ``close`` column) and return it as float64."""
     if isinstance(data, pd.Series):
-        frame = data.to_frame("close")
+        # Built from the array with a plain label: to_frame makes a pandas string index.
+        frame = pd.DataFrame(data.to_numpy()[:, None], index=data.index, columns=_CLOSE)
     elif isinstance(data, pd.DataFrame):
         frame = data
     else:
