@@ -36,14 +36,16 @@ def _check_index(index: pd.Index, what: str) -> None:
 
 def _absent(bars: pd.DataFrame, column: str) -> bool:
     """A column is absent when it does not exist or, in a non-empty frame, is all NaN."""
-    if column not in bars.columns:
-        return True
-    if len(bars) == 0:
+    return column not in bars.columns or _all_missing(bars[column])
+
+
+def _all_missing(column: pd.Series) -> bool:
+    if len(column) == 0:
         return False
-    values = bars[column].to_numpy()
+    values = column.to_numpy()
     if values.dtype.kind == "f":
         return bool(np.isnan(values).all())
-    return not bars[column].notna().any()
+    return not column.notna().any()
 
 
 def has_columns(bars: pd.DataFrame, columns: Sequence[str]) -> bool:
@@ -125,7 +127,8 @@ def _shared_values(bars: pd.DataFrame, columns: tuple[str, ...]) -> np.ndarray:
 def _checked(bars: pd.DataFrame, columns: Sequence[str], what: str, hint: str) -> np.ndarray:
     if not isinstance(bars, pd.DataFrame):
         raise InvalidInput(f"{what}: expected a DataFrame of bars, got {type(bars).__name__}")
-    missing = [c for c in columns if _absent(bars, c)]
+    present = {c: bars[c] for c in columns if c in bars.columns}  # each column read once
+    missing = [c for c in columns if c not in present or _all_missing(present[c])]
     if "close" in missing and not _absent(bars, "adj_close"):
         hint = (
             "the series has adj_close but no close: rename it, "
@@ -134,7 +137,7 @@ def _checked(bars: pd.DataFrame, columns: Sequence[str], what: str, hint: str) -
     if missing:
         raise MissingColumns(what, missing, hint)
     _check_index(bars.index, what)
-    values = np.column_stack([bars[c].to_numpy(dtype=np.float64) for c in columns])
+    values = np.column_stack([present[c].to_numpy(dtype=np.float64) for c in columns])
     _check_values(values, columns, what)
     values.flags.writeable = False  # shared between the computations over the frame
     return values
