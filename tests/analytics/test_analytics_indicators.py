@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+import talib
 
 from alphadesk.analytics.candles import candlestick_patterns
 from alphadesk.analytics.errors import InsufficientData, InvalidInput, MissingColumns
@@ -210,3 +211,36 @@ def test_snapshot_reports_latest_values_and_explains_gaps(bars: pd.DataFrame) ->
     assert short_close.sma_200 is None and "200 bars" in short_close.unavailable["sma_200"]
     assert short_close.atr_14 is None and "high" in short_close.unavailable["atr_14"]
     assert short_close.sma_50 == pytest.approx(bars["close"].iloc[-50:].mean())
+
+
+
+def _stochastic_by_pandas(bars: pd.DataFrame, k_period: int, k_smooth: int, d_period: int):
+    """TA-Lib's slow stochastic, undefined where a window had no range by pandas' rolling
+    windows (the reference the array version must equal)."""
+    k, d = talib.STOCH(
+        *(bars[c].to_numpy() for c in ("high", "low", "close")),
+        fastk_period=k_period,
+        slowk_period=k_smooth,
+        slowd_period=d_period,
+    )
+    flat = (bars["high"].rolling(k_period).max() - bars["low"].rolling(k_period).min()) == 0
+    k_bad = flat.astype(float).rolling(k_smooth, min_periods=1).max() > 0
+    d_bad = k_bad.astype(float).rolling(d_period, min_periods=1).max() > 0
+    k[k_bad.to_numpy()] = np.nan
+    d[d_bad.to_numpy()] = np.nan
+    return k, d
+
+
+@pytest.mark.parametrize("periods", [(14, 3, 3), (9, 5, 5), (5, 1, 1)])
+def test_stochastic_is_undefined_exactly_where_a_window_had_no_range(
+    bars: pd.DataFrame, periods: tuple[int, int, int]
+) -> None:
+    flat = bars.iloc[:160].copy()
+    for start, length in ((30, 20), (80, 9), (120, 4)):  # flat stretches on real bars
+        flat.iloc[start : start + length, :] = flat.iloc[start, 3]
+    k, d = _stochastic_by_pandas(flat, *periods)
+    st = stochastic(flat, *periods)
+    assert np.isnan(k[40:]).any() and not np.isnan(k[40:]).all()
+    np.testing.assert_array_equal(st["k"].to_numpy(), k)
+    np.testing.assert_array_equal(st["d"].to_numpy(), d)
+    assert list(st.columns) == ["k", "d"] and st.index.equals(flat.index)

@@ -5,11 +5,14 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
+import numpy as np
 import pandas as pd
 import pytest
+import talib
 
 from alphadesk.analytics.patterns import (
     ChartPattern,
+    _backfilled,
     detect_patterns,
     double_tops_bottoms,
     flags,
@@ -155,3 +158,23 @@ def test_patterns_on_real_data_are_well_formed(
             if p.direction != "neutral":
                 assert sign * (p.target - p.breakout_level) > 0
     assert {"double_top", "double_bottom"} <= names
+
+
+@pytest.mark.parametrize(
+    "values",
+    [
+        [math.nan, math.nan, 1.0, 2.0, math.nan, 3.0],
+        [1.0, math.nan, math.nan],
+        [math.nan, math.nan],
+        [4.0, 5.0],
+    ],
+)
+def test_backfilled_values_match_pandas_bfill(values: list[float]) -> None:
+    expected = pd.Series(values).bfill().to_numpy()
+    np.testing.assert_array_equal(_backfilled(np.array(values)), expected)
+
+
+def test_backfilled_atr_matches_pandas_on_real_bars(real_daily: dict[str, pd.DataFrame]) -> None:
+    bars = real_daily["AAPL"].iloc[-300:]
+    atr = talib.ATR(*(bars[c].to_numpy() for c in ("high", "low", "close")), timeperiod=14)
+    np.testing.assert_array_equal(_backfilled(atr), pd.Series(atr).bfill().to_numpy())

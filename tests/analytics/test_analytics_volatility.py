@@ -131,3 +131,22 @@ def test_iv_rank_refuses_degenerate_histories() -> None:
         iv_rank([0.3])
     with pytest.raises(InvalidInput, match="flat"):
         iv_rank([0.3, 0.3, 0.3])
+
+
+def test_estimators_equal_their_pandas_formulation_on_real_bars(
+    real_daily: dict[str, pd.DataFrame],
+) -> None:
+    """Exactly, not approximately: the annualisation runs on arrays, the reference on series."""
+    bars = real_daily["AAPL"].iloc[-300:]
+    close = bars["close"]
+
+    def annualised(variance: pd.Series) -> pd.Series:
+        return np.sqrt(variance.clip(lower=0.0) * 252)
+
+    c2c = annualised(np.log(close).diff().rolling(20).var(ddof=1))
+    np.testing.assert_array_equal(hv_close_to_close(close, 20).to_numpy(), c2c.to_numpy())
+    np.testing.assert_array_equal(hv_close_to_close(bars, 20).to_numpy(), c2c.to_numpy())
+    hl2 = np.log(bars["high"] / bars["low"]) ** 2
+    parkinson = annualised(hl2.rolling(20).mean() / (4.0 * math.log(2.0)))
+    np.testing.assert_array_equal(hv_parkinson(bars, 20).to_numpy(), parkinson.to_numpy())
+    assert hv_close_to_close(close, 20).index.equals(close.index)

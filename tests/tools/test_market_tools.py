@@ -140,6 +140,9 @@ def test_the_traded_frame_drops_bars_with_a_gap_and_reads_an_adjusted_only_close
     assert len(traded) == len(frame) - 2 and not traded.isna().to_numpy().any()
     assert frame.index[3] not in traded.index and frame.index[7] not in traded.index
     assert traded["close"].equals(frame["close"].drop(frame.index[[3, 7]]))
+    ohlcv = ["open", "high", "low", "close", "volume"]
+    assert traded.equals(frame[ohlcv].drop(frame.index[[3, 7]]))
+    assert traded.index.name == frame.index.name
     adjusted_only = Bars.create("AAPL", "1d", bars.frame.drop(columns=["close"]), bars.provenance)
     assert traded_frame(adjusted_only)["close"].equals(bars.frame["adj_close"].rename("close"))
     assert traded_frame(bars).equals(bars.frame[["open", "high", "low", "close", "volume"]])

@@ -7,11 +7,13 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from .errors import InsufficientData, InvalidInput, MissingColumns
+from ._memo import shared
+from .errors import AnalyticsError, InsufficientData, InvalidInput, MissingColumns
 
 __all__ = ["as_close", "has_columns", "require_bars"]
 
 PRICE_COLUMNS = ("open", "high", "low", "close")
+_CLOSE = pd.Index(["close"], dtype=object)
 
 
 def _check_index(index: pd.Index, what: str) -> None:
@@ -34,14 +36,16 @@ def _check_index(index: pd.Index, what: str) -> None:
 
 def _absent(bars: pd.DataFrame, column: str) -> bool:
     """A column is absent when it does not exist or, in a non-empty frame, is all NaN."""
-    if column not in bars.columns:
-        return True
-    if len(bars) == 0:
+    return column not in bars.columns or _all_missing(bars[column])
+
+
+def _all_missing(column: pd.Series) -> bool:
+    if len(column) == 0:
         return False
-    values = bars[column].to_numpy()
+    values = column.to_numpy()
     if values.dtype.kind == "f":
         return bool(np.isnan(values).all())
-    return not bars[column].notna().any()
+    return not column.notna().any()
 
 
 def has_columns(bars: pd.DataFrame, columns: Sequence[str]) -> bool:
@@ -104,10 +108,27 @@ def require_bars(
 def _validated(
     bars: pd.DataFrame, columns: Sequence[str], *, min_bars: int, what: str, hint: str = ""
 ) -> np.ndarray:
-    """``require_bars``'s checks; the columns as a float64 array (a copy)."""
+    """``require_bars``'s checks; the columns as a float64 array (read-only)."""
+    try:
+        values = _shared_values(bars, tuple(columns))
+    except AnalyticsError:
+        values = _checked(bars, columns, what, hint)  # the same error, in the caller's words
+    if len(values) < min_bars:
+        raise InsufficientData(what, min_bars, len(values))
+    return values
+
+
+@shared
+def _shared_values(bars: pd.DataFrame, columns: tuple[str, ...]) -> np.ndarray:
+    """The checked columns, once per frame: each indicator of a snapshot checks them."""
+    return _checked(bars, columns, "bars", "")
+
+
+def _checked(bars: pd.DataFrame, columns: Sequence[str], what: str, hint: str) -> np.ndarray:
     if not isinstance(bars, pd.DataFrame):
         raise InvalidInput(f"{what}: expected a DataFrame of bars, got {type(bars).__name__}")
-    missing = [c for c in columns if _absent(bars, c)]
+    present = {c: bars[c] for c in columns if c in bars.columns}  # each column read once
+    missing = [c for c in columns if c not in present or _all_missing(present[c])]
     if "close" in missing and not _absent(bars, "adj_close"):
         hint = (
             "the series has adj_close but no close: rename it, "
@@ -116,17 +137,17 @@ def _validated(
     if missing:
         raise MissingColumns(what, missing, hint)
     _check_index(bars.index, what)
-    values = np.column_stack([bars[c].to_numpy(dtype=np.float64) for c in columns])
+    values = np.column_stack([present[c].to_numpy(dtype=np.float64) for c in columns])
     _check_values(values, columns, what)
-    if len(values) < min_bars:
-        raise InsufficientData(what, min_bars, len(values))
+    values.flags.writeable = False  # shared between the computations over the frame
     return values
 
 
 def as_close(data: pd.DataFrame | pd.Series, *, min_bars: int, what: str) -> pd.Series:
     """Validate a close series (or a frame with a ``close`` column) and return it as float64."""
     if isinstance(data, pd.Series):
-        frame = pd.DataFrame({"close": data})
+        # Built from the array with a plain label: to_frame makes a pandas string index.
+        frame = pd.DataFrame(data.to_numpy()[:, None], index=data.index, columns=_CLOSE)
     elif isinstance(data, pd.DataFrame):
         frame = data
     else:

@@ -40,15 +40,21 @@ def shared(func: Callable[P, T]) -> Callable[P, T]:
     """``func(bars, ...)``, kept per frame and arguments (defaults filled in) inside
     ``shared_intermediates``; errors are not kept."""
     signature = inspect.signature(func)
+    kinds = {p.kind for p in signature.parameters.values()}
+    # A call passing every parameter by position needs no binding (else -1: always bind).
+    arity = len(signature.parameters) if kinds <= {inspect.Parameter.POSITIONAL_OR_KEYWORD} else -1
 
     @functools.wraps(func)
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> T:
         memo = _MEMO.get()
         if memo is None:
             return func(*args, **kwargs)
-        bound = signature.bind(*args, **kwargs)
-        bound.apply_defaults()
-        bars, *rest = bound.arguments.values()
+        values: tuple[Any, ...] = args
+        if kwargs or len(args) != arity:  # binding costs more than most lookups save
+            bound = signature.bind(*args, **kwargs)
+            bound.apply_defaults()
+            values = tuple(bound.arguments.values())
+        bars, *rest = values
         key = (wrapper, id(bars), tuple(rest))
         try:
             kept = memo.get(key)

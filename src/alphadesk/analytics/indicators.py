@@ -9,6 +9,7 @@ shorter than TA-Lib's lookback plus one bar; the warm-up values are NaN.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import numpy as np
@@ -47,15 +48,28 @@ def min_bars(function: str, **params: Any) -> int:
     Returns:
         TA-Lib's lookback for those parameters plus one.
     """
+    return _lookback(function, tuple(sorted(params.items()))) + 1
+
+
+@functools.cache
+def _lookback(function: str, params: tuple[tuple[str, Any], ...]) -> int:
+    # Building TA-Lib's function object costs more than most indicators: once per setting.
     fn = abstract.Function(function)  # type: ignore[attr-defined]  # missing from the stub
-    fn.set_parameters(params)
-    return int(fn.lookback) + 1
+    fn.set_parameters(dict(params))
+    return int(fn.lookback)
 
 
 def _period(value: int, name: str = "period", least: int = 2) -> int:
     if not isinstance(value, int) or isinstance(value, bool) or value < least:
         raise InvalidInput(f"{name} must be an integer of at least {least}, got {value!r}")
     return value
+
+
+def _frame(index: pd.Index, **columns: np.ndarray) -> pd.DataFrame:
+    """Columns of one length as a frame, built from one array (a dict of arrays costs
+    several times more) with plain labels (faster column lookups than pandas' strings)."""
+    values = np.column_stack(list(columns.values()))
+    return pd.DataFrame(values, index=index, columns=pd.Index(list(columns), dtype=object))
 
 
 def _close(data: pd.DataFrame | pd.Series, function: str, what: str, **params: Any) -> pd.Series:
@@ -129,7 +143,7 @@ def macd(
     params = {"fastperiod": fast, "slowperiod": slow, "signalperiod": _period(signal, "signal")}
     close = _close(data, "MACD", f"MACD({fast},{slow},{signal})", **params)
     line, sig, hist = talib.MACD(close.to_numpy(), **params)
-    return pd.DataFrame({"macd": line, "signal": sig, "histogram": hist}, index=close.index)
+    return _frame(close.index, macd=line, signal=sig, histogram=hist)
 
 
 def bollinger(
@@ -159,15 +173,13 @@ def bollinger(
     width = upper - lower
     with np.errstate(divide="ignore", invalid="ignore"):
         percent_b = np.where(width > 0, (close.to_numpy() - lower) / width, np.nan)
-    return pd.DataFrame(
-        {
-            "upper": upper,
-            "middle": middle,
-            "lower": lower,
-            "bandwidth": width / middle,
-            "percent_b": percent_b,
-        },
-        index=close.index,
+    return _frame(
+        close.index,
+        upper=upper,
+        middle=middle,
+        lower=lower,
+        bandwidth=width / middle,
+        percent_b=percent_b,
     )
 
 
@@ -210,13 +222,11 @@ def adx(bars: pd.DataFrame, period: int = 14) -> pd.DataFrame:
     """
     f = _hlc(bars, f"ADX({period})", "ADX", timeperiod=_period(period))
     h, low, c = f["high"].to_numpy(), f["low"].to_numpy(), f["close"].to_numpy()
-    return pd.DataFrame(
-        {
-            "adx": talib.ADX(h, low, c, timeperiod=period),
-            "plus_di": talib.PLUS_DI(h, low, c, timeperiod=period),
-            "minus_di": talib.MINUS_DI(h, low, c, timeperiod=period),
-        },
-        index=f.index,
+    return _frame(
+        f.index,
+        adx=talib.ADX(h, low, c, timeperiod=period),
+        plus_di=talib.PLUS_DI(h, low, c, timeperiod=period),
+        minus_di=talib.MINUS_DI(h, low, c, timeperiod=period),
     )
 
 
@@ -251,12 +261,23 @@ def _stoch_lines(
         slowd_matype=matype,
     )
     # %K is undefined over a window without range; TA-Lib reports 0 there.
-    flat = (f["high"].rolling(k_period).max() - f["low"].rolling(k_period).min()) == 0
-    k_bad = flat.astype(float).rolling(k_smooth, min_periods=1).max().to_numpy() > 0
-    d_bad = pd.Series(k_bad).astype(float).rolling(d_period, min_periods=1).max() > 0
+    flat = np.zeros(len(high), dtype=bool)
+    if len(high) >= k_period:
+        windows = np.lib.stride_tricks.sliding_window_view
+        top, bottom = windows(high, k_period).max(axis=1), windows(low, k_period).min(axis=1)
+        flat[k_period - 1 :] = top - bottom == 0
+    k_bad = _trailing_any(flat, k_smooth)
     k[k_bad] = np.nan
-    d[d_bad.to_numpy()] = np.nan
+    d[_trailing_any(k_bad, d_period)] = np.nan
     return k, d
+
+
+def _trailing_any(mask: np.ndarray, window: int) -> np.ndarray:
+    """Whether any of the last ``window`` values (fewer at the start) is true."""
+    counts = np.cumsum(mask, dtype=np.int64)
+    before = np.zeros_like(counts)
+    before[window:] = counts[:-window]
+    return counts > before
 
 
 def stochastic(
@@ -280,7 +301,7 @@ def stochastic(
     }
     f = _hlc(bars, f"stochastic({k_period},{k_smooth},{d_period})", "STOCH", **params)
     k, d = _stoch_lines(f, k_period, k_smooth, d_period, matype=talib.MA_Type.SMA)
-    return pd.DataFrame({"k": k, "d": d}, index=f.index)
+    return _frame(f.index, k=k, d=d)
 
 
 def kdj(bars: pd.DataFrame, n: int = 9, m1: int = 3, m2: int = 3) -> pd.DataFrame:
@@ -307,7 +328,7 @@ def kdj(bars: pd.DataFrame, n: int = 9, m1: int = 3, m2: int = 3) -> pd.DataFram
     }
     f = _hlc(bars, f"KDJ({n},{m1},{m2})", "STOCH", slowk_matype=1, slowd_matype=1, **params)
     k, d = _stoch_lines(f, n, 2 * m1 - 1, 2 * m2 - 1, matype=talib.MA_Type.EMA)
-    return pd.DataFrame({"k": k, "d": d, "j": 3.0 * k - 2.0 * d}, index=f.index)
+    return _frame(f.index, k=k, d=d, j=3.0 * k - 2.0 * d)
 
 
 def vwap(

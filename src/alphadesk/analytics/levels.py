@@ -9,7 +9,7 @@ result says which (``source``).
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -139,7 +139,12 @@ def _label(score: float) -> Strength:
 
 
 def _zone(
-    prices: np.ndarray, idx: np.ndarray, dates: pd.DatetimeIndex, n: int, close: float, tol: float
+    prices: np.ndarray,
+    idx: np.ndarray,
+    dates: Mapping[int, pd.Timestamp],
+    n: int,
+    close: float,
+    tol: float,
 ) -> Zone:
     centre = float(prices.mean())
     last = int(idx.max())
@@ -195,11 +200,10 @@ def support_resistance(
     if points:
         prices = np.array([p.price for p in points])
         idx = np.array([p.index for p in points])
+        dates = {p.index: p.date for p in points}  # the swings' own dates: no new timestamps
         labels = cluster_prices(prices, tol)
-        zones = [
-            _zone(prices[labels == g], idx[labels == g], frame.index, len(frame), close, tol)
-            for g in np.unique(labels)
-        ]
+        groups = (labels == g for g in np.unique(labels))
+        zones = [_zone(prices[g], idx[g], dates, len(frame), close, tol) for g in groups]
 
     def side(kind: str) -> tuple[Zone, ...]:
         chosen = sorted((z for z in zones if z.kind == kind), key=lambda z: -z.strength)

@@ -86,10 +86,10 @@ class _Ctx:
     atrs: np.ndarray  # ATR at each bar (the first valid value before it is defined)
     zz: list[SwingPoint]
     source: PriceSource
-
-    @property
-    def close(self) -> np.ndarray:
-        return self.frame["close"].to_numpy()
+    # The frame's columns as arrays, read once: every candidate pattern reads them.
+    high: np.ndarray
+    low: np.ndarray
+    close: np.ndarray
 
     @property
     def atr(self) -> float:
@@ -101,18 +101,21 @@ class _Ctx:
         return closes, len(self.frame) - 1 - after > horizon
 
 
+def _backfilled(values: np.ndarray) -> np.ndarray:
+    """Each NaN replaced by the next valid value (trailing NaNs stay)."""
+    n = len(values)
+    at = np.where(np.isnan(values), n, np.arange(n))
+    following = np.minimum.accumulate(at[::-1])[::-1]
+    return np.where(following < n, values[np.minimum(following, n - 1)], np.nan)
+
+
 @shared
 def _context(bars: pd.DataFrame, lookback: int) -> _Ctx:
     frame, source = price_columns(bars, "chart patterns", max(2 * lookback + 1, 15))
-    values = talib.ATR(
-        frame["high"].to_numpy(),
-        frame["low"].to_numpy(),
-        frame["close"].to_numpy(),
-        timeperiod=ATR_PERIOD,
-    )
-    atrs = pd.Series(values).bfill().to_numpy()
+    high, low, close = (frame[c].to_numpy() for c in ("high", "low", "close"))
+    atrs = _backfilled(talib.ATR(high, low, close, timeperiod=ATR_PERIOD))
     zz = zigzag(swing_points(bars, lookback)) if atrs[-1] > 0 else []
-    return _Ctx(frame, atrs, zz, source)
+    return _Ctx(frame, atrs, zz, source, high, low, close)
 
 
 def _clip(x: float) -> float:
@@ -394,8 +397,8 @@ def triangles_channels(
 
 def _oriented(ctx: _Ctx, bull: bool) -> tuple[np.ndarray, np.ndarray]:
     """Highs and lows oriented so that the pole always rises (a bear flag's negated)."""
-    hi = (ctx.frame["high"] if bull else -ctx.frame["low"]).to_numpy()
-    lo = (ctx.frame["low"] if bull else -ctx.frame["high"]).to_numpy()
+    hi = ctx.high if bull else -ctx.low
+    lo = ctx.low if bull else -ctx.high
     return hi, lo
 
 

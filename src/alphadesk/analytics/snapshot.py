@@ -6,6 +6,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+import numpy as np
 import pandas as pd
 
 from . import indicators as ind
@@ -72,8 +73,8 @@ class IndicatorSnapshot:
     unavailable: dict[str, str] = field(default_factory=dict)
 
 
-def _last(series: pd.Series) -> float | None:
-    value = float(series.iloc[-1])
+def _last(series: pd.Series | np.ndarray) -> float | None:
+    value = float(np.asarray(series)[-1])
     return value if math.isfinite(value) else None
 
 
@@ -124,7 +125,7 @@ def indicator_snapshot(bars: pd.DataFrame) -> IndicatorSnapshot:
             unavailable[name] = str(exc)
             continue
         for key, s in series.items():
-            values[key] = _last(pd.Series(s))
+            values[key] = _last(s)
             if values[key] is None:
                 unavailable[key] = "undefined at the last bar (e.g. no price movement)"
     return IndicatorSnapshot(

@@ -9,9 +9,9 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
-from ._bars import has_columns, require_bars
+from ._bars import _validated, has_columns, require_bars
 from ._memo import shared
-from .errors import InsufficientData, InvalidInput
+from .errors import AnalyticsError, InsufficientData, InvalidInput
 
 __all__ = [
     "EXTENSION_RATIOS",
@@ -31,6 +31,7 @@ RETRACEMENT_RATIOS = (0.0, 0.236, 0.382, 0.5, 0.618, 0.786, 1.0)
 EXTENSION_RATIOS = (1.272, 1.414, 1.618, 2.0, 2.618)
 
 PriceSource = Literal["high_low", "close"]
+_HLC = pd.Index(["high", "low", "close"], dtype=object)
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,20 +82,39 @@ def price_columns(bars: pd.DataFrame, what: str, min_bars: int) -> tuple[pd.Data
         min_bars: Minimum number of bars.
 
     Returns:
-        The frame and which prices it holds.
+        The frame (shared: do not change it) and which prices it holds.
     """
+    try:
+        frame, source = _shared_prices(bars)
+    except AnalyticsError:
+        return _prices(bars, what, min_bars)  # the same error, in the caller's words
+    if len(frame) < min_bars:
+        raise InsufficientData(what, min_bars, len(frame))
+    return frame, source
+
+
+@shared
+def _shared_prices(bars: pd.DataFrame) -> tuple[pd.DataFrame, PriceSource]:
+    """``price_columns`` at any length, once per frame: every level, pattern and trend
+    computation over a frame starts from it."""
+    return _prices(bars, "prices", 0)
+
+
+def _prices(bars: pd.DataFrame, what: str, min_bars: int) -> tuple[pd.DataFrame, PriceSource]:
     if has_columns(bars, ["high", "low"]):
         return require_bars(
             bars, ["high", "low", "close"], min_bars=min_bars, what=what
         ), "high_low"
-    close = require_bars(bars, ["close"], min_bars=min_bars, what=what)["close"]
-    return pd.DataFrame({"high": close, "low": close, "close": close}), "close"
+    close = _validated(bars, ["close"], min_bars=min_bars, what=what)[:, 0]
+    # One block from an array: building the frame from a dict of series costs much more.
+    values = np.column_stack([close, close, close])
+    return pd.DataFrame(values, index=bars.index, columns=_HLC), "close"
 
 
-def _fractals(values: pd.Series, lookback: int, highs: bool) -> np.ndarray:
+def _fractals(values: np.ndarray, lookback: int, highs: bool) -> np.ndarray:
     """Positions where the value strictly beats the ``lookback`` bars before it and is at
     least as extreme as the ``lookback`` bars after it (the first bar of a plateau)."""
-    v = values.to_numpy(dtype=np.float64) * (1.0 if highs else -1.0)
+    v = values * (1.0 if highs else -1.0)
     n = len(v)
     if n <= 2 * lookback:
         return np.flatnonzero(np.zeros(n, dtype=bool))
@@ -130,8 +150,9 @@ def swing_points(bars: pd.DataFrame, lookback: int = 5) -> SwingPoints:
     dates = frame.index
 
     def points(kind: Literal["high", "low"]) -> tuple[SwingPoint, ...]:
-        idx = _fractals(frame[kind], lookback, highs=kind == "high")
-        prices = frame[kind].to_numpy()[idx].tolist()
+        values = frame[kind].to_numpy()
+        idx = _fractals(values, lookback, highs=kind == "high")
+        prices = values[idx].tolist()
         return tuple(
             SwingPoint(kind, p, i, d)
             for p, i, d in zip(prices, idx.tolist(), dates[idx], strict=True)

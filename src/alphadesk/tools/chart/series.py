@@ -70,11 +70,16 @@ class ChartSeries:
     @cached_property
     def digest(self) -> bytes:
         """A fingerprint of the frame's contents: index, columns and every value."""
-        import pandas as pd
+        import numpy as np
 
-        rows = pd.util.hash_pandas_object(self.frame, index=True).to_numpy()
-        columns = "|".join(map(str, self.frame.columns)).encode()
-        return hashlib.blake2b(rows.tobytes() + columns, digest_size=16).digest()
+        index = self.frame.index
+        parts = (
+            index.asi8.tobytes(),
+            str(index.tz).encode(),
+            self.frame.to_numpy(dtype=np.float64).tobytes(),
+            "|".join(map(str, self.frame.columns)).encode(),
+        )
+        return hashlib.blake2b(b"\0".join(parts), digest_size=16).digest()
 
     def computed(self, compute: Callable[..., T], *args: Hashable, **kwargs: Hashable) -> T:
         """``compute(self.frame, *args, **kwargs)``, computed once per symbol, instant and
