@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from typing import Any, Literal, TypeVar, cast
@@ -51,9 +52,10 @@ def output_schema(output_type: type[Any]) -> dict[str, Any] | None:
     return _SCHEMAS[output_type]
 
 
+@functools.cache
 def format_instructions(output_type: type[Any]) -> str | None:
     """What the system prompt says about the answer's format, for models without native
-    structured output."""
+    structured output (written once per type: every run's system prompt shows it)."""
     schema = output_schema(output_type)
     if schema is None:
         return None
