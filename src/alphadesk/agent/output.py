@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import json
 import re
 from typing import Any, Literal, TypeVar, cast
@@ -34,6 +33,7 @@ _REPLY = {
 OutputT = TypeVar("OutputT")
 
 _SCHEMAS: dict[type[Any], dict[str, Any] | None] = {}
+_INSTRUCTIONS: dict[type[Any], str | None] = {}
 _FENCE = re.compile(r"```(?:json|JSON)?\s*\n?(.*?)```", re.DOTALL)
 
 
@@ -52,11 +52,15 @@ def output_schema(output_type: type[Any]) -> dict[str, Any] | None:
     return _SCHEMAS[output_type]
 
 
-@functools.cache
 def format_instructions(output_type: type[Any]) -> str | None:
     """What the system prompt says about the answer's format, for models without native
     structured output (written once per type: every run's system prompt shows it)."""
-    schema = output_schema(output_type)
+    if output_type not in _INSTRUCTIONS:
+        _INSTRUCTIONS[output_type] = _instructions(output_schema(output_type))
+    return _INSTRUCTIONS[output_type]
+
+
+def _instructions(schema: dict[str, Any] | None) -> str | None:
     if schema is None:
         return None
     return (
