@@ -61,9 +61,11 @@ class AgentTask:
         """The template's variables: every field it shows, rendered (a field it does not
         show, such as the fact sheet in a rebuttal, costs nothing)."""
         shown = _shown(self.package, self.template)
-        return {
-            f.name: render_value(getattr(self, f.name)) for f in fields(self) if f.name in shown
-        }
+        return {f.name: self.shown_as(f.name) for f in fields(self) if f.name in shown}
+
+    def shown_as(self, name: str) -> str:
+        """How the template shows field ``name``."""
+        return render_value(getattr(self, name))
 
     def render(self) -> str:
         """The prompt text an LLM reads."""
@@ -81,8 +83,8 @@ class SymbolTask(AgentTask):
     symbol: str
     as_of: datetime
 
-    def values(self) -> dict[str, str]:
-        return super().values() | {"as_of": self.as_of.date().isoformat()}
+    def shown_as(self, name: str) -> str:
+        return self.as_of.date().isoformat() if name == "as_of" else super().shown_as(name)
 
 
 def _template(package: str, template: str) -> Template:
