@@ -7,8 +7,8 @@ busy timeout and failed with 'database is locked'.
 
 Written in WAL mode without any disk flush (``synchronous=OFF``, set before the file is
 made): a killed process still loses no checkpoint (what it wrote is in the system's
-cache), only a machine crashing loses them, and then the run is asked again. A file lives
-for one run, so the flushes a store pays for (creating the log, checkpointing it at close)
+cache); only a machine crash can lose or damage them, costing that run its resume. A file
+lives for one run, so the flushes a store pays for (creating the log, checkpointing it at close)
 were most of a run's checkpoint cost: 5 ms a run, tens on a busy disk, 2 ms without. With
 nobody else writing the file a checkpoint write takes tens of microseconds, less than
 handing it to a database thread and back (what ``aiosqlite`` does, twice per checkpoint),
