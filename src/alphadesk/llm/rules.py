@@ -8,11 +8,13 @@ exercises exactly the engine a real LLM uses: schemas, validation, retries, even
 from __future__ import annotations
 
 import copy
+import dataclasses
 import itertools
 import json
-import pickle
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
+from types import NoneType
 from typing import Any, TypeVar, cast
 
 from pydantic import BaseModel
@@ -40,13 +42,15 @@ TaskT = TypeVar("TaskT")
 
 
 def _copied(value: Any) -> Any:
-    """A deep copy of ``value``: through pickle (C, a third faster than copying a task's JSON
-    by hand, and keeps every type), or ``copy.deepcopy`` when it cannot be pickled (a class
-    defined in a function)."""
-    try:
-        return pickle.loads(pickle.dumps(value, pickle.HIGHEST_PROTOCOL))
-    except (pickle.PicklingError, TypeError, AttributeError):
-        return copy.deepcopy(value)
+    """A deep copy of ``value``: JSON containers copied by hand (several times faster than
+    ``copy.deepcopy``), anything else by ``copy.deepcopy``."""
+    if isinstance(value, str | int | float | bool | NoneType | datetime):
+        return value
+    if type(value) is dict:
+        return {key: _copied(item) for key, item in value.items()}
+    if type(value) is list:
+        return [_copied(item) for item in value]
+    return copy.deepcopy(value)
 
 
 @dataclass(frozen=True)
@@ -80,7 +84,12 @@ class Transcript:
         if not isinstance(self.task, kind):
             given = "a plain-text prompt" if self.task is None else type(self.task).__name__
             raise ValueError(f"the policy needs a {kind.__name__} task, got {given}")
-        return cast(TaskT, _copied(self.task))
+        task = self.task
+        if dataclasses.is_dataclass(task) and not isinstance(task, type):  # JSON fields
+            fields = [f.name for f in dataclasses.fields(task) if f.init]
+            values = {name: _copied(getattr(task, name)) for name in fields}
+            return cast(TaskT, dataclasses.replace(task, **values))
+        return copy.deepcopy(task)
 
     def last(self, tool: str) -> Any:
         """The latest result of ``tool``; KeyError naming the tool when it was never called."""
