@@ -44,6 +44,18 @@ def test_the_task_object_leaves_cache_and_journal_keys_unchanged(name: str) -> N
     assert carried[1].model_dump_json() == plain[1].model_dump_json()
 
 
+def test_a_field_its_template_does_not_show_is_never_rendered() -> None:
+    # The market analyst's template shows the symbol and the date, not the fact sheet: a
+    # sheet that cannot be written as JSON (it holds itself) costs nothing and breaks nothing.
+    facts: dict[str, object] = {"market.current_price": 138.25}
+    facts["itself"] = facts
+    task = MarketTask(symbol="NVDA", as_of=AS_OF, facts=facts)  # type: ignore[arg-type]
+    assert task.render() == MarketTask(symbol="NVDA", as_of=AS_OF).render()
+    assert "$" not in task.render() and AS_OF.date().isoformat() in task.render()
+    with pytest.raises(ValueError, match="Circular"):
+        render_value(facts)
+
+
 def test_a_policy_reads_the_fields_whatever_order_the_template_shows_them_in() -> None:
     """The trader's rules read plan, facts and memories by name: a text whose JSON blocks
     are in another order (or no text at all) changes nothing."""

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import json
 import logging
 import sqlite3
 import subprocess
@@ -165,6 +167,33 @@ def test_key_is_pinned() -> None:
     #   "temperature":null},"tools":[],"v":1}
     key = cache_key("openai/gpt-4o", [UserMessage(content="hi")], [], RequestSettings())
     assert key == "0977b5544568516c92f5d2678b8e538cccc7667af33569b852a52ed2ffc0ccba"
+
+
+def test_key_is_the_hash_of_the_whole_requests_canonical_json_every_time() -> None:
+    # Written piece by piece with what repeats kept: the same key as writing the request in
+    # one piece, on the first request and on a repeat answered from the kept pieces.
+    messages: list[Message] = [
+        SystemMessage(content="be brief: “quoted” — naïve"),
+        UserMessage(content='task {"a": 1}\nline two'),
+        *MESSAGES[1:],
+    ]
+    whole = json.dumps(
+        {
+            "v": 1,
+            "model": "m/x",
+            "messages": [m.model_dump(mode="json") for m in messages],
+            "tools": [t.model_dump(mode="json") for t in TOOLS],
+            "settings": SETTINGS.model_dump(mode="json", exclude={"timeout_s"}),
+        },
+        sort_keys=True,
+        separators=(",", ":"),
+        ensure_ascii=False,
+    )
+    expected = hashlib.sha256(whole.encode("utf-8")).hexdigest()
+    assert cache_key("m/x", messages, TOOLS, SETTINGS) == expected
+    assert cache_key("m/x", messages, TOOLS, SETTINGS) == expected
+    other = [messages[0], UserMessage(content="another task")]
+    assert cache_key("m/x", other, TOOLS, SETTINGS) != expected
 
 
 def _variants() -> dict[str, tuple[str, list[Message], list[ToolSpec], RequestSettings]]:

@@ -172,6 +172,7 @@ class AgentRun(Generic[DepsT, OutputT]):
         )
         task = prompt if isinstance(prompt, UserMessage) else UserMessage(content=prompt)
         self.messages: list[Message] = [SystemMessage(content=self._system_prompt()), task]
+        self._request_settings = self._settings()  # the same for every request of the run
         self.usage = Usage()
         self.tool_calls = 0
         self._tool_retries: Counter[str] = Counter()
@@ -316,9 +317,10 @@ class AgentRun(Generic[DepsT, OutputT]):
     async def _respond(self, tools: list[ToolSpec], turn: int) -> ModelResponse:
         """The model's response; streamed as TextDelta events when the agent streams."""
         if not self.agent.stream:
-            return await self.model.request(self.messages, tools, self._settings())
+            return await self.model.request(self.messages, tools, self._request_settings)
         response: ModelResponse | None = None
-        async for item in stream_response(self.model, self.messages, tools, self._settings()):
+        settings = self._request_settings
+        async for item in stream_response(self.model, self.messages, tools, settings):
             if isinstance(item, ModelResponse):
                 response = item
             elif item:

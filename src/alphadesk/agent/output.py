@@ -33,6 +33,7 @@ _REPLY = {
 OutputT = TypeVar("OutputT")
 
 _SCHEMAS: dict[type[Any], dict[str, Any] | None] = {}
+_INSTRUCTIONS: dict[type[Any], str | None] = {}
 _FENCE = re.compile(r"```(?:json|JSON)?\s*\n?(.*?)```", re.DOTALL)
 
 
@@ -53,8 +54,13 @@ def output_schema(output_type: type[Any]) -> dict[str, Any] | None:
 
 def format_instructions(output_type: type[Any]) -> str | None:
     """What the system prompt says about the answer's format, for models without native
-    structured output."""
-    schema = output_schema(output_type)
+    structured output (written once per type: every run's system prompt shows it)."""
+    if output_type not in _INSTRUCTIONS:
+        _INSTRUCTIONS[output_type] = _instructions(output_schema(output_type))
+    return _INSTRUCTIONS[output_type]
+
+
+def _instructions(schema: dict[str, Any] | None) -> str | None:
     if schema is None:
         return None
     return (

@@ -90,6 +90,9 @@ class UsageLedger:
 
     entries: list[LedgerEntry] = field(default_factory=list)
     started: float = field(default_factory=time.monotonic)
+    # The totals of the first entries (asked before every request): summed on from there
+    # in order, the same floats as summing them all again.
+    _summed: tuple[int, Usage] = field(default=(0, Usage()), init=False, repr=False, compare=False)
 
     def record(self, agent: str, response: ModelResponse) -> LedgerEntry:
         entry = LedgerEntry(
@@ -124,19 +127,37 @@ class UsageLedger:
 
     @property
     def totals(self) -> Usage:
-        return self.usage_of(None)
+        counted, usage = self._summed
+        if counted > len(self.entries):  # entries were taken away: start again
+            counted, usage = 0, Usage()
+        if counted < len(self.entries):
+            usage = _summed_on(usage, self.entries[counted:])
+            self._summed = (len(self.entries), usage)
+        return usage
 
     def usage_of(self, agent: str | None) -> Usage:
         """Totals for one agent, or for everyone when ``agent`` is None. Cached calls are
         free and are not counted as requests."""
-        picked = [e for e in self.entries if agent is None or e.agent == agent]
-        return Usage(
-            requests=sum(not e.cached for e in picked),
-            input_tokens=sum(e.input_tokens for e in picked),
-            output_tokens=sum(e.output_tokens for e in picked),
-            cost_usd=sum(e.cost_usd for e in picked),
-        )
+        if agent is None:
+            return self.totals
+        return _summed_on(Usage(), [e for e in self.entries if e.agent == agent])
 
     @property
     def elapsed_s(self) -> float:
         return time.monotonic() - self.started
+
+
+def _summed_on(usage: Usage, entries: list[LedgerEntry]) -> Usage:
+    """``usage`` with ``entries`` added one by one (cached calls are not requests)."""
+    requests, inputs, outputs, cost = (
+        usage.requests,
+        usage.input_tokens,
+        usage.output_tokens,
+        usage.cost_usd,
+    )
+    for entry in entries:
+        requests += not entry.cached
+        inputs += entry.input_tokens
+        outputs += entry.output_tokens
+        cost += entry.cost_usd
+    return Usage(requests=requests, input_tokens=inputs, output_tokens=outputs, cost_usd=cost)

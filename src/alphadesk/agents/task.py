@@ -8,10 +8,12 @@ user message (``UserMessage.task``, left out of cache keys and never sent), so a
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from datetime import datetime
+from string import Template
 from typing import Any, ClassVar, TypeVar
 
 from pydantic import BaseModel
@@ -56,12 +58,18 @@ class AgentTask:
     template: ClassVar[str]
 
     def values(self) -> dict[str, str]:
-        """The template's variables: every field, rendered."""
-        return {f.name: render_value(getattr(self, f.name)) for f in fields(self)}
+        """The template's variables: every field it shows, rendered (a field it does not
+        show, such as the fact sheet in a rebuttal, costs nothing)."""
+        shown = _shown(self.package, self.template)
+        return {f.name: self.shown_as(f.name) for f in fields(self) if f.name in shown}
+
+    def shown_as(self, name: str) -> str:
+        """How the template shows field ``name``."""
+        return render_value(getattr(self, name))
 
     def render(self) -> str:
         """The prompt text an LLM reads."""
-        return load_prompt(self.package, f"{self.template}_task").substitute(self.values())
+        return _template(self.package, self.template).substitute(self.values())
 
     def message(self) -> UserMessage:
         """The user message: the rendered text, carrying this task for a rules policy."""
@@ -75,8 +83,18 @@ class SymbolTask(AgentTask):
     symbol: str
     as_of: datetime
 
-    def values(self) -> dict[str, str]:
-        return super().values() | {"as_of": self.as_of.date().isoformat()}
+    def shown_as(self, name: str) -> str:
+        return self.as_of.date().isoformat() if name == "as_of" else super().shown_as(name)
+
+
+def _template(package: str, template: str) -> Template:
+    return load_prompt(package, f"{template}_task")
+
+
+@functools.cache
+def _shown(package: str, template: str) -> frozenset[str]:
+    """The names a task template shows."""
+    return frozenset(_template(package, template).get_identifiers())
 
 
 def task_kind(tasks: Mapping[str, type[TaskT]], name: str) -> type[TaskT]:

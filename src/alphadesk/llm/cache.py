@@ -26,12 +26,21 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from pydantic import ValidationError
 
 from alphadesk.config import CacheMode
 from alphadesk.llm.base import CacheMiss, Model, ModelError, StreamItem, stream_response
-from alphadesk.llm.messages import Message, ModelResponse, RequestSettings, ToolSpec, Usage
+from alphadesk.llm.messages import (
+    Message,
+    ModelResponse,
+    RequestSettings,
+    SystemMessage,
+    ToolSpec,
+    Usage,
+    UserMessage,
+)
 from alphadesk.llm.wrapper import ModelWrapper
 from alphadesk.store import sqlite
 
@@ -66,17 +75,57 @@ def cache_key(
     tools: Sequence[ToolSpec],
     settings: RequestSettings,
 ) -> str:
-    """The cache key of one request: a hex SHA-256 of its canonical JSON."""
-    payload = {
-        "v": _KEY_VERSION,
-        "model": model,
-        "messages": [message.model_dump(mode="json") for message in messages],
-        "tools": [tool.model_dump(mode="json") for tool in tools],
-        # The timeout changes when an answer arrives, never what it says.
-        "settings": settings.model_dump(mode="json", exclude={"timeout_s"}),
-    }
-    canonical = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    """The cache key of one request: a hex SHA-256 of its canonical JSON.
+
+    The canonical JSON of ``{"messages", "model", "settings", "tools", "v"}`` (keys sorted,
+    compact), written piece by piece so that what repeats from request to request (an
+    agent's system prompt and tools in every run, a run's task in every turn) is written
+    once.
+    """
+    # The timeout changes when an answer arrives, never what it says.
+    exact = settings.model_dump(mode="json", exclude={"timeout_s"})
+    canonical = (
+        f'{{"messages":[{",".join(_message_json(m) for m in messages)}],'
+        f'"model":{_canonical(model)},"settings":{_canonical(exact)},'
+        f'"tools":[{",".join(_tool_json(t) for t in tools)}],"v":{_KEY_VERSION}}}'
+    )
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+def _canonical(value: object) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+# The canonical JSON of what repeats, kept (a few hundred entries, then started afresh):
+# system and user texts by role and text, tool specs by identity (the spec held, so its id
+# is never another's).
+_KEPT = 512
+_TEXTS: dict[tuple[str, str], str] = {}
+_TOOLS: dict[int, tuple[ToolSpec, str]] = {}
+
+
+def _message_json(message: Message) -> str:
+    if not isinstance(message, SystemMessage | UserMessage) or not isinstance(message.content, str):
+        return _canonical(message.model_dump(mode="json"))
+    key = (message.role, message.content)  # all of such a message that is written
+    written = _TEXTS.get(key)
+    if written is None:
+        written = _TEXTS[key] = _canonical(message.model_dump(mode="json"))
+        _bound(_TEXTS)
+    return written
+
+
+def _tool_json(tool: ToolSpec) -> str:
+    kept = _TOOLS.get(id(tool))
+    if kept is None or kept[0] is not tool:
+        kept = _TOOLS[id(tool)] = (tool, _canonical(tool.model_dump(mode="json")))
+        _bound(_TOOLS)
+    return kept[1]
+
+
+def _bound(kept: dict[Any, Any]) -> None:
+    if len(kept) > _KEPT:
+        kept.clear()
 
 
 class ResponseCache:
