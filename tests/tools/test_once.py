@@ -9,6 +9,7 @@ import weakref
 from datetime import UTC, datetime
 
 import pytest
+from pydantic import BaseModel
 
 from alphadesk.agent import RunContext
 from alphadesk.data.providers.bundled import BundledProvider
@@ -23,14 +24,20 @@ NEXT_FRIDAY = datetime(2012, 7, 6, 21, tzinfo=UTC)
 computed: list[tuple[str, datetime]] = []
 
 
+class Closes(BaseModel):
+    close: float
+    days: int
+    last: list[float]
+
+
 @once_per_step
-async def last_close(ctx: RunContext[ToolDeps], symbol: str, days: int = 30) -> dict[str, float]:
+async def last_close(ctx: RunContext[ToolDeps], symbol: str, days: int = 30) -> Closes:
     """The last close of ``symbol``, read from the market at the run's instant."""
     computed.append((symbol, ctx.as_of))
     if symbol == "NOPE":
         raise ValueError("no such symbol")
-    bars = ctx.deps.market.daily_bars(symbol, ctx.as_of)
-    return {"close": float(bars.prices().iloc[-1]), "days": days}
+    prices = ctx.deps.market.daily_bars(symbol, ctx.as_of).prices()
+    return Closes(close=float(prices.iloc[-1]), days=days, last=prices.iloc[-3:].tolist())
 
 
 def _ctx(deps: ToolDeps, as_of: datetime = FRIDAY, run_id: str = "r1") -> RunContext[ToolDeps]:
@@ -46,9 +53,11 @@ async def test_the_same_question_in_one_step_is_answered_once(bundled: BundledPr
     deps = ToolDeps(market=bundled)
     first = await last_close(_ctx(deps), "AAPL")
     again = await last_close(_ctx(deps), symbol="AAPL", days=30)  # the same call, spelled out
-    assert again == first and computed == [("AAPL", FRIDAY)]
-    again["close"] = -1.0  # a receiver changing its answer changes nobody else's
-    assert (await last_close(_ctx(deps), "AAPL")) == first
+    assert again == first and again is not first and computed == [("AAPL", FRIDAY)]
+    kept = first.model_copy(deep=True)
+    first.last.append(-1.0)  # a receiver changing its answer changes nobody else's
+    again.close, again.last[0] = -1.0, -1.0
+    assert (await last_close(_ctx(deps), "AAPL")) == kept
 
 
 async def test_another_step_instant_run_or_argument_is_computed_again(
@@ -60,7 +69,7 @@ async def test_another_step_instant_run_or_argument_is_computed_again(
     await last_close(_ctx(deps, run_id="r2"), "AAPL")
     await last_close(_ctx(ToolDeps(market=bundled)), "AAPL")  # another step's deps
     await last_close(_ctx(deps), "AAPL", 60)
-    assert len(computed) == 5 and later["close"] != (await last_close(_ctx(deps), "AAPL"))["close"]
+    assert len(computed) == 5 and later.close != (await last_close(_ctx(deps), "AAPL")).close
 
 
 async def test_an_error_is_not_kept(bundled: BundledProvider) -> None:
