@@ -16,6 +16,7 @@ cluster (``--ray``).
 from __future__ import annotations
 
 import asyncio
+import gc
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import aclosing
@@ -62,12 +63,20 @@ class _Decider:
     ) -> None:
         self.spec, self.settings, self.each, self.view = spec, settings, each, view
         self.desk, self.loop = make_desk(), asyncio.new_event_loop()
+        self.warm = False
 
     def decide(self, batch: list[Pair]) -> list[DecisionRecord]:
         work = decide(
             self.spec, self.settings, self.desk, batch, concurrency=self.each, view=self.view
         )
-        return self.loop.run_until_complete(work)
+        decided = self.loop.run_until_complete(work)
+        if not self.warm:  # what is alive after the first batch (modules, desk, bars,
+            # calendars) lives as long as the worker: the collector need not walk it again
+            # at every full collection (3 % of a rules decision's CPU otherwise)
+            gc.collect()
+            gc.freeze()
+            self.warm = True
+        return decided
 
 
 _WORKER: dict[str, _Decider] = {}  # per worker process
