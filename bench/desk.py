@@ -15,10 +15,11 @@ critical path.
 
 It also prints the desk's own work per decision: rules models with no latency, no charts,
 no memory and no checkpoints (as an evaluation runs it), one desk deciding a few symbols
-on weekly dates, the mean after a warm-up. Goal: <= 0.1 s. Measured: 0.164 s (0.161 s
-CPU) on an idle 2-core machine; 0.13-0.20 s (0.12-0.18 s CPU) at load average 2-5, where
-the code before the graph was compiled once per shape took 0.29-0.54 s (0.19-0.22 s CPU)
-in the same hour.
+on weekly dates, the mean after a warm-up. Goal: <= 0.1 s. Measured on an idle 2-core
+machine: 0.075-0.081 s (0.077-0.083 s CPU); 0.109 s without the collector freeze an
+evaluation's worker makes; 0.164 s (0.161 s CPU) before the analytics ran on arrays and a
+run's record was written once per step, and 0.29-0.54 s (0.19-0.22 s CPU, at load average
+2-5) before the graph was compiled once per shape. The machine's own noise is about 10 %.
 """
 
 from __future__ import annotations

@@ -27,12 +27,13 @@ desk that answers BUY at once, in this process (recording, journal, scoring, fil
 with the process pool. Figures only: nothing here asserts a time.
 
 Measured on 2 cores, the default fraction (AAPL and KO over 2001-03-01..2002-02-28, 100
-decisions). On idle cores, with the desk's own work cut to 0.16 s: 11.7 decisions a
-second, 0.17 CPU seconds a decision, the universe projected at 21.6 minutes; the whole
-universe then ran in 21 min 47 s (11.7 a second, 0.14 CPU seconds a decision). Before
-that cut, at load average 1.7: 8.7 decisions a second, 0.22 CPU seconds a decision, the
-universe projected at 29 minutes (28 on idle cores); a worker's 0.25 s a decision were
-0.18 s on a CPU, 0.04 s waiting for one and 0.04 s neither, its other threads 0.03 CPU
+decisions). On idle cores, with the desk's own work cut to 0.08 s: 22.5 decisions a
+second, 0.11 CPU seconds a decision, the universe projected at 11.4 minutes; the whole
+universe then ran in 13 min 56 s (18.2 a second, 0.10 CPU seconds a decision). With the
+desk's own work at 0.16 s: 11.7 a second, the universe projected at 21.6 minutes and run
+in 21 min 47 s. At 0.27 s, at load average 1.7: 8.7 decisions a second, 0.22 CPU seconds
+a decision, the universe projected at 29 minutes (28 on idle cores); a worker's 0.25 s a
+decision were 0.18 s on a CPU, 0.04 s waiting for one and 0.04 s neither, its other threads 0.03 CPU
 seconds. At load average 7 (other work on both cores): 3.6 a second, 71 minutes; a
 worker's 0.60 s were 0.19 s on a CPU, 0.35 s waiting for one behind the other processes
 and 0.06 s neither. The harness: 0.007 to 0.010 CPU seconds a decision (0.016 before the
