@@ -86,6 +86,17 @@ class Browser:
         idle = '[data-testid="stApp"][data-test-script-state="notRunning"]'
         self.page.locator(idle).wait_for(timeout=_RUN_S)
 
+    def expand(self, panel: Any, label: str, first_field: str) -> None:
+        """Open an expander and wait until its form can take a click: it mounts its widgets
+        as it opens, and a click in the next instants, before they are registered, is lost
+        (a person never clicks that fast; a test on a busy machine does)."""
+        from playwright.sync_api import expect
+
+        panel.get_by_text(label).click()
+        expect(panel.get_by_label(first_field)).to_be_visible()
+        self.page.wait_for_timeout(1_000)
+        self.settle()
+
     def tab(self, name: str) -> Any:
         self.settle()
         self.page.get_by_role("tab", name=name).click()
@@ -253,7 +264,7 @@ def test_the_portfolio_places_an_order_with_its_defaults(browser: Browser) -> No
 
     panel = browser.tab("Portfolio")
     expect(panel.get_by_text("$100,000.00").first).to_be_visible(timeout=30_000)
-    panel.get_by_text("place an order").click()
+    browser.expand(panel, "place an order", "symbol")
     panel.get_by_role("button", name="Place").click()
     filled = panel.get_by_text(re.compile(r"^buy 10 NVDA at \$[\d,.]+ on 2025-02-14 \(order 1\)"))
     expect(filled).to_be_visible(timeout=30_000)
