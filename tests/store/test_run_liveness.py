@@ -181,7 +181,7 @@ def test_a_completed_model_call_its_response_and_ledger_entry_are_written_togeth
             run_id=run_id, agent="a", turn=turn, model="m", text="ok", tool_calls=[],
             usage=Usage(requests=1), latency_s=0.1, cached=False,
         )  # fmt: skip
-        writer.redacted_event(event.model_dump_json(), "model_response", entries[: turn + 1])
+        writer.event(event, entries[: turn + 1])
         assert writer.flushes == turn + 1
         assert store.calls(run_id)[-1][0] == f"key-{turn}"
         assert [e["input_tokens"] for e in store.ledger(run_id)] == [10, 20][: turn + 1]

@@ -13,7 +13,6 @@ from alphadesk.agent.usage import LedgerEntry, UsageLedger
 from alphadesk.llm.journal import Journal
 from alphadesk.llm.messages import ModelResponse
 from alphadesk.store import RunStore
-from alphadesk.store.redact import redact_model
 
 __all__ = ["RunRecorder"]
 
@@ -98,11 +97,9 @@ class RunRecorder:
             if self._on_event is not None:
                 self._on_event(event)
             return
-        event, text = redact_model(event, self._writer.secrets)  # stored, shown without keys
-        kind = str(getattr(event, "kind", type(event).__name__))
-        completed = kind == "model_response"  # a call: its entry goes with it
-        self._writer.redacted_event(text, kind, self.ledger.entries if completed else ())
-        if self._on_event is not None:
+        completed = getattr(event, "kind", None) == "model_response"  # a call, its entry
+        event = self._writer.event(event, self.ledger.entries if completed else ())
+        if self._on_event is not None:  # shown as stored: without API keys
             self._on_event(event)
 
     def _record_call(self, key: str, response: ModelResponse) -> None:

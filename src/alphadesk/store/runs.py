@@ -12,13 +12,13 @@ from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
 from alphadesk.store import sqlite
 from alphadesk.store.owner import Owner, current_owner, owner_alive
-from alphadesk.store.redact import env_secrets, redact, redact_json, redact_model
+from alphadesk.store.redact import env_secrets, redact, redact_model
 
 __all__ = [
     "Artifact",
@@ -273,13 +273,12 @@ class RunStore:
 
     def append_event(self, run_id: str, event: BaseModel) -> None:
         """Append one event in its own transaction (runs in progress use ``writer``)."""
-        body = redact_json(event.model_dump(mode="json"))
-        kind = str(body.get("kind", type(event).__name__))
+        _, body = redact_model(event, env_secrets())
         self._kept.write(
             lambda db: db.execute(
                 "INSERT INTO run_events (run_id, seq, kind, body) VALUES (?, "
                 "(SELECT COALESCE(MAX(seq), 0) + 1 FROM run_events WHERE run_id = ?), ?, ?)",
-                (run_id, run_id, kind, json.dumps(body)),
+                (run_id, run_id, _kind(event), body),
             ),
         )
 
@@ -389,6 +388,7 @@ class RunStore:
 # run never pays for an answered call again.
 _BOUNDARIES = frozenset({"step_finished", "model_response"})
 _MAX_BUFFER = 256
+EventT = TypeVar("EventT", bound=BaseModel)
 # A run that is not resumable writes at a boundary only this long after its last write:
 # often enough to keep its heartbeat fresh and its progress visible with a slow model.
 _UNRESUMABLE_FLUSH_S = 30.0
@@ -424,21 +424,18 @@ class RunWriter:
         """How many ledger entries of this run are in the store."""
         return self._ledger_written
 
-    def event(self, event: BaseModel) -> None:
-        """Buffer ``event``; write the buffer when it ends a step."""
-        _, text = redact_model(event, self.secrets)
-        self.redacted_event(text, str(getattr(event, "kind", type(event).__name__)))
-
-    def redacted_event(self, text: str, kind: str, ledger: Sequence[BaseModel] = ()) -> None:
-        """Buffer an event's JSON ``text``, already redacted with ``secrets`` (a recorder
-        that redacts each event before showing it does not pay for it twice); with the
-        ``ledger``, its entries not yet stored go in the same transaction (a completed model
-        call's event and its entry)."""
+    def event(self, event: EventT, ledger: Sequence[BaseModel] = ()) -> EventT:
+        """Buffer ``event`` without API keys, and write the buffer when it ends a step; with
+        the ``ledger``, its entries not yet stored go in the same transaction (a completed
+        model call's event and its entry). Returns the event as stored, for showing."""
+        event, text = redact_model(event, self.secrets)
+        kind = _kind(event)
         with self._lock:
             self._events.append((kind, text))
             entries = ledger[self._ledger_written :]
             if self._closed or len(self._events) >= _MAX_BUFFER or self._due(kind, entries):
                 self._flush_locked(ledger=entries)
+        return event
 
     def _due(self, kind: str, entries: Sequence[BaseModel]) -> bool:
         if not (entries or kind in _BOUNDARIES):
@@ -503,6 +500,10 @@ class RunWriter:
 
     def _write(self, statements: Callable[[sqlite3.Connection], object]) -> None:
         self.store._kept.write(statements)
+
+
+def _kind(event: BaseModel) -> str:
+    return str(getattr(event, "kind", type(event).__name__))
 
 
 def _count(db: sqlite3.Connection, query: str, run_id: str) -> int:
