@@ -105,6 +105,8 @@ STATIC = {
     "top_level_code.py": "module-level while statement",
     "big_file.py": "'open' is not allowed",
     "env_secrets.py": "import of 'os'",
+    "forged_report.py": "'getattr' may only be called directly",
+    "getattr_chain.py": "'getattr' may only be called directly",
 }
 # Allowed by the static check: only the sandbox's limits stop them.
 RUNTIME_ONLY = {"memory_bomb.py", "busy_loop.py", "sleeper.py", "huge_output.py"}
@@ -153,10 +155,18 @@ def test_static_check_reports_the_syntax_error_line() -> None:
         ("x = bt.utils.sys", "`.sys`"),
         ("x = pd.io.parsers", "`.io`"),
         ("x = (i for i in []).gi_frame.f_globals", "`.gi_frame`"),
+        ("x = functools.reduce(getattr, ['o' + 's'], bt)", "'getattr' may only be called"),
+        ("x = list(map(getattr, [bt], ['os']))", "'getattr' may only be called"),
+        ("grab = getattr", "'getattr' may only be called"),
+        ("x = getattr(bt, 'os')", "getattr() on 'os' is not allowed"),
+        ("x = getattr(bt, *['os'])", "getattr() needs an object and a literal"),
+        ("x = bt.utils.py3.getattr", "`.getattr`"),
+        ("x = pd.eval('1 + 1')", "`.eval`"),
     ],
 )
 def test_static_check_snippets(snippet: str, message: str) -> None:
-    code = f"import backtrader as bt\n{snippet}\n\nclass S(bt.Strategy):\n    pass\n"
+    imports = "import backtrader as bt\nimport functools\nimport pandas as pd\n"
+    code = f"{imports}{snippet}\n\nclass S(bt.Strategy):\n    pass\n"
     check = check_strategy_code(code)
     assert message in check.summary(limit=50)
 
@@ -303,6 +313,7 @@ def test_nothing_outside_scratch_can_be_written(frame, canary: Path) -> None:
         "sys_modules.py",
         "pickle_trick.py",
         "ctypes_libc.py",
+        "getattr_chain.py",
     ],
 )
 def test_indirect_imports_stay_inside(name: str, frame, canary: Path) -> None:
@@ -399,6 +410,35 @@ def test_a_crash_keeps_the_traceback(frame) -> None:
     assert 'File "strategy.py", line 5, in next' in outcome.log
 
 
+@needs_sandbox
+def test_a_forged_report_gives_the_truth_or_an_error(frame) -> None:
+    # It writes a report of a curve rising 1 % a day to every descriptor it has (the
+    # runner's report channel among them) and leaves before the runner reports. Its figures
+    # are recomputed outside from its orders (none): a flat account, or an error.
+    first = frame.index[20]
+    outcome = run_in_sandbox(
+        _code("forged_report.py"), frame, limits=QUICK, trade_from=first, skip_static_check=True
+    )
+    if outcome.ok:
+        result = outcome.result
+        assert result is not None and result.equity.index[0] == first
+        assert set(result.equity) == {100_000.0} and result.fills == []
+        assert result.metrics().cumulative_return == 0.0 and result.metrics().sharpe is None
+    else:
+        assert outcome.status == "crashed", outcome
+
+
+@needs_sandbox
+def test_a_strategy_that_stops_before_the_last_bar_is_an_error(frame) -> None:
+    code = (
+        "import backtrader as bt\n\nclass Quitter(bt.Strategy):\n"
+        "    def next(self):\n        if len(self) == 10:\n            self.env.runstop()\n"
+    )
+    outcome = run_in_sandbox(code, frame, limits=QUICK)
+    assert outcome.status == "crashed", outcome
+    assert f"stopped after 10 of {len(frame)} bars" in outcome.reason
+
+
 # ------------------------------------------------------------------ benign runs
 
 
@@ -457,4 +497,3 @@ def test_warm_up_bars_trade_nothing(bars) -> None:
     assert result.equity.index[0] == frame.index[frame.index >= "2006-01-01"][0]
     assert all(f.time >= result.equity.index[0] for f in result.fills)
     assert result.equity.iloc[0] == 100_000.0
-

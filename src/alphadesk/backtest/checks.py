@@ -1,12 +1,19 @@
 """Static checks on strategy code before it runs: a first filter, not the security boundary.
 
 Generated or user-written strategy code must parse, define exactly one Backtrader strategy
-(a ``bt.Strategy`` subclass) and import only modules of an allow-list. Reflection that
-reaches the interpreter's internals (``__subclasses__``, ``__globals__``, ``__builtins__``),
-dynamic code (``eval``, ``exec``, ``compile``, ``__import__``) and file access (``open``,
-``pandas.read_*``, ``numpy.load``) are refused. Code that passes still runs only inside the
-sandbox (:mod:`.sandbox`); the check exists to give a model or a user a clear, early reason,
-not to contain hostile code.
+(a ``bt.Strategy`` subclass) and import only modules of an allow-list. The check reads the
+source's names and attribute names, so it refuses what it can see: dunder names and
+attributes (``__subclasses__``, ``__globals__``, ``__builtins__``), dynamic code (``eval``,
+``exec``, ``compile``, ``__import__``), file access (``open``, ``pandas.read_*``,
+``numpy.load``), modules that allowed packages re-export (``bt.os``, ``bt.sys``), and
+``getattr``/``setattr``/``hasattr`` other than called directly with a literal name that
+passes the same rules (so not ``functools.reduce(getattr, ...)`` nor ``g = getattr``).
+
+It does not follow values: Python's reflection is too wide for a reading of the source
+to prove that no object leads to ``os``, and it does not try. Code that passes still runs
+only inside the sandbox (:mod:`.sandbox`), which is what contains hostile code, and its
+figures are recomputed outside it; the check exists to give a model or a user a clear,
+early reason.
 """
 
 from __future__ import annotations
@@ -80,9 +87,12 @@ _REFUSED_CALLS = frozenset(
 )
 _ATTRIBUTE_CALLS = frozenset({"getattr", "setattr", "hasattr"})
 _ALLOWED_DUNDERS = frozenset({"__init__", "__name__", "__class__", "__doc__"})
-# Attributes that read or write files, or run things, on numpy, pandas and Backtrader objects.
+# Attributes that read or write files, or run things, on numpy, pandas and Backtrader objects,
+# and reflection reached as an attribute (``functools.reduce``'s getattr under another module).
 _REFUSED_ATTRIBUTES = frozenset(
     {
+        *("getattr", "setattr", "hasattr", "delattr", "attrgetter", "methodcaller"),
+        *("eval", "query"),  # pandas evaluates expressions (attribute access included)
         "Cerebro",
         "ctypeslib",
         "f2py",
@@ -294,6 +304,7 @@ class _Visitor(ast.NodeVisitor):
         self.findings: list[Finding] = []
         self.backtrader_names: set[str] = set()  # aliases of the backtrader module
         self.strategy_names: set[str] = set()  # names bound to backtrader.Strategy
+        self._called: set[int] = set()  # getattr & co. names seen as a direct call's function
 
     def _add(self, rule: Rule, message: str, node: ast.AST) -> None:
         line, column = getattr(node, "lineno", None), getattr(node, "col_offset", None)
@@ -334,7 +345,14 @@ class _Visitor(ast.NodeVisitor):
                 continue
 
     def visit_Name(self, node: ast.Name) -> None:
-        if node.id in _REFUSED_CALLS:
+        if node.id in _ATTRIBUTE_CALLS and id(node) not in self._called:
+            self._add(
+                "call",
+                f"{node.id!r} may only be called directly, with a literal attribute name "
+                "(not passed on, stored or applied by another function)",
+                node,
+            )
+        elif node.id in _REFUSED_CALLS:
             self._add("call", f"{node.id!r} is not allowed in strategy code", node)
         elif _DUNDER.fullmatch(node.id) and node.id != "__name__":
             self._add("name", f"the name {node.id!r} is not allowed", node)
@@ -354,11 +372,18 @@ class _Visitor(ast.NodeVisitor):
 
     def visit_Call(self, node: ast.Call) -> None:
         func = node.func
-        if isinstance(func, ast.Name) and func.id in _ATTRIBUTE_CALLS and len(node.args) >= 2:
-            name = node.args[1]
-            if not (isinstance(name, ast.Constant) and isinstance(name.value, str)):
+        if isinstance(func, ast.Name) and func.id in _ATTRIBUTE_CALLS:
+            self._called.add(id(func))
+            name = node.args[1] if len(node.args) >= 2 else None
+            if (
+                node.keywords
+                or len(node.args) < 2
+                or any(isinstance(a, ast.Starred) for a in node.args)
+            ):
+                self._add("call", f"{func.id}() needs an object and a literal attribute name", node)
+            elif not (isinstance(name, ast.Constant) and isinstance(name.value, str)):
                 self._add("call", f"{func.id}() needs a literal attribute name", node)
-            elif name.value.startswith("_"):
+            elif name.value.startswith(("_", "read_")) or name.value in _REFUSED_ATTRIBUTES:
                 self._add("call", f"{func.id}() on {name.value!r} is not allowed", node)
         self.generic_visit(node)
 

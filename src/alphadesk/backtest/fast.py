@@ -11,8 +11,9 @@ docstring for the rules).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -20,7 +21,14 @@ import pandas as pd
 from .frame import validate_frame
 from .models import BacktestConfig, BacktestResult, Costs, Fill, Trade
 
-__all__ = ["run_positions", "simulate", "target_array"]
+__all__ = [
+    "FillClaim",
+    "ReplayMismatch",
+    "replay_fills",
+    "run_positions",
+    "simulate",
+    "target_array",
+]
 
 
 def target_array(target: pd.Series | np.ndarray, index: pd.Index, long_short: bool) -> np.ndarray:
@@ -124,11 +132,14 @@ def _accepted(book: _Book, size: int, created: float, costs: Costs) -> bool:
     return cash >= 0.0
 
 
-def _execute(book: _Book, size: int, bar: int, prices: tuple[Any, ...], costs: Costs) -> None:
-    """BackBroker._execute of a market order at this bar's open."""
+def _market_price(bar: int, buy: bool, prices: tuple[Any, ...], costs: Costs) -> float:
+    """The fill price of a market order at this bar's open (slippage included)."""
     opens, highs, lows = prices
-    open_ = float(opens[bar])
-    price = _fill_price(costs, size > 0, open_, float(highs[bar]), float(lows[bar]))
+    return _fill_price(costs, buy, float(opens[bar]), float(highs[bar]), float(lows[bar]))
+
+
+def _execute(book: _Book, size: int, bar: int, price: float, open_: float, costs: Costs) -> None:
+    """BackBroker._execute of an order filled at ``price`` in the bar opening at ``open_``."""
     opened, closed = _split(book.pos, size)
     cash = book.cash
     closed_comm = opened_comm = 0.0
@@ -147,6 +158,12 @@ def _execute(book: _Book, size: int, bar: int, prices: tuple[Any, ...], costs: C
         if cash < 0.0:
             opened, opened_comm = 0, 0.0
             book.rejected += 1
+        elif book.open_trade is not None and book.pos != 0:  # added to the position
+            book.cash = cash
+            trade = book.open_trade  # Backtrader's Trade.update: a new average price
+            held = book.pos
+            trade["average"] = (held * trade["average"] + opened * price) / (held + opened)
+            trade["comm"] += opened_comm
         else:
             book.cash = cash
             book.open_trade = {
@@ -289,7 +306,8 @@ def simulate(
         if order:
             if _accepted(book, order, close, config.costs):
                 before = (book.cash, book.pos, book.entry)
-                _execute(book, order, t + 1, prices, config.costs)
+                price = _market_price(t + 1, order > 0, prices, config.costs)
+                _execute(book, order, t + 1, price, float(prices[0][t + 1]), config.costs)
                 if (book.cash, book.pos, book.entry) != before:
                     changes.append((t + 1, book.cash, book.pos, book.entry))
             else:
@@ -307,6 +325,89 @@ def simulate(
         symbol=symbol,
         strategy=strategy,
         rejected=book.rejected,
+        notes=list(notes or []),
+    )
+
+
+class FillClaim(NamedTuple):
+    """A fill as untrusted code reports it: the bar (position) it executed in, its signed
+    size and, for a priced order (limit, stop, close), its price; ``None`` for a market order."""
+
+    bar: int
+    size: int
+    price: float | None = None
+
+
+class ReplayMismatch(ValueError):
+    """Claimed fills that Backtrader's broker could not have made on these bars."""
+
+
+# A priced fill may sit on the bar's high or low: allow the rounding of a float price.
+_RANGE_TOLERANCE = 1e-9
+
+
+def replay_fills(
+    frame: pd.DataFrame,
+    claims: Sequence[FillClaim],
+    config: BacktestConfig,
+    *,
+    start: int = 0,
+    symbol: str | None = None,
+    strategy: dict[str, Any] | None = None,
+    rejected: int = 0,
+    notes: list[str] | None = None,
+) -> BacktestResult:
+    """The backtest of ``claims`` traded on ``frame`` under the run's broker rules.
+
+    Everything but the orders is computed here, from the real bars: a market fill's price
+    (the bar's open with slippage), every commission, cash, the account value and
+    position at each close, the round trips. So whatever reported the fills (strategy code
+    in the sandbox) chooses at most its orders, never the figures.
+
+    Raises:
+        ReplayMismatch: A fill outside the traded bars or out of order, a priced fill
+            outside its bar's high-low range, or a buy the broker would have refused for
+            want of cash.
+    """
+    n = len(frame)
+    prices = (frame["open"].to_numpy(), frame["high"].to_numpy(), frame["low"].to_numpy())
+    book = _Book(cash=float(config.cash))
+    changes: list[tuple[int, float, int, float]] = [(0, book.cash, 0, 0.0)]
+    last = start
+    for bar, size, claimed in claims:
+        if not last <= bar < n or size == 0:
+            raise ReplayMismatch(
+                f"a fill of {size} at bar {bar} is outside bars {start}-{n - 1}, out of order "
+                "or empty"
+            )
+        open_, high, low = (float(column[bar]) for column in prices)
+        if claimed is None:
+            price = _market_price(bar, size > 0, prices, config.costs)
+        elif low * (1 - _RANGE_TOLERANCE) <= claimed <= high * (1 + _RANGE_TOLERANCE):
+            price = float(claimed)
+        else:
+            raise ReplayMismatch(
+                f"a fill at {claimed} at bar {bar} is outside the bar's range {low}-{high}"
+            )
+        refused = book.rejected
+        _execute(book, size, bar, price, open_, config.costs)
+        if book.rejected != refused:
+            raise ReplayMismatch(f"a buy of {size} at bar {bar} needs more cash than there is")
+        changes.append((bar, book.cash, book.pos, book.entry))
+        last = bar
+    equity, position = _curves(changes, frame["close"].to_numpy(), n)
+    fills, trades = _records(book, frame.index)
+    times = frame.index[start:]
+    return BacktestResult(
+        engine="backtrader",
+        config=config,
+        equity=pd.Series(equity[start:], index=times, name="equity"),
+        position=pd.Series(position[start:], index=times, name="position"),
+        fills=fills,
+        trades=trades,
+        symbol=symbol,
+        strategy=strategy,
+        rejected=rejected,
         notes=list(notes or []),
     )
 

@@ -12,12 +12,14 @@ a market order then fills at the next bar's close, and the result says so in its
 
 from __future__ import annotations
 
+from datetime import date, datetime
+
 import numpy as np
 import pandas as pd
 
 from alphadesk.data.bars import Bars
 
-__all__ = ["OHLCV", "BacktestDataError", "frame_from_bars", "validate_frame"]
+__all__ = ["OHLCV", "BacktestDataError", "frame_from_bars", "start_bar", "validate_frame"]
 
 OHLCV = ("open", "high", "low", "close", "volume")
 PRICES = OHLCV[:4]
@@ -117,3 +119,22 @@ def validate_frame(frame: pd.DataFrame) -> pd.DataFrame:
     if "volume" not in out.columns:
         out["volume"] = 0.0
     return out
+
+
+def start_bar(frame: pd.DataFrame, trade_from: date | datetime | str | None) -> int:
+    """The first bar (position) to trade: the first closing on or after ``trade_from``.
+
+    Raises:
+        BacktestDataError: Fewer than 2 bars from there.
+    """
+    if trade_from is None:
+        return 0
+    stamp = pd.Timestamp(trade_from)
+    if stamp.tzinfo is None and frame.index.tz is not None:
+        stamp = stamp.tz_localize(frame.index.tz)
+    cut = int(frame.index.searchsorted(stamp, side="left"))
+    if cut >= len(frame) - 1:
+        raise BacktestDataError(
+            f"fewer than 2 bars from {stamp.date()}: pick an earlier start or a later end"
+        )
+    return cut

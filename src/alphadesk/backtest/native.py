@@ -2,11 +2,12 @@
 
 Inside the sandbox, :func:`run_strategy_class` runs the class with Backtrader on the
 run's broker (:func:`~alphadesk.backtest.broker.backtrader_broker`: cash, commission,
-slippage, fills at the next open) and records the account value and position at every
-close, every fill and every round trip as a JSON-ready :class:`NativeReport`. Outside, the
-parent validates that report (it comes from untrusted code) and rebuilds the same
-:class:`~alphadesk.backtest.models.BacktestResult` the built-in strategies give, so
-metrics and tables are computed by our code, not the strategy's.
+slippage, fills at the next open) and reports its orders' fills, nothing more, as a
+JSON-ready :class:`NativeReport`. That report comes from untrusted code, which can write
+anything to any channel it can reach: outside, the parent replays the fills on the real
+bars under the same broker rules (:func:`~.fast.replay_fills`) and computes the prices of
+market fills, every cost, the account value and the round trips itself. Strategy code
+chooses its orders; it cannot choose its figures.
 
 Sizing: ``self.buy()`` / ``self.sell()`` without a size use the run's :class:`Sizing`
 (whole shares of the account value at the signal bar's close); a sell while long (or a
@@ -14,91 +15,66 @@ buy while short) closes the position. In long/flat runs a sell with no position 
 nothing. Explicit sizes and ``order_target_*`` calls are the strategy's own.
 
 Warm-up: bars before ``start`` feed the indicators, but orders placed there are dropped
-and the report starts at ``start``, as ``trade_from`` does for the built-in strategies.
+and the result starts at ``start``, as ``trade_from`` does for the built-in strategies.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from typing import Any
 
 import backtrader as bt
 import numpy as np
 import pandas as pd
-from pydantic import BaseModel, Field, field_validator
+from pydantic import BaseModel, Field
 
 from .broker import backtrader_broker
-from .models import BacktestConfig, BacktestResult, Fill, Trade
+from .fast import FillClaim, replay_fills
+from .models import BacktestConfig, BacktestResult
 
 __all__ = ["NativeReport", "result_from_report", "run_strategy_class"]
 
 
 class FillRow(BaseModel):
+    """One executed part of an order: its bar, signed size and, for a priced order, price."""
+
     bar: int = Field(ge=0)
     size: int
-    price: float = Field(gt=0, allow_inf_nan=False)
-    commission: float = Field(ge=0, allow_inf_nan=False)
-    open: float = Field(gt=0, allow_inf_nan=False)
-
-
-class TradeRow(BaseModel):
-    size: int
-    entry_bar: int = Field(ge=0)
-    exit_bar: int | None = Field(default=None, ge=0)
-    pnl: float = Field(allow_inf_nan=False)
-    commission: float = Field(ge=0, allow_inf_nan=False)
-    pnl_net: float = Field(allow_inf_nan=False)
-    bars: int = Field(ge=0)
+    price: float | None = Field(default=None, gt=0, allow_inf_nan=False)
 
 
 class NativeReport(BaseModel):
-    """What the sandboxed run reports: one row per bar from ``start`` on."""
+    """What the sandboxed run reports: its orders' fills, nothing computed from them.
 
-    strategy: str
+    It comes from untrusted code: the parent recomputes every price it can, the costs,
+    the account and the round trips from these fills and the real bars
+    (:func:`result_from_report`).
+    """
+
+    strategy: str = Field(max_length=200)
     params: dict[str, Any]
-    start: int = Field(ge=0)
-    equity: list[float]
-    position: list[int]
+    bars: int = Field(ge=0, description="Bars the strategy was run through.")
     fills: list[FillRow]
-    trades: list[TradeRow]
     rejected: int = Field(ge=0)
-
-    @field_validator("equity")
-    @classmethod
-    def _finite(cls, values: list[float]) -> list[float]:
-        if not all(math.isfinite(v) for v in values):
-            raise ValueError("the account value must be finite at every bar")
-        return values
 
 
 class _Recorder(bt.Analyzer):
-    """Account value and position at each close, fills and opening sizes, from ``start``."""
-
-    params = (("start", 0),)
+    """Every fill (market orders without a price: the parent prices them) and the bars run."""
 
     def start(self) -> None:
-        self.equity: list[float] = []
-        self.position: list[int] = []
-        self.fills: list[tuple[float, int, float, float, float]] = []
+        self.fills: list[tuple[float, int, float | None]] = []
         self.rejected = 0
-        self.opening_size: dict[int, int] = {}
-
-    def next(self) -> None:
-        if len(self.data) - 1 >= self.p.start:
-            self.equity.append(float(self.strategy.broker.getvalue()))
-            self.position.append(int(self.strategy.getposition(self.data).size))
+        self.bars = 0
 
     def notify_order(self, order: Any) -> None:
+        market = order.exectype == bt.Order.Market
         for bit in order.executed.iterpending():
-            comm = bit.closedcomm + bit.openedcomm
-            self.fills.append((bit.dt, int(bit.size), bit.price, comm, self.data.open[0]))
+            self.fills.append((bit.dt, int(bit.size), None if market else float(bit.price)))
         if order.status == order.Margin:
             self.rejected += 1
 
-    def notify_trade(self, trade: Any) -> None:
-        if trade.justopened:
-            self.opening_size[trade.ref] = int(trade.size)
+    def stop(self) -> None:
+        self.bars = len(self.data)
 
 
 class _ConfigSizer(bt.Sizer):
@@ -178,7 +154,7 @@ def run_strategy_class(
     cerebro.broker = backtrader_broker(config)
     cerebro.addsizer(_ConfigSizer, config=config)
     cerebro.addstrategy(_gated(cls, start), **chosen)
-    cerebro.addanalyzer(_Recorder, _name="recorder", start=start)
+    cerebro.addanalyzer(_Recorder, _name="recorder")
     strat = cerebro.run()[0]
     rec = strat.analyzers.recorder
     nums = np.array([bt.date2num(t.to_pydatetime()) for t in feed.index])
@@ -186,35 +162,11 @@ def run_strategy_class(
     def bar_of(num: float) -> int:
         return int(np.abs(nums - num).argmin())
 
-    fills = [
-        FillRow(bar=bar_of(dt), size=size, price=price, commission=comm, open=open_)
-        for dt, size, price, comm, open_ in rec.fills
-    ]
-    trades = []
-    last = len(frame) - 1
-    for trade in (t for ts in strat._trades[strat.data].values() for t in ts):
-        entry = bar_of(trade.dtopen)
-        exit_ = bar_of(trade.dtclose) if trade.isclosed else None
-        trades.append(
-            TradeRow(
-                size=rec.opening_size.get(trade.ref, int(trade.size)),
-                entry_bar=entry,
-                exit_bar=exit_,
-                pnl=trade.pnl,
-                commission=trade.commission,
-                pnl_net=trade.pnlcomm if trade.isclosed else trade.pnl - trade.commission,
-                bars=int(trade.barlen) if trade.isclosed else last - entry,
-            )
-        )
-    trades.sort(key=lambda t: t.entry_bar)
     return NativeReport(
         strategy=cls.__name__,
         params={k: v for k in strat.params._getkeys() if _plain(v := getattr(strat.params, k))},
-        start=start,
-        equity=rec.equity,
-        position=rec.position,
-        fills=fills,
-        trades=trades,
+        bars=rec.bars,
+        fills=[FillRow(bar=bar_of(dt), size=size, price=price) for dt, size, price in rec.fills],
         rejected=rec.rejected,
     )
 
@@ -228,64 +180,33 @@ def result_from_report(
     frame: pd.DataFrame,
     config: BacktestConfig,
     *,
+    start: int = 0,
     symbol: str | None = None,
     name: str | None = None,
     notes: list[str] | None = None,
 ) -> BacktestResult:
-    """The :class:`BacktestResult` of a report, checked against the bars it claims to cover.
+    """The :class:`BacktestResult` of a report's fills replayed on the real bars from ``start``.
+
+    Only the orders come from the report: prices of market fills, costs, the account
+    value, positions and round trips are recomputed (:func:`~.fast.replay_fills`).
 
     Raises:
-        ValueError: The report does not fit the bars (wrong length, bars out of range).
+        ValueError: The run stopped before the last bar, or its fills do not fit the bars
+            (:class:`~.fast.ReplayMismatch`).
     """
-    times = frame.index[report.start :]
-    n, total = len(times), len(frame)
-    if report.start >= total or len(report.equity) != n or len(report.position) != n:
+    if report.bars != len(frame):
         raise ValueError(
-            f"the report covers {len(report.equity)} bars from bar {report.start}, the run had {n}"
+            f"the strategy stopped after {report.bars} of {len(frame)} bars: a backtest must "
+            "run to the last bar"
         )
-    bars = [f.bar for f in report.fills] + [t.entry_bar for t in report.trades]
-    bars += [t.exit_bar for t in report.trades if t.exit_bar is not None]
-    if any(not report.start <= b < total for b in bars):
-        raise ValueError("the report has fills or trades outside the traded bars")
-    index = frame.index
-    fills = [
-        Fill(
-            time=index[f.bar],
-            size=f.size,
-            price=f.price,
-            commission=f.commission,
-            slippage=abs(f.size) * abs(f.price - f.open),
-        )
-        for f in report.fills
-    ]
-
-    def price_at(bar: int | None) -> float | None:
-        prices = [f.price for f in report.fills if f.bar == bar]
-        return prices[-1] if prices else None
-
-    trades = [
-        Trade(
-            size=t.size,
-            entry_time=index[t.entry_bar],
-            entry_price=price_at(t.entry_bar) or float("nan"),
-            exit_time=None if t.exit_bar is None else index[t.exit_bar],
-            exit_price=price_at(t.exit_bar),
-            pnl=t.pnl,
-            commission=t.commission,
-            pnl_net=t.pnl_net,
-            bars=t.bars,
-        )
-        for t in report.trades
-    ]
-    return BacktestResult(
-        engine="backtrader",
-        config=config,
-        equity=pd.Series(report.equity, index=times, name="equity", dtype=np.float64),
-        position=pd.Series(report.position, index=times, name="position", dtype=np.int64),
-        fills=fills,
-        trades=trades,
+    claims = [FillClaim(f.bar, f.size, f.price) for f in report.fills]
+    return replay_fills(
+        frame,
+        claims,
+        config,
+        start=start,
         symbol=symbol,
         strategy={"name": name or report.strategy, "params": report.params},
         rejected=report.rejected,
-        notes=list(notes or []),
+        notes=notes,
     )

@@ -14,7 +14,7 @@ import pandas as pd
 from alphadesk.cluster import RayCluster, cluster_cpus
 
 from .fast import simulate
-from .frame import BacktestDataError, validate_frame
+from .frame import BacktestDataError, start_bar, validate_frame
 from .models import BacktestConfig, BacktestResult
 from .strategies import get_strategy
 
@@ -37,16 +37,7 @@ def _runner(engine: str) -> Any:
 def _trade_window(
     frame: pd.DataFrame, target: pd.Series, start: date | datetime | None
 ) -> tuple[pd.DataFrame, pd.Series]:
-    if start is None:
-        return frame, target
-    stamp = pd.Timestamp(start)
-    if stamp.tzinfo is None and frame.index.tz is not None:
-        stamp = stamp.tz_localize(frame.index.tz)
-    cut = int(frame.index.searchsorted(stamp, side="left"))
-    if cut >= len(frame) - 1:
-        raise BacktestDataError(
-            f"fewer than 2 bars from {stamp.date()}: pick an earlier start or a later end"
-        )
+    cut = start_bar(frame, start)
     return frame.iloc[cut:], target.iloc[cut:]
 
 

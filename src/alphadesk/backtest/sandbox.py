@@ -14,6 +14,12 @@ Every strategy is checked first (:func:`~.checks.check_strategy_code`), then run
   files as resource limits; a wall-clock deadline that kills the whole process tree;
   a cap on its output.
 
+Nothing the strategy reports is taken as a figure: its report channel is a descriptor
+of its own process, which its code can reach, so the report carries only its orders'
+fills, and the parent replays them on the real bars (:func:`.native.result_from_report`):
+prices, costs, the account and the round trips are computed outside the sandbox. A run
+that stops before the last bar is an error.
+
 Outcomes are typed (:class:`SandboxOutcome`): ``completed``, ``rejected`` by the static
 check, ``killed`` by a limit (which one), ``crashed`` (the strategy raised; the traceback's
 tail is kept) or ``sandbox_unavailable``. A caller may cancel a run from another thread:
@@ -41,14 +47,14 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from datetime import date, datetime
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import pandas as pd
 from pydantic import ValidationError
 
 from . import sandbox_runner
 from .checks import CodeCheck, check_strategy_code
-from .frame import BacktestDataError, validate_frame
+from .frame import start_bar, validate_frame
 from .models import BacktestConfig, BacktestResult
 
 __all__ = [
@@ -124,7 +130,8 @@ class SandboxOutcome:
 
     Attributes:
         status: ``completed``, ``rejected`` (static check), ``killed`` (a limit),
-            ``crashed`` (the strategy raised, or gave no valid report) or
+            ``crashed`` (the strategy raised, stopped before the last bar, or gave no
+            valid report, or fills the broker could not have made) or
             ``sandbox_unavailable``.
         reason: One line on why (empty when completed).
         result: The backtest, when completed.
@@ -489,7 +496,7 @@ def run_in_sandbox(
     config = config or BacktestConfig()
     limits = limits or Limits()
     frame = validate_frame(frame)
-    start = _start_bar(frame, trade_from)
+    start = start_bar(frame, trade_from)
     check = None
     if not skip_static_check:
         check = check_strategy_code(code)
@@ -516,7 +523,8 @@ def run_in_sandbox(
         done = _supervise(args, limits, cancel)
     if done.cancelled:
         raise SandboxCancelled(f"cancelled after {done.seconds:.1f} s; its processes were killed")
-    return _outcome(done, frame, config, check, symbol=symbol, name=name, notes=notes)
+    labels = {"symbol": symbol, "name": name, "notes": notes}
+    return _outcome(done, frame, config, check, start, labels)
 
 
 def _import_paths() -> list[Path]:
@@ -533,26 +541,13 @@ def _import_paths() -> list[Path]:
     return [first, *(p for p in rest if p != first)]
 
 
-def _start_bar(frame: pd.DataFrame, trade_from: date | datetime | None) -> int:
-    if trade_from is None:
-        return 0
-    stamp = pd.Timestamp(trade_from)
-    if stamp.tzinfo is None and frame.index.tz is not None:
-        stamp = stamp.tz_localize(frame.index.tz)
-    cut = int(frame.index.searchsorted(stamp, side="left"))
-    if cut >= len(frame) - 1:
-        raise BacktestDataError(
-            f"fewer than 2 bars from {stamp.date()}: pick an earlier start or a later end"
-        )
-    return cut
-
-
 def _outcome(
     done: _Process,
     frame: pd.DataFrame,
     config: BacktestConfig,
     check: CodeCheck | None,
-    **labels: object,
+    start: int,
+    labels: dict[str, Any],
 ) -> SandboxOutcome:
     from .native import NativeReport, result_from_report
 
@@ -567,8 +562,11 @@ def _outcome(
         return SandboxOutcome("crashed", reason, None, check, None, tail, done.seconds)
     try:
         report = NativeReport.model_validate_json(done.stdout)
-        result = result_from_report(report, frame, config, **labels)  # type: ignore[arg-type]
-    except (ValidationError, ValueError) as exc:
+        result = result_from_report(report, frame, config, start=start, **labels)
+    except ValidationError as exc:
         reason = f"the sandbox gave no valid report: {str(exc).splitlines()[0]}"
+        return SandboxOutcome("crashed", reason, None, check, None, tail, done.seconds)
+    except ValueError as exc:  # a report that does not fit the bars
+        reason = f"the strategy's report does not fit its bars: {exc}"
         return SandboxOutcome("crashed", reason, None, check, None, tail, done.seconds)
     return SandboxOutcome("completed", "", result, check, None, tail, done.seconds)

@@ -3,8 +3,10 @@
 Run by :mod:`.sandbox` as ``python -I -c <bootstrap> INPUT_DIR`` inside bubblewrap; never
 imported by the parent process. ``INPUT_DIR`` (read-only) holds ``job.json``,
 ``strategy.py`` and ``bars.parquet``. The report (a :class:`~.native.NativeReport` as
-JSON) goes to the original standard output; anything the strategy prints goes to standard
-error, so it cannot mix with the report.
+JSON: the fills of the strategy's orders) goes to the original standard output; anything
+the strategy prints goes to standard error, so it cannot mix with the report by accident.
+The strategy's code can still reach that descriptor: the parent therefore trusts nothing
+in the report but the orders, and recomputes every figure from them and the bars.
 
 Exit codes: 0 report printed; 3 the strategy raised (traceback on stderr); 4 it ran out of
 memory; 5 it hit the process limit; 6 the job itself was unreadable; 7 it wrote past the

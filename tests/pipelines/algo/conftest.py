@@ -85,7 +85,7 @@ async def in_process(
     frame = validate_frame(frame)
     start = int(frame.index.searchsorted(pd.Timestamp(first).tz_localize(frame.index.tz)))
     report = run_strategy_class(cls, frame, config, start=start)
-    result = result_from_report(report, frame, config)
+    result = result_from_report(report, frame, config, start=start)
     figures = asdict(result.metrics())
     return PeriodRun(
         "completed",
