@@ -137,7 +137,7 @@ def test_a_strategy_file_runs_in_the_sandbox(bars) -> None:
     assert result.exit_code == 0, result.output
     for text in ("sma_cross_strategy(fast=10, slow=50)", "backtrader engine", "buy & hold"):
         assert text in result.output
-    assert "strategy file run on Backtrader in the sandbox" in result.output
+    assert "strategy code run on Backtrader in the sandbox" in result.output
     # The table's final value is the sandboxed run's (indicators warm up before --from).
     frame = bars("AAPL", "2000-01-01", "2008-12-31")
     config = BacktestConfig(costs=Costs(0.001, slippage=0.0005))

@@ -3,16 +3,20 @@ symbol's daily bars, with its metrics."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import math
-from datetime import date, datetime
+from datetime import date
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import typer
 
 from alphadesk.cli.common import BAD_INPUT, close_of, console, err_console, fail, settings_from
 from alphadesk.cli.tables import Column, FitTable
+
+if TYPE_CHECKING:
+    from alphadesk.backtest.service import BacktestOutcome, BacktestRequest
 
 __all__ = ["backtest"]
 
@@ -26,15 +30,6 @@ def _day(value: str | None, option: str) -> date | None:
         raise fail(
             f"{option} {value!r} is not a date", "use YYYY-MM-DD, e.g. 2005-01-01", BAD_INPUT
         ) from None
-
-
-def _end_of(day: date | None) -> datetime:
-    """The close of ``day`` (or of the last session before it); now without a day."""
-    from datetime import UTC
-
-    if day is None:
-        return datetime.now(UTC)
-    return close_of(day, "--to")
 
 
 def _params(pairs: list[str]) -> dict[str, str]:
@@ -131,29 +126,32 @@ def backtest(
     A strategy FILE (a backtrader Strategy subclass) is checked, then run on Backtrader
     in a sandbox: no network, no files outside its own, CPU, memory and time limits.
     """
-    from alphadesk.backtest import get_strategy
-    from alphadesk.backtest.strategies import UnknownStrategy
-
     code = _strategy_file(strategy)
-    params: dict[str, Any] = _params(param)
-    if code is None:
-        try:
-            params = get_strategy(strategy).params(params)
-        except UnknownStrategy as exc:
-            raise fail(str(exc), "see `alphadesk backtest --help`", BAD_INPUT) from None
-        except ValueError as exc:
-            raise fail(str(exc), "see the strategy's parameters in the error", BAD_INPUT) from None
     if trials_sharpe_std is not None and trials is None:
         raise fail("--trials-sharpe-std needs --trials", "add --trials N", BAD_INPUT)
     first, last = _day(start, "--from"), _day(end, "--to")
     if first and last and first > last:
         raise fail(f"--from {first} is after --to {last}", "swap the dates", BAD_INPUT)
-    config = _config(cash, commission, per_share, slippage, fraction, long_short)
-    frame, notes, name = _load(ctx, symbol, first, last)
-    if code is None:
-        result = _run(strategy, frame, params, config, engine, first, name, notes)
-    else:
-        result = _run_file(strategy, code, frame, params, config, first, name, notes, time_limit)
+    if last is not None:
+        close_of(last, "--to")  # a day whose close has not come yet is refused here
+    request = _request(
+        symbol,
+        Path(strategy).stem if code is not None else strategy,
+        code,
+        _params(param),
+        first,
+        last,
+        engine,
+        cash=cash,
+        commission=commission,
+        commission_type="per_share" if per_share else "percent",
+        slippage=slippage,
+        fraction=fraction,
+        long_short=long_short,
+        time_limit_s=time_limit,
+    )
+    outcome = _run(ctx, request)
+    result = outcome.result
     if chart is not None:
         from alphadesk.backtest.charts import save_charts
 
@@ -161,168 +159,68 @@ def backtest(
             err_console.print(f"[dim]chart: {path}[/]")
     deflated = None if trials is None else _deflated(result, trials, trials_sharpe_std)
     if as_json:
-        _print_json(result, deflated)
+        _print_json(outcome, deflated)
         return
-    benchmark = None
-    if strategy != "buy_hold":
-        benchmark = _run("buy_hold", frame, {}, config, "fast", first, name, notes)
-    _print(result, benchmark, trades)
+    _print(result, outcome.benchmark, trades)
     if deflated is not None:
         _print_deflated(deflated, result.config.periods_per_year)
+    console.print(f"[dim]recorded as run {outcome.run_id}[/]")
 
 
-def _config(
-    cash: float,
-    commission: float,
-    per_share: bool,
-    slippage: float,
-    fraction: float,
-    long_short: bool,
-) -> Any:
-    from alphadesk.backtest import BacktestConfig, Costs, Sizing
-
-    try:
-        return BacktestConfig(
-            cash=cash,
-            costs=Costs(commission, "per_share" if per_share else "percent", slippage),
-            sizing=Sizing("fraction", fraction=fraction),
-            long_short=long_short,
-        )
-    except ValueError as exc:
-        raise fail(str(exc), "see `alphadesk backtest --help`", BAD_INPUT) from None
-
-
-def _load(
-    ctx: typer.Context, symbol: str, first: date | None, last: date | None
-) -> tuple[Any, list[str], str]:
-    """Every bar known at --to's close (the history before --from warms the indicators)."""
-    from alphadesk.backtest import BacktestDataError, frame_from_bars
-    from alphadesk.data import DataError, build_provider
-    from alphadesk.data.symbols import normalize_symbol
-
-    try:
-        name = normalize_symbol(symbol)
-        market = build_provider(settings_from(ctx))
-        try:
-            bars = market.daily_bars(name, _end_of(last))
-        except DataError:
-            # No --to: "now" is too recent for a historical source; use its last bar.
-            ends = [c.end for c in market.coverage() if c.symbol == name and c.end]
-            if last is not None or not ends:
-                raise
-            bars = market.daily_bars(name, _end_of(max(ends)))
-        frame, notes = frame_from_bars(bars)
-    except (DataError, BacktestDataError, ValueError) as exc:
-        raise fail(
-            str(exc), "`alphadesk data list` shows the symbols and ranges", BAD_INPUT
-        ) from None
-    if first is not None and frame.index[-1].date() < first:
-        raise fail(
-            f"{name} has no bars from {first} to {last or 'now'} "
-            f"(its data ends {frame.index[-1].date()})",
-            "`alphadesk data list` shows each symbol's range",
-            BAD_INPUT,
-        )
-    if first is not None and frame.index[0].date() > first:
-        notes.append(f"{name}'s data starts {frame.index[0].date()}, after --from {first}")
-    return frame, notes, name
-
-
-def _run(
-    strategy: str,
-    frame: Any,
-    params: dict[str, Any],
-    config: Any,
-    engine: str,
-    first: date | None,
+def _request(
     symbol: str,
-    notes: list[str],
-) -> Any:
-    from alphadesk.backtest import run_strategy
+    strategy: str,
+    code: str | None,
+    params: dict[str, str],
+    first: date | None,
+    last: date | None,
+    engine: str,
+    **settings: Any,
+) -> BacktestRequest:
+    from pydantic import ValidationError
+
+    from alphadesk.backtest.service import BacktestRequest
 
     try:
-        return run_strategy(
-            strategy,
-            frame,
-            params,
-            config,
-            engine=engine,  # type: ignore[arg-type]
-            trade_from=first,
-            symbol=symbol,
-            notes=notes,
-        )
-    except ValueError as exc:
-        raise fail(str(exc), "widen the date range or change --param", BAD_INPUT) from None
+        return BacktestRequest(
+            symbol=symbol, strategy=strategy, code=code, params=params, start=first, end=last,
+            engine=engine, **settings,
+        )  # fmt: skip
+    except ValidationError as exc:
+        problem = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
+        raise fail(problem, "see `alphadesk backtest --help`", BAD_INPUT) from None
+
+
+def _run(ctx: typer.Context, request: BacktestRequest) -> BacktestOutcome:
+    """The one backtest (recorded as a run); a failure exits 2 with what to do."""
+    from rich.markup import escape
+
+    from alphadesk.backtest.service import BacktestError, run_backtest
+    from alphadesk.data import build_provider
+
+    settings = settings_from(ctx)
+    market = build_provider(settings)
+    what = "running the strategy in the sandbox" if request.code else "backtesting"
+    try:
+        with err_console.status(what):
+            return asyncio.run(run_backtest(settings, market, request))
+    except BacktestError as exc:
+        if exc.status == "crashed" and exc.log:
+            err_console.print(escape(exc.log), style="dim")
+        recorded = f" (recorded as run {exc.run_id})" if exc.run_id else ""
+        raise fail(f"{escape(str(exc))}{recorded}", exc.hint, BAD_INPUT) from None
 
 
 def _strategy_file(strategy: str) -> str | None:
-    """The code of a strategy file (checked statically), or ``None`` for a built-in name."""
+    """The code of a strategy file, or ``None`` for a built-in name."""
     if not (strategy.endswith(".py") or "/" in strategy or "\\" in strategy):
         return None
-    from rich.markup import escape
-
-    from alphadesk.backtest.checks import ALLOWED_MODULES, check_strategy_code
-
-    path = Path(strategy)
     try:
-        code = path.read_text(encoding="utf-8")
+        return Path(strategy).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise fail(
             f"cannot read strategy file {strategy}: {exc}", "check the path", BAD_INPUT
         ) from None
-    check = check_strategy_code(code)
-    if not check.ok:
-        allowed = ", ".join(sorted(ALLOWED_MODULES - {"__future__"}))
-        raise fail(
-            f"strategy file {escape(strategy)} refused by the static check:\n"
-            + escape(check.summary()),
-            f"define one backtrader Strategy subclass, import only {allowed}, and read bars "
-            "from self.data",
-            BAD_INPUT,
-        )
-    return code
-
-
-def _run_file(
-    path: str,
-    code: str,
-    frame: Any,
-    params: dict[str, Any],
-    config: Any,
-    first: date | None,
-    symbol: str,
-    notes: list[str],
-    time_limit: float,
-) -> Any:
-    """A strategy file's run in the sandbox; anything but a completed run exits 2."""
-    from rich.markup import escape
-
-    from alphadesk.backtest.sandbox import Limits, run_in_sandbox
-
-    limits = Limits(wall_seconds=time_limit, cpu_seconds=max(1, int(time_limit)))
-    with err_console.status("running the strategy in the sandbox"):
-        outcome = run_in_sandbox(
-            code,
-            frame,
-            config,
-            limits,
-            params={k: str(v) for k, v in params.items()},
-            trade_from=first,
-            symbol=symbol,
-            name=Path(path).stem,
-            notes=[*notes, "strategy file run on Backtrader in the sandbox"],
-        )
-    if outcome.ok:
-        return outcome.result
-    hints = {
-        "sandbox_unavailable": "strategy files never run outside the sandbox",
-        "killed": "raise --time-limit if the strategy is just slow",
-        "crashed": "the strategy's traceback is above",
-        "rejected": "fix what the check found",
-    }
-    if outcome.status == "crashed" and outcome.log:
-        err_console.print(escape(outcome.log), style="dim")
-    raise fail(f"{outcome.status}: {escape(outcome.reason)}", hints.get(outcome.status), BAD_INPUT)
 
 
 def _deflated(result: Any, trials: int, sharpe_std: float | None) -> Any:
@@ -341,10 +239,10 @@ def _deflated(result: Any, trials: int, sharpe_std: float | None) -> Any:
         ) from None
 
 
-def _print_json(result: Any, deflated: Any | None) -> None:
-    out = result.to_dict()
+def _print_json(outcome: BacktestOutcome, deflated: Any | None) -> None:
+    out = {"run_id": outcome.run_id, **outcome.result.to_dict()}
     if deflated is not None:
-        out["deflated_sharpe"] = _deflated_dict(deflated, result.config.periods_per_year)
+        out["deflated_sharpe"] = _deflated_dict(deflated, outcome.result.config.periods_per_year)
     typer.echo(json.dumps(out, indent=2, default=str))
 
 

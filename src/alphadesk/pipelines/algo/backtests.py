@@ -16,7 +16,8 @@ import threading
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import date
-from typing import Any
+from functools import partial
+from typing import Any, cast, get_args
 
 import pandas as pd
 
@@ -156,24 +157,27 @@ Backtester = Callable[[str, pd.DataFrame, date, BacktestConfig], Awaitable[Perio
 async def backtest_variant(
     code: str, frame: pd.DataFrame, trade_from: date, config: BacktestConfig
 ) -> PeriodRun:
-    """Run ``code`` on ``frame`` from ``trade_from`` in the sandbox: the one place the lab
-    runs generated code. Cancelling the lab kills the sandboxed run at once."""
+    """Run ``code`` on ``frame`` from ``trade_from`` through the one backtest function, in
+    the sandbox: the one place the lab runs generated code. Its figures are recorded in the
+    lab's own run (each variant's periods). Cancelling the lab kills the sandboxed run at once."""
     try:
-        from alphadesk.backtest.sandbox import run_in_sandbox
+        from alphadesk.backtest.service import BacktestError, backtest_bars
     except ImportError as exc:  # the sandbox is not part of this installation
         return PeriodRun("sandbox_unavailable", f"no strategy sandbox here ({exc})")
     stop = threading.Event()
     try:
-        outcome = await asyncio.to_thread(
-            run_in_sandbox, code, frame, config, trade_from=trade_from, cancel=stop
+        result = await asyncio.to_thread(
+            partial(backtest_bars, frame, config, code=code, trade_from=trade_from, cancel=stop)
         )
+    except BacktestError as exc:
+        if exc.status not in get_args(RunStatus):
+            raise  # bars the lab should never have cut: a bug, not a variant's outcome
+        return PeriodRun(cast(RunStatus, exc.status), exc.reason)
     except BaseException:  # the thread cannot be cancelled: the sandbox it waits on is killed
         stop.set()
         raise
-    if outcome.result is None:
-        return PeriodRun(outcome.status, outcome.reason or outcome.status)
-    figures = asdict(outcome.result.metrics())
-    returns = returns_from_equity(outcome.result.equity) if len(outcome.result.equity) > 1 else []
+    figures = asdict(result.metrics())
+    returns = returns_from_equity(result.equity) if len(result.equity) > 1 else []
     return PeriodRun(
         "completed",
         None,
