@@ -47,7 +47,12 @@ Strategy code (a user's file, a model's variant: a Backtrader ``bt.Strategy`` su
 runs only through :func:`run_in_sandbox`: a static check (:func:`check_strategy_code`),
 then Backtrader with the same broker in a bubblewrap sandbox with no network, a read-only
 view of what it needs and resource limits (:mod:`.sandbox`). Without a sandbox it is a
-typed refusal, never an unsandboxed run.
+typed refusal, never an unsandboxed run. Such code reports only its orders' fills; the
+figures are recomputed outside the sandbox from those fills and the real bars.
+
+Every door (the CLI, the MCP server, the strategy lab) runs a backtest through one
+function, :func:`run_backtest` (:mod:`.service`): a typed :class:`BacktestRequest` in, a
+run recorded in the run store and a :class:`BacktestOutcome` out.
 """
 
 from importlib import import_module
@@ -66,6 +71,14 @@ if TYPE_CHECKING:
         SandboxUnavailable,
         run_in_sandbox,
     )
+    from .service import (
+        BacktestError,
+        BacktestOutcome,
+        BacktestRequest,
+        BacktestSummary,
+        backtest_bars,
+        run_backtest,
+    )
     from .strategies import STRATEGIES, StrategySpec, UnknownStrategy, get_strategy
 
 # Names load on first use: the sandbox's runner imports only what it needs from here, and
@@ -73,7 +86,11 @@ if TYPE_CHECKING:
 _LAZY = {
     "BacktestConfig": "models",
     "BacktestDataError": "frame",
+    "BacktestError": "service",
+    "BacktestOutcome": "service",
+    "BacktestRequest": "service",
     "BacktestResult": "models",
+    "BacktestSummary": "service",
     "CodeCheck": "checks",
     "Costs": "models",
     "ENGINES": "run",
@@ -87,9 +104,11 @@ _LAZY = {
     "StrategySpec": "strategies",
     "Trade": "models",
     "UnknownStrategy": "strategies",
+    "backtest_bars": "service",
     "check_strategy_code": "checks",
     "frame_from_bars": "frame",
     "get_strategy": "strategies",
+    "run_backtest": "service",
     "run_in_sandbox": "sandbox",
     "run_positions": "fast",
     "run_strategy": "run",
@@ -115,7 +134,11 @@ __all__ = [
     "STRATEGIES",
     "BacktestConfig",
     "BacktestDataError",
+    "BacktestError",
+    "BacktestOutcome",
+    "BacktestRequest",
     "BacktestResult",
+    "BacktestSummary",
     "CodeCheck",
     "Costs",
     "Fill",
@@ -127,9 +150,11 @@ __all__ = [
     "StrategySpec",
     "Trade",
     "UnknownStrategy",
+    "backtest_bars",
     "check_strategy_code",
     "frame_from_bars",
     "get_strategy",
+    "run_backtest",
     "run_in_sandbox",
     "run_positions",
     "run_strategy",
