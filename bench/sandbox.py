@@ -20,7 +20,7 @@ from pathlib import Path
 
 from alphadesk.backtest import BacktestConfig, Costs, frame_from_bars
 from alphadesk.backtest.checks import check_strategy_code
-from alphadesk.backtest.native import run_strategy_class
+from alphadesk.backtest.native import result_from_report, run_strategy_class
 from alphadesk.backtest.sandbox import find_sandbox, run_in_sandbox
 from alphadesk.data.providers.bundled import BundledProvider
 
@@ -56,13 +56,14 @@ def main() -> None:
         check_strategy_code(code)
         checks.append(time.perf_counter() - started)
         started = time.perf_counter()
-        here = run_strategy_class(cls, frame, config)  # type: ignore[arg-type]
+        report = run_strategy_class(cls, frame, config)  # type: ignore[arg-type]
+        here = result_from_report(report, frame, config)  # its fills replayed on the bars
         direct.append(time.perf_counter() - started)
         started = time.perf_counter()
         outcome = run_in_sandbox(code, frame, config)
         sandboxed.append(time.perf_counter() - started)
         assert outcome.result is not None, outcome.reason
-        if abs(outcome.result.final_value - here.equity[-1]) > 1e-6:
+        if abs(outcome.result.final_value - here.final_value) > 1e-6:
             raise SystemExit("the sandboxed run and the in-process run disagree")
     print(f"{args.symbol} {len(frame)} bars, SMA cross file, {args.runs} runs (medians)")
     print(f"static check          {_ms(checks)}")
