@@ -171,3 +171,27 @@ def test_no_sandbox_refuses_the_file(monkeypatch: pytest.MonkeyPatch) -> None:
     assert result.exit_code == 2, result.output
     assert "sandbox_unavailable" in result.output and "bubblewrap" in result.output
     assert "never run outside the sandbox" in result.output
+
+
+def test_a_backtest_is_recorded_as_a_run(tmp_path: Path) -> None:
+    from alphadesk.config import Settings
+    from alphadesk.store.runs import RunStore
+
+    args = ["backtest", "macd", "MSFT", "--from", "2008-01-01", "--to", "2009-12-31"]
+    printed = json.loads(runner.invoke(app, [*args, "--json"]).output)
+    refused = runner.invoke(app, ["backtest", "turtle", "MSFT"])  # nothing to record
+    too_short = runner.invoke(
+        app, ["backtest", "sma_cross", "MSFT", "--from", "2013-03-01", "--to", "2013-03-05"]
+    )
+    assert refused.exit_code == too_short.exit_code == 2
+    store = RunStore(Settings(data_dir=tmp_path).store_path)
+    failed, done = store.recent(kind="backtest")
+    assert (done.id, done.status) == (printed["run_id"], "completed")
+    assert done.title == "backtest macd MSFT"
+    assert done.result is not None and done.result["metrics"] == printed["metrics"]
+    assert done.request["params"] == {"fast": 12, "slow": 26, "signal": 9}
+    assert [a.name for a in store.artifacts(done.id)] == [
+        "MSFT_macd_drawdown.png", "MSFT_macd_equity.png", "report.md", "result.json"
+    ]  # fmt: skip
+    assert failed.status == "failed" and "fewer than 2 bars" in (failed.error or "")
+    assert f"recorded as run {failed.id}" in too_short.output
