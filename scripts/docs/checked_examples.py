@@ -39,7 +39,9 @@ __all__ = [
     "environment",
     "find_examples",
     "matches",
+    "page_commands",
     "run",
+    "run_sequence",
     "sequence_key",
     "strip_markers",
 ]
@@ -205,33 +207,46 @@ def sequence_key(commands: list[str]) -> str:
     return "".join(f"\n$ {command}" for command in commands)
 
 
+def run_sequence(commands: list[str]) -> str:
+    """Run ``commands`` in order in a fresh folder; their outputs, joined by NUL (the
+    value the cache keeps under ``sequence_key(commands)``)."""
+    with tempfile.TemporaryDirectory(prefix="alphadesk-docs-") as tmp:
+        outputs = []
+        for command in commands:
+            try:
+                outputs.append(run(command, Path(tmp)))
+            except subprocess.TimeoutExpired:
+                outputs.append(f"(ran over {TIMEOUT_S} s)")
+    return "\0".join(outputs)
+
+
+def page_commands(markdown: str) -> list[str]:
+    """A page's checked commands, in the order they run."""
+    return [example.command for block in find_examples(markdown) for example in block]
+
+
 def check_page(
     page: str, markdown: str, cache: dict[str, str] | None = None
 ) -> list[ExampleFailure]:
     """Run a page's checked examples in a fresh folder; the ones whose output differs.
 
     ``cache`` maps a sequence of commands already run (``sequence_key``) to their
-    outputs: a page whose commands were run before, by another page or a picture, or
-    unchanged since the last build of a serving site, is not run again.
+    outputs: a page whose commands were run before (by ``run_sequence``, another page or
+    a picture, or unchanged since the last build of a serving site) is not run again.
     """
     examples = [example for block in find_examples(markdown) for example in block]
     if not examples:
         return []
-    key = sequence_key([example.command for example in examples])
+    commands = [example.command for example in examples]
+    key = sequence_key(commands)
     if cache is not None and key in cache:
-        outputs = cache[key].split("\0")
+        joined = cache[key]
     else:
-        with tempfile.TemporaryDirectory(prefix="alphadesk-docs-") as tmp:
-            outputs = []
-            for example in examples:
-                try:
-                    outputs.append(run(example.command, Path(tmp)))
-                except subprocess.TimeoutExpired:
-                    outputs.append(f"(ran over {TIMEOUT_S} s)")
+        joined = run_sequence(commands)
         if cache is not None:
-            cache[key] = "\0".join(outputs)
+            cache[key] = joined
     return [
         ExampleFailure(page, example.command, _diff(example.expected, printed))
-        for example, printed in zip(examples, outputs, strict=True)
+        for example, printed in zip(examples, joined.split("\0"), strict=True)
         if not matches(example.expected, printed)
     ]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import subprocess
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -45,33 +46,41 @@ PICTURES = (
 
 
 def make_pictures(
-    pictures: tuple[Picture, ...] = PICTURES,
+    pictures: tuple[Picture, ...] = PICTURES, parallel: int = 2
 ) -> tuple[dict[str, bytes], dict[str, str]]:
     """Run each picture's command (offline, ``rules`` model, a fresh folder); the PNGs by
     name, and what each command printed (keyed as the checked examples' cache is).
     Raises RuntimeError naming a command that failed or made no picture."""
     made: dict[str, bytes] = {}
     printed: dict[str, str] = {}
-    for picture in pictures:
-        with tempfile.TemporaryDirectory(prefix="alphadesk-pictures-") as tmp:
-            folder = Path(tmp)
-            done = subprocess.run(
-                ["bash", "-c", picture.command],
-                cwd=folder,
-                env=environment(folder),
-                capture_output=True,
-                text=True,
-                timeout=600,
-                check=False,
-            )
-            if done.returncode != 0:
-                raise RuntimeError(
-                    f"`{picture.command}` failed ({done.returncode}): {done.stderr[-2000:]}"
-                )
-            printed[sequence_key([picture.command])] = done.stdout
-            for name, pattern in picture.produces.items():
-                found = sorted(folder.glob(pattern))
-                if not found:
-                    raise RuntimeError(f"`{picture.command}` wrote no {pattern}")
-                made[name] = found[-1].read_bytes()
+    with ThreadPoolExecutor(max_workers=parallel) as pool:
+        for picture, (pngs, stdout) in zip(pictures, pool.map(_draw, pictures), strict=True):
+            made.update(pngs)
+            printed[sequence_key([picture.command])] = stdout
     return made, printed
+
+
+def _draw(picture: Picture) -> tuple[dict[str, bytes], str]:
+    """Run one picture's command in a fresh folder: its PNGs by name, and its stdout."""
+    made: dict[str, bytes] = {}
+    with tempfile.TemporaryDirectory(prefix="alphadesk-pictures-") as tmp:
+        folder = Path(tmp)
+        done = subprocess.run(
+            ["bash", "-c", picture.command],
+            cwd=folder,
+            env=environment(folder),
+            capture_output=True,
+            text=True,
+            timeout=600,
+            check=False,
+        )
+        if done.returncode != 0:
+            raise RuntimeError(
+                f"`{picture.command}` failed ({done.returncode}): {done.stderr[-2000:]}"
+            )
+        for name, pattern in picture.produces.items():
+            found = sorted(folder.glob(pattern))
+            if not found:
+                raise RuntimeError(f"`{picture.command}` wrote no {pattern}")
+            made[name] = found[-1].read_bytes()
+    return made, done.stdout

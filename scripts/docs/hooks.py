@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import functools
 import logging
+import os
 import re
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +32,8 @@ log = logging.getLogger("mkdocs.hooks.alphadesk")
 _problems: list[str] = []
 # A server rebuilding on each edit runs a page's examples again only when they changed.
 _example_outputs: dict[str, str] = {}
+# Commands (pictures, pages' examples) run at once: each is one process, mostly on a CPU.
+_PARALLEL = min(4, os.cpu_count() or 1)
 _README_LINK = re.compile(r"\]\((docs/[^)#\s]+)(#[^)\s]*)?\)")
 
 
@@ -70,18 +74,40 @@ def on_files(files: Files, config: Any) -> Files:
         "reference/http-api.md": doc_reference.openapi_page(schema),
         "reference/settings.md": doc_reference.settings_page(settings),
     }
+    notice = Path(config.config_file_path).parent / "src/alphadesk/data/bundled/NOTICE.md"
+    pages["data-sources.md"] = notice.read_text(encoding="utf-8")  # as the package ships it
     for uri, text in pages.items():
         files.append(File.generated(config, uri, content=text))
     for name, png in _pictures().items():
         files.append(File.generated(config, f"images/{name}", content=png))
+    _run_all_examples(files, config)
     return files
+
+
+def _run_all_examples(files: Files, config: Any) -> None:
+    """Run every page's checked examples not already known, a few pages at a time (each
+    in its own folder), so that each page then finds its outputs in the cache."""
+    readme = Path(config.config_file_path).parent / "README.md"
+    texts = [readme.read_text(encoding="utf-8")]
+    texts += [f.content_string for f in files.documentation_pages() if not f.generated_by]
+    sequences = {}
+    for text in texts:
+        commands = checked_examples.page_commands(text)
+        key = checked_examples.sequence_key(commands)
+        if commands and key not in _example_outputs:
+            sequences[key] = commands
+    if not sequences:
+        return
+    log.info("running the checked examples of %d pages", len(sequences))
+    with ThreadPoolExecutor(max_workers=_PARALLEL) as pool:
+        outputs = pool.map(checked_examples.run_sequence, sequences.values())
+        _example_outputs.update(zip(sequences, outputs, strict=True))
 
 
 def on_page_markdown(markdown: str, page: Any, config: Any, files: Files) -> str:
     where = page.file.src_uri
     _problems.extend(f"{where}: {p}" for p in doc_names.check_names(markdown, _vocabulary()))
     if checked_examples.find_examples(markdown):
-        log.info("running the checked examples of %s", where)
         failures = checked_examples.check_page(where, markdown, _example_outputs)
         _problems.extend(str(f) for f in failures)
     return checked_examples.strip_markers(markdown)
