@@ -2,8 +2,9 @@
 """Set up alphadesk in ./.venv and run it: the quickstart's two commands.
 
     python3 dev.py demo    # set up, then run the main job offline (no key, bundled data)
-    python3 dev.py test    # set up, then lint, type-check and run the test suite
+    python3 dev.py test    # set up, then lint, type-check, run the test suite, build the docs
     python3 dev.py setup   # only set up (also builds or reuses the local model server)
+    python3 dev.py docs    # set up, then build the documentation site into site/ (--serve: serve it)
 
 Only the Python standard library is used here, so this works on a fresh machine with
 Python 3.11+. The environment is rebuilt when pyproject.toml changes.
@@ -26,6 +27,9 @@ STAMP = VENV / ".alphadesk-installed"
 
 # The main job: a cash-secured-put analysis on bundled data with the offline `rules` model.
 DEMO = ["alphadesk", "csp", "NVDA", "--as-of", "2024-11-29"]
+# The documentation site, strict: a broken link, or a page that no longer matches the code
+# (its examples' output, the options, paths and settings it names), fails the build.
+DOCS = ["mkdocs", "build", "--strict"]
 
 
 def _run(*cmd: str | Path) -> None:
@@ -107,13 +111,14 @@ def model_server() -> None:
 
 def main(argv: list[str]) -> int:
     command = argv[0] if argv else "help"
-    if command not in {"demo", "test", "setup"}:
+    if command not in {"demo", "test", "setup", "docs"}:
         print(__doc__)
         return 2
     setup()
     if command in {"setup", "test"}:
         model_server()
     env = {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}"}
+    env["NO_MKDOCS_2_WARNING"] = "1"  # the theme's banner about its successor, on every build
     steps: list[list[str]] = {
         "setup": [],
         "demo": [[*DEMO, *argv[1:]]],
@@ -121,7 +126,9 @@ def main(argv: list[str]) -> int:
             ["ruff", "check", "src", "tests", "bench", "scripts"],
             ["mypy"],
             ["pytest", *argv[1:]],
+            DOCS,
         ],
+        "docs": [["mkdocs", "serve"] if "--serve" in argv[1:] else DOCS],
     }[command]
     for step in steps:
         print("+", " ".join(step), flush=True)

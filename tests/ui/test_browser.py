@@ -3,8 +3,8 @@ key) driven by a headless Chromium through every tab with its defaults, a screen
 each, and the key looked for in everything the browser receives.
 
 The tests run in file order on one page: the runs tab shows the runs the tabs before it
-started. Set UI_SCREENSHOT=path to keep the CSP tab's screenshot (the README's picture is
-made so); UI_SHOTS=folder keeps every tab's.
+started. Set UI_SCREENSHOT=path to keep the CSP tab's screenshot (the documentation's picture,
+docs/images/ui.png, is made so); UI_SHOTS=folder keeps every tab's.
 """
 
 from __future__ import annotations
