@@ -16,7 +16,8 @@ from alphadesk.config import Settings
 from alphadesk.data import build_provider
 from alphadesk.data.calendar import session_close
 from alphadesk.money import usd
-from alphadesk.store import PaperPortfolio, RunStore
+from alphadesk.portfolio import PaperPortfolio
+from alphadesk.store import RunStore
 from tests.cli.test_ask import _csp_run
 
 pytestmark = pytest.mark.slow

@@ -11,7 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from alphadesk.agents.csp.models import CspConstraints
 from alphadesk.agents.desk.models import AnalystName
 from alphadesk.pipelines.models import Depth
-from alphadesk.store.orders import ACCOUNT_PATTERN
+from alphadesk.portfolio.models import ACCOUNT_PATTERN
 
 __all__ = [
     "AccountBody",

@@ -19,7 +19,7 @@ from datetime import UTC, datetime, time
 from zoneinfo import ZoneInfo
 
 from alphadesk.money import usd
-from alphadesk.store.orders import (
+from alphadesk.portfolio.models import (
     Contract,
     InsufficientCash,
     OrderRejected,

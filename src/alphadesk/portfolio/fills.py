@@ -16,7 +16,7 @@ from datetime import date, datetime, timedelta
 from alphadesk.data.base import MarketData
 from alphadesk.data.calendar import close_on_or_before, local_date
 from alphadesk.data.errors import DataError
-from alphadesk.store.portfolio import OrderRequest, PriceNotVerified
+from alphadesk.portfolio.models import OrderRequest, PriceNotVerified
 
 __all__ = ["DayRange", "day_range", "verify_price"]
 

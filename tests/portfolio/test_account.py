@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from alphadesk.store.portfolio import Contract, OrderRejected, OrderRequest, PaperPortfolio
+from alphadesk.portfolio import Contract, OrderRejected, OrderRequest, PaperPortfolio
 
 AAPL = Contract(symbol="AAPL")
 PUT = Contract(symbol="SPY", right="put", strike=450, expiration=date(2024, 12, 20))

@@ -1,7 +1,7 @@
 """The paper portfolio: accounts and their orders in SQLite; cash, positions and P&L from them.
 
 Orders are the only thing written: cash, positions, average cost and realised P&L are
-replayed from an account's orders in trade-date order (:mod:`alphadesk.store.book`), so
+replayed from an account's orders in trade-date order (:mod:`alphadesk.portfolio.book`), so
 they can never drift from the order log, and a valuation at an instant sees only the
 orders traded up to it. Each order is checked against the whole timeline (at its own
 trade date and at every later order's) and inserted in one ``BEGIN IMMEDIATE``
@@ -22,45 +22,21 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from alphadesk.money import usd
-from alphadesk.store import sqlite
-from alphadesk.store.book import Book, first_new_problem, replay_orders, valuation
-from alphadesk.store.orders import (
+from alphadesk.portfolio.book import Book, first_new_problem, replay_orders, valuation
+from alphadesk.portfolio.models import (
     ACCOUNT_PATTERN,
     Account,
     AccountExists,
     AccountNotFound,
-    Contract,
-    InsufficientCash,
     Order,
     OrderRejected,
     OrderRequest,
     Position,
-    PositionValue,
-    PriceNotVerified,
     Valuation,
 )
+from alphadesk.store import sqlite
 
-__all__ = [
-    "ACCOUNT_PATTERN",
-    "DEFAULT_ACCOUNT",
-    "DEFAULT_CASH",
-    "Account",
-    "AccountExists",
-    "AccountNotFound",
-    "Book",
-    "Contract",
-    "InsufficientCash",
-    "Order",
-    "OrderRejected",
-    "OrderRequest",
-    "PaperPortfolio",
-    "Position",
-    "PositionValue",
-    "PriceNotVerified",
-    "Valuation",
-    "replay_orders",
-    "valuation",
-]
+__all__ = ["DEFAULT_ACCOUNT", "DEFAULT_CASH", "PaperPortfolio"]
 
 DEFAULT_ACCOUNT = "paper"
 DEFAULT_CASH = 100_000.0

@@ -9,9 +9,7 @@ import pytest
 from alphadesk.config import Settings
 from alphadesk.data import build_provider
 from alphadesk.data.calendar import session_close
-from alphadesk.pipelines.assistant.fills import verify_price
-from alphadesk.store import Contract, OrderRequest
-from alphadesk.store.portfolio import PriceNotVerified
+from alphadesk.portfolio import Contract, OrderRequest, PriceNotVerified, verify_price
 
 DAY = session_close(date(2021, 6, 30))
 MARKET = build_provider(Settings())

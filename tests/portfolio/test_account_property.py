@@ -14,7 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from alphadesk.store.portfolio import Contract, OrderRejected, OrderRequest, PaperPortfolio
+from alphadesk.portfolio import Contract, OrderRejected, OrderRequest, PaperPortfolio
 
 pytestmark = pytest.mark.slow
 
