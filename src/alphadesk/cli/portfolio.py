@@ -143,6 +143,8 @@ def _order(
     expiration: str | None,
     trade_date: str | None,
 ) -> OrderRequest:
+    from pydantic import ValidationError
+
     from alphadesk.data import build_provider
     from alphadesk.data.errors import DataError
     from alphadesk.data.symbols import normalize_symbol
@@ -157,7 +159,8 @@ def _order(
             expiration=date.fromisoformat(expiration) if expiration else None,
         )
     except ValueError as exc:
-        raise fail(str(exc), "an option needs --put or --call, --strike and --expiration") from None
+        hint = "an option needs --put or --call, --strike and --expiration"
+        raise fail(_said(exc), hint) from None
     if price is None:
         if contract.is_option:
             raise fail("an option order needs --price (per share)")
@@ -167,8 +170,23 @@ def _order(
             raise fail(str(exc), "give a --date the data covers (alphadesk data list)") from None
     if not price > 0:
         raise fail(f"a price must be above 0, got {price:g}")
-    return OrderRequest(contract=contract, side=side, quantity=quantity, price=price,
-                        as_of=instant, source="manual")  # fmt: skip
+    try:
+        return OrderRequest(contract=contract, side=side, quantity=quantity, price=price,
+                            as_of=instant, source="manual")  # fmt: skip
+    except ValidationError as exc:
+        raise fail(_said(exc)) from None
+
+
+def _said(exc: ValueError) -> str:
+    """A refusal in the model's own words: ``quantity: Input should be a finite number``."""
+    from pydantic import ValidationError
+
+    if not isinstance(exc, ValidationError):
+        return str(exc)
+    first = exc.errors()[0]
+    where = ".".join(str(part) for part in first["loc"])
+    message = str(first["msg"]).removeprefix("Value error, ")
+    return f"{where}: {message}" if where else message
 
 
 def _trade(side: str) -> Callable[..., None]:
@@ -251,6 +269,8 @@ def orders(
 
     with _refusals():
         listed = _book(ctx).orders(account)
+        for row in _book(ctx).set_aside(account):
+            err_console.print(f"[yellow]{row.describe()}[/]", highlight=False)
     if as_json:
         for o in listed:
             typer.echo(o.model_dump_json())

@@ -18,6 +18,7 @@ from alphadesk.portfolio.models import (
     AccountExists,
     AccountNotFound,
     Contract,
+    DamagedAccount,
     InsufficientCash,
     Order,
     OrderRejected,
@@ -25,6 +26,7 @@ from alphadesk.portfolio.models import (
     Position,
     PositionValue,
     PriceNotVerified,
+    SetAside,
     Valuation,
 )
 from alphadesk.portfolio.report import AccountReport, HeldPosition, account_report
@@ -38,6 +40,7 @@ __all__ = [
     "AccountNotFound",
     "AccountReport",
     "Contract",
+    "DamagedAccount",
     "HeldPosition",
     "InsufficientCash",
     "Order",
@@ -47,6 +50,7 @@ __all__ = [
     "Position",
     "PositionValue",
     "PriceNotVerified",
+    "SetAside",
     "Valuation",
     "account_report",
     "verify_price",

@@ -1,15 +1,18 @@
 """Marks for the paper account's positions from the data at an instant: a stock's last
 price, an option's mid in the chain (observed, or modeled and labelled), an expired
-option's intrinsic value at its expiration close."""
+option's intrinsic value at its expiration close (an expiration that is not a trading day,
+stored by an older version: at the close of the last session on or before it, stated).
+A contract without a price is named with the reason; it never stops the others."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date, datetime
 
 from alphadesk.data.base import MarketData
-from alphadesk.data.calendar import local_date, session_close
+from alphadesk.data.calendar import close_on_or_before, is_session, local_date
 from alphadesk.data.errors import DataError
 from alphadesk.data.symbols import SPY_PER_INDEX
 from alphadesk.portfolio.models import Contract
@@ -40,8 +43,14 @@ def _price(market: MarketData, symbol: str, when: datetime) -> tuple[float, str]
 def _expired(market: MarketData, contract: Contract, as_of: datetime) -> tuple[float, str]:
     """An expired option settled at its intrinsic value at its expiration close."""
     assert contract.expiration is not None and contract.strike is not None
-    spot, basis = _price(market, contract.symbol, min(as_of, session_close(contract.expiration)))
+    settled = close_on_or_before(contract.expiration)
+    spot, basis = _price(market, contract.symbol, min(as_of, settled))
     gap = spot - contract.strike if contract.right == "call" else contract.strike - spot
+    if not is_session(contract.expiration):
+        basis += (
+            f" ({contract.expiration} is not a trading day: settled at the close of "
+            f"{local_date(settled)})"
+        )
     return max(gap, 0.0), f"expired: intrinsic at {basis}"
 
 
@@ -65,12 +74,18 @@ def mark(market: MarketData, contract: Contract, as_of: datetime) -> Mark:
     raise DataError(f"{contract.key}: not listed in the {chain.provenance.origin} chain")
 
 
+def _finite(found: Mark) -> Mark:
+    if found.price is None or math.isfinite(found.price):
+        return found
+    return Mark(None, f"no price: the data gave {found.price} ({found.basis})")
+
+
 def marks(market: MarketData, contracts: Iterable[Contract], as_of: datetime) -> dict[str, Mark]:
     """Each contract's mark by key; one without a price has ``price`` None and says why."""
     found: dict[str, Mark] = {}
     for contract in contracts:
         try:
-            found[contract.key] = mark(market, contract, as_of)
-        except DataError as exc:
+            found[contract.key] = _finite(mark(market, contract, as_of))
+        except (DataError, ValueError) as exc:  # ValueError: a date outside the calendar
             found[contract.key] = Mark(None, f"no price: {exc}")
     return found

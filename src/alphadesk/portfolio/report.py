@@ -1,7 +1,7 @@
 """The paper account at an instant, as the CLI, the API and the assistant show it: cash,
 positions marked from the data (:mod:`alphadesk.portfolio.marks`), P&L and account value,
 from the orders traded by then. A position without a mark is held at cost and named in
-``missing``."""
+``missing`` with the orders that opened it, as is each stored order set aside."""
 
 from __future__ import annotations
 
@@ -31,7 +31,10 @@ class AccountReport(BaseModel):
     """The paper account at an instant, money rounded to the cent."""
 
     as_of: AwareDatetime = Field(description="The instant; only orders traded by then count.")
-    missing: list[str] = Field(default_factory=list, description="Positions held at cost, and why.")
+    missing: list[str] = Field(
+        default_factory=list,
+        description="Positions held at cost and stored orders left out, and why.",
+    )
     account: str
     cash: float
     collateral: float = Field(0.0, description="Cash reserved for the open short puts.")
@@ -44,6 +47,10 @@ class AccountReport(BaseModel):
     total_pnl: float = Field(description="account_value - starting_cash.")
     total_pnl_pct: float
     orders: int
+
+
+def _at_cost(key: str, orders: list[str], why: str) -> str:
+    return f"{key} (orders {', '.join(orders)}): {why}; held at cost"
 
 
 def account_report(
@@ -60,6 +67,10 @@ def account_report(
     _, held = portfolio.positions(account, as_of)
     found = marks(market, [p.contract for p in held], as_of)
     valuation = portfolio.value({k: m.price for k, m in found.items()}, account, as_of)
+    unpriced = set(valuation.unpriced)
+    traded: dict[str, list[str]] = {key: [] for key in unpriced}
+    for order in portfolio.orders(account, as_of) if unpriced else []:
+        traded.get(order.contract.key, []).append(str(order.id))
     rows = [
         HeldPosition(
             position=p.key,
@@ -76,7 +87,10 @@ def account_report(
     start = valuation.starting_cash
     return AccountReport(
         as_of=as_of,
-        missing=[f"{key}: {found[key].basis}; held at cost" for key in valuation.unpriced],
+        missing=[
+            *(_at_cost(key, traded[key], found[key].basis) for key in valuation.unpriced),
+            *(row.describe() for row in valuation.set_aside),
+        ],
         account=account,
         cash=round(valuation.cash, 2),
         collateral=round(valuation.collateral, 2),

@@ -20,6 +20,7 @@ from alphadesk.portfolio import (
     AccountNotFound,
     AccountReport,
     Contract,
+    DamagedAccount,
     Order,
     OrderRejected,
     OrderRequest,
@@ -71,6 +72,8 @@ def _refusals() -> Iterator[None]:
         raise ApiError(404, "account_not_found", str(exc), hint) from None
     except AccountExists as exc:
         raise ApiError(409, "account_exists", str(exc)) from None
+    except DamagedAccount as exc:
+        raise ApiError(409, exc.code, str(exc)) from None
     except OrderRejected as exc:
         raise ApiError(409, exc.code, str(exc), _HINTS.get(exc.code)) from None
 
