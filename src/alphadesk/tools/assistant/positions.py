@@ -7,7 +7,7 @@ import asyncio
 
 from alphadesk.agent import RunContext, tool
 from alphadesk.data.errors import DataError
-from alphadesk.portfolio import AccountReport, account_report
+from alphadesk.portfolio import AccountReport, DamagedAccount, account_report
 from alphadesk.tools.assistant.deps import ChatDeps
 from alphadesk.tools.common import ToolOutput
 
@@ -30,7 +30,10 @@ async def get_positions(ctx: RunContext[ChatDeps]) -> PositionsReport:
     if book is None:
         raise DataError("no paper portfolio is configured for this session")
     # Only the orders traded by the run's instant: a valuation never sees the future.
-    report = await asyncio.to_thread(
-        account_report, book, ctx.deps.market, ctx.as_of, ctx.deps.account
-    )
+    try:
+        report = await asyncio.to_thread(
+            account_report, book, ctx.deps.market, ctx.as_of, ctx.deps.account
+        )
+    except DamagedAccount as exc:  # the model says so instead of the chat failing
+        raise DataError(str(exc)) from None
     return PositionsReport(symbol="PORTFOLIO", **report.model_dump())
