@@ -18,8 +18,8 @@ from datetime import date, datetime, timedelta
 from alphadesk.data.base import MarketData
 from alphadesk.data.calendar import close_on_or_before, local_date
 from alphadesk.data.errors import DataError
-from alphadesk.portfolio.book import expires_at
-from alphadesk.portfolio.models import OrderRequest, PriceNotVerified
+from alphadesk.portfolio.book import expiration_problem, expires_at
+from alphadesk.portfolio.models import OrderRejected, OrderRequest, PriceNotVerified
 
 __all__ = ["DayRange", "day_range", "verify_price"]
 
@@ -109,11 +109,16 @@ def verify_price(market: MarketData, order: OrderRequest, *, force: bool = False
     """``order`` labelled with how its price was checked at its trade date (``as_of``).
 
     Raises:
+        OrderRejected: an option that cannot trade then (its expiration is before the
+            trade date, or not a trading day), forced or not.
         PriceNotVerified: the price is off the day, or there is no data for the day, and
             ``force`` is not set.
     """
     if order.as_of is None:
         raise ValueError("an order needs its trade date (as_of) before its price is checked")
+    impossible = expiration_problem(order)  # before its price: no price makes it possible
+    if impossible is not None:
+        raise OrderRejected(impossible)
     symbol = order.contract.symbol
     try:
         fits, words = _judge(order, day_range(market, symbol, order.as_of))
