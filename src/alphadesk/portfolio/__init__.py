@@ -10,7 +10,7 @@ Modules: :mod:`~alphadesk.portfolio.models` (contracts, orders, positions, refus
 marked from the data at an instant).
 """
 
-from alphadesk.portfolio.account import DEFAULT_ACCOUNT, DEFAULT_CASH, PaperPortfolio
+from alphadesk.portfolio.account import DEFAULT_ACCOUNT, DEFAULT_CASH, OrderLog, PaperPortfolio
 from alphadesk.portfolio.fills import verify_price
 from alphadesk.portfolio.models import (
     ACCOUNT_PATTERN,
@@ -44,6 +44,7 @@ __all__ = [
     "HeldPosition",
     "InsufficientCash",
     "Order",
+    "OrderLog",
     "OrderRejected",
     "OrderRequest",
     "PaperPortfolio",

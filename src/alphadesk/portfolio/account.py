@@ -54,7 +54,7 @@ from alphadesk.portfolio.models import (
 )
 from alphadesk.store import sqlite
 
-__all__ = ["DEFAULT_ACCOUNT", "DEFAULT_CASH", "PaperPortfolio"]
+__all__ = ["DEFAULT_ACCOUNT", "DEFAULT_CASH", "OrderLog", "PaperPortfolio"]
 
 DEFAULT_ACCOUNT = "paper"
 DEFAULT_CASH = 100_000.0
@@ -139,16 +139,31 @@ def _trade_order(order: Order) -> tuple[datetime, int]:
 
 
 @dataclass(frozen=True)
-class _Log:
-    """An account's starting cash and its orders in trade-date order, and the stored
-    rows set aside."""
+class OrderLog:
+    """An account as read at once: its starting cash, its orders in trade-date order and
+    the stored rows set aside. Everything else is replayed from it."""
 
+    account: str
     starting_cash: float
     orders: list[Order]
     set_aside: list[SetAside]
 
     def until(self, as_of: datetime | None) -> list[Order]:
+        """The orders traded at or before ``as_of`` (None: every order)."""
         return self.orders if as_of is None else [o for o in self.orders if o.as_of <= as_of]
+
+    def book(self, as_of: datetime | None = None) -> Book:
+        """The replayed book at ``as_of`` (default: every order)."""
+        return replay_orders(self.starting_cash, self.until(as_of))
+
+    def value(self, marks: Mapping[str, float | None], as_of: datetime | None = None) -> Valuation:
+        """The account at ``as_of`` and ``marks`` (per-share prices by contract key); a
+        position without a mark is held at cost and listed in ``unpriced``; the rows set
+        aside are listed in ``set_aside``."""
+        orders = self.until(as_of)
+        book = replay_orders(self.starting_cash, orders)
+        found = valuation(self.account, self.starting_cash, book, marks, len(orders), as_of)
+        return found.model_copy(update={"set_aside": self.set_aside})
 
 
 # COALESCE: a row an older alphadesk wrote since the migration is dated as _migrate dates it.
@@ -237,7 +252,7 @@ class PaperPortfolio:
             AccountNotFound: no such account.
             DamagedAccount: its stored starting cash is not an amount.
         """
-        return self._log(name).starting_cash
+        return self.log(name).starting_cash
 
     # -- orders -----------------------------------------------------------------------------
 
@@ -279,11 +294,11 @@ class PaperPortfolio:
     def orders(self, account: str = DEFAULT_ACCOUNT, as_of: datetime | None = None) -> list[Order]:
         """The account's orders in trade-date order (then as placed); with ``as_of``, only
         those traded at or before it. Rows set aside are not among them."""
-        return self._log(account).until(as_of)
+        return self.log(account).until(as_of)
 
     def set_aside(self, account: str = DEFAULT_ACCOUNT) -> list[SetAside]:
         """The stored rows the account leaves out, and why."""
-        return self._log(account).set_aside
+        return self.log(account).set_aside
 
     def positions(
         self, account: str = DEFAULT_ACCOUNT, as_of: datetime | None = None
@@ -294,8 +309,7 @@ class PaperPortfolio:
 
     def book(self, account: str = DEFAULT_ACCOUNT, as_of: datetime | None = None) -> Book:
         """The replayed book at ``as_of`` (default: every order)."""
-        log = self._log(account)
-        return replay_orders(log.starting_cash, log.until(as_of))
+        return self.log(account).book(as_of)
 
     def value(
         self,
@@ -306,17 +320,21 @@ class PaperPortfolio:
         """The account at ``as_of`` (only the orders traded by then) and ``marks``
         (per-share prices by contract key). A position without a mark is held at cost and
         listed in ``unpriced``; stored rows left out are listed in ``set_aside``."""
-        log = self._log(account)
-        orders = log.until(as_of)
-        book = replay_orders(log.starting_cash, orders)
-        found = valuation(account, log.starting_cash, book, marks, len(orders), as_of)
-        return found.model_copy(update={"set_aside": log.set_aside})
+        return self.log(account).value(marks, as_of)
 
-    def _log(self, account: str) -> _Log:
+    def log(self, account: str = DEFAULT_ACCOUNT) -> OrderLog:
+        """The account read in one transaction, to replay and value consistently.
+
+        Raises:
+            AccountNotFound: no such account.
+            DamagedAccount: its stored starting cash is not an amount.
+        """
         with self._connect() as db:
             return self._read(db, account)
 
-    def _read(self, db: sqlite3.Connection, account: str, *, open_default: bool = False) -> _Log:
+    def _read(
+        self, db: sqlite3.Connection, account: str, *, open_default: bool = False
+    ) -> OrderLog:
         starting = _starting_cash(db, account, open_default=open_default)
         if not math.isfinite(starting) or not 0 <= starting <= MAX_CASH:
             raise DamagedAccount(
@@ -329,7 +347,7 @@ class PaperPortfolio:
         ).fetchall()
         read = [_order(account, *r) for r in rows]
         orders = sorted((o for o in read if isinstance(o, Order)), key=_trade_order)
-        return _Log(starting, orders, [o for o in read if isinstance(o, SetAside)])
+        return OrderLog(account, starting, orders, [o for o in read if isinstance(o, SetAside)])
 
 
 def _check_cash(cash: float) -> None:

@@ -64,12 +64,12 @@ def account_report(
     Raises:
         AccountNotFound: no such account.
     """
-    _, held = portfolio.positions(account, as_of)
-    found = marks(market, [p.contract for p in held], as_of)
-    valuation = portfolio.value({k: m.price for k, m in found.items()}, account, as_of)
-    unpriced = set(valuation.unpriced)
-    traded: dict[str, list[str]] = {key: [] for key in unpriced}
-    for order in portfolio.orders(account, as_of) if unpriced else []:
+    log = portfolio.log(account)  # one read: the marks and the valuation see the same orders
+    held = [p.contract for p in log.book(as_of).positions.values() if p.quantity]
+    found = marks(market, held, as_of)
+    valuation = log.value({k: m.price for k, m in found.items()}, as_of)
+    traded: dict[str, list[str]] = {key: [] for key in valuation.unpriced}
+    for order in log.until(as_of):
         traded.get(order.contract.key, []).append(str(order.id))
     rows = [
         HeldPosition(
