@@ -17,6 +17,7 @@ from alphadesk.pipelines.csp.models import CspResult, SuggestedPosition, Synthes
 from alphadesk.store import RunStore
 from tests.api.conftest import DAY
 from tests.support.live_api import LiveApi
+from tests.support.old_rows import write_account, write_order
 
 
 def _open(client: httpx.Client, name: str, cash: float = 100_000) -> None:
@@ -154,3 +155,48 @@ def test_accounts_are_opened_explicitly(client: httpx.Client) -> None:
     listed = {a["name"]: a["starting_cash"] for a in client.get("/portfolio/accounts").json()}
     assert listed["opened"] == 5_000
     assert client.get("/portfolio", params={"account": "opened"}).json()["cash"] == 5_000
+
+
+def test_impossible_orders_are_refused_and_old_rows_do_not_break_the_account(
+    api: LiveApi, client: httpx.Client
+) -> None:
+    _open(client, "strict", cash=1_000)
+    put = {"side": "sell", "symbol": "KO", "quantity": 5, "price": 4.9, "right": "put",
+           "strike": 5, "as_of": DAY, "account": "strict"}  # fmt: skip
+    expired = client.post("/portfolio/orders", json=put | {"expiration": "2021-06-18"})
+    words = "KO 2021-06-18 5P expired on 2021-06-18, before the trade date 2021-06-30"
+    assert words in _error(expired, 409, "order_rejected")["message"]
+    for day in ("2021-07-17", "1990-01-01"):
+        bought = put | {"side": "buy", "quantity": 1, "price": 0.05, "expiration": day}
+        saturday = client.post("/portfolio/orders", json=bought | {"force": True})
+        assert f"{day} is not an XNYS trading day" in _error(saturday, 409, "order_rejected")[
+            "message"
+        ]
+    huge = {"side": "buy", "symbol": "KO", "quantity": 1e308, "price": 1e-308, "force": True,
+            "as_of": DAY, "account": "strict"}  # fmt: skip
+    _error(client.post("/portfolio/orders", json=huge), 422, "validation_error")
+    assert client.get("/portfolio/transactions", params={"account": "strict"}).json() == []
+
+    # Rows an older version accepted: the account values, each row named.
+    path = api.settings.store_path
+    write_account(path, "old", 1_000)
+    saturday_put = {"contract": {"symbol": "KO", "right": "put", "strike": 60,
+                                 "expiration": "2021-07-17"},
+                    "side": "buy", "quantity": 1, "price": 5.5}  # fmt: skip
+    write_order(path, "old", DAY, saturday_put)
+    gone = write_order(path, "old", DAY, {
+        "contract": {"symbol": "KO", "right": "put", "strike": 5, "expiration": "2021-06-18"},
+        "side": "sell", "quantity": 5, "price": 4.9})  # fmt: skip
+    valued = client.get("/portfolio", params={"account": "old", "as_of": "2021-07-30"})
+    assert valued.status_code == 200, valued.text
+    report = valued.json()
+    assert report["cash"] == 450 and len(report["positions"]) == 1
+    assert "settled at the close of 2021-07-16" in report["positions"][0]["mark_basis"]
+    assert any(f"order {gone} left out" in note for note in report["missing"])
+    held = client.get("/portfolio/positions", params={"account": "old"})
+    assert held.status_code == 200 and held.json()["cash"] == 450
+
+    write_account(path, "broken", float("inf"))
+    for route in ("/portfolio", "/portfolio/positions", "/portfolio/transactions"):
+        broken = _error(client.get(route, params={"account": "broken"}), 409, "account_damaged")
+        assert "stored starting cash of inf" in broken["message"]

@@ -16,8 +16,10 @@ from alphadesk.config import Settings
 from alphadesk.data import build_provider
 from alphadesk.data.calendar import session_close
 from alphadesk.money import usd
-from alphadesk.store import PaperPortfolio, RunStore
+from alphadesk.portfolio import PaperPortfolio
+from alphadesk.store import RunStore
 from tests.cli.test_ask import _csp_run
+from tests.support.old_rows import write_account, write_order
 
 pytestmark = pytest.mark.slow
 
@@ -104,3 +106,61 @@ def test_accounts_are_opened_explicitly(cli: CliRunner) -> None:
     assert "ira" in listed and "$5,000.00" in listed
     shown = json.loads(cli.invoke(app, ["portfolio", "--account", "ira", "--json"]).output)
     assert shown["cash"] == 5_000
+
+
+def test_impossible_orders_and_amounts_are_refused_with_the_reason(
+    cli: CliRunner, tmp_path: Path
+) -> None:
+    infinite = cli.invoke(app, ["portfolio", "open", "x", "--cash", "inf"])
+    assert infinite.exit_code == 1, infinite.output
+    assert "starting cash must be an amount from $0 to $1,000,000,000,000" in infinite.output
+    assert cli.invoke(app, ["portfolio", "open", "small", "--cash", "1000"]).exit_code == 0
+    put = ["--put", "--strike", "5", "--expiration"]
+    refusals = [
+        (["buy", "KO", "inf"], "quantity: Input should be a finite number"),
+        (["buy", "KO", "1e308", "--price", "1e-308", "--force"],
+         "quantity: Input should be less than or equal to 1000000000"),
+        (["buy", "KO", "1", "--price", "inf", "--force"], "price: Input should be a finite"),
+        (["sell", "KO", "5", *put, "2021-06-18", "--price", "4.90"],
+         "KO 2021-06-18 5P expired on 2021-06-18, before the trade date 2021-06-30"),
+        (["buy", "KO", "1", *put, "2021-07-17", "--price", "0.05", "--force"],
+         "2021-07-17 is not an XNYS trading day"),
+        (["buy", "KO", "1", *put, "1990-01-01", "--price", "0.05", "--force"],
+         "1990-01-01 is not an XNYS trading day"),
+    ]  # fmt: skip
+    for args, words in refusals:
+        result = cli.invoke(app, ["portfolio", *args, "--date", "2021-06-30", "--account", "small"])
+        assert result.exit_code == 1 and words in result.output, (args, result.output)
+        assert result.exception is None or isinstance(result.exception, SystemExit)
+    book = PaperPortfolio(tmp_path / "alphadesk.sqlite")
+    assert book.orders("small") == [] and "x" not in [a.name for a in book.accounts()]
+
+
+def test_an_account_with_rows_an_older_version_accepted_still_shows(
+    cli: CliRunner, tmp_path: Path
+) -> None:
+    path = tmp_path / "alphadesk.sqlite"
+    write_account(path, "old", 1_000)
+    saturday = {"contract": {"symbol": "KO", "right": "put", "strike": 60,
+                             "expiration": "2021-07-17"},
+                "side": "buy", "quantity": 1, "price": 5.5}  # fmt: skip
+    write_order(path, "old", "2021-06-30", saturday)
+    expired = write_order(path, "old", "2021-06-30", {
+        "contract": {"symbol": "KO", "right": "put", "strike": 5, "expiration": "2021-06-18"},
+        "side": "sell", "quantity": 5, "price": 4.9})  # fmt: skip
+    shown = cli.invoke(app, ["portfolio", "--account", "old", "--as-of", "2021-07-30", "--json"])
+    assert shown.exit_code == 0, shown.output
+    report = json.loads(shown.stdout)
+    (held,) = report["positions"]
+    assert "settled at the close of 2021-07-16" in held["mark_basis"]
+    assert report["cash"] == 450 and report["account_value"] == pytest.approx(
+        450 + 100 * (60 - _close("KO", "2021-07-16")), abs=0.01
+    )
+    assert any(f"order {expired} left out" in note for note in report["missing"])
+    listed = cli.invoke(app, ["portfolio", "orders", "--account", "old"])
+    assert listed.exit_code == 0 and f"order {expired} left out" in listed.output
+
+    write_account(path, "broken", float("inf"))
+    broken = cli.invoke(app, ["portfolio", "--account", "broken"])
+    assert broken.exit_code == 1 and "stored starting cash of inf" in broken.output
+    assert "alphadesk portfolio reset --account broken" in broken.output

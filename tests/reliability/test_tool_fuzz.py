@@ -24,7 +24,7 @@ from alphadesk.agent.tools import Tool, render_result
 from alphadesk.data.calendar import session_close
 from alphadesk.data.errors import DataError
 from alphadesk.data.providers.bundled import BundledProvider
-from alphadesk.store import PaperPortfolio
+from alphadesk.portfolio import PaperPortfolio
 from alphadesk.tools.assistant.deps import ChatDeps
 from alphadesk.tools.catalog import tool_catalog
 from tests.support.fuzzing import arguments_for

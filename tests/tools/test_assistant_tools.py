@@ -19,7 +19,7 @@ from alphadesk.data.calendar import session_close
 from alphadesk.data.providers.bundled import BundledProvider
 from alphadesk.data.rates import risk_free_rate
 from alphadesk.data.web import TavilySearch
-from alphadesk.store.portfolio import Contract, OrderRequest, PaperPortfolio
+from alphadesk.portfolio import Contract, OrderRequest, PaperPortfolio
 from alphadesk.tools.assistant.deps import ChatDeps, DeskVerdict
 from alphadesk.tools.assistant.desks import DESK_TOOLS
 from alphadesk.tools.assistant.overview import get_market_overview

@@ -27,8 +27,8 @@ from alphadesk.data.errors import (
 )
 from alphadesk.llm.base import ModelError
 from alphadesk.pool import WorkerDied
+from alphadesk.portfolio.models import OrderRejected
 from alphadesk.store import RunNotFound
-from alphadesk.store.portfolio import OrderRejected
 from alphadesk.store.redact import redact
 
 __all__ = [

@@ -11,7 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from alphadesk.agents.csp.models import CspConstraints
 from alphadesk.agents.desk.models import AnalystName
 from alphadesk.pipelines.models import Depth
-from alphadesk.store.orders import ACCOUNT_PATTERN
+from alphadesk.portfolio.models import ACCOUNT_PATTERN, MAX_CASH, MAX_PRICE, MAX_QUANTITY
 
 __all__ = [
     "AccountBody",
@@ -125,16 +125,16 @@ class OrderBody(_Body):
 
     side: Literal["buy", "sell"]
     symbol: str = _SYMBOL
-    quantity: float = Field(gt=0, le=1e9, description="Shares, or option contracts.")
+    quantity: float = Field(gt=0, le=MAX_QUANTITY, description="Shares, or option contracts.")
     price: float | None = Field(
         None,
         gt=0,
-        le=1e9,
+        le=MAX_PRICE,
         description="Per share. Default: the close at as_of (stocks only). Checked against "
         "that day's low-high range.",
     )
     right: Literal["put", "call"] | None = Field(None, description="Set for an option.")
-    strike: float | None = Field(None, gt=0, le=1e9)
+    strike: float | None = Field(None, gt=0, le=MAX_PRICE)
     expiration: date | None = None
     as_of: date | None = Field(
         None, examples=["2021-06-30"], description="The trade date: fill at this date's close "
@@ -157,7 +157,7 @@ class AccountBody(_Body):
     """A new paper account (``alphadesk portfolio open``)."""
 
     name: str = Field(pattern=ACCOUNT_PATTERN, examples=["ira"])
-    cash: float = Field(100_000.0, ge=0, le=1e12, description="Starting cash.")
+    cash: float = Field(100_000.0, ge=0, le=MAX_CASH, description="Starting cash.")
 
 
 class RunSummary(BaseModel):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import date, datetime
@@ -14,7 +13,7 @@ from alphadesk.cli.common import console, err_console, fail, parse_as_of, settin
 from alphadesk.money import usd
 
 if TYPE_CHECKING:
-    from alphadesk.store import OrderRequest, PaperPortfolio
+    from alphadesk.portfolio import OrderRequest, PaperPortfolio
 
 __all__ = ["portfolio_app"]
 
@@ -43,7 +42,7 @@ _FORCE = typer.Option(
 
 
 def _book(ctx: typer.Context) -> PaperPortfolio:
-    from alphadesk.store import PaperPortfolio
+    from alphadesk.portfolio import PaperPortfolio
 
     return PaperPortfolio(settings_from(ctx).store_path)
 
@@ -51,8 +50,12 @@ def _book(ctx: typer.Context) -> PaperPortfolio:
 @contextmanager
 def _refusals() -> Iterator[None]:
     """The portfolio's refusals as a clear message and exit 1."""
-    from alphadesk.store import AccountNotFound, OrderRejected
-    from alphadesk.store.portfolio import AccountExists, PriceNotVerified
+    from alphadesk.portfolio import (
+        AccountExists,
+        AccountNotFound,
+        OrderRejected,
+        PriceNotVerified,
+    )
 
     try:
         yield
@@ -82,14 +85,13 @@ def show(
     from rich.table import Table
 
     from alphadesk.data import build_provider
-    from alphadesk.pipelines.assistant.orders import value_portfolio
+    from alphadesk.portfolio import account_report
 
     settings = settings_from(ctx)
     with _refusals():
-        _book(ctx).account(account)  # an unknown account fails here, before any data is read
-        report = asyncio.run(
-            value_portfolio(settings, build_provider(settings), parse_as_of(as_of), account)
-        )
+        book = _book(ctx)
+        book.account(account)  # an unknown account fails here, before any data is read
+        report = account_report(book, build_provider(settings), parse_as_of(as_of), account)
     if as_json:
         typer.echo(report.model_dump_json(indent=2))
         return
@@ -114,7 +116,7 @@ def show(
 
 def _place(ctx: typer.Context, order: OrderRequest, account: str, force: bool) -> None:
     from alphadesk.data import build_provider
-    from alphadesk.pipelines.assistant.fills import verify_price
+    from alphadesk.portfolio import verify_price
 
     with _refusals():
         book = _book(ctx)
@@ -141,10 +143,12 @@ def _order(
     expiration: str | None,
     trade_date: str | None,
 ) -> OrderRequest:
+    from pydantic import ValidationError
+
     from alphadesk.data import build_provider
     from alphadesk.data.errors import DataError
     from alphadesk.data.symbols import normalize_symbol
-    from alphadesk.store import Contract, OrderRequest
+    from alphadesk.portfolio import Contract, OrderRequest
 
     instant = parse_as_of(trade_date)
     try:
@@ -155,7 +159,8 @@ def _order(
             expiration=date.fromisoformat(expiration) if expiration else None,
         )
     except ValueError as exc:
-        raise fail(str(exc), "an option needs --put or --call, --strike and --expiration") from None
+        hint = "an option needs --put or --call, --strike and --expiration"
+        raise fail(_said(exc), hint) from None
     if price is None:
         if contract.is_option:
             raise fail("an option order needs --price (per share)")
@@ -165,8 +170,23 @@ def _order(
             raise fail(str(exc), "give a --date the data covers (alphadesk data list)") from None
     if not price > 0:
         raise fail(f"a price must be above 0, got {price:g}")
-    return OrderRequest(contract=contract, side=side, quantity=quantity, price=price,
-                        as_of=instant, source="manual")  # fmt: skip
+    try:
+        return OrderRequest(contract=contract, side=side, quantity=quantity, price=price,
+                            as_of=instant, source="manual")  # fmt: skip
+    except ValidationError as exc:
+        raise fail(_said(exc)) from None
+
+
+def _said(exc: ValueError) -> str:
+    """A refusal in the model's own words: ``quantity: Input should be a finite number``."""
+    from pydantic import ValidationError
+
+    if not isinstance(exc, ValidationError):
+        return str(exc)
+    first = exc.errors()[0]
+    where = ".".join(str(part) for part in first["loc"])
+    message = str(first["msg"]).removeprefix("Value error, ")
+    return f"{where}: {message}" if where else message
 
 
 def _trade(side: str) -> Callable[..., None]:
@@ -223,7 +243,7 @@ def follow(
     """Place the order a desk's recorded decision stands for, dated the run's as-of: a CSP
     run sells its put (strike x 100 per contract must be free cash), a trading-desk run
     buys or sells the stock at the judge's entry."""
-    from alphadesk.pipelines.assistant.orders import order_from_run
+    from alphadesk.pipelines.follow import order_from_run
     from alphadesk.store import RunNotFound, RunStore
 
     try:
@@ -249,6 +269,8 @@ def orders(
 
     with _refusals():
         listed = _book(ctx).orders(account)
+        for row in _book(ctx).set_aside(account):
+            err_console.print(f"[yellow]{row.describe()}[/]", highlight=False)
     if as_json:
         for o in listed:
             typer.echo(o.model_dump_json())

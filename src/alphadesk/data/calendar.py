@@ -30,6 +30,7 @@ __all__ = [
     "close_on_or_before",
     "end_of_day",
     "expiration_dates",
+    "is_session",
     "local_date",
     "market_status",
     "next_session_open",
@@ -143,6 +144,15 @@ def close_on_or_before(day: date) -> datetime:
             f"(the calendar covers {_CALENDAR_START} to {_CALENDAR_YEARS_AHEAD} years ahead)"
         )
     return session_close(earlier[-1])
+
+
+def is_session(day: date) -> bool | None:
+    """Whether ``day`` is an XNYS trading day; None past the calendar's end (it covers
+    1970-01-02 to two years ahead), where it cannot say."""
+    sessions = _sessions()
+    if day.toordinal() > sessions.days[-1]:
+        return None
+    return sessions.index_of(day) is not None
 
 
 def sessions_between(start: date, end: date) -> list[date]:

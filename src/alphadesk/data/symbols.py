@@ -12,9 +12,10 @@ from collections.abc import Iterable
 
 from .errors import InvalidSymbol
 
-__all__ = ["MAX_SYMBOL_LENGTH", "close_matches", "normalize_symbol"]
+__all__ = ["MAX_SYMBOL_LENGTH", "SPY_PER_INDEX", "close_matches", "normalize_symbol"]
 
 MAX_SYMBOL_LENGTH = 20
+SPY_PER_INDEX = 0.1  # SPY is about a tenth of the S&P 500 index (^GSPC)
 # Letters, digits and the punctuation real tickers use: ^GSPC, BRK.B, BRK-B, EURUSD=X.
 # The first character may not be punctuation other than ^, so ".", "..", "-x" are refused.
 _SYMBOL = re.compile(r"^[A-Z0-9^][A-Z0-9.\-=^]*$")

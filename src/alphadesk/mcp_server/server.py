@@ -68,7 +68,7 @@ def _deps_factory(
 ) -> Callable[[EventSink, str | None], ChatDeps]:
     def deps(on_event: EventSink, model: str | None) -> ChatDeps:
         from alphadesk.data.web import web_search
-        from alphadesk.store.portfolio import PaperPortfolio
+        from alphadesk.portfolio import PaperPortfolio
 
         return ChatDeps(
             market=market,

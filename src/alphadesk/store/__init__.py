@@ -1,14 +1,7 @@
-"""Persistence in SQLite: runs, the paper portfolio, chat sessions and their audit log."""
+"""Persistence in SQLite: runs, chat sessions and their audit log (the paper account keeps
+its own tables through :mod:`alphadesk.store.sqlite`, in :mod:`alphadesk.portfolio`)."""
 
 from alphadesk.store.conversations import AuditEntry, ChatMessage, ConversationStore
-from alphadesk.store.portfolio import (
-    AccountNotFound,
-    Contract,
-    OrderRejected,
-    OrderRequest,
-    PaperPortfolio,
-    Valuation,
-)
 from alphadesk.store.runs import (
     Artifact,
     RunBusy,
@@ -20,20 +13,14 @@ from alphadesk.store.runs import (
 )
 
 __all__ = [
-    "AccountNotFound",
     "Artifact",
     "AuditEntry",
     "ChatMessage",
-    "Contract",
     "ConversationStore",
-    "OrderRejected",
-    "OrderRequest",
-    "PaperPortfolio",
     "RunBusy",
     "RunConflict",
     "RunNotFound",
     "RunRecord",
     "RunStore",
-    "Valuation",
     "new_run_id",
 ]

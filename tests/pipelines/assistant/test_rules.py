@@ -13,8 +13,9 @@ from alphadesk.data.base import MarketData
 from alphadesk.data.calendar import session_close
 from alphadesk.pipelines.assistant import ChatRequest
 from alphadesk.pipelines.assistant.events import sse_frame
-from alphadesk.pipelines.assistant.orders import order_from_run
-from alphadesk.store import Contract, OrderRequest, RunStore
+from alphadesk.pipelines.follow import order_from_run
+from alphadesk.portfolio import Contract, OrderRequest
+from alphadesk.store import RunStore
 from alphadesk.store.conversations import ConversationStore
 from tests.pipelines.assistant.conftest import Make, ask, states
 

@@ -14,16 +14,22 @@ from pydantic import BaseModel, Field, ValidationError
 from alphadesk.api.context import ApiContext
 from alphadesk.api.errors import ApiError, ErrorBody
 from alphadesk.api.models import ACCOUNT_PATTERN, AccountBody, FollowBody, OrderBody
-from alphadesk.store import Contract, OrderRequest, PaperPortfolio, RunStore
-from alphadesk.store.portfolio import (
+from alphadesk.portfolio import (
     Account,
     AccountExists,
     AccountNotFound,
+    AccountReport,
+    Contract,
+    DamagedAccount,
     Order,
     OrderRejected,
+    OrderRequest,
+    PaperPortfolio,
     Position,
+    account_report,
+    verify_price,
 )
-from alphadesk.tools.assistant.positions import PositionsReport
+from alphadesk.store import RunStore
 
 __all__ = ["router"]
 
@@ -66,6 +72,8 @@ def _refusals() -> Iterator[None]:
         raise ApiError(404, "account_not_found", str(exc), hint) from None
     except AccountExists as exc:
         raise ApiError(409, "account_exists", str(exc)) from None
+    except DamagedAccount as exc:
+        raise ApiError(409, exc.code, str(exc)) from None
     except OrderRejected as exc:
         raise ApiError(409, exc.code, str(exc), _HINTS.get(exc.code)) from None
 
@@ -83,8 +91,8 @@ def _instant(request: Request, day: date | None) -> datetime | None:
     return None if day is None else _ctx(request).as_of(day)
 
 
-@router.get("", response_model=PositionsReport)
-async def portfolio(
+@router.get("", response_model=AccountReport)
+def portfolio(
     request: Request,
     as_of: Annotated[
         date | None,
@@ -97,13 +105,12 @@ async def portfolio(
 ) -> Any:
     """Cash, positions marked at an instant, P&L and account value; only the orders traded
     by that instant count."""
-    from alphadesk.pipelines.assistant.orders import value_portfolio
-
     ctx = _ctx(request)
     with _refusals():
-        _, held = _book(request).positions(account)  # every order: the symbols ever held
-    instant = ctx.as_of(as_of, sorted({p.contract.symbol for p in held}))
-    return await value_portfolio(ctx.settings, ctx.market, instant, account)
+        book = _book(request)
+        _, held = book.positions(account)  # every order: the symbols ever held
+        instant = ctx.as_of(as_of, sorted({p.contract.symbol for p in held}))
+        return account_report(book, ctx.market, instant, account)
 
 
 @router.get("/accounts", response_model=list[Account])
@@ -139,8 +146,6 @@ def transactions(request: Request, account: AccountName = "paper", as_of: AsOf =
 
 
 def _place(request: Request, order: OrderRequest, account: str, force: bool) -> Order:
-    from alphadesk.pipelines.assistant.fills import verify_price
-
     with _refusals():
         book = _book(request)
         book.account(account)
@@ -176,7 +181,7 @@ def follow(body: FollowBody, request: Request) -> Any:
     """Place the order a desk's recorded decision stands for, dated the run's as-of: a CSP
     run sells its put (its strike x 100 per contract must be free cash), a trading-desk
     run buys or sells the stock at the judge's entry."""
-    from alphadesk.pipelines.assistant.orders import order_from_run
+    from alphadesk.pipelines.follow import order_from_run
 
     settings = _ctx(request).settings
     try:

@@ -61,7 +61,8 @@ from alphadesk.pipelines.assistant.smalltalk import (
 )
 from alphadesk.pipelines.base import NodeFunction, PipelineRun
 from alphadesk.pipelines.models import AgentReport
-from alphadesk.store import ConversationStore, PaperPortfolio
+from alphadesk.portfolio import PaperPortfolio
+from alphadesk.store import ConversationStore
 from alphadesk.tools.assistant.deps import ChatDeps, DeskRunner
 from alphadesk.tools.catalog import ToolCatalog
 from alphadesk.tools.deps import ToolDeps

@@ -39,8 +39,8 @@ from alphadesk.pipelines.assistant.nodes import (
 from alphadesk.pipelines.assistant.report import render_report
 from alphadesk.pipelines.base import Nodes, PipelineRun
 from alphadesk.pipelines.runner import PipelineRunner
-from alphadesk.store import ConversationStore, PaperPortfolio
-from alphadesk.store.portfolio import DEFAULT_ACCOUNT
+from alphadesk.portfolio import DEFAULT_ACCOUNT, PaperPortfolio
+from alphadesk.store import ConversationStore
 from alphadesk.tools.catalog import ToolCatalog, tool_catalog
 
 __all__ = ["AGENTS", "AssistantPipeline"]

@@ -13,7 +13,7 @@ from pydantic import BaseModel, Field
 from alphadesk.agent import RunContext
 from alphadesk.data.base import Clock, utc_now
 from alphadesk.data.web import WebSearch
-from alphadesk.store.portfolio import DEFAULT_ACCOUNT, PaperPortfolio
+from alphadesk.portfolio import DEFAULT_ACCOUNT, PaperPortfolio
 from alphadesk.tools.deps import ToolDeps
 
 __all__ = ["ChatDeps", "DeskRunner", "DeskVerdict", "Thinker"]

@@ -33,13 +33,13 @@ from alphadesk.analytics.zero_dte import (
 from alphadesk.data.calendar import local_date, market_status
 from alphadesk.data.errors import DataError
 from alphadesk.data.rates import risk_free_rate
+from alphadesk.data.symbols import SPY_PER_INDEX
 from alphadesk.tools.common import Source, ToolOutput, round_pct, round_price
 from alphadesk.tools.deps import ToolDeps
 
 __all__ = ["ZERO_DTE_TOOLS", "ZeroDteLeg", "ZeroDteReport", "run_zero_dte_engine", "spy_price"]
 
 _SPY, _INDEX, _VIX = "SPY", "^GSPC", "^VIX"
-SPY_PER_INDEX = 0.1  # SPY is about a tenth of the S&P 500 index
 _HV_PREMIUM = 1.1  # implied over realised, when the VIX is missing
 
 

@@ -9,9 +9,7 @@ import pytest
 from alphadesk.config import Settings
 from alphadesk.data import build_provider
 from alphadesk.data.calendar import session_close
-from alphadesk.pipelines.assistant.fills import verify_price
-from alphadesk.store import Contract, OrderRequest
-from alphadesk.store.portfolio import PriceNotVerified
+from alphadesk.portfolio import Contract, OrderRequest, PriceNotVerified, verify_price
 
 DAY = session_close(date(2021, 6, 30))
 MARKET = build_provider(Settings())
@@ -50,3 +48,21 @@ def test_an_option_premium_is_at_most_what_the_option_can_be_worth() -> None:
     gone = Contract(symbol="ZZZQ", right="put", strike=5, expiration=date(2021, 7, 16))
     with pytest.raises(PriceNotVerified, match="no data"):
         verify_price(MARKET, _order(gone, 0.5))
+
+
+def test_at_its_expiration_close_an_option_is_worth_its_intrinsic_value() -> None:
+    low, high = _bar("NVDA")
+    expiring = Contract(symbol="NVDA", right="put", strike=19, expiration=DAY.date())
+    # NVDA far above 19: the put expires worthless, so 4.90 for it is refused (unless forced).
+    with pytest.raises(PriceNotVerified, match="intrinsic value 0 "):
+        verify_price(MARKET, _order(expiring, 4.90))
+    assert verify_price(MARKET, _order(expiring, 4.90), force=True).forced
+    # In the money: worth strike - underlying, between its values at the high and the low.
+    deep = expiring.model_copy(update={"strike": round(high + 10, 2)})
+    inside = verify_price(MARKET, _order(deep, round(deep.strike - (low + high) / 2, 2)))
+    assert not inside.forced and "at its expiration close" in inside.price_check
+    with pytest.raises(PriceNotVerified, match="off what the option is worth"):
+        verify_price(MARKET, _order(deep, round(deep.strike - low + 1, 2)))
+    # Earlier the same day (before the close) the usual bound holds: at most the strike.
+    morning = _order(expiring, 4.90).model_copy(update={"as_of": DAY.replace(hour=15)})
+    assert not verify_price(MARKET, morning).forced

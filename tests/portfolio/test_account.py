@@ -4,15 +4,16 @@ from __future__ import annotations
 
 import multiprocessing
 from concurrent.futures import ThreadPoolExecutor
-from datetime import date
+from datetime import UTC, date, datetime
 from pathlib import Path
 
 import pytest
 
-from alphadesk.store.portfolio import Contract, OrderRejected, OrderRequest, PaperPortfolio
+from alphadesk.portfolio import Contract, OrderRejected, OrderRequest, PaperPortfolio
 
 AAPL = Contract(symbol="AAPL")
 PUT = Contract(symbol="SPY", right="put", strike=450, expiration=date(2024, 12, 20))
+BEFORE_EXPIRY = datetime(2024, 11, 29, 18, tzinfo=UTC)  # the puts trade before they expire
 
 
 def _order(contract: Contract, side: str, qty: float, price: float, **kw: object) -> OrderRequest:
@@ -25,8 +26,9 @@ def test_cash_positions_and_pnl_match_a_hand_computation(tmp_path: Path) -> None
     book.place(_order(AAPL, "buy", 10, 100.0))
     book.place(_order(AAPL, "buy", 10, 110.0, fees=1.0))
     book.place(_order(AAPL, "sell", 5, 120.0))
-    book.place(_order(PUT, "sell", 2, 3.50))  # sell to open 2 puts: +$700
-    book.place(_order(PUT, "buy", 1, 1.25))  # buy back 1: realise (3.50-1.25)*100 = 225
+    book.place(_order(PUT, "sell", 2, 3.50, as_of=BEFORE_EXPIRY))  # sell to open 2: +$700
+    # Buy back 1: realise (3.50-1.25)*100 = 225.
+    book.place(_order(PUT, "buy", 1, 1.25, as_of=BEFORE_EXPIRY))
 
     value = book.value({"AAPL": 115.0, PUT.key: 2.00})
     # Hand computation.

@@ -1,21 +1,16 @@
-"""Orders for the paper portfolio: from a desk's recorded decision, or by hand; and the
-portfolio valued at an instant (the ``get_positions`` tool, outside a chat)."""
+"""The paper order a desk's recorded decision stands for (``portfolio follow``): a CSP run
+sells its put, a trading-desk run buys or sells the stock at the judge's entry. It reads
+the desks' result models, so it sits one tier above them; placing the order is the paper
+account's (:mod:`alphadesk.portfolio`)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import datetime
 
-from alphadesk.agent import RunContext
-from alphadesk.config import Settings
-from alphadesk.data.base import MarketData
-from alphadesk.store import Contract, OrderRequest, PaperPortfolio, RunStore
-from alphadesk.store.portfolio import DEFAULT_ACCOUNT
-from alphadesk.store.runs import RunRecord
-from alphadesk.tools.assistant.deps import ChatDeps
-from alphadesk.tools.assistant.positions import PositionsReport, get_positions
+from alphadesk.portfolio import Contract, OrderRequest
+from alphadesk.store import RunRecord, RunStore
 
-__all__ = ["order_from_run", "value_portfolio"]
+__all__ = ["order_from_run"]
 
 
 def _from_csp(run: RunRecord, contracts: int) -> OrderRequest:
@@ -89,13 +84,3 @@ def order_from_run(store: RunStore, run_id: str, contracts: int = 1) -> OrderReq
     if run.result is None:
         raise ValueError(f"run {run_id} did not finish ({run.status})")
     return convert(run, contracts)
-
-
-async def value_portfolio(
-    settings: Settings, market: MarketData, as_of: datetime, account: str = DEFAULT_ACCOUNT
-) -> PositionsReport:
-    """The paper account at ``as_of``, exactly as the assistant's tool reports it."""
-    deps = ChatDeps(market=market, portfolio=PaperPortfolio(settings.store_path), account=account)
-    ctx = RunContext(deps=deps, as_of=as_of, run_id="portfolio", agent="portfolio")
-    report: PositionsReport = await get_positions.call(ctx, {})
-    return report

@@ -14,16 +14,16 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from alphadesk.store.portfolio import Contract, OrderRejected, OrderRequest, PaperPortfolio
+from alphadesk.portfolio import Contract, OrderRejected, OrderRequest, PaperPortfolio
 
 pytestmark = pytest.mark.slow
 
 START = date(2021, 1, 4)
 CASH = 20_000.0
-CONTRACTS = [
+CONTRACTS = [  # options expire on sessions (Fridays)
     Contract(symbol="KO"),
     Contract(symbol="JPM"),
-    Contract(symbol="KO", right="put", strike=50, expiration=START + timedelta(days=20)),
+    Contract(symbol="KO", right="put", strike=50, expiration=START + timedelta(days=18)),
     Contract(symbol="JPM", right="put", strike=140, expiration=START + timedelta(days=45)),
     Contract(symbol="JPM", right="call", strike=160, expiration=START + timedelta(days=45)),
 ]

@@ -8,7 +8,12 @@ shares held then (no short stock). Options have a multiplier of 100. A short put
 collateral is released when it is bought back or when it expires (the close of its
 expiration day); an expired put stays a position, marked at its intrinsic value. Average
 cost accounting: a trade that reduces a position realises
-``(price - average cost) x quantity x multiplier`` (sign reversed for shorts).
+``(price - average cost) x quantity x multiplier`` (sign reversed for shorts). An option
+trades only on or before its expiration, and expires on a trading day.
+
+Cash changes in one place, :meth:`Book.apply`; the valuation reads the cash the replay
+leaves, so a later cash event (a dividend credited to holders of record, paid by shorts)
+is one more entry of the trade-date timeline applied there.
 """
 
 from __future__ import annotations
@@ -18,8 +23,9 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, time
 from zoneinfo import ZoneInfo
 
+from alphadesk.data.calendar import close_on_or_before, is_session, local_date
 from alphadesk.money import usd
-from alphadesk.store.orders import (
+from alphadesk.portfolio.models import (
     Contract,
     InsufficientCash,
     OrderRejected,
@@ -29,7 +35,15 @@ from alphadesk.store.orders import (
     Valuation,
 )
 
-__all__ = ["Book", "expires_at", "first_new_problem", "replay_orders", "valuation"]
+__all__ = [
+    "Book",
+    "expiration_problem",
+    "expired_problem",
+    "expires_at",
+    "first_new_problem",
+    "replay_orders",
+    "valuation",
+]
 
 _EPS = 1e-6
 _NEW_YORK = ZoneInfo("America/New_York")
@@ -39,6 +53,39 @@ def expires_at(contract: Contract) -> datetime:
     """When an option stops being open: the 16:00 New York close of its expiration day."""
     assert contract.expiration is not None
     return datetime.combine(contract.expiration, time(16), _NEW_YORK)
+
+
+def expired_problem(order: OrderRequest) -> str | None:
+    """Why an option order cannot have traded: it expired before its trade date."""
+    expiration = order.contract.expiration
+    if expiration is None or order.as_of is None:
+        return None
+    traded = local_date(order.as_of)
+    if expiration >= traded:
+        return None
+    return (
+        f"{order.contract.key} expired on {expiration}, before the trade date {traded}: an "
+        "option trades on or before its expiration"
+    )
+
+
+def expiration_problem(order: OrderRequest) -> str | None:
+    """Why an option order may not be placed: it expired before its trade date, or its
+    expiration is not a trading day (options expire on sessions; a date past the
+    calendar's end is taken as given)."""
+    expiration = order.contract.expiration
+    if expiration is None:
+        return None
+    if is_session(expiration) is False:
+        try:
+            before = f"; the session before it is {local_date(close_on_or_before(expiration))}"
+        except ValueError:  # before the calendar
+            before = ""
+        return (
+            f"{order.contract.key}: {expiration} is not an XNYS trading day, so no option "
+            f"expires then; give the expiration's session date{before}"
+        )
+    return expired_problem(order)
 
 
 def _collateral(contract: Contract, quantity: float, at: datetime) -> float:
@@ -68,43 +115,43 @@ class Book:
         position = self.positions.get(contract.key)
         return position.quantity if position else 0.0
 
-
-def _apply(book: Book, order: OrderRequest) -> None:
-    key = order.contract.key
-    held = book.positions.get(key) or Position(
-        contract=order.contract, quantity=0.0, average_cost=0.0
-    )
-    signed = order.quantity if order.side == "buy" else -order.quantity
-    qty, avg, realized = held.quantity, held.average_cost, held.realized_pnl
-    mult = order.contract.multiplier
-    if abs(qty) < _EPS or (qty > 0) == (signed > 0):
-        avg = (abs(qty) * avg + order.quantity * order.price) / (abs(qty) + order.quantity)
-    else:
-        closed = min(abs(qty), order.quantity)
-        gain = closed * (order.price - avg) * mult * (1 if qty > 0 else -1)
-        realized += gain
-        book.realized += gain
-        if order.quantity > abs(qty) + _EPS:  # flipped: the rest opens at this price
-            avg = order.price
-    qty += signed
-    if abs(qty) < _EPS:
-        qty, avg = 0.0, 0.0
-    opened = held.opened_at if held.quantity else order.as_of
-    book.positions[key] = Position(
-        contract=order.contract,
-        quantity=qty,
-        average_cost=avg,
-        realized_pnl=realized,
-        opened_at=opened,
-    )
-    book.cash += order.cash_change
+    def apply(self, order: OrderRequest) -> None:
+        """The book after ``order``: its position, realised P&L and cash."""
+        key = order.contract.key
+        held = self.positions.get(key) or Position(
+            contract=order.contract, quantity=0.0, average_cost=0.0
+        )
+        signed = order.quantity if order.side == "buy" else -order.quantity
+        qty, avg, realized = held.quantity, held.average_cost, held.realized_pnl
+        mult = order.contract.multiplier
+        if abs(qty) < _EPS or (qty > 0) == (signed > 0):
+            avg = (abs(qty) * avg + order.quantity * order.price) / (abs(qty) + order.quantity)
+        else:
+            closed = min(abs(qty), order.quantity)
+            gain = closed * (order.price - avg) * mult * (1 if qty > 0 else -1)
+            realized += gain
+            self.realized += gain
+            if order.quantity > abs(qty) + _EPS:  # flipped: the rest opens at this price
+                avg = order.price
+        qty += signed
+        if abs(qty) < _EPS:
+            qty, avg = 0.0, 0.0
+        opened = held.opened_at if held.quantity else order.as_of
+        self.positions[key] = Position(
+            contract=order.contract,
+            quantity=qty,
+            average_cost=avg,
+            realized_pnl=realized,
+            opened_at=opened,
+        )
+        self.cash += order.cash_change
 
 
 def replay_orders(starting_cash: float, orders: Iterable[OrderRequest]) -> Book:
     """Cash, positions and realised P&L after ``orders``, in the order given."""
     book = Book(cash=starting_cash, positions={})
     for order in orders:
-        _apply(book, order)
+        book.apply(order)
     return book
 
 
@@ -164,7 +211,7 @@ def _problems(starting_cash: float, orders: Sequence[OrderRequest]) -> dict[int,
         problem = _problem(book, order)
         if problem is not None:
             found[i] = problem
-        _apply(book, order)
+        book.apply(order)
     return found
 
 

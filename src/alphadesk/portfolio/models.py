@@ -1,5 +1,8 @@
 """What the paper portfolio records and reports: contracts, orders, positions, valuations,
-and the typed refusals of an order or an account."""
+and the typed refusals of an order or an account.
+
+Every amount is a finite number within bounds (:data:`MAX_CASH`, :data:`MAX_QUANTITY`,
+:data:`MAX_PRICE`), so no order, position or valuation can reach infinity or NaN."""
 
 from __future__ import annotations
 
@@ -10,10 +13,14 @@ from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, model_validato
 
 __all__ = [
     "ACCOUNT_PATTERN",
+    "MAX_CASH",
+    "MAX_PRICE",
+    "MAX_QUANTITY",
     "Account",
     "AccountExists",
     "AccountNotFound",
     "Contract",
+    "DamagedAccount",
     "InsufficientCash",
     "Order",
     "OrderRejected",
@@ -21,11 +28,15 @@ __all__ = [
     "Position",
     "PositionValue",
     "PriceNotVerified",
+    "SetAside",
     "Valuation",
 ]
 
 
 ACCOUNT_PATTERN = r"^[A-Za-z0-9_-]{1,40}$"
+MAX_CASH = 1e12  # dollars: an account's starting cash, an order's fees
+MAX_QUANTITY = 1e9  # shares or contracts in one order
+MAX_PRICE = 1e9  # dollars per share: a price or a strike
 
 
 class OrderRejected(ValueError):
@@ -65,6 +76,13 @@ class AccountExists(ValueError):
     """An account of that name is already open."""
 
 
+class DamagedAccount(ValueError):
+    """The account's own stored row holds no usable amount (a starting cash an older
+    version let through, such as inf); resetting the account repairs it."""
+
+    code = "account_damaged"
+
+
 class Account(BaseModel):
     """A paper account: its name, starting cash and when it was opened."""
 
@@ -80,7 +98,7 @@ class Contract(BaseModel):
 
     symbol: str = Field(description="Underlying ticker, upper case.")
     right: Literal["put", "call"] | None = Field(None, description="Set for an option.")
-    strike: float | None = Field(None, gt=0)
+    strike: float | None = Field(None, gt=0, le=MAX_PRICE, allow_inf_nan=False)
     expiration: date | None = None
 
     @model_validator(mode="after")
@@ -114,11 +132,20 @@ class OrderRequest(BaseModel):
 
     contract: Contract
     side: Literal["buy", "sell"]
-    quantity: float = Field(gt=0, description="Shares or contracts.")
+    quantity: float = Field(
+        gt=0, le=MAX_QUANTITY, allow_inf_nan=False, description="Shares or contracts."
+    )
     # ge, not gt: order logs written before prices were checked must still read; placing
     # an order refuses a price of 0.
-    price: float = Field(ge=0, description="Per share (per share of the option's 100).")
-    fees: float = Field(0.0, ge=0, description="Commission in dollars.")
+    price: float = Field(
+        ge=0,
+        le=MAX_PRICE,
+        allow_inf_nan=False,
+        description="Per share (per share of the option's 100).",
+    )
+    fees: float = Field(
+        0.0, ge=0, le=MAX_CASH, allow_inf_nan=False, description="Commission in dollars."
+    )
     as_of: AwareDatetime | None = Field(
         None, description="The trade date: the market instant of the fill. Default: when placed."
     )
@@ -143,6 +170,18 @@ class Order(OrderRequest):
     account: str
     as_of: AwareDatetime = Field(description="The trade date: the market instant of the fill.")
     placed_at: AwareDatetime = Field(description="When the order was recorded (wall clock).")
+
+
+class SetAside(BaseModel):
+    """A stored order the account leaves out: one an older version accepted that is
+    impossible (an option sold after it expired, an amount that is not finite) or that no
+    longer reads. It changes nothing; valuations name it."""
+
+    id: int
+    reason: str
+
+    def describe(self) -> str:
+        return f"order {self.id} left out: {self.reason}"
 
 
 class Position(BaseModel):
@@ -188,4 +227,7 @@ class Valuation(BaseModel):
     account_value: float = Field(description="cash + market_value.")
     total_pnl: float = Field(description="account_value - starting_cash.")
     unpriced: list[str] = Field(default_factory=list, description="Positions held at cost.")
+    set_aside: list[SetAside] = Field(
+        default_factory=list, description="Stored orders left out, and why."
+    )
     orders: int

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from alphadesk.store.portfolio import (
+from alphadesk.portfolio import (
     AccountExists,
     AccountNotFound,
     Contract,

@@ -1,7 +1,7 @@
 """The paper portfolio: accounts and their orders in SQLite; cash, positions and P&L from them.
 
 Orders are the only thing written: cash, positions, average cost and realised P&L are
-replayed from an account's orders in trade-date order (:mod:`alphadesk.store.book`), so
+replayed from an account's orders in trade-date order (:mod:`alphadesk.portfolio.book`), so
 they can never drift from the order log, and a valuation at an instant sees only the
 orders traded up to it. Each order is checked against the whole timeline (at its own
 trade date and at every later order's) and inserted in one ``BEGIN IMMEDIATE``
@@ -9,58 +9,52 @@ transaction, so concurrent orders from several threads or processes are serialis
 is lost and none spends cash, or collateral, another already spent.
 
 Accounts are opened explicitly; only the default account opens itself on first use.
+
+A stored order an older version accepted but that is impossible (an option sold after it
+expired, an amount that is not finite) or that no longer reads is set aside: it changes
+nothing, and every valuation names it, so one bad row never breaks the account.
 """
 
 from __future__ import annotations
 
 import bisect
+import math
 import re
 import sqlite3
 from collections.abc import Mapping
 from contextlib import AbstractContextManager
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from pydantic import ValidationError
+
 from alphadesk.money import usd
-from alphadesk.store import sqlite
-from alphadesk.store.book import Book, first_new_problem, replay_orders, valuation
-from alphadesk.store.orders import (
+from alphadesk.portfolio.book import (
+    Book,
+    expiration_problem,
+    expired_problem,
+    first_new_problem,
+    replay_orders,
+    valuation,
+)
+from alphadesk.portfolio.models import (
     ACCOUNT_PATTERN,
+    MAX_CASH,
     Account,
     AccountExists,
     AccountNotFound,
-    Contract,
-    InsufficientCash,
+    DamagedAccount,
     Order,
     OrderRejected,
     OrderRequest,
     Position,
-    PositionValue,
-    PriceNotVerified,
+    SetAside,
     Valuation,
 )
+from alphadesk.store import sqlite
 
-__all__ = [
-    "ACCOUNT_PATTERN",
-    "DEFAULT_ACCOUNT",
-    "DEFAULT_CASH",
-    "Account",
-    "AccountExists",
-    "AccountNotFound",
-    "Book",
-    "Contract",
-    "InsufficientCash",
-    "Order",
-    "OrderRejected",
-    "OrderRequest",
-    "PaperPortfolio",
-    "Position",
-    "PositionValue",
-    "PriceNotVerified",
-    "Valuation",
-    "replay_orders",
-    "valuation",
-]
+__all__ = ["DEFAULT_ACCOUNT", "DEFAULT_CASH", "OrderLog", "PaperPortfolio"]
 
 DEFAULT_ACCOUNT = "paper"
 DEFAULT_CASH = 100_000.0
@@ -120,20 +114,56 @@ def _needs_migration(db: sqlite3.Connection) -> bool:
 
 def _order(
     account: str, order_id: int, placed_at: str, trade_at: str, forced: int, body: str
-) -> Order:
-    request = OrderRequest.model_validate_json(body)
-    return Order(
-        **request.model_dump(exclude={"as_of", "forced"}),
-        id=order_id,
-        account=account,
-        as_of=datetime.fromisoformat(trade_at),
-        forced=bool(forced),
-        placed_at=datetime.fromisoformat(placed_at),
-    )
+) -> Order | SetAside:
+    """A stored row as an order, or set aside with the reason it cannot count."""
+    try:
+        request = OrderRequest.model_validate_json(body)
+        order = Order(
+            **request.model_dump(exclude={"as_of", "forced"}),
+            id=order_id,
+            account=account,
+            as_of=datetime.fromisoformat(trade_at),
+            forced=bool(forced),
+            placed_at=datetime.fromisoformat(placed_at),
+        )
+    except (ValidationError, ValueError) as exc:
+        first = exc.errors()[0] if isinstance(exc, ValidationError) else None
+        why = f"{'.'.join(map(str, first['loc']))}: {first['msg']}" if first else str(exc)
+        return SetAside(id=order_id, reason=f"it does not read as an order ({why})")
+    expired = expired_problem(order)
+    return order if expired is None else SetAside(id=order_id, reason=expired)
 
 
 def _trade_order(order: Order) -> tuple[datetime, int]:
     return order.as_of, order.id
+
+
+@dataclass(frozen=True)
+class OrderLog:
+    """An account as read at once: its starting cash, its orders in trade-date order and
+    the stored rows set aside. Everything else is replayed from it."""
+
+    account: str
+    starting_cash: float
+    orders: list[Order]
+    set_aside: list[SetAside]
+
+    def until(self, as_of: datetime | None) -> list[Order]:
+        """The orders traded at or before ``as_of`` (None: every order)."""
+        return self.orders if as_of is None else [o for o in self.orders if o.as_of <= as_of]
+
+    def book(self, as_of: datetime | None = None) -> Book:
+        """The replayed book at ``as_of`` (default: every order)."""
+        return replay_orders(self.starting_cash, self.until(as_of))
+
+    def value(self, marks: Mapping[str, float | None], as_of: datetime | None = None) -> Valuation:
+        """The account at ``as_of`` and ``marks`` (per-share prices by contract key); a
+        position without a mark is held at cost and listed in ``unpriced``; the rows set
+        aside are listed in ``set_aside``."""
+        orders = self.until(as_of)
+        book = replay_orders(self.starting_cash, orders)
+        found = valuation(self.account, self.starting_cash, book, marks, len(orders), as_of)
+        return found.model_copy(update={"set_aside": self.set_aside})
 
 
 # COALESCE: a row an older alphadesk wrote since the migration is dated as _migrate dates it.
@@ -204,6 +234,7 @@ class PaperPortfolio:
 
         Raises:
             AccountNotFound: no such account.
+            ValueError: cash that is not an amount from 0 to $1,000,000,000,000.
         """
         _check_cash(cash)
         with self._connect(immediate=True) as db:
@@ -215,8 +246,13 @@ class PaperPortfolio:
             )
 
     def starting_cash(self, name: str = DEFAULT_ACCOUNT) -> float:
-        with self._connect() as db:
-            return _starting_cash(db, name)
+        """The account's starting cash.
+
+        Raises:
+            AccountNotFound: no such account.
+            DamagedAccount: its stored starting cash is not an amount.
+        """
+        return self.log(name).starting_cash
 
     # -- orders -----------------------------------------------------------------------------
 
@@ -226,16 +262,22 @@ class PaperPortfolio:
         Raises:
             AccountNotFound: no such account.
             InsufficientCash: not enough free cash at its date (collateral counted).
-            OrderRejected: a price of 0, a sale of shares not held at its date, or an
+            OrderRejected: a price of 0, an option whose expiration is not a trading day
+                on or after the trade date, a sale of shares not held at its date, or an
                 order that would break a later one.
+            DamagedAccount: the account's stored starting cash is not an amount.
         """
         if order.price <= 0:
             raise OrderRejected(f"a price must be above 0, got {order.price:g}")
         placed_at = datetime.now(UTC)
         order = order.model_copy(update={"as_of": order.as_of or placed_at})
         assert order.as_of is not None
+        impossible = expiration_problem(order)
+        if impossible is not None:
+            raise OrderRejected(impossible)
         with self._connect(immediate=True) as db:
-            starting, timeline = self._read(db, account, open_default=True)
+            log = self._read(db, account, open_default=True)
+            starting, timeline = log.starting_cash, log.orders
             at = bisect.bisect_right([o.as_of for o in timeline], order.as_of)
             problem = first_new_problem(starting, timeline, order, at)
             if problem is not None:
@@ -251,10 +293,12 @@ class PaperPortfolio:
 
     def orders(self, account: str = DEFAULT_ACCOUNT, as_of: datetime | None = None) -> list[Order]:
         """The account's orders in trade-date order (then as placed); with ``as_of``, only
-        those traded at or before it."""
-        with self._connect() as db:
-            _, timeline = self._read(db, account)
-        return timeline if as_of is None else [o for o in timeline if o.as_of <= as_of]
+        those traded at or before it. Rows set aside are not among them."""
+        return self.log(account).until(as_of)
+
+    def set_aside(self, account: str = DEFAULT_ACCOUNT) -> list[SetAside]:
+        """The stored rows the account leaves out, and why."""
+        return self.log(account).set_aside
 
     def positions(
         self, account: str = DEFAULT_ACCOUNT, as_of: datetime | None = None
@@ -265,7 +309,7 @@ class PaperPortfolio:
 
     def book(self, account: str = DEFAULT_ACCOUNT, as_of: datetime | None = None) -> Book:
         """The replayed book at ``as_of`` (default: every order)."""
-        return replay_orders(self.starting_cash(account), self.orders(account, as_of))
+        return self.log(account).book(as_of)
 
     def value(
         self,
@@ -275,25 +319,40 @@ class PaperPortfolio:
     ) -> Valuation:
         """The account at ``as_of`` (only the orders traded by then) and ``marks``
         (per-share prices by contract key). A position without a mark is held at cost and
-        listed in ``unpriced``."""
-        starting = self.starting_cash(account)
-        orders = self.orders(account, as_of)
-        book = replay_orders(starting, orders)
-        return valuation(account, starting, book, marks, len(orders), as_of)
+        listed in ``unpriced``; stored rows left out are listed in ``set_aside``."""
+        return self.log(account).value(marks, as_of)
+
+    def log(self, account: str = DEFAULT_ACCOUNT) -> OrderLog:
+        """The account read in one transaction, to replay and value consistently.
+
+        Raises:
+            AccountNotFound: no such account.
+            DamagedAccount: its stored starting cash is not an amount.
+        """
+        with self._connect() as db:
+            return self._read(db, account)
 
     def _read(
         self, db: sqlite3.Connection, account: str, *, open_default: bool = False
-    ) -> tuple[float, list[Order]]:
+    ) -> OrderLog:
         starting = _starting_cash(db, account, open_default=open_default)
+        if not math.isfinite(starting) or not 0 <= starting <= MAX_CASH:
+            raise DamagedAccount(
+                f"account {account!r} has a stored starting cash of {starting}, which is not "
+                f"an amount from $0 to {usd(MAX_CASH)}: reset it to repair it "
+                f"(alphadesk portfolio reset --account {account} --cash C)"
+            )
         rows = db.execute(
             f"SELECT {_ORDER_COLUMNS} FROM portfolio_orders WHERE account = ?", (account,)
         ).fetchall()
-        return starting, sorted((_order(account, *r) for r in rows), key=_trade_order)
+        read = [_order(account, *r) for r in rows]
+        orders = sorted((o for o in read if isinstance(o, Order)), key=_trade_order)
+        return OrderLog(account, starting, orders, [o for o in read if isinstance(o, SetAside)])
 
 
 def _check_cash(cash: float) -> None:
-    if not cash >= 0:  # also NaN
-        raise ValueError(f"starting cash must be 0 or more, got {cash}")
+    if not (math.isfinite(cash) and 0 <= cash <= MAX_CASH):  # also NaN
+        raise ValueError(f"starting cash must be an amount from $0 to {usd(MAX_CASH)}, got {cash}")
 
 
 def _account_row(db: sqlite3.Connection, name: str) -> tuple[float, str] | None:

@@ -1,0 +1,58 @@
+"""The paper account: orders and their price checks (fills), the rules they keep (cash
+and the collateral of short puts), accounts in SQLite, and the account marked at an
+instant. The CLI, the API and the assistant all go through here.
+
+Modules: :mod:`~alphadesk.portfolio.models` (contracts, orders, positions, refusals),
+:mod:`~alphadesk.portfolio.book` (replaying orders: cash, positions, collateral, rules),
+:mod:`~alphadesk.portfolio.account` (:class:`PaperPortfolio`, the SQLite order log),
+:mod:`~alphadesk.portfolio.fills` (a price against the trade date's bar),
+:mod:`~alphadesk.portfolio.marks` and :mod:`~alphadesk.portfolio.report` (the account
+marked from the data at an instant).
+"""
+
+from alphadesk.portfolio.account import DEFAULT_ACCOUNT, DEFAULT_CASH, OrderLog, PaperPortfolio
+from alphadesk.portfolio.fills import verify_price
+from alphadesk.portfolio.models import (
+    ACCOUNT_PATTERN,
+    Account,
+    AccountExists,
+    AccountNotFound,
+    Contract,
+    DamagedAccount,
+    InsufficientCash,
+    Order,
+    OrderRejected,
+    OrderRequest,
+    Position,
+    PositionValue,
+    PriceNotVerified,
+    SetAside,
+    Valuation,
+)
+from alphadesk.portfolio.report import AccountReport, HeldPosition, account_report
+
+__all__ = [
+    "ACCOUNT_PATTERN",
+    "DEFAULT_ACCOUNT",
+    "DEFAULT_CASH",
+    "Account",
+    "AccountExists",
+    "AccountNotFound",
+    "AccountReport",
+    "Contract",
+    "DamagedAccount",
+    "HeldPosition",
+    "InsufficientCash",
+    "Order",
+    "OrderLog",
+    "OrderRejected",
+    "OrderRequest",
+    "PaperPortfolio",
+    "Position",
+    "PositionValue",
+    "PriceNotVerified",
+    "SetAside",
+    "Valuation",
+    "account_report",
+    "verify_price",
+]
