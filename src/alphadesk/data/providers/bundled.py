@@ -289,7 +289,8 @@ class BundledProvider(Provider):
             raise NoData(
                 f"bundled has no news for {symbol} (bundled news covers "
                 f"{', '.join(sorted(covered)) or 'no symbol'}); add news/{symbol}.jsonl to "
-                "a `local` folder or use yahoo (online)",
+                "a `local` folder, or yahoo (online) to data.providers "
+                "(ALPHADESK_DATA__PROVIDERS)",
                 provider=self.name,
             )
         source = self._store.news["source"]
