@@ -34,6 +34,7 @@ __all__ = [
     "ActionTable",
     "Dividend",
     "Split",
+    "dividends_on_bars",
     "on_basis",
     "split_factors",
     "to_traded",
@@ -259,6 +260,29 @@ def _ratio_text(ratio: float) -> str:
             return f"{round(ratio * 2)}:2"
         return f"{ratio:g}:1"
     return f"1:{1 / ratio:g}"
+
+
+def dividends_on_bars(
+    index: pd.DatetimeIndex, dividends: list[Dividend], splits: list[Split], as_of: datetime
+) -> pd.Series:
+    """Cash per share each bar pays its holders at the previous close: a dividend on the
+    first bar of its ex-date, on the ``as_of`` basis of the bars (divided by the splits
+    effective after it and by ``as_of``). Dividends not yet declared at ``as_of`` or with
+    an ex-date after it are left out."""
+    import numpy as np
+    import pandas as pd
+
+    out = np.zeros(len(index))
+    times = np.asarray(index.as_unit("ns").asi8)
+    for dividend in dividends:
+        if dividend.known_at > as_of or dividend.effective > as_of:
+            continue
+        at = int(np.searchsorted(times, pd.Timestamp(dividend.effective).value))
+        if at >= len(index) or index[at].date() != dividend.ex_date:
+            continue  # no bar on its ex-date in these bars
+        later = [s.ratio for s in splits if dividend.effective < s.effective <= as_of]
+        out[at] += dividend.amount / float(np.prod(later)) if later else dividend.amount
+    return pd.Series(out, index=index, name="dividend")
 
 
 def to_traded(frame: pd.DataFrame, splits: list[Split], basis: datetime) -> pd.DataFrame:
