@@ -47,6 +47,8 @@ from bundle_stockbench import (
     news_entry,
     read_snapshot,
     session_ranges,
+    skfolio_basis,
+    skfolio_close,
     snapshot_bars,
     split_report,
     write_actions,
@@ -447,6 +449,10 @@ STOCKBENCH = Source(
 )
 
 
+# The skfolio symbols whose closes are derived from dividend records (set by main).
+_SKFOLIO_TRADED: dict[str, str] = {}
+
+
 def _with_dividends(spec: Spec, snap: Snapshot) -> Spec:
     from dataclasses import replace
 
@@ -467,6 +473,9 @@ def _load(spec: Spec, snap: Snapshot) -> tuple[pd.DataFrame, list[dict[str, obje
     """The spec's series as traded, extended by its later sources (checked at the seams)
     and by the snapshot's 2025 bars (joined where they agree, else after a stated hole)."""
     data = as_traded(ACTIONS, spec.symbol, spec.load(), spec.adjusted_as_of)
+    close = skfolio_close(snap, spec.symbol, data["adj_close"]) if spec.source is SKFOLIO else None
+    if close is not None:
+        data = data.assign(close=close)[["close", "adj_close"]]
     seams: list[dict[str, object]] = []
     if spec.extend:
         parts = [(data, "")] + [
@@ -518,6 +527,8 @@ def _prices(spec: Spec, seams: list[dict[str, object]]) -> dict[str, object]:
         source = "as traded (unadjusted open, high, low, close and volume)"
     else:
         source = "as traded (no corporate actions apply)"
+    if spec.source is SKFOLIO and spec.symbol in _SKFOLIO_TRADED:
+        source += "; " + _SKFOLIO_TRADED[spec.symbol]
     splits = ACTIONS.splits(spec.symbol)
     return {
         "stored": "as traded: each bar in the shares of its own day",
@@ -678,8 +689,10 @@ def _notice(entries: list[dict[str, object]]) -> str:
         "",
         "- Adjusted closes (adj_close) embed splits and dividends after the bar's date, as",
         "  published by the source later. alphadesk rebases them to the close of `as_of`",
-        "  where a close exists; the skfolio series have no close, and their levels before",
-        "  2022-12-28 stay scaled down by the dividends paid up to then.",
+        "  where a close exists. The skfolio series have no close: for HD, JNJ, JPM, PG and",
+        "  UNH it is derived from the adjusted close with the StockBench dividend records",
+        "  (from their first record, 2003-2004); the others' levels before 2022-12-28 stay",
+        "  scaled down by the dividends paid up to then.",
         "- Company names, sectors and exchanges are those of the data period.",
         "",
     ]
@@ -763,6 +776,9 @@ def main() -> None:
         help=f"a git clone of {REPOSITORY} holding commit {COMMIT}",
     )
     snap = read_snapshot(parser.parse_args().stockbench)
+    for ticker in _SKFOLIO_NAMES:
+        if not snap.dividends[snap.dividends["symbol"] == ticker].empty:
+            _SKFOLIO_TRADED[ticker] = skfolio_basis(snap, ticker)
     OUT.mkdir(parents=True, exist_ok=True)
     for old in (OUT / "bars").glob("*.parquet"):
         old.unlink()

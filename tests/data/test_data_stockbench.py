@@ -171,3 +171,26 @@ def test_a_malformed_local_dividend_row_is_named_and_skipped(tmp_path: object) -
     bars = chain.daily_bars("JPM", end_of_day(date(2025, 5, 15)))
     assert bars.provenance.provider == "bundled"
     assert any("actions.csv:2" in a.message for a in bars.provenance.attempts)
+
+
+# Published closes of 2015-12-31 (NYSE official closes, as quoted by the exchanges' and
+# newspapers' year-end tables): independent of every bundled source.
+PUBLISHED_2015 = {"JPM": 66.03, "JNJ": 102.72, "PG": 79.41, "HD": 132.25, "UNH": 117.64}
+
+
+@pytest.mark.parametrize("symbol", sorted(PUBLISHED_2015))
+def test_an_adjusted_close_series_is_served_as_traded_in_2015(
+    bundled: BundledProvider, symbol: str
+) -> None:
+    quote = bundled.quote(symbol, end_of_day(date(2015, 12, 31)))
+    assert quote.basis == "close"
+    assert quote.price == pytest.approx(PUBLISHED_2015[symbol], rel=0.01)
+    entry = next(e for e in MANIFEST["bars"] if e["symbol"] == symbol)
+    assert "derived from the adjusted close" in entry["prices"]["source_basis"]
+
+
+def test_before_the_first_dividend_record_only_the_adjusted_close_is_served(
+    bundled: BundledProvider,
+) -> None:
+    bars = bundled.daily_bars("JPM", end_of_day(date(2000, 12, 29)))
+    assert bars.fields == {"adj_close"}
