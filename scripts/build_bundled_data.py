@@ -53,6 +53,7 @@ from bundle_stockbench import (
     split_report,
     write_actions,
     write_news,
+    write_statements,
 )
 
 from alphadesk.data.actions import ActionTable
@@ -714,7 +715,8 @@ def _stockbench_notice(entries: list[dict[str, object]]) -> list[str]:
         f"- Origin: {ORIGIN}",
         f"- Terms: {LICENCE}; the upstream data is Polygon.io's and Finnhub's",
         "- Files: bars of the symbols below from 2024-12-13 (a few days for SPY),",
-        "  news.parquet (news by publication instant), the dividend rows of actions.csv",
+        "  news.parquet (news by publication instant), the dividend rows of actions.csv,",
+        "  statements.parquet (Polygon's statement figures for periods the SEC facts lack)",
         f"- Symbols: {', '.join(symbols)}",
         "- Finnhub's published_utc there is UTC+8 labelled UTC; news.parquet keeps the",
         "  true UTC instant (the item's epoch time). Sessions missing in the source stay",
@@ -775,7 +777,8 @@ def main() -> None:
         required=True,
         help=f"a git clone of {REPOSITORY} holding commit {COMMIT}",
     )
-    snap = read_snapshot(parser.parse_args().stockbench)
+    stockbench = parser.parse_args().stockbench
+    snap = read_snapshot(stockbench)
     for ticker in _SKFOLIO_NAMES:
         if not snap.dividends[snap.dividends["symbol"] == ticker].empty:
             _SKFOLIO_TRADED[ticker] = skfolio_basis(snap, ticker)
@@ -810,6 +813,7 @@ def main() -> None:
             "dividends": dividends,
         },
         "news": news_entry(snap, write_news(snap, OUT / "news.parquet"), OUT),
+        "statements": write_statements(stockbench, OUT),
         "membership": write_membership(OUT),
     }
     (OUT / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")

@@ -469,3 +469,158 @@ def skfolio_basis(snap: Snapshot, symbol: str) -> str:
         f"adjustment taken as of {SKFOLIO_DIVIDEND_VINTAGE} (2015-12-31 closes within 0.3 % "
         "of the published); before the first record adj_close only"
     )
+
+
+# Polygon's statement keys -> the us-gaap concepts alphadesk.data.fundamentals reads.
+POLYGON_CONCEPTS = {
+    "revenues": "Revenues",
+    "cost_of_revenue": "CostOfRevenue",
+    "gross_profit": "GrossProfit",
+    "operating_income_loss": "OperatingIncomeLoss",
+    "net_income_loss_attributable_to_parent": "NetIncomeLoss",
+    "diluted_earnings_per_share": "EarningsPerShareDiluted",
+    "net_cash_flow_from_operating_activities": "NetCashProvidedByUsedInOperatingActivities",
+    "depreciation_and_amortization": "DepreciationDepletionAndAmortization",
+    "assets": "Assets",
+    "current_assets": "AssetsCurrent",
+    "liabilities": "Liabilities",
+    "current_liabilities": "LiabilitiesCurrent",
+    "long_term_debt": "LongTermDebt",  # Polygon's includes the current part
+    "equity_attributable_to_parent": "StockholdersEquity",
+}
+_STOCK_KEYS = {"assets", "current_assets", "liabilities", "current_liabilities", "long_term_debt",
+               "equity_attributable_to_parent"}  # fmt: skip
+
+
+def statements(repo: Path) -> tuple[pd.DataFrame, int]:
+    """Polygon's quarterly and annual statements as facts (the SEC bundle's columns plus
+    ``known_at``: the filing's EDGAR acceptance, else the next session's open after its
+    filing date). Rows Polygon derived without a filing (a Q4 from the 10-K) are left
+    out, and how many is returned."""
+    from alphadesk.data.calendar import next_session_open
+
+    tar = subprocess.run(
+        ["git", "-C", str(repo), "archive", "--format=tar", COMMIT, "storage/cache/financials"],
+        check=True,
+        capture_output=True,
+    ).stdout
+    rows, derived = [], 0
+    with tarfile.open(fileobj=io.BytesIO(tar)) as archive:
+        for member in sorted(archive.getmembers(), key=lambda m: m.name):
+            name = member.name.rsplit("/", 1)[-1]
+            handle = archive.extractfile(member)
+            if handle is None or not name.endswith((".quarterly.json", ".annual.json")):
+                continue
+            symbol = name.split(".", 1)[0]
+            for report in json.loads(handle.read()):
+                if not report.get("filing_date"):
+                    derived += 1
+                    continue
+                filed = date.fromisoformat(report["filing_date"])
+                accepted = report.get("acceptance_datetime")
+                known = (
+                    datetime.fromisoformat(accepted.replace("Z", "+00:00"))
+                    if accepted
+                    else next_session_open(filed)
+                )
+                annual = report["timeframe"] == "annual"
+                for section in report["financials"].values():
+                    for key, item in section.items():
+                        concept = POLYGON_CONCEPTS.get(key)
+                        if concept is None or item.get("value") is None:
+                            continue
+                        rows.append(
+                            {
+                                "symbol": symbol,
+                                "taxonomy": "us-gaap",
+                                "concept": concept,
+                                "unit": str(item["unit"]).replace(" ", ""),
+                                "value": float(item["value"]),
+                                "start": None if key in _STOCK_KEYS else report["start_date"],
+                                "end": report["end_date"],
+                                "filed": report["filing_date"],
+                                "form": "10-K" if annual else "10-Q",
+                                "fy": int(report["fiscal_year"]),
+                                "fp": "FY" if annual else report["fiscal_period"],
+                                "accn": str(report.get("source_filing_url", "")).rsplit("/", 1)[-1]
+                                or None,
+                                "known_at": pd.Timestamp(known).tz_convert("UTC"),
+                            }
+                        )
+    frame = pd.DataFrame(rows).drop_duplicates(["symbol", "concept", "start", "end", "filed"])
+    frame["fy"] = frame["fy"].astype("Int64")
+    frame = frame.sort_values(["symbol", "concept", "end", "filed"], kind="stable")
+    return frame.reset_index(drop=True), derived
+
+
+def statement_report(polygon: pd.DataFrame, sec_facts: Path) -> list[str]:
+    """Where Polygon's figures and the bundled SEC company facts cover the same concept and
+    period, how far they agree (build output)."""
+    sec = pd.read_parquet(sec_facts)
+    # The same figure in the same filing (a later filing may restate it, e.g. per share
+    # after a split).
+    keys = ["symbol", "concept", "start", "end", "filed"]
+    sec = sec[sec["symbol"].isin(set(polygon["symbol"]))].copy()
+    sec["start"] = sec["start"].where(sec["start"].notna(), None)
+    sec = sec.drop_duplicates(keys, keep="last")
+    both = polygon.merge(sec, on=keys, suffixes=("", "_sec"))
+    both = both[both["value_sec"].abs() > 0]
+    gap = (both["value"] / both["value_sec"] - 1).abs()
+    lines = [
+        f"statements: {len(both)} figures in both Polygon and SEC company facts; "
+        f"{int((gap <= 0.005).sum())} agree within 0.5 %"
+    ]
+    for row, g in zip(both[gap > 0.005].itertuples(), gap[gap > 0.005], strict=True):
+        lines.append(
+            f"  differ {row.symbol} {row.concept} {row.start}..{row.end}: Polygon "
+            f"{row.value:g}, SEC {row.value_sec:g} ({g:.1%})"
+        )
+    return lines
+
+
+def write_statements(repo: Path, root: Path) -> dict[str, object]:
+    """``statements.parquet``: Polygon's figures of the companies the bundled SEC archive
+    lacks, and its manifest entry.
+    Prints how Polygon and the SEC facts compare where both have a figure."""
+    import hashlib
+
+    polygon, derived = statements(repo)
+    sec_path = root / "sec" / "facts.parquet"
+    for line in statement_report(polygon, sec_path):
+        print(line)
+    sec = pd.read_parquet(sec_path)
+    keys = ["symbol", "concept", "start", "end"]
+    sec["start"] = sec["start"].where(sec["start"].notna(), None)
+    known = set(map(tuple, sec[keys].astype(str).to_numpy().tolist()))
+    # A company the SEC archive holds keeps its SEC facts alone (they agree, above).
+    rows = polygon[keys].astype(str).to_numpy().tolist()
+    fresh = pd.Series([tuple(k) not in known for k in rows])
+    kept = polygon[fresh & ~polygon["symbol"].isin(set(sec["symbol"]))]
+    kept = kept.reset_index(drop=True)
+    path = root / "statements.parquet"
+    kept.to_parquet(path, compression="zstd", compression_level=19, index=False)
+    print(f"statements: {len(kept)} of {len(polygon)} Polygon figures kept (the others' "
+          f"companies have SEC facts); {derived} derived reports without a filing left out")
+    return {
+        "file": path.name,
+        "sha256": hashlib.sha256(path.read_bytes()).hexdigest(),
+        "rows": len(kept),
+        "time": "known_at: the filing's EDGAR acceptance (UTC), else the next session's "
+        "open after its filing date",
+        "source": {
+            "package": "stockbench",
+            "version": COMMIT[:12],
+            "dataset": f"{REPOSITORY} at {COMMIT}: storage/cache/financials/"
+            "<SYMBOL>.{quarterly,annual}.json",
+            "origin": "Polygon.io financials (XBRL statements of SEC filings), via StockBench",
+            "licence": LICENCE,
+        },
+        "years": {
+            str(symbol): f"{group['fy'].min()}-{group['fy'].max()}"
+            for symbol, group in kept.groupby("symbol", sort=True)
+        },
+        "notes": [
+            "figures of the companies the bundled SEC archive lacks; concepts mapped to "
+            "us-gaap names: " + ", ".join(f"{k}={v}" for k, v in POLYGON_CONCEPTS.items()),
+        ],
+    }

@@ -194,3 +194,25 @@ def test_before_the_first_dividend_record_only_the_adjusted_close_is_served(
 ) -> None:
     bars = bundled.daily_bars("JPM", end_of_day(date(2000, 12, 29)))
     assert bars.fields == {"adj_close"}
+
+
+def test_the_fundamentals_analyst_has_figures_for_every_dow_stock_in_2025(
+    bundled: BundledProvider,
+) -> None:
+    from alphadesk.data.fundamentals import statements
+
+    as_of = end_of_day(date(2025, 5, 15))
+    for symbol in DOW20:
+        figures = {f.name for f in statements(bundled.fundamentals(symbol, as_of), as_of).figures}
+        assert {"revenue", "net_income"} <= figures, symbol
+
+
+def test_a_polygon_statement_counts_from_its_acceptance(bundled: BundledProvider) -> None:
+    # GS's 10-Q for 2025 Q1: accepted 2025-05-02T20:53:13Z (Polygon's acceptance_datetime).
+    accepted = datetime(2025, 5, 2, 20, 53, 13, tzinfo=UTC)
+    before = bundled.fundamentals("GS", accepted - timedelta(seconds=1))
+    at = bundled.fundamentals("GS", accepted)
+    q1 = date(2025, 3, 31)
+    assert not any(f.end == q1 for f in before.items)
+    revenue = [f for f in at.items if f.end == q1 and f.concept == "Revenues"]
+    assert [(f.value, f.known_at) for f in revenue] == [(15062000000.0, accepted)]

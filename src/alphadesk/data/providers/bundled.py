@@ -27,6 +27,7 @@ from ..errors import NoData, ProviderUnavailable
 from ..models import (
     Coverage,
     Earnings,
+    Fact,
     Filings,
     Fundamentals,
     Instrument,
@@ -82,6 +83,8 @@ class _Store:
         if manifest.get("format", 1) >= 2:
             self.actions = ActionTable.read(root / manifest["actions"]["file"])
         self.news: dict[str, Any] = manifest.get("news", {})
+        self.statements: dict[str, Any] = manifest.get("statements", {})
+        self._facts: dict[str, list[Fact]] | None = None
         self._bars: dict[str, Bars] = {}
         self._news: dict[str, list[NewsItem]] | None = None
 
@@ -126,6 +129,38 @@ class _Store:
             if self._news is None:
                 self._news = self._read_news() if self.news else {}
             return self._news.get(symbol, [])
+
+    def statement_facts(self, symbol: str) -> list[Fact]:
+        """Polygon's statement figures of ``symbol`` (companies the SEC archive lacks)."""
+        with self._lock:
+            if self._facts is None:
+                self._facts = self._read_facts() if self.statements else {}
+            return self._facts.get(symbol, [])
+
+    def _read_facts(self) -> dict[str, list[Fact]]:
+        import pandas as pd
+
+        frame = pd.read_parquet(self._checked(self.statements))
+        frame = frame.astype(object).where(frame.notna(), None)
+        out: dict[str, list[Fact]] = {}
+        for row in frame.itertuples(index=False):
+            out.setdefault(row.symbol, []).append(
+                Fact(
+                    known_at=row.known_at.to_pydatetime(),
+                    taxonomy=row.taxonomy,
+                    concept=row.concept,
+                    unit=row.unit,
+                    value=float(row.value),
+                    start=date.fromisoformat(row.start) if row.start else None,
+                    end=date.fromisoformat(row.end),
+                    filed=date.fromisoformat(row.filed),
+                    form=row.form,
+                    fiscal_year=None if row.fy is None else int(row.fy),
+                    fiscal_period=row.fp,
+                    accession_number=row.accn,
+                )
+            )
+        return out
 
     def _read_news(self) -> dict[str, list[NewsItem]]:
         import pandas as pd
@@ -241,8 +276,10 @@ class BundledProvider(Provider):
     def coverage(self) -> list[Coverage]:
         sec = SecBundle.at()
         rows = []
+        years = self._store.statements.get("years", {})
         for row in self._bar_coverage():
             fundamentals, earnings = sec.coverage(row.symbol)
+            fundamentals = fundamentals or years.get(row.symbol)
             rows.append(row.model_copy(update={"fundamentals": fundamentals, "earnings": earnings}))
         rows += [
             Coverage(
@@ -360,6 +397,20 @@ class BundledProvider(Provider):
         )
 
     def _fundamentals(self, symbol: str, as_of: datetime) -> Fundamentals:
+        facts = self._store.statement_facts(symbol)
+        if facts and symbol not in SecBundle.at().companies:
+            source = self._store.statements["source"]
+            return Fundamentals(
+                symbol=symbol,
+                items=facts,
+                provenance=Provenance(
+                    provider="bundled",
+                    origin="observed",
+                    retrieved_at=self._clock(),
+                    source=f"{source['origin']} ({source['dataset']})",
+                    notes=["each figure known from its filing's EDGAR acceptance"],
+                ),
+            )
         self._sec_company(symbol, "SEC company facts")
         return SecBundle.at().fundamentals(symbol, self._clock())
 
