@@ -105,7 +105,10 @@ class Bars:
         """These bars cut to ``frame``: a spliced series may lack a field before or after
         its seam (an adjusted-close-only source, then OHLCV), so the fields are those the
         window has."""
-        present = frame.notna().to_numpy().any(axis=0)
+        import numpy as np
+
+        # One float64 block: numpy reads it without a copy (pandas' notna costs 10x).
+        present = ~np.isnan(frame.to_numpy(dtype=np.float64, copy=False)).all(axis=0)
         fields = frozenset(c for c, ok in zip(frame.columns, present, strict=True) if ok)
         return replace(self, frame=frame, fields=fields & self.fields)
 
