@@ -216,3 +216,12 @@ def test_a_polygon_statement_counts_from_its_acceptance(bundled: BundledProvider
     assert not any(f.end == q1 for f in before.items)
     revenue = [f for f in at.items if f.end == q1 and f.concept == "Revenues"]
     assert [(f.value, f.known_at) for f in revenue] == [(15062000000.0, accepted)]
+
+
+def test_the_provider_lists_the_dividends_declared_by_as_of(bundled: BundledProvider) -> None:
+    declared = bundled.dividends("JPM", end_of_day(date(2025, 5, 19)))  # Q3's declared then
+    assert [(d.ex_date, d.amount) for d in declared[-2:]] == [
+        (date(2025, 4, 4), 1.4),
+        (date(2025, 7, 3), 1.4),
+    ]
+    assert bundled.dividends("KO", end_of_day(date(2025, 5, 19))) == []

@@ -20,7 +20,7 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import Any, ClassVar
 
-from ..actions import ActionTable, Split
+from ..actions import ActionTable, Dividend, Split
 from ..bars import Bars
 from ..base import Clock, DataKind, Provider, utc_now
 from ..errors import NoData, ProviderUnavailable
@@ -371,6 +371,12 @@ class BundledProvider(Provider):
     def _daily_bars(self, symbol: str, as_of: datetime) -> Bars:
         self._entry(symbol, "daily bars")
         return self._store.bars(symbol, self._clock())
+
+    def dividends(self, symbol: str, as_of: datetime) -> list[Dividend]:
+        """The cash dividends of ``symbol`` declared by ``as_of`` (ex-dates may be later),
+        per share as traded on each ex-date; empty when none is recorded."""
+        actions = self._store.actions
+        return [] if actions is None else actions.dividends_known(symbol, as_of)
 
     def _splits(self, symbol: str) -> list[Split] | None:
         actions = self._store.actions
