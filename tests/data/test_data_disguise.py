@@ -163,7 +163,7 @@ def test_errors_and_notes_speak_the_disguise(
     real: BundledProvider, disguise: Disguise, seen: ProviderChain
 ) -> None:
     with pytest.raises(NoData) as caught:
-        seen.fundamentals(disguise.symbol("IBM"), disguise.instant(AS_OF))  # none bundled
+        seen.earnings(disguise.symbol("IBM"), disguise.instant(AS_OF))  # none bundled
     message = str(caught.value)
     assert "IBM" not in message and "AAPL" not in message
     assert disguise.symbol("IBM") in message

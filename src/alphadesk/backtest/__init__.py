@@ -35,6 +35,10 @@ Execution semantics (Backtrader's ``BackBroker`` defaults unless stated):
 * **Shorts** (``long_short=True``): sale proceeds are credited to cash, the short is
   valued at ``size × close`` (negative); no borrow fee, no margin call. Long/flat runs
   read a −1 target as flat.
+* **Dividends** (a ``dividend`` column, cash per share on its ex-date's bar, with prices
+  as traded: ``frame_from_bars(bars, adjust=False, dividends=...)``): the position held
+  at the previous close is paid ``shares × amount`` at the ex-date's close (a short pays
+  it), after any fill at that bar's open.
 * **Value**: cash plus positions at each bar's close; that curve feeds the metrics
   (:func:`alphadesk.analytics.performance.backtest_metrics`).
 

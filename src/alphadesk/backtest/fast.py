@@ -286,6 +286,8 @@ def simulate(
     """:func:`run_positions` on a frame that already passed ``validate_frame``."""
     wanted = target_array(target, frame.index, config.long_short)
     closes = frame["close"].to_numpy()
+    cash_per_share = _dividends(frame)
+    paid = np.flatnonzero(cash_per_share)  # ex-date bars
     # Read only at the bars where something happens: no conversion of whole columns.
     prices = (frame["open"].to_numpy(), frame["high"].to_numpy(), frame["low"].to_numpy())
     times = frame.index
@@ -293,8 +295,13 @@ def simulate(
     book = _Book(cash=float(config.cash))
     changes: list[tuple[int, float, int, float]] = [(0, book.cash, 0, 0.0)]
     disagree = {d: np.flatnonzero(wanted != d) for d in (-1, 0, 1)}
+    accrued = 0  # dividends of the bars up to here are in book.cash
+    credited: set[int] = set()  # fill bars whose dividend is in the recorded cash
     t = _next(disagree[0], 0, n)
     while t < n - 1:
+        for j in paid[(paid > accrued) & (paid <= t)]:
+            book.cash += book.pos * float(cash_per_share[j])
+        accrued = max(accrued, t)
         want = int(wanted[t])
         close = float(closes[t])
         size = (
@@ -306,14 +313,21 @@ def simulate(
         if order:
             if _accepted(book, order, close, config.costs):
                 before = (book.cash, book.pos, book.entry)
+                # An ex-date's dividend goes to the position held at the previous close,
+                # credited at its own close (after the fill at its open).
+                dividend = book.pos * float(cash_per_share[t + 1])
                 price = _market_price(t + 1, order > 0, prices, config.costs)
                 _execute(book, order, t + 1, price, float(prices[0][t + 1]), config.costs)
+                if dividend:
+                    book.cash += dividend
+                accrued = t + 1
                 if (book.cash, book.pos, book.entry) != before:
                     changes.append((t + 1, book.cash, book.pos, book.entry))
+                    credited.add(t + 1)
             else:
                 book.rejected += 1
         t = _next(disagree[(book.pos > 0) - (book.pos < 0)], t + 1, n)
-    equity, position = _curves(changes, closes, n)
+    equity, position = _curves(changes, closes, n, cash_per_share, paid, credited)
     fills, trades = _records(book, times)
     return BacktestResult(
         engine="fast",
@@ -418,14 +432,33 @@ def _next(disagreeing: np.ndarray, start: int, n: int) -> int:
     return int(disagreeing[k]) if k < disagreeing.size else n
 
 
+def _dividends(frame: pd.DataFrame) -> np.ndarray:
+    """Cash per share paid on each bar (its ex-date), zero elsewhere."""
+    if "dividend" not in frame.columns:
+        return np.zeros(len(frame))
+    return np.nan_to_num(frame["dividend"].to_numpy(dtype=np.float64), nan=0.0)
+
+
 def _curves(
-    changes: list[tuple[int, float, int, float]], closes: np.ndarray, n: int
+    changes: list[tuple[int, float, int, float]],
+    closes: np.ndarray,
+    n: int,
+    cash_per_share: np.ndarray,
+    paid: np.ndarray,
+    credited: set[int],
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Equity and position per bar from the state after each change (vectorised)."""
+    """Equity and position per bar from the state after each change (vectorised), plus
+    the dividends paid in between (added in bar order, as the broker adds them)."""
     starts = np.array([c[0] for c in changes])
     lengths = np.diff(np.append(starts, n))
     cash = np.repeat(np.array([c[1] for c in changes]), lengths)
     pos = np.repeat(np.array([c[2] for c in changes], dtype=np.int64), lengths)
+    for j in paid:
+        if j in credited or j == 0:
+            continue
+        end = starts[starts > j]
+        stop = int(end[0]) if end.size else n
+        cash[j:stop] += int(pos[j - 1]) * float(cash_per_share[j])
     entry = np.repeat(np.array([c[3] for c in changes]), lengths)
     size = pos.astype(np.float64)
     dvalue = size * closes

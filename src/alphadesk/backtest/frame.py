@@ -29,12 +29,18 @@ class BacktestDataError(ValueError):
     """The bars cannot be backtested; the message says why and what to do."""
 
 
-def frame_from_bars(bars: Bars, *, adjust: bool = True) -> tuple[pd.DataFrame, list[str]]:
+def frame_from_bars(
+    bars: Bars, *, adjust: bool = True, dividends: pd.Series | None = None
+) -> tuple[pd.DataFrame, list[str]]:
     """An OHLCV frame of ``bars`` and notes on how it was prepared.
 
     Args:
         bars: Daily bars from the data layer (already point in time).
         adjust: Scale prices for splits and dividends within the window (see the module).
+        dividends: Cash per share paid on each bar (its ex-date) on the bars' basis, e.g.
+            :func:`alphadesk.data.actions.dividends_on_bars`: both engines credit it to
+            the position held at the previous close (a short pays it). Only with
+            ``adjust=False``: adjusted prices already hold the dividends.
 
     Returns:
         The frame (columns :data:`OHLCV`, the bars' tz-aware index, rows without a price
@@ -43,6 +49,11 @@ def frame_from_bars(bars: Bars, *, adjust: bool = True) -> tuple[pd.DataFrame, l
     Raises:
         BacktestDataError: No price column, or no bar with a price.
     """
+    if dividends is not None and adjust:
+        raise ValueError(
+            "dividends are credited as cash on as-traded prices: pass adjust=False with them "
+            "(adjusted prices already hold the dividends)"
+        )
     raw = bars.frame
     notes: list[str] = []
     fields = bars.fields
@@ -72,6 +83,10 @@ def frame_from_bars(bars: Bars, *, adjust: bool = True) -> tuple[pd.DataFrame, l
         frame, note = _adjust(frame, raw["adj_close"].reindex(frame.index))
         if note:
             notes.append(note)
+    if dividends is not None:
+        frame["dividend"] = dividends.reindex(frame.index).fillna(0.0)
+        paid = int((frame["dividend"] != 0).sum())
+        notes.append(f"prices as traded; {paid} dividend(s) credited as cash on the ex-date")
     return frame, notes
 
 

@@ -26,8 +26,8 @@ __all__ = ["TargetStrategy", "run_backtrader"]
 class _TargetData(bt.feeds.PandasData):
     """OHLCV plus the target position as a line named ``signal``."""
 
-    lines = ("signal",)
-    params = (("signal", "signal"), ("openinterest", None))
+    lines = ("signal", "dividend")
+    params = (("signal", "signal"), ("dividend", "dividend"), ("openinterest", None))
 
 
 class TargetStrategy(bt.Strategy):
@@ -46,11 +46,21 @@ class TargetStrategy(bt.Strategy):
         self.fills: list[tuple[float, int, float, float, float]] = []
         self.rejected = 0
         self.opening_size: dict[int, int] = {}  # by trade ref: shares when it opened
+        self.held_at_close = 0
 
     def next(self) -> None:
+        # An ex-date's dividend goes to the position held at the previous close (a short
+        # pays it), credited at this close, after any fill at this bar's open.
+        dividend = self.held_at_close * float(self.data.dividend[0])
+        if dividend:
+            self.broker.cash += dividend
+            # getvalue() returns the value cached at the broker's step: recompute it (the
+            # public get_value(datas) returns the positions' value only).
+            self.broker._get_value()
         self.values.append(self.broker.getvalue())
         held = self.position.size
         self.positions_held.append(held)
+        self.held_at_close = held
         want = int(self.data.signal[0])
         if (held > 0) - (held < 0) == want:
             return
@@ -108,6 +118,9 @@ def run_backtrader(
     wanted = target_array(target, frame.index, config.long_short)
     feed = frame[["open", "high", "low", "close", "volume"]].copy()
     feed["signal"] = wanted.astype(np.float64)
+    feed["dividend"] = (
+        frame["dividend"].fillna(0.0).to_numpy() if "dividend" in frame.columns else 0.0
+    )
     # Backtrader keeps naive datetimes; each bar is named by its position (one per
     # minute from an origin) so fills map back to the frame's own index exactly.
     feed.index = pd.date_range("2000-01-01", periods=len(feed), freq="min")

@@ -17,6 +17,7 @@ from alphadesk.cli.tables import Column, FitTable
 
 if TYPE_CHECKING:
     from alphadesk.data import MarketData
+    from alphadesk.data.models import Coverage
 
 data_app = typer.Typer(
     help="Market data: what is bundled, and a quick look at bars, "
@@ -89,8 +90,9 @@ def list_data(
     ),
     as_json: bool = typer.Option(False, "--json", help="Print the list as JSON."),
 ) -> None:
-    """List the symbols the configured providers hold: bars (fields, date range) and the
-    years of SEC fundamentals and earnings releases."""
+    """List the symbols the configured providers hold: bars (fields, the runs of sessions
+    present: a hole shows as two ranges), news (days, items) and the years of SEC
+    fundamentals and earnings releases."""
     market = _market(ctx)
     rows = [c for c in market.coverage() if provider is None or c.provider == provider]
     if as_json:
@@ -99,9 +101,9 @@ def list_data(
     table = FitTable(
         "symbol",
         "provider",
-        "from",
-        "to",
+        Column("ranges", text=True),
         Column("rows", right=True),
+        Column("news", text=True),
         "fundamentals",
         "earnings",
         Column("name", text=True),
@@ -112,9 +114,9 @@ def list_data(
         table.add_row(
             c.symbol,
             c.provider,
-            str(c.start or ""),
-            str(c.end or ""),
+            _ranges(c),
             str(c.rows or ""),
+            c.news or "",
             c.fundamentals or "",
             c.earnings or "",
             c.name or "",
@@ -127,6 +129,14 @@ def list_data(
             "[yellow]no provider can list its symbols[/] "
             "(bundled and local can; online providers cannot)"
         )
+
+
+def _ranges(coverage: Coverage) -> str:
+    """Each run of sessions with bars, so a hole is never hidden in one from..to."""
+    runs = coverage.ranges or (
+        [(coverage.start, coverage.end)] if coverage.start and coverage.end else []
+    )
+    return " · ".join(f"{a} to {b}" for a, b in runs)
 
 
 @data_app.command("bars")
@@ -151,7 +161,9 @@ def bars(
     except (DataError, ValueError) as exc:
         raise _fail_data(exc) from None
     shown = [
-        f for f in ("open", "high", "low", "close", "adj_close", "volume") if f in result.fields
+        f
+        for f in ("open", "high", "low", "close", "adj_close", "volume", "vwap")
+        if f in result.fields
     ]
     table = FitTable(
         "close time",

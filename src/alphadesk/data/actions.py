@@ -29,11 +29,20 @@ if TYPE_CHECKING:
 
     from .bars import Bars
 
-__all__ = ["MARKET_OPEN", "ActionTable", "Split", "on_basis", "split_factors", "to_traded"]
+__all__ = [
+    "MARKET_OPEN",
+    "ActionTable",
+    "Dividend",
+    "Split",
+    "dividends_on_bars",
+    "on_basis",
+    "split_factors",
+    "to_traded",
+]
 
 # A split takes effect at the open of its ex-date: the first price in the new shares.
 MARKET_OPEN = time(9, 30)
-_PRICE_COLUMNS = ("open", "high", "low", "close")
+_PRICE_COLUMNS = ("open", "high", "low", "close", "vwap")
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,17 +68,54 @@ class Split:
         return datetime.combine(self.ex_date, MARKET_OPEN, tzinfo=ZoneInfo(NEW_YORK))
 
 
+@dataclass(frozen=True, slots=True)
+class Dividend:
+    """A cash dividend of one symbol, per share as traded on its ex-date.
+
+    Attributes:
+        symbol: The ticker of the data.
+        ex_date: The first session traded without it: holders at the previous close are
+            paid (a short position pays it).
+        amount: Cash per share, in the shares of the ex-date.
+        declared: The declaration date, when the record has it.
+        pay_date: The payment date, when the record has it.
+        source: The public record it was compiled from.
+    """
+
+    symbol: str
+    ex_date: date
+    amount: float
+    declared: date | None = None
+    pay_date: date | None = None
+    source: str = ""
+
+    @property
+    def effective(self) -> datetime:
+        """The open of the ex-date in New York: the price drops by the amount then."""
+        return datetime.combine(self.ex_date, MARKET_OPEN, tzinfo=ZoneInfo(NEW_YORK))
+
+    @property
+    def known_at(self) -> datetime:
+        """When it was public: the declaration day's open, else the ex-date's open."""
+        day = self.declared if self.declared and self.declared <= self.ex_date else self.ex_date
+        return datetime.combine(day, MARKET_OPEN, tzinfo=ZoneInfo(NEW_YORK))
+
+
 class ActionTable:
     """The corporate actions known for a set of symbols, read from a CSV file.
 
-    Columns: ``symbol, ex_date, kind, ratio`` and optionally ``source``; ``kind`` is
-    ``split`` (the only kind the table holds so far: no source ships dividends).
+    Columns: ``symbol, ex_date, kind`` and ``ratio`` (``kind`` ``split``) or ``amount``
+    (``kind`` ``dividend``, with optional ``declared`` and ``pay_date``), optionally
+    ``source``.
     """
 
-    def __init__(self, splits: list[Split]) -> None:
+    def __init__(self, splits: list[Split], dividends: list[Dividend] | None = None) -> None:
         self._splits: dict[str, list[Split]] = {}
         for split in sorted(splits, key=lambda s: s.ex_date):
             self._splits.setdefault(split.symbol, []).append(split)
+        self._dividends: dict[str, list[Dividend]] = {}
+        for dividend in sorted(dividends or [], key=lambda d: d.ex_date):
+            self._dividends.setdefault(dividend.symbol, []).append(dividend)
 
     @classmethod
     def read(cls, path: Path) -> ActionTable:
@@ -79,27 +125,60 @@ class ActionTable:
             ValueError: A row with an unknown kind, a bad date or a non-positive ratio
                 (the message names the file and line).
         """
-        splits = []
+        splits, dividends = [], []
         with path.open(newline="") as handle:
             for line, row in enumerate(csv.DictReader(handle), start=2):
                 try:
-                    splits.append(_split(row))
-                except (KeyError, ValueError) as exc:
+                    if row.get("kind") == "dividend":
+                        dividends.append(_dividend(row))
+                    else:
+                        splits.append(_split(row))
+                except (KeyError, TypeError, ValueError) as exc:
                     raise ValueError(f"{path}:{line}: {exc}; fix or remove the row") from exc
-        return cls(splits)
+        return cls(splits, dividends)
 
     def splits(self, symbol: str) -> list[Split]:
         """The splits of ``symbol`` by ex-date (empty when it has none)."""
         return list(self._splits.get(symbol, []))
 
+    def dividends(self, symbol: str) -> list[Dividend]:
+        """The cash dividends of ``symbol`` by ex-date (empty when it has none recorded)."""
+        return list(self._dividends.get(symbol, []))
+
+    def dividends_known(self, symbol: str, as_of: datetime) -> list[Dividend]:
+        """The dividends of ``symbol`` public at ``as_of`` (declared by then)."""
+        return [d for d in self._dividends.get(symbol, []) if d.known_at <= as_of]
+
     def symbols(self) -> list[str]:
-        """Symbols with at least one action."""
+        """Symbols with at least one split."""
         return sorted(self._splits)
+
+    def dividend_symbols(self) -> list[str]:
+        """Symbols with at least one dividend record."""
+        return sorted(self._dividends)
+
+
+def _day(text: str | None) -> date | None:
+    return date.fromisoformat(text) if text else None
+
+
+def _dividend(row: dict[str, str]) -> Dividend:
+    amount = float(row["amount"])
+    if not amount > 0:
+        raise ValueError(f"dividend amount must be positive, got {row['amount']!r}")
+    return Dividend(
+        row["symbol"],
+        date.fromisoformat(row["ex_date"]),
+        amount,
+        _day(row.get("declared")),
+        _day(row.get("pay_date")),
+        row.get("source") or "",
+    )
 
 
 def _split(row: dict[str, str]) -> Split:
     if row["kind"] != "split":
-        raise ValueError(f"unknown action kind {row['kind']!r} (expected 'split')")
+        raise ValueError(f"unknown action kind {row['kind']!r} (expected 'split' or 'dividend')")
     ratio = float(row["ratio"])
     if not ratio > 0:
         raise ValueError(f"split ratio must be positive, got {row['ratio']!r}")
@@ -181,6 +260,29 @@ def _ratio_text(ratio: float) -> str:
             return f"{round(ratio * 2)}:2"
         return f"{ratio:g}:1"
     return f"1:{1 / ratio:g}"
+
+
+def dividends_on_bars(
+    index: pd.DatetimeIndex, dividends: list[Dividend], splits: list[Split], as_of: datetime
+) -> pd.Series:
+    """Cash per share each bar pays its holders at the previous close: a dividend on the
+    first bar of its ex-date, on the ``as_of`` basis of the bars (divided by the splits
+    effective after it and by ``as_of``). Dividends not yet declared at ``as_of`` or with
+    an ex-date after it are left out."""
+    import numpy as np
+    import pandas as pd
+
+    out = np.zeros(len(index))
+    times = np.asarray(index.as_unit("ns").asi8)
+    for dividend in dividends:
+        if dividend.known_at > as_of or dividend.effective > as_of:
+            continue
+        at = int(np.searchsorted(times, pd.Timestamp(dividend.effective).value))
+        if at >= len(index) or index[at].date() != dividend.ex_date:
+            continue  # no bar on its ex-date in these bars
+        later = [s.ratio for s in splits if dividend.effective < s.effective <= as_of]
+        out[at] += dividend.amount / float(np.prod(later)) if later else dividend.amount
+    return pd.Series(out, index=index, name="dividend")
 
 
 def to_traded(frame: pd.DataFrame, splits: list[Split], basis: datetime) -> pd.DataFrame:

@@ -1,6 +1,6 @@
 """Price bars: a typed wrapper around a pandas frame.
 
-The frame always has the six columns of :data:`BAR_FIELDS` (float64) and a tz-aware
+The frame always has the seven columns of :data:`BAR_FIELDS` (float64) and a tz-aware
 ``close_time`` index: the instant each bar closed and so became known (a daily bar at its
 session close, an intraday bar at its end). A column the source does not have is all NaN
 and absent from :attr:`Bars.fields`: nothing is invented (a close-only series has no high).
@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
 __all__ = ["BAR_FIELDS", "Bars"]
 
-BAR_FIELDS: tuple[str, ...] = ("open", "high", "low", "close", "adj_close", "volume")
+BAR_FIELDS: tuple[str, ...] = ("open", "high", "low", "close", "adj_close", "volume", "vwap")
 INDEX_NAME = "close_time"
 
 
@@ -99,7 +99,18 @@ class Bars:
         cut = self.frame.index.searchsorted(pd.Timestamp(as_of), side="right")
         if cut == len(self.frame):
             return self
-        return replace(self, frame=self.frame.iloc[:cut])
+        return self._window(self.frame.iloc[:cut])
+
+    def _window(self, frame: pd.DataFrame) -> Bars:
+        """These bars cut to ``frame``: a spliced series may lack a field before or after
+        its seam (an adjusted-close-only source, then OHLCV), so the fields are those the
+        window has."""
+        import numpy as np
+
+        # One float64 block: numpy reads it without a copy (pandas' notna costs 10x).
+        present = ~np.isnan(frame.to_numpy(dtype=np.float64, copy=False)).all(axis=0)
+        fields = frozenset(c for c, ok in zip(frame.columns, present, strict=True) if ok)
+        return replace(self, frame=frame, fields=fields & self.fields)
 
     def since(self, start: date | datetime | None) -> Bars:
         """Only the bars of ``start`` and later (a date means that day in the index's zone)."""
@@ -115,7 +126,7 @@ class Bars:
         else:
             stamp = pd.Timestamp(start).tz_localize(tz)
         cut = self.frame.index.searchsorted(stamp, side="left")
-        return replace(self, frame=self.frame.iloc[cut:])
+        return self._window(self.frame.iloc[cut:]) if cut else self
 
     def price_field(self) -> str:
         """``close`` when the source has it, else ``adj_close``.

@@ -43,7 +43,7 @@ if TYPE_CHECKING:
 
 __all__ = ["DisguisedMarket", "disguise_of", "disguised_provider"]
 
-_PRICE_FIELDS = ("open", "high", "low", "close", "adj_close")
+_PRICE_FIELDS = ("open", "high", "low", "close", "adj_close", "vwap")
 _NS_PER_DAY = 86_400 * 10**9
 T = TypeVar("T")
 

@@ -330,3 +330,10 @@ class Coverage(_Frozen):
     earnings: str | None = Field(
         None, description="Years of earnings releases (8-K item 2.02), e.g. 2011-2024."
     )
+    ranges: list[tuple[date, date]] = Field(
+        default_factory=list,
+        description="Runs of consecutive sessions with bars; a gap between two is a hole.",
+    )
+    news: str | None = Field(
+        None, description="Days of bundled news and its item count, e.g. 2024-12-31..2025-07-28."
+    )

@@ -35,6 +35,11 @@ def _news_risk(news: dict[str, Any]) -> tuple[Risk, str]:
     if not news.get("available"):
         return "moderate", "no news source as of the analysis date (risk unknown, not low)"
     negative, count = news.get("negative_headlines", 0), news.get("count", 0)
+    if not count:
+        days = news.get("days", "the")
+        return "moderate", (
+            f"no headline in the {days} days before the analysis date (risk unknown, not low)"
+        )
     tone = news.get("sentiment")
     if tone == "negative" and negative >= 3:
         return "high", f"news tone negative ({negative} of {count} headlines)"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 from alphadesk.agent import Agent, Toolset
 from alphadesk.agents.desk.deps import DeskDeps
 from alphadesk.agents.desk.figures import news_figures
@@ -36,8 +38,19 @@ def _decide(t: Transcript) -> NewsReport:
             news_available=False,
             days=_DAYS,
         )
-    tally = Tally(news_figures(news))
     count = news.get("count", 0)
+    if not count:
+        return NewsReport(
+            signal="neutral",
+            score=0.0,
+            confidence=0.0,
+            summary=f"No headline in the {_DAYS} days before the analysis date: the news "
+            "tone is unknown (not calm).",
+            missing=collect_missing(news),
+            news_available=True,
+            days=_DAYS,
+        )
+    tally = Tally(news_figures(news))
     weight = min(1.0, count / _FULL_WEIGHT_HEADLINES)
     tone = news.get("sentiment") or "neutral"
     tally.add(
@@ -47,7 +60,8 @@ def _decide(t: Transcript) -> NewsReport:
     )
     tally.add("negative_headlines", 0.0, f"{news.get('negative_headlines', 0)} negative headlines")
     tally.add("positive_headlines", 0.0, f"{news.get('positive_headlines', 0)} positive headlines")
-    telling = [h["title"] for h in news.get("headlines") or [] if h["tone"] != "neutral"]
+    rows = news.get("headlines") or []
+    telling = [h for h in rows if h["tone"] != "neutral"][:_HEADLINES] or rows[:_HEADLINES]
     score = tally.score
     return NewsReport(
         signal=signal_of(score),
@@ -56,12 +70,22 @@ def _decide(t: Transcript) -> NewsReport:
         figures=tally.figures,
         evidence=tally.evidence,
         summary=f"{count} articles in {_DAYS} days, tone {tone} "
-        f"(score {news.get('sentiment_score', 0):+.2f}).",
+        f"(score {news.get('sentiment_score', 0):+.2f}). "
+        + "; ".join(_quoted(h) for h in telling)
+        + ".",
         missing=collect_missing(news),
         news_available=True,
         days=_DAYS,
-        headlines=telling[:_HEADLINES],
+        headlines=[h["title"] for h in telling],
     )
+
+
+def _quoted(headline: dict[str, object]) -> str:
+    """A headline with its publication time (UTC), publisher and tone, as scored."""
+    published = datetime.fromisoformat(str(headline["published_at"]).replace("Z", "+00:00"))
+    when = published.astimezone(UTC).strftime("%Y-%m-%d %H:%M")
+    publisher = f"{headline['publisher']}, " if headline.get("publisher") else ""
+    return f"{when} UTC \u201c{headline['title']}\u201d ({publisher}{headline['tone']})"
 
 
 news_policy = RulesPolicy(plan=[_gather], decide=_decide, name="news")

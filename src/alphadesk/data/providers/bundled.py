@@ -1,27 +1,41 @@
-"""The ``bundled`` provider: real daily bars shipped inside the package (no network).
+"""The ``bundled`` provider: real daily bars and news shipped inside the package (no network).
 
 Files live in ``alphadesk/data/bundled/`` (see its ``manifest.json`` and ``NOTICE.md``,
 rebuilt by ``scripts/build_bundled_data.py``). The manifest is read once per process and
 each symbol's Parquet file the first time it is asked for; its SHA-256 is checked then.
 Prices are stored as traded and served on the ``as_of`` basis with the splits of
-``actions.csv`` (see :mod:`alphadesk.data.actions`).
+``actions.csv`` (see :mod:`alphadesk.data.actions`). News (``news.parquet``) is known from
+its publication instant, stored in UTC.
 """
 
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import threading
 from collections import OrderedDict
-from datetime import datetime
+from dataclasses import replace
+from datetime import date, datetime
 from pathlib import Path
 from typing import Any, ClassVar
 
-from ..actions import ActionTable, Split
+from ..actions import ActionTable, Dividend, Split
 from ..bars import Bars
 from ..base import Clock, DataKind, Provider, utc_now
 from ..errors import NoData, ProviderUnavailable
-from ..models import Coverage, Earnings, Filings, Fundamentals, Instrument, Provenance, Quote
+from ..models import (
+    Coverage,
+    Earnings,
+    Fact,
+    Filings,
+    Fundamentals,
+    Instrument,
+    News,
+    NewsItem,
+    Provenance,
+    Quote,
+)
 from ..symbols import close_matches
 from .sec_bundle import SecBundle
 
@@ -68,7 +82,11 @@ class _Store:
         self.actions: ActionTable | None = None
         if manifest.get("format", 1) >= 2:
             self.actions = ActionTable.read(root / manifest["actions"]["file"])
+        self.news: dict[str, Any] = manifest.get("news", {})
+        self.statements: dict[str, Any] = manifest.get("statements", {})
+        self._facts: dict[str, list[Fact]] | None = None
         self._bars: dict[str, Bars] = {}
+        self._news: dict[str, list[NewsItem]] | None = None
 
     @classmethod
     def at(cls, root: Path) -> _Store:
@@ -86,11 +104,15 @@ class _Store:
             return cached
 
     def _read(self, symbol: str, retrieved_at: datetime) -> Bars:
-        import io
-
         import pandas as pd
 
         entry = self.entries[symbol]
+        frame = pd.read_parquet(self._checked(entry))
+        return Bars.create(symbol, "1d", frame, _provenance(entry, retrieved_at))
+
+    def _checked(self, entry: dict[str, Any]) -> Any:
+        import io
+
         path = self.root / entry["file"]
         raw = path.read_bytes()
         if hashlib.sha256(raw).hexdigest() != entry["sha256"]:
@@ -99,8 +121,65 @@ class _Store:
                 "alphadesk or rebuild with `python scripts/build_bundled_data.py`",
                 provider="bundled",
             )
-        frame = pd.read_parquet(io.BytesIO(raw))
-        return Bars.create(symbol, "1d", frame, _provenance(entry, retrieved_at))
+        return io.BytesIO(raw)
+
+    def news_items(self, symbol: str) -> list[NewsItem]:
+        """Every bundled news item of ``symbol``, oldest first (read once per process)."""
+        with self._lock:
+            if self._news is None:
+                self._news = self._read_news() if self.news else {}
+            return self._news.get(symbol, [])
+
+    def statement_facts(self, symbol: str) -> list[Fact]:
+        """Polygon's statement figures of ``symbol`` (companies the SEC archive lacks)."""
+        with self._lock:
+            if self._facts is None:
+                self._facts = self._read_facts() if self.statements else {}
+            return self._facts.get(symbol, [])
+
+    def _read_facts(self) -> dict[str, list[Fact]]:
+        import pandas as pd
+
+        frame = pd.read_parquet(self._checked(self.statements))
+        frame = frame.astype(object).where(frame.notna(), None)
+        out: dict[str, list[Fact]] = {}
+        for row in frame.itertuples(index=False):
+            out.setdefault(row.symbol, []).append(
+                Fact(
+                    known_at=row.known_at.to_pydatetime(),
+                    taxonomy=row.taxonomy,
+                    concept=row.concept,
+                    unit=row.unit,
+                    value=float(row.value),
+                    start=date.fromisoformat(row.start) if row.start else None,
+                    end=date.fromisoformat(row.end),
+                    filed=date.fromisoformat(row.filed),
+                    form=row.form,
+                    fiscal_year=None if row.fy is None else int(row.fy),
+                    fiscal_period=row.fp,
+                    accession_number=row.accn,
+                )
+            )
+        return out
+
+    def _read_news(self) -> dict[str, list[NewsItem]]:
+        import pandas as pd
+
+        frame = pd.read_parquet(self._checked(self.news))
+        frame = frame.astype(object).where(frame.notna(), None)
+        out: dict[str, list[NewsItem]] = {}
+        for row in frame.itertuples(index=False):
+            out.setdefault(row.symbol, []).append(
+                NewsItem(
+                    known_at=row.published_at.to_pydatetime(),
+                    title=row.title,
+                    publisher=row.publisher,
+                    url=row.url,
+                    summary=row.summary,
+                    tickers=[row.symbol],
+                )
+            )
+        return out
 
 
 def _provenance(entry: dict[str, Any], retrieved_at: datetime) -> Provenance:
@@ -112,6 +191,20 @@ def _provenance(entry: dict[str, Any], retrieved_at: datetime) -> Provenance:
         source=f"{src['package']} {src['version']}: {src['dataset']} ({src['origin']})",
         notes=[*entry.get("notes", []), *_dividend_note(entry)],
     )
+
+
+def _holes(ranges: list[list[str]], first: date, last: date) -> list[str]:
+    """The gaps between consecutive ``ranges`` that fall inside ``first``..``last``."""
+    out = []
+    for (_, end), (start, _) in itertools.pairwise(ranges):
+        after, before = date.fromisoformat(end), date.fromisoformat(start)
+        if first <= after and before <= last:
+            out.append(f"after {after.isoformat()} until {before.isoformat()}")
+    return out
+
+
+def _news_span(span: dict[str, Any] | None) -> str | None:
+    return None if span is None else f"{span['first']}..{span['last']} ({span['items']} items)"
 
 
 def _dividend_note(entry: dict[str, Any]) -> list[str]:
@@ -137,6 +230,7 @@ class BundledProvider(Provider):
             DataKind.FUNDAMENTALS,
             DataKind.FILINGS,
             DataKind.EARNINGS,
+            DataKind.NEWS,
         }
     )
 
@@ -170,20 +264,22 @@ class BundledProvider(Provider):
     def unknown_symbol(self, symbol: str, what: str = "data") -> NoData:
         error = super().unknown_symbol(symbol, what)
         alias = _ALIASES.get(symbol)
-        if alias and alias not in error.suggestions:
+        if alias and error.suggestions[:1] != [alias]:
             error = NoData(
                 f"{self.name} has no {what} for {symbol}; did you mean {alias}? "
                 "(see `alphadesk data list`)",
                 provider=self.name,
-                suggestions=[alias, *error.suggestions],
+                suggestions=[alias, *(s for s in error.suggestions if s != alias)],
             )
         return error
 
     def coverage(self) -> list[Coverage]:
         sec = SecBundle.at()
         rows = []
+        years = self._store.statements.get("years", {})
         for row in self._bar_coverage():
             fundamentals, earnings = sec.coverage(row.symbol)
+            fundamentals = fundamentals or years.get(row.symbol)
             rows.append(row.model_copy(update={"fundamentals": fundamentals, "earnings": earnings}))
         rows += [
             Coverage(
@@ -204,8 +300,7 @@ class BundledProvider(Provider):
         return sorted(rows, key=lambda c: c.symbol)
 
     def _bar_coverage(self) -> list[Coverage]:
-        from datetime import date
-
+        news = self._store.news.get("symbols", {})
         return [
             Coverage(
                 symbol=e["symbol"],
@@ -216,10 +311,56 @@ class BundledProvider(Provider):
                 start=date.fromisoformat(e["start"]),
                 end=date.fromisoformat(e["end"]),
                 rows=e["rows"],
+                ranges=[
+                    (date.fromisoformat(a), date.fromisoformat(b)) for a, b in e.get("ranges", [])
+                ],
+                news=_news_span(news.get(e["symbol"])),
                 source=f"{e['source']['package']} {e['source']['version']}",
             )
             for e in sorted(self._store.entries.values(), key=lambda e: e["symbol"])
         ]
+
+    def _news(self, symbol: str, as_of: datetime) -> News:
+        covered = self._store.news.get("symbols", {})
+        if symbol not in covered:
+            raise NoData(
+                f"bundled has no news for {symbol} (bundled news covers "
+                f"{', '.join(sorted(covered)) or 'no symbol'}); add news/{symbol}.jsonl to "
+                "a `local` folder, or yahoo (online) to data.providers "
+                "(ALPHADESK_DATA__PROVIDERS)",
+                provider=self.name,
+            )
+        source = self._store.news["source"]
+        span = covered[symbol]
+        provenance = Provenance(
+            provider="bundled",
+            origin="observed",
+            retrieved_at=self._clock(),
+            source=f"{source['package']} {source['version']}: {source['dataset']} "
+            f"({source['origin']})",
+            notes=[
+                f"bundled news of {symbol}: {span['items']} items published "
+                f"{span['first']}..{span['last']} (UTC); none outside those dates",
+            ],
+        )
+        return News(symbol=symbol, items=self._store.news_items(symbol), provenance=provenance)
+
+    def daily_bars(self, symbol: str, as_of: datetime, *, start: date | None = None) -> Bars:
+        """Daily bars as the base class serves them; a window across a hole in the data
+        (sessions the sources lack) says so in its provenance notes."""
+        bars = super().daily_bars(symbol, as_of, start=start)
+        entry = self._store.entries.get(bars.symbol)
+        first, last = bars.first_time, bars.last_time
+        if entry is None or first is None or last is None:
+            return bars
+        holes = _holes(entry.get("ranges", []), first.date(), last.date())
+        if not holes:
+            return bars
+        note = "no bars at the source " + "; ".join(holes) + " (a hole, not filled)"
+        provenance = bars.provenance.model_copy(
+            update={"notes": [*bars.provenance.notes, note]}
+        )
+        return replace(bars, provenance=provenance)
 
     def _entry(self, symbol: str, what: str) -> dict[str, Any]:
         entry = self._store.entries.get(symbol)
@@ -230,6 +371,12 @@ class BundledProvider(Provider):
     def _daily_bars(self, symbol: str, as_of: datetime) -> Bars:
         self._entry(symbol, "daily bars")
         return self._store.bars(symbol, self._clock())
+
+    def dividends(self, symbol: str, as_of: datetime) -> list[Dividend]:
+        """The cash dividends of ``symbol`` declared by ``as_of`` (ex-dates may be later),
+        per share as traded on each ex-date; empty when none is recorded."""
+        actions = self._store.actions
+        return [] if actions is None else actions.dividends_known(symbol, as_of)
 
     def _splits(self, symbol: str) -> list[Split] | None:
         actions = self._store.actions
@@ -256,6 +403,20 @@ class BundledProvider(Provider):
         )
 
     def _fundamentals(self, symbol: str, as_of: datetime) -> Fundamentals:
+        facts = self._store.statement_facts(symbol)
+        if facts and symbol not in SecBundle.at().companies:
+            source = self._store.statements["source"]
+            return Fundamentals(
+                symbol=symbol,
+                items=facts,
+                provenance=Provenance(
+                    provider="bundled",
+                    origin="observed",
+                    retrieved_at=self._clock(),
+                    source=f"{source['origin']} ({source['dataset']})",
+                    notes=["each figure known from its filing's EDGAR acceptance"],
+                ),
+            )
         self._sec_company(symbol, "SEC company facts")
         return SecBundle.at().fundamentals(symbol, self._clock())
 

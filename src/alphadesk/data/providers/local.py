@@ -177,7 +177,7 @@ class LocalProvider(Provider):
         """The symbol's splits when ``actions.csv`` lists any: its bars are then as traded.
 
         Raises:
-            InvalidData: A malformed ``actions.csv`` (the message names the file and line).
+            SkippedFile: A malformed ``actions.csv`` (the message names the file and line).
         """
         path = self.root / _ACTIONS
         if not path.is_file():
@@ -185,7 +185,9 @@ class LocalProvider(Provider):
         try:
             table: ActionTable = self._cached(path, ActionTable.read)
         except (OSError, ValueError) as exc:
-            raise InvalidData(str(exc), provider=self.name) from None
+            # Splits or dividends unreadable: its bars cannot be put as traded, so they are
+            # skipped (named) and a chain answers from its next provider.
+            raise SkippedFile(f"{exc} (file skipped)", provider=self.name) from None
         return table.splits(symbol) or None
 
     def _intraday_bars(self, symbol: str, as_of: datetime, interval: str) -> Bars:
@@ -313,9 +315,11 @@ def _read_news(path: Path) -> list[NewsItem]:
                 )
             )
         except (ValueError, KeyError, TypeError) as exc:
-            raise InvalidData(
+            # Skipped, named: a chain answers from its next provider (a truncated download
+            # is no reason to stop a run).
+            raise SkippedFile(
                 f"{path}, line {number}: {exc}; each line needs published_at (with a zone) "
-                "and title",
+                "and title (file skipped)",
                 provider="local",
             ) from exc
     return items
