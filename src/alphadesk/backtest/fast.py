@@ -385,8 +385,11 @@ def replay_fills(
     """
     n = len(frame)
     prices = (frame["open"].to_numpy(), frame["high"].to_numpy(), frame["low"].to_numpy())
+    cash_per_share = _dividends(frame)
+    paid = np.flatnonzero(cash_per_share)  # ex-date bars
     book = _Book(cash=float(config.cash))
     changes: list[tuple[int, float, int, float]] = [(0, book.cash, 0, 0.0)]
+    credited: set[int] = set()  # fill bars whose dividend is in the recorded cash
     last = start
     for bar, size, claimed in claims:
         if not last <= bar < n or size == 0:
@@ -403,13 +406,22 @@ def replay_fills(
             raise ReplayMismatch(
                 f"a fill at {claimed} at bar {bar} is outside the bar's range {low}-{high}"
             )
+        # Dividends of the bars since the last fill, then this bar's to the position held
+        # at the previous close, as simulate() credits them.
+        for j in paid[(paid > last) & (paid < bar)]:
+            book.cash += book.pos * float(cash_per_share[j])
+        dividend = 0.0 if bar in credited else book.pos * float(cash_per_share[bar])
         refused = book.rejected
         _execute(book, size, bar, price, open_, config.costs)
         if book.rejected != refused:
             raise ReplayMismatch(f"a buy of {size} at bar {bar} needs more cash than there is")
+        book.cash += dividend
+        credited.add(bar)
         changes.append((bar, book.cash, book.pos, book.entry))
         last = bar
-    equity, position = _curves(changes, frame["close"].to_numpy(), n)
+    equity, position = _curves(
+        changes, frame["close"].to_numpy(), n, cash_per_share, paid, credited
+    )
     fills, trades = _records(book, frame.index)
     times = frame.index[start:]
     return BacktestResult(
