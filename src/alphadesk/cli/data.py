@@ -136,7 +136,7 @@ def _ranges(coverage: Coverage) -> str:
     runs = coverage.ranges or (
         [(coverage.start, coverage.end)] if coverage.start and coverage.end else []
     )
-    return " · ".join(f"{a} to {b}" for a, b in runs)
+    return "\n".join(f"{a} to {b}" for a, b in runs)
 
 
 @data_app.command("bars")
