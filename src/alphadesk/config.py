@@ -191,6 +191,11 @@ class ServerSettings(BaseModel):
     worker_max_runs: int = Field(
         200, ge=1, description="runs a worker process takes before a fresh one replaces it"
     )
+    proxies: list[str] = Field(
+        default_factory=list,
+        description="addresses of the reverse proxies in front of the servers ('*': any); "
+        "only their X-Forwarded-For names the client (by default it is ignored)",
+    )
 
 
 class Settings(BaseSettings):

@@ -14,7 +14,7 @@ import logging
 import time
 from urllib.parse import unquote_plus
 
-from alphadesk.api.guard import App, Message, Receive, Scope, Send
+from alphadesk.serving.guard import App, Message, Receive, Scope, Send
 from alphadesk.store.redact import redact
 
 __all__ = ["ACCESS_LOGGER", "AccessLog"]
