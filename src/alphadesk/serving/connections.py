@@ -1,8 +1,8 @@
 """Connections before they are requests: a server keeps at most ``max_connections`` open
 and gives each ``header_timeout_s`` to send its request's headers. uvicorn alone keeps a
-connection whose headers never end open for good, and the guard (an ASGI middleware)
-only ever sees requests whose headers have ended: a client could hold every socket of the
-server without being counted once."""
+connection whose headers never end (or that never sends any) open for good, and the guard
+(an ASGI middleware) only ever sees requests whose headers have ended: a client could
+hold every socket of the server without being counted once."""
 
 from __future__ import annotations
 
@@ -23,10 +23,9 @@ logger = logging.getLogger(ACCESS_LOGGER)
 _REASONS = {408: b"Request Timeout", 503: b"Service Unavailable"}
 
 
-def _answer(transport: asyncio.BaseTransport, status: int, type_: str, message: str,
+def _answer(transport: asyncio.Transport, status: int, type_: str, message: str,
             hint: str) -> None:  # fmt: skip
     """Write the typed JSON error and close: no request was read, so none is answered."""
-    assert isinstance(transport, asyncio.WriteTransport)
     body = json.dumps(error_json(type_, message, hint), separators=(",", ":")).encode()
     head = (b"HTTP/1.1 %d %s\r\ncontent-type: application/json\r\ncontent-length: %d\r\n"
             b"connection: close\r\n\r\n") % (status, _REASONS[status], len(body))  # fmt: skip
@@ -45,6 +44,7 @@ class _GuardedProtocol(_Base):
     max_connections: int = 256
     _timer: asyncio.TimerHandle | None = None
     _awaited: object = None  # the request cycle current when the wait began
+    _begun = False  # bytes of the awaited request have come
 
     def connection_made(self, transport: asyncio.Transport) -> None:
         super().connection_made(transport)
@@ -58,9 +58,13 @@ class _GuardedProtocol(_Base):
 
     def data_received(self, data: bytes) -> None:
         super().data_received(data)
-        if self._timer is not None and self.cycle is not self._awaited:
+        if self._timer is None:
+            return
+        if self.cycle is not self._awaited:
             self._timer.cancel()  # a request's headers have ended
             self._timer = None
+        else:
+            self._begun = True
 
     def on_response_complete(self) -> None:
         super().on_response_complete()
@@ -77,12 +81,15 @@ class _GuardedProtocol(_Base):
     def _await_headers(self) -> None:
         if self._timer is not None:
             self._timer.cancel()
-        self._awaited = self.cycle
+        self._awaited, self._begun = self.cycle, False
         self._timer = self.loop.call_later(self.header_timeout_s, self._headers_late)
 
     def _headers_late(self) -> None:
         self._timer = None
         if self.cycle is not self._awaited or self.transport.is_closing():
+            return
+        if not self._begun:  # an idle connection: closed as keep-alive closes it, unanswered
+            self.transport.close()
             return
         logger.warning("%s closed: no request headers within %g s", _peer(self),
                        self.header_timeout_s)  # fmt: skip
