@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 import os
+import socket
 import subprocess
 import sys
 import time
@@ -90,3 +91,22 @@ def test_both_servers_refuse_a_short_key_before_listening(
     )  # fmt: skip
     assert done.returncode == 2, done.stderr[-2000:]
     assert "the API key is 3 characters long, it must be at least 16" in done.stderr
+
+
+@pytest.mark.slow
+def test_the_mcp_server_over_http_has_the_same_connection_guard(tmp_path: Path) -> None:
+    """``alphadesk mcp --transport http`` runs on the same HTTP server: ``[server]
+    header_timeout_s`` cuts headers that never end there too."""
+    from tests.mcp_server.client import free_port, http_server
+
+    port = free_port()
+    with (
+        http_server(tmp_path, port, ALPHADESK_SERVER__HEADER_TIMEOUT_S="0.5"),
+        socket.create_connection(("127.0.0.1", port), timeout=30) as slow,
+    ):
+        slow.sendall(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+        answer = b""
+        while chunk := slow.recv(65536):
+            answer += chunk
+    assert answer.startswith(b"HTTP/1.1 408 "), answer[:200]
+    assert b"within 0.5 s" in answer

@@ -85,7 +85,9 @@ def serve(
                           rate_per_minute=rate, max_runs=max_runs,
                           models=frozenset(allow_model), temporal=temporal, workers=workers,
                           worker_max_runs=settings.server.worker_max_runs,
-                          proxies=proxies(proxy, settings))  # fmt: skip
+                          proxies=proxies(proxy, settings),
+                          header_timeout_s=settings.server.header_timeout_s,
+                          max_connections=settings.server.max_connections)  # fmt: skip
     if temporal is not None:
         try:
             import temporalio  # noqa: F401 - checked now, used by the first desk run

@@ -301,7 +301,10 @@ def serve_http(
     from alphadesk.serving.guard import Guard
     from alphadesk.serving.http import http_server
 
-    config = ServerConfig(host=host, api_key=api_key, proxies=tuple(proxies))
+    limits = settings.server
+    config = ServerConfig(host=host, api_key=api_key, proxies=tuple(proxies),
+                          header_timeout_s=limits.header_timeout_s,
+                          max_connections=limits.max_connections)  # fmt: skip
     config.check()
     pool = _pool(settings, workers)
     mcp_app = build_server(settings, runs=pool).streamable_http_app(host=host)
