@@ -48,6 +48,7 @@ def test_a_path_in_an_error_is_not_shown(text: str, shown: str) -> None:
         "read alphadesk://runs/abc123/report",
         "use http://127.0.0.1:8000/docs or https://example.test/a/b",
         "buy/sell 5 contracts at 2021/06/30",
+        f"see https://example.test{tempfile.gettempdir()}/a",
     ],
 )
 def test_routes_urls_and_slashes_stay(text: str) -> None:

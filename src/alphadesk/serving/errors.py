@@ -79,7 +79,11 @@ def without_paths(text: str) -> str:
     tells a client nothing it can act on, and tells an attacker the layout of the disk."""
     for root in _roots():
         if root in text:
-            text = re.sub(re.escape(root) + r"(?![\w.-])(?:[/\\][^\s'\"`,;:]*)?", PATH_SHOWN, text)
+            text = re.sub(
+                r"(?<![\w.-])" + re.escape(root) + r"(?![\w.-])(?:[/\\][^\s'\"`,;:]*)?",
+                PATH_SHOWN,
+                text,
+            )
     text = _WINDOWS_PATH.sub(PATH_SHOWN, text)
     if _POSIX_PATH.search(text) is None:
         return text
