@@ -191,6 +191,17 @@ class ServerSettings(BaseModel):
     worker_max_runs: int = Field(
         200, ge=1, description="runs a worker process takes before a fresh one replaces it"
     )
+    proxies: list[str] = Field(
+        default_factory=list,
+        description="addresses of the reverse proxies in front of the servers ('*': any); "
+        "only their X-Forwarded-For names the client (by default it is ignored)",
+    )
+    header_timeout_s: float = Field(
+        10.0, gt=0, le=300, description="seconds a connection has to send a request's headers"
+    )
+    max_connections: int = Field(
+        256, ge=1, description="open connections at once; one more is answered 503"
+    )
 
 
 class Settings(BaseSettings):

@@ -13,7 +13,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from alphadesk.api.middleware import ACCESS_LOGGER
+from alphadesk.serving.access import ACCESS_LOGGER
 from tests.support.live_api import LiveApi
 
 KEY = "sk-proj-" + "AccessLogKey0123" * 3

@@ -52,11 +52,11 @@ def test_a_finished_run_leaves_nothing_behind(
 def test_the_freed_heap_is_given_back_when_the_last_run_ends(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from alphadesk.api import context
+    from alphadesk.serving import slots as module
 
     trims: list[int] = []
-    monkeypatch.setattr(context, "release_freed_memory", lambda: trims.append(1))
-    slots = context.RunSlots(limit=2)
+    monkeypatch.setattr(module, "release_freed_memory", lambda: trims.append(1))
+    slots = module.RunSlots(limit=2)
     first, second = slots.claim(), slots.claim()
     first.release()
     first.release()  # twice: still one release

@@ -11,13 +11,13 @@ from typing import Any
 
 import pytest
 
-from alphadesk.api.config import ApiConfig
 from alphadesk.api.context import ApiContext
 from alphadesk.data import build_provider
 from alphadesk.data.calendar import close_on_or_before
 from alphadesk.data.errors import NoData
 from alphadesk.pipelines.csp.models import CspRequest
 from alphadesk.pool import InProcess
+from alphadesk.serving import ServerConfig
 from tests.api.conftest import SlowMarket, api_settings
 
 
@@ -37,7 +37,7 @@ class CountingMarket(SlowMarket):
 def ctx(tmp_path: Path) -> ApiContext:
     settings = api_settings(tmp_path)
     market = CountingMarket(settings)
-    return ApiContext(settings, ApiConfig(), market, InProcess(settings, market))  # type: ignore[arg-type]
+    return ApiContext(settings, ServerConfig(), market, InProcess(settings, market))  # type: ignore[arg-type]
 
 
 def _request(symbol: str, day: date = date(2021, 6, 30)) -> CspRequest:

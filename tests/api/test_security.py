@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from alphadesk.api import ApiConfig, ApiKeyRequired, create_app
+from alphadesk.api import create_app
+from alphadesk.serving import ApiKeyRequired, ServerConfig
 from tests.api.conftest import DAY, api_settings, run_count, slow_market
 from tests.support.live_api import LiveApi, parse_sse
 
@@ -20,8 +21,8 @@ KEY = "k3y-for-tests-only-0123456789abcdef"
 
 def test_off_loopback_without_a_key_the_app_refuses_to_start(tmp_path: Path) -> None:
     with pytest.raises(ApiKeyRequired, match="ALPHADESK_API_KEY"):
-        create_app(api_settings(tmp_path), ApiConfig(host="0.0.0.0"))
-    create_app(api_settings(tmp_path), ApiConfig(host="::1"))  # loopback: no key needed
+        create_app(api_settings(tmp_path), ServerConfig(host="0.0.0.0"))
+    create_app(api_settings(tmp_path), ServerConfig(host="::1"))  # loopback: no key needed
 
 
 @pytest.mark.slow
@@ -38,7 +39,7 @@ def test_the_serve_command_refuses_too(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_off_loopback_with_a_key_only_the_key_gets_in(tmp_path: Path) -> None:
-    config = ApiConfig(host="0.0.0.0", api_key=KEY, rate_per_minute=1000)
+    config = ServerConfig(host="0.0.0.0", api_key=KEY, rate_per_minute=1000)
     with LiveApi(api_settings(tmp_path), config) as live:
         with live.client(key=None) as anonymous:
             for path in ("/health", "/runs", "/openapi.json"):
@@ -58,7 +59,10 @@ def test_off_loopback_with_a_key_only_the_key_gets_in(tmp_path: Path) -> None:
 
 
 def test_the_rate_limit_answers_429_with_retry_after(tmp_path: Path) -> None:
-    with LiveApi(api_settings(tmp_path), ApiConfig(rate_per_minute=5)) as live, live.client() as c:
+    with (
+        LiveApi(api_settings(tmp_path), ServerConfig(rate_per_minute=5)) as live,
+        live.client() as c,
+    ):
         statuses = [c.get("/health").status_code for _ in range(7)]
         assert statuses == [200] * 5 + [429] * 2
         refused = c.get("/health")
@@ -69,7 +73,7 @@ def test_the_rate_limit_answers_429_with_retry_after(tmp_path: Path) -> None:
 @pytest.mark.slow
 def test_one_run_too_many_is_429_and_the_slot_comes_back(tmp_path: Path) -> None:
     settings = api_settings(tmp_path)
-    config = ApiConfig(max_runs=1, rate_per_minute=1000)
+    config = ServerConfig(max_runs=1, rate_per_minute=1000)
     body = {"symbol": "NVDA", "as_of": DAY, "analysts": ["market"]}
     with LiveApi(settings, config, market=slow_market(settings, 0.2)) as live, live.client() as c:
         with c.stream("POST", "/analyze/stream", json=body) as first:
@@ -131,7 +135,7 @@ def test_a_request_without_host_is_refused(api: LiveApi) -> None:
 
 @pytest.mark.slow
 def test_with_a_key_any_host_name_gets_in_with_the_key(tmp_path: Path) -> None:
-    config = ApiConfig(host="0.0.0.0", api_key=KEY, rate_per_minute=1000)
+    config = ServerConfig(host="0.0.0.0", api_key=KEY, rate_per_minute=1000)
     with LiveApi(api_settings(tmp_path), config) as live:
         with live.client(headers={"Host": "alphadesk.internal:8000"}) as keyed:
             assert keyed.get("/health").status_code == 200

@@ -11,8 +11,8 @@ import pytest
 from sse_starlette.event import ensure_bytes
 
 from alphadesk.agent.events import BaseEvent, EventSink, TextDelta, ToolStarted
-from alphadesk.api.context import RunSlots
 from alphadesk.api.streaming import Accepted, stream_run
+from alphadesk.serving.slots import RunSlots
 from tests.support.live_api import parse_sse
 
 KEYS = {

@@ -15,10 +15,11 @@ import httpx
 import pytest
 from typer.testing import CliRunner
 
-from alphadesk.api import ApiConfig, create_app
+from alphadesk.api import create_app
 from alphadesk.cli.app import app as cli_app
 from alphadesk.config import Settings
 from alphadesk.pool import WorkerPool
+from alphadesk.serving import ServerConfig
 from tests.api.conftest import DAY, api_settings, slow_market, wait_finished
 from tests.support.live_api import LiveApi, SseEvent, parse_sse
 
@@ -150,6 +151,6 @@ def test_a_pool_of_no_workers_is_refused(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="at least 1 worker, not 0"):
         WorkerPool(settings, 0)
     with pytest.raises(ValueError, match="workers must be at least 1, not -1"):
-        create_app(settings, ApiConfig(workers=-1))
+        create_app(settings, ServerConfig(workers=-1))
     with pytest.raises(ValueError, match="greater than or equal to 1"):
         Settings(data_dir=tmp_path, server={"workers": 0})

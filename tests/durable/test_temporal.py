@@ -27,7 +27,6 @@ from typing import Any
 import pytest
 from temporalio.testing import ActivityEnvironment
 
-from alphadesk.api import ApiConfig
 from alphadesk.config import CacheMode, ModelSettingsConfig, Settings
 from alphadesk.data import build_provider
 from alphadesk.data.calendar import session_close
@@ -46,6 +45,7 @@ from alphadesk.pipelines.desk.models import DeskRequest
 from alphadesk.pipelines.events import parse_event
 from alphadesk.pipelines.models import PipelineRequest
 from alphadesk.pipelines.runner import PipelineRunner
+from alphadesk.serving import ServerConfig
 from alphadesk.store import RunConflict, RunStore
 from tests.support.live_api import LiveApi
 from tests.support.openai_server import OpenAIServer, reply_status
@@ -575,7 +575,7 @@ async def test_the_api_sends_desk_runs_to_the_temporal_workers(
     """`alphadesk serve --temporal`: the JSON and streaming desk routes run as workflows on
     the workers; the stream carries the recorded events, as for a run in the server."""
     settings = Settings(data_dir=tmp_path)
-    config = ApiConfig(rate_per_minute=1_000, max_runs=8, temporal=temporal)
+    config = ServerConfig(rate_per_minute=1_000, max_runs=8, temporal=temporal)
     body = {"symbol": "NVDA", "as_of": "2024-11-29"}
     async with worker_here(settings, temporal, queue=DEFAULT_QUEUE):
         with LiveApi(settings, config) as api, api.client() as client:

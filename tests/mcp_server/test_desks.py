@@ -16,8 +16,9 @@ from alphadesk.agents.csp.models import CspConstraints
 from alphadesk.config import McpSettings, Settings
 from alphadesk.data import build_provider
 from alphadesk.data.calendar import close_on_or_before
-from alphadesk.mcp_server.guards import CallError, Guards
+from alphadesk.mcp_server.guards import Guards
 from alphadesk.pipelines.csp.prefilter import prefilter
+from alphadesk.serving.allowed import ModelNotAllowed
 from alphadesk.store.runs import RunStore
 from tests.mcp_server.client import cli_json, mcp_session
 
@@ -200,9 +201,9 @@ async def test_a_model_the_server_does_not_allow_is_refused(data_dir: Path) -> N
 def test_the_allow_list_is_rules_the_configured_models_and_the_added_ones() -> None:
     settings = Settings(models={"quick": "ollama/qwen3"}, mcp=McpSettings(models=["openai/x"]))
     guards = Guards(settings)
-    assert guards.allowed_models() == ["ollama/qwen3", "openai/x", "rules"]
+    assert guards.models.names == ["ollama/qwen3", "openai/x", "rules"]
     assert guards.model("openai/x") == "openai/x" and guards.model(None) is None
-    with pytest.raises(CallError, match="'openai/y' is not allowed"):
+    with pytest.raises(ModelNotAllowed, match="'openai/y' is not allowed"):
         guards.model("openai/y")
 
 
@@ -229,7 +230,7 @@ async def test_one_desk_call_more_than_the_limit_is_refused_at_once(data_dir: Pa
             await started.wait()
         second = await session.call_tool("screen", {"symbols": ["KO"], "as_of": str(_DAY)})
     assert second.is_error
-    assert "1 desk calls are running, the server's limit is 1" in _text(second)
+    assert "1 run is in progress, the server's limit is 1 ([mcp] max_runs)" in _text(second)
     assert not results[0].is_error, _text(results[0])
     assert [run.kind for run in _store(data_dir).recent()] == ["desk"]
 

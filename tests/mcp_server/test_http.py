@@ -1,4 +1,4 @@
-"""``alphadesk mcp --transport http``: streamable HTTP behind the HTTP API's guard."""
+"""``alphadesk mcp --transport http``: streamable HTTP behind the servers' guard."""
 
 from __future__ import annotations
 

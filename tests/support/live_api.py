@@ -1,4 +1,5 @@
-"""The API on a real uvicorn server in a thread, and a small server-sent-events parser."""
+"""The API on the servers' real HTTP server (uvicorn) in a thread, and a small
+server-sent-events parser."""
 
 from __future__ import annotations
 
@@ -10,12 +11,13 @@ from dataclasses import dataclass
 from typing import Any
 
 import httpx
-import uvicorn
 
-from alphadesk.api import ApiConfig, create_app
+from alphadesk.api import create_app
 from alphadesk.config import Settings
 from alphadesk.data.base import MarketData
 from alphadesk.pool import WorkerPool
+from alphadesk.serving import ServerConfig
+from alphadesk.serving.http import http_server
 
 __all__ = ["LiveApi", "SseEvent", "parse_sse"]
 
@@ -53,7 +55,8 @@ def parse_sse(lines: Iterable[str]) -> Iterator[SseEvent]:
 
 
 class LiveApi:
-    """``create_app(settings, config, market=..., pool=...)`` served by uvicorn on a free port.
+    """``create_app(settings, config, market=..., pool=...)`` served as ``alphadesk serve``
+    serves it (:func:`alphadesk.serving.http.http_server`) on a free port.
 
     Use as a context manager; ``url`` is the base address and ``client()`` an httpx client
     for it (a key set on the config is sent unless ``key`` says otherwise)."""
@@ -61,17 +64,14 @@ class LiveApi:
     def __init__(
         self,
         settings: Settings,
-        config: ApiConfig | None = None,
+        config: ServerConfig | None = None,
         market: MarketData | None = None,
         pool: WorkerPool | None = None,
     ) -> None:
         self.settings = settings
-        self.config = config or ApiConfig(rate_per_minute=1_000_000, max_runs=64)
+        self.config = config or ServerConfig(rate_per_minute=1_000_000, max_runs=64)
         app = create_app(settings, self.config, market=market, pool=pool)
-        bind = self.config.host
-        self.server = uvicorn.Server(
-            uvicorn.Config(app, host=bind, port=0, log_level="warning", access_log=False)
-        )
+        self.server = http_server(app, self.config, 0, log_level="warning", logging=False)
         self._thread = threading.Thread(target=self.server.run, daemon=True)
         self.url = ""
 

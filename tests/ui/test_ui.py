@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from alphadesk.api import ApiConfig
 from alphadesk.data.providers.bundled import BundledProvider
+from alphadesk.serving import ServerConfig
 from alphadesk.ui import app as ui_app
 from alphadesk.ui.client import ApiClient, ApiFailure, parse_sse
 from alphadesk.ui.progress import Progress
@@ -29,7 +29,7 @@ KEY = "ui-test-key-7Qx9Zr2Lm"  # distinctive: found anywhere it leaked
 
 @pytest.fixture(scope="module")
 def api(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveApi]:
-    config = ApiConfig(api_key=KEY, rate_per_minute=1_000_000, max_runs=64)
+    config = ServerConfig(api_key=KEY, rate_per_minute=1_000_000, max_runs=64)
     with LiveApi(api_settings(tmp_path_factory.mktemp("ui")), config) as live:
         yield live
 

@@ -1,8 +1,8 @@
 """The FastAPI application: the same pipelines as the CLI, over HTTP.
 
 Build it with :func:`create_app` and serve it with :func:`alphadesk.api.server.serve`
-(``alphadesk serve``). Every route calls the pipeline functions the CLI calls; none holds
-pipeline logic.
+(``alphadesk serve``, on the servers' HTTP server of :mod:`alphadesk.serving.http`).
+Every route calls the pipeline functions the CLI calls; none holds pipeline logic.
 """
 
 from __future__ import annotations
@@ -14,16 +14,16 @@ from typing import Any
 from fastapi import FastAPI, Request
 
 from alphadesk import __version__
-from alphadesk.api import errors
-from alphadesk.api.config import ApiConfig
+from alphadesk.api import docs, errors
 from alphadesk.api.context import ApiContext
-from alphadesk.api.guard import Guard
-from alphadesk.api.middleware import AccessLog
 from alphadesk.api.models import Health
 from alphadesk.api.routes import chat, desks, evals, portfolio, runs
 from alphadesk.config import Settings
 from alphadesk.data.base import MarketData
 from alphadesk.pool import InProcess, WorkerPool
+from alphadesk.serving import ServerConfig
+from alphadesk.serving.access import AccessLog
+from alphadesk.serving.guard import Guard
 
 __all__ = ["create_app"]
 
@@ -36,7 +36,7 @@ event name is the event's kind; closing a stream cancels its run."""
 
 def create_app(
     settings: Settings,
-    config: ApiConfig | None = None,
+    config: ServerConfig | None = None,
     *,
     market: MarketData | None = None,
     pool: WorkerPool | None = None,
@@ -52,10 +52,11 @@ def create_app(
             them, or none: runs in this process). Started and stopped with the app.
 
     Raises:
-        ApiKeyRequired: ``config.host`` is off loopback and there is no key.
+        ApiKeyRequired: ``config.host`` is off loopback and there is no key, or the key
+            is under 16 characters.
         ValueError: ``config`` asks for fewer than 1 worker.
     """
-    config = config or ApiConfig()
+    config = config or ServerConfig()
     config.check()
     if market is None:
         from alphadesk.data import build_provider
@@ -76,8 +77,10 @@ def create_app(
             await pool.close()
 
     app = FastAPI(
-        title="alphadesk", version=__version__, description=_DESCRIPTION, lifespan=lifespan
-    )
+        title="alphadesk", version=__version__, description=_DESCRIPTION, lifespan=lifespan,
+        docs_url=None, redoc_url=None,
+    )  # fmt: skip
+    docs.install(app)
     app.state.ctx = ApiContext(
         settings=settings, config=config, market=market, runs=pool or InProcess(settings, market)
     )
@@ -97,7 +100,7 @@ async def health(request: Request) -> Any:
         version=__version__,
         providers=list(ctx.settings.data.providers),
         default_model=ctx.default_model,
-        models=ctx.allowed_models(),
+        models=ctx.models.names,
         auth=ctx.config.api_key is not None,
         max_runs=ctx.config.max_runs,
         runs_active=ctx.slots.active,

@@ -1,5 +1,6 @@
-"""What every route shares: the settings, the market, the run slots, and the small steps
-from an HTTP body to a pipeline request (as the CLI takes them from its options)."""
+"""What every route shares: the settings, the market, the run slots, the allowed models,
+and the small steps from an HTTP body to a pipeline request (as the CLI takes them from
+its options)."""
 
 from __future__ import annotations
 
@@ -11,54 +12,21 @@ from datetime import UTC, date, datetime
 from typing import Any
 
 from alphadesk.agent.events import EventSink
-from alphadesk.api.config import ApiConfig
 from alphadesk.api.errors import ApiError
-from alphadesk.config import RULES_MODEL, Settings
+from alphadesk.config import Settings
 from alphadesk.data.base import MarketData
 from alphadesk.data.calendar import close_on_or_before
 from alphadesk.data.symbols import normalize_symbol
 from alphadesk.pipelines.base import pipeline_class
 from alphadesk.pipelines.models import PipelineRequest
 from alphadesk.pool import Runs
-from alphadesk.pool.memory import release_freed_memory
+from alphadesk.serving import ServerConfig
+from alphadesk.serving.allowed import AllowedModels
+from alphadesk.serving.slots import RunSlots
 
-__all__ = ["ApiContext", "RunSlots", "Slot"]
+__all__ = ["ApiContext", "thread_safe"]
 
 _CHECKED = 4096  # symbol-instants remembered as having data (or being checked)
-
-
-class Slot:
-    """One claimed run slot; released once, however many times ``release`` is called."""
-
-    def __init__(self, slots: RunSlots) -> None:
-        self._slots: RunSlots | None = slots
-
-    def release(self) -> None:
-        if self._slots is not None:
-            self._slots.release()
-            self._slots = None
-
-
-class RunSlots:
-    """At most ``limit`` runs at once; one more is refused at once (429), never queued."""
-
-    def __init__(self, limit: int) -> None:
-        self.limit, self.active = limit, 0
-
-    def claim(self) -> Slot:
-        if self.active >= self.limit:
-            raise ApiError(
-                429, "too_many_runs",
-                f"{self.active} runs are in progress, the server's limit is {self.limit}",
-                "retry when one has finished",
-            )  # fmt: skip
-        self.active += 1
-        return Slot(self)
-
-    def release(self) -> None:
-        self.active -= 1
-        if self.active == 0:  # the server is idle: give the runs' freed heap back
-            release_freed_memory()
 
 
 @dataclass
@@ -67,14 +35,16 @@ class ApiContext:
     ``runs`` is where pipeline runs execute: the worker pool, or this process."""
 
     settings: Settings
-    config: ApiConfig
+    config: ServerConfig
     market: MarketData
     runs: Runs
     slots: RunSlots = field(init=False)
+    models: AllowedModels = field(init=False)
     _checks: OrderedDict[tuple[str, datetime], asyncio.Future[Any]] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
-        self.slots = RunSlots(self.config.max_runs)
+        self.slots = RunSlots(self.config.max_runs, "--max-runs")
+        self.models = AllowedModels(self.settings, self.config.models)
         self._checks = OrderedDict()
 
     @property
@@ -82,20 +52,9 @@ class ApiContext:
         quick, deep = self.settings.models.quick, self.settings.models.deep
         return quick if quick == deep else f"{quick} (quick), {deep} (deep)"
 
-    def allowed_models(self) -> list[str]:
-        configured = {self.settings.models.quick, self.settings.models.deep}
-        return sorted({RULES_MODEL} | configured | set(self.config.models))
-
     def model(self, name: str | None) -> str | None:
-        """The model a request asked for, if the server allows it (422 otherwise): a public
-        server must not spend its owner's money on any model a client names."""
-        if name is None or name in self.allowed_models():
-            return name
-        raise ApiError(
-            422, "model_not_allowed", f"model {name[:80]!r} is not allowed on this server",
-            f"use one of {', '.join(self.allowed_models())}, or start the server with "
-            "--allow-model",
-        )  # fmt: skip
+        """The model a request asked for, if the server allows it (422 otherwise)."""
+        return self.models.check(name)
 
     def symbol(self, text: str) -> str:
         return normalize_symbol(text)  # InvalidSymbol -> 422 with its own message

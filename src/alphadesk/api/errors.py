@@ -7,14 +7,12 @@ unexpected exception is logged here and answered with a generic 500.
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Mapping
 from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from alphadesk.data.errors import (
@@ -28,63 +26,20 @@ from alphadesk.data.errors import (
 from alphadesk.llm.base import ModelError
 from alphadesk.pool import WorkerDied
 from alphadesk.portfolio.models import OrderRejected
+from alphadesk.serving.errors import ErrorBody, Refusal, error_json
 from alphadesk.store import RunNotFound
-from alphadesk.store.redact import redact
 
-__all__ = [
-    "ApiError",
-    "ClientGone",
-    "ErrorBody",
-    "ErrorDetail",
-    "bounded",
-    "error_json",
-    "error_response",
-    "install",
-]
+__all__ = ["ApiError", "ClientGone", "ErrorBody", "error_response", "from_exception", "install"]
 
 logger = logging.getLogger(__name__)
-
-_ECHO_CHARS = 64  # of a client's input quoted in an error
-_MAX_MESSAGE = 1_000
-_LONG_WORD = re.compile(rf"[^\s'\"`,;]{{{_ECHO_CHARS + 1},}}")  # quotes stay around it
-
-
-class ErrorDetail(BaseModel):
-    type: str
-    message: str
-    hint: str | None = None
-
-
-class ErrorBody(BaseModel):
-    """What every error response holds."""
-
-    error: ErrorDetail
 
 
 class ClientGone(Exception):
     """The client closed the connection before the answer: its run was cancelled."""
 
 
-class ApiError(Exception):
+class ApiError(Refusal):
     """An error the API answers with ``status`` and a typed body."""
-
-    def __init__(self, status: int, type_: str, message: str, hint: str | None = None) -> None:
-        super().__init__(message)
-        self.status, self.type, self.message, self.hint = status, type_, message, hint
-
-
-def bounded(text: str) -> str:
-    """``text`` with every long run of non-space characters (a client's id, symbol or
-    value quoted back) cut to its first 64 characters and "…", and at most 1,000 in all:
-    an error never echoes a client's input whole."""
-    text = _LONG_WORD.sub(lambda m: m[0][:_ECHO_CHARS] + "…", text)
-    return text if len(text) <= _MAX_MESSAGE else text[:_MAX_MESSAGE] + "…"
-
-
-def error_json(type_: str, message: str, hint: str | None = None) -> dict[str, Any]:
-    """The typed error body; the message is ``bounded`` and redacted of secrets."""
-    message = bounded(redact(message))
-    return ErrorBody(error=ErrorDetail(type=type_, message=message, hint=hint)).model_dump()
 
 
 def error_response(
@@ -98,9 +53,10 @@ def error_response(
     return JSONResponse(body, status_code=status, headers=dict(headers or {}))
 
 
-def from_exception(exc: BaseException) -> ApiError:
-    """The API error an exception of the lower layers stands for."""
-    if isinstance(exc, ApiError):
+def from_exception(exc: BaseException) -> Refusal:
+    """The API error an exception of the lower layers stands for (a refusal of the serving
+    layer stands for itself)."""
+    if isinstance(exc, Refusal):
         return exc
     if isinstance(exc, InvalidSymbol):
         return ApiError(422, "invalid_symbol", str(exc), "pass a ticker such as NVDA")
@@ -137,7 +93,7 @@ def _validation_message(errors: list[Any]) -> str:
 
 async def _on_api_error(_request: Request, exc: Exception) -> JSONResponse:
     error = from_exception(exc)
-    if error.status >= 500 and not isinstance(exc, ApiError):
+    if error.status >= 500 and not isinstance(exc, Refusal):
         logger.error("request failed", exc_info=exc)
     return error_response(error.status, error.type, error.message, error.hint)
 
@@ -166,6 +122,6 @@ def install(app: FastAPI) -> None:
     """Answer every error in the typed shape."""
     app.add_exception_handler(RequestValidationError, _on_validation)
     app.add_exception_handler(StarletteHTTPException, _on_http)
-    for kind in (ApiError, ClientGone, DataError, RunNotFound, OrderRejected, ModelError,
+    for kind in (Refusal, ClientGone, DataError, RunNotFound, OrderRejected, ModelError,
                  Exception):  # fmt: skip
         app.add_exception_handler(kind, _on_api_error)

@@ -16,8 +16,10 @@ from starlette.background import BackgroundTask
 from starlette.requests import Request
 
 from alphadesk.agent.events import BaseEvent, EventSink
-from alphadesk.api.context import Slot, thread_safe
-from alphadesk.api.errors import ClientGone, error_json, from_exception
+from alphadesk.api.context import thread_safe
+from alphadesk.api.errors import ClientGone, from_exception
+from alphadesk.serving.errors import error_json
+from alphadesk.serving.slots import Slot
 from alphadesk.store.redact import env_secrets, redact, redact_json
 
 __all__ = ["SSE_RESPONSES", "Accepted", "release", "stream_run", "unless_gone"]

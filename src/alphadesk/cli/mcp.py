@@ -7,7 +7,7 @@ from typing import Literal
 import typer
 
 from alphadesk.cli.common import err_console, settings_from
-from alphadesk.cli.serve import WORKERS, refuse_unguarded, worker_count
+from alphadesk.cli.serve import PROXY, WORKERS, proxies, refuse_unguarded, worker_count
 
 __all__ = ["mcp"]
 
@@ -27,6 +27,7 @@ def mcp(
         "the configured models always are.",
     ),
     workers: int | None = WORKERS,
+    proxy: list[str] = PROXY,
 ) -> None:
     """Serve every tool and desk over MCP (stdio by default). Offline by default: model `rules`."""
     from alphadesk.mcp_server import serve_http, serve_stdio
@@ -45,4 +46,4 @@ def mcp(
     refuse_unguarded(host, key)
     auth = "API key required" if key else "no API key (loopback only)"
     err_console.print(f"[dim]alphadesk MCP on http://{host}:{port}/mcp ({auth})[/]")
-    serve_http(settings, host, port, key or None, count)
+    serve_http(settings, host, port, key or None, count, proxies(proxy, settings))

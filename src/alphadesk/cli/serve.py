@@ -7,7 +7,7 @@ import typer
 from alphadesk.cli.common import err_console, fail, settings_from
 from alphadesk.config import Settings
 
-__all__ = ["WORKERS", "refuse_unguarded", "serve", "worker_count"]
+__all__ = ["PROXY", "WORKERS", "proxies", "refuse_unguarded", "serve", "worker_count"]
 
 WORKERS = typer.Option(
     None,
@@ -15,6 +15,19 @@ WORKERS = typer.Option(
     help="Worker processes that run the pipelines, off the server's event loop "
     "(default: \\[server] workers, else one per core).",
 )
+
+PROXY = typer.Option(
+    [],
+    "--proxy",
+    metavar="ADDRESS",
+    help="A reverse proxy's address ('*': any) whose X-Forwarded-For names the client "
+    "(repeatable; default \\[server] proxies, else none: the header is ignored).",
+)
+
+
+def proxies(given: list[str], settings: Settings) -> tuple[str, ...]:
+    """The proxies a server believes: ``--proxy``, else ``[server] proxies``."""
+    return tuple(given or settings.server.proxies)
 
 
 def worker_count(workers: int | None, settings: Settings) -> int:
@@ -29,12 +42,13 @@ def worker_count(workers: int | None, settings: Settings) -> int:
 
 
 def refuse_unguarded(host: str, key: str | None) -> None:
-    """Exit (2) before binding ``host`` off loopback without an API key: the API, and the
-    web UI that calls it with the key, must not be open to the network."""
-    from alphadesk.api.config import ApiConfig, ApiKeyRequired
+    """Exit (2) before binding ``host`` off loopback without an API key, or with a key
+    under 16 characters: the API, and the web UI that calls it with the key, must not be
+    open to the network."""
+    from alphadesk.serving import ApiKeyRequired, ServerConfig
 
     try:
-        ApiConfig(host=host, api_key=key).check()
+        ServerConfig(host=host, api_key=key).check()
     except ApiKeyRequired as exc:
         raise fail(str(exc), "e.g. export ALPHADESK_API_KEY=$(openssl rand -hex 32)", 2) from None
 
@@ -50,6 +64,7 @@ def serve(
         [], "--allow-model", help="A model string requests may ask for (repeatable)."
     ),
     workers: int | None = WORKERS,
+    proxy: list[str] = PROXY,
     log_level: str = typer.Option("info", help="uvicorn's log level."),
     temporal: str | None = typer.Option(
         None,
@@ -59,17 +74,20 @@ def serve(
     ),
 ) -> None:
     """Serve the HTTP API (OpenAPI page at /docs). Offline by default: model `rules`."""
-    from alphadesk.api import ApiConfig
     from alphadesk.api.server import serve as run
+    from alphadesk.serving import ServerConfig
 
     settings = settings_from(ctx)
     workers = worker_count(workers, settings)
     key = settings.api_key.get_secret_value() if settings.api_key else None
     refuse_unguarded(host, key)
-    config = ApiConfig(host=host, api_key=key or None, max_body_bytes=max_body,
-                       rate_per_minute=rate, max_runs=max_runs,
-                       models=frozenset(allow_model), temporal=temporal, workers=workers,
-                       worker_max_runs=settings.server.worker_max_runs)  # fmt: skip
+    config = ServerConfig(host=host, api_key=key or None, max_body_bytes=max_body,
+                          rate_per_minute=rate, max_runs=max_runs,
+                          models=frozenset(allow_model), temporal=temporal, workers=workers,
+                          worker_max_runs=settings.server.worker_max_runs,
+                          proxies=proxies(proxy, settings),
+                          header_timeout_s=settings.server.header_timeout_s,
+                          max_connections=settings.server.max_connections)  # fmt: skip
     if temporal is not None:
         try:
             import temporalio  # noqa: F401 - checked now, used by the first desk run

@@ -1,8 +1,8 @@
 """The desks that are not catalogue tools, as MCP tools: ``screen`` (the CSP screen) and
 ``ask`` (the assistant), run through the same pipelines and runner as the CLI and the HTTP
-API, in the server's worker processes (:mod:`.jobs`), and ``backtest`` (:mod:`.backtest`,
-in its sandbox). Each takes a pydantic model of arguments (its input schema) and returns a
-model (its output schema) naming the recorded run."""
+API, in the server's worker processes (:mod:`alphadesk.serving.jobs`), and ``backtest``
+(:mod:`.backtest`, in its sandbox). Each takes a pydantic model of arguments (its input
+schema) and returns a model (its output schema) naming the recorded run."""
 
 from __future__ import annotations
 
@@ -19,8 +19,7 @@ from alphadesk.agents.csp.models import CspConstraints
 from alphadesk.config import Settings
 from alphadesk.data.base import MarketData
 from alphadesk.data.errors import DataError
-from alphadesk.data.symbols import InvalidSymbol, normalize_symbol
-from alphadesk.mcp_server import jobs
+from alphadesk.data.symbols import InvalidSymbol
 from alphadesk.mcp_server.backtest import BacktestArgs, BacktestOutcome, run_backtest
 from alphadesk.mcp_server.calls import Progress, content_of, instant, problems
 from alphadesk.mcp_server.guards import CallError, Guards
@@ -31,6 +30,7 @@ from alphadesk.pipelines.csp.screen import ScreenCounts
 from alphadesk.pipelines.models import Depth
 from alphadesk.pool import Runs
 from alphadesk.pool.jobs import ask
+from alphadesk.serving import jobs
 from alphadesk.tools.assistant.deps import DeskVerdict
 
 __all__ = ["DESKS", "DeskTool", "Desks", "ScreenOutcome"]
@@ -144,22 +144,13 @@ class DeskTool:
         return types.CallToolResult(content=content, structured_content=structured)
 
 
-def _symbols(texts: list[str]) -> list[str]:
-    try:
-        return [normalize_symbol(text) for text in texts]
-    except InvalidSymbol as exc:
-        raise CallError(str(exc)) from None
-
-
 async def _screen(desks: Desks, args: ScreenArgs, sink: Progress) -> ScreenOutcome:
     from alphadesk.pipelines.assistant.desks import csp_verdict
     from alphadesk.pipelines.csp.screen import ScreenRequest
 
     model = desks.guards.model(args.model)
-    universe = _symbols(args.symbols) if args.symbols else desks.market.universe()
+    universe = jobs.universe(desks.market, args.symbols)
     limit = desks.settings.mcp.max_symbols
-    if not universe:
-        raise CallError("no symbols to screen: pass symbols (the data lists no universe)")
     if len(universe) > limit:
         raise CallError(
             f"{len(universe)} symbols to screen, the server's limit is {limit} a call "

@@ -1,20 +1,20 @@
-"""The MCP desks' runs as jobs for the server's ``Runs`` (worker processes, or this
-process): a desk's verdict on one symbol, a screen, and the assistant's answer
-(:func:`alphadesk.pool.jobs.ask`). Each builds its pipeline from the worker's settings and
-market, so a run's CPU work never stalls the server's other clients."""
+"""The MCP desk tools' runs as jobs for the server's ``Runs`` (worker processes, or this
+process): a desk's verdict on one symbol (the screen and the assistant's answer are the
+servers' shared jobs, :mod:`alphadesk.serving.jobs` and :func:`alphadesk.pool.jobs.ask`).
+Each builds its pipeline from the worker's settings and market, so a run's CPU work never
+stalls the server's other clients."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
 from functools import partial
-from typing import Any
 
 from alphadesk.agent.events import EventSink
 from alphadesk.pool import Runs, WorkerEnv
 from alphadesk.tools.assistant.deps import DeskRunner, DeskVerdict
 
-__all__ = ["PooledDesk", "desk_verdict", "pooled_desks", "screen"]
+__all__ = ["PooledDesk", "desk_verdict", "pooled_desks"]
 
 
 async def desk_verdict(
@@ -44,23 +44,3 @@ class PooledDesk:
 def pooled_desks(runs: Runs, model: str | None, on_event: EventSink) -> dict[str, DeskRunner]:
     """Every desk a desk tool may call, each run through ``runs``."""
     return {desk: PooledDesk(runs, desk, model, on_event) for desk in ("csp", "trading")}
-
-
-async def screen(env: WorkerEnv, emit: EventSink, order: Any, concurrency: int) -> Any:
-    """A screen of ``order``'s universe, each symbol's outcome said as it comes; its
-    recorded history."""
-    from alphadesk.pipelines.csp.screen import ScreenPipeline
-    from alphadesk.pipelines.runner import PipelineRunner
-
-    def heard(outcome: Any) -> None:
-        _day, check, result = outcome
-        said = "error" if check.error else result.decision if result else "filtered out"
-        emit(f"{check.symbol}: {said}")  # type: ignore[arg-type]  # a line the server says as is
-
-    pipeline = ScreenPipeline(
-        env.settings, env.market, model=order.model, workers=1,
-        concurrency=concurrency, charts=True, on_outcome=heard,
-    )  # fmt: skip
-    history = await PipelineRunner(env.settings, pipeline, on_event=emit).analyze(order)
-    assert history is not None  # no interrupt was asked for
-    return history

@@ -1,5 +1,5 @@
 """The MCP server: the tool catalogue listed and called through the SDK's low-level
-``Server``, served over stdio or streamable HTTP (behind the HTTP API's guard). The desks'
+``Server``, served over stdio or streamable HTTP (behind the servers' guard). The desks'
 runs execute in a pool of worker processes (or, embedded and in tests, in this process),
 their events streamed back as progress; a worker that dies costs its call only."""
 
@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import logging
 import sys
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -30,11 +31,17 @@ from alphadesk.mcp_server.resources import Resources
 from alphadesk.mcp_server.schemas import mcp_tool
 from alphadesk.pipelines.events import DebateMessage, StepFinished, StepStarted
 from alphadesk.pool import InProcess, Runs, WorkerDied, WorkerPool
+from alphadesk.serving import ServerConfig
+from alphadesk.serving.errors import Refusal, clean
 from alphadesk.store.redact import redact
 from alphadesk.tools.assistant.deps import ChatDeps
 from alphadesk.tools.catalog import tool_catalog
 
 __all__ = ["build_server", "serve_http", "serve_stdio"]
+
+logger = logging.getLogger(__name__)
+
+Handler = Callable[..., Awaitable[Any]]
 
 _INSTRUCTIONS = (
     "alphadesk: point-in-time market analysis. Every tool takes an optional as_of "
@@ -111,6 +118,32 @@ async def _with_progress(
     return result
 
 
+def _answered(handler: Handler) -> Handler:
+    """``handler`` whose errors a client may read: an MCP error's message without secrets
+    or paths, and an unexpected failure logged here and told as a generic internal error
+    (the SDK would send its text, which names files of this machine: a database that
+    would not open, a folder, a library's source)."""
+
+    @functools.wraps(handler)
+    async def answered(ctx: ServerRequestContext[Any, Any], params: Any) -> Any:
+        try:
+            return await handler(ctx, params)
+        except MCPError as exc:
+            said = clean(exc.error.message)
+            if said == exc.error.message:
+                raise
+            raise MCPError(exc.error.code, said, exc.error.data) from None
+        except Exception as exc:
+            logger.error("%s failed", getattr(params, "name", None) or "a request", exc_info=exc)
+            raise MCPError(
+                types.INTERNAL_ERROR,
+                f"the server failed on this request ({type(exc).__name__}); its log has the "
+                "details: call again, and report it if it fails again",
+            ) from None
+
+    return answered
+
+
 def _tool_handlers(
     settings: Settings, market: MarketData, guards: Guards, runs: Runs
 ) -> dict[str, Any]:
@@ -142,17 +175,20 @@ def _tool_handlers(
             )
         try:
             return await _with_progress(ctx, run)
-        except CallError as exc:
-            said = types.TextContent(text=redact(str(exc)))  # it may echo what was sent
-            return types.CallToolResult(content=[said], is_error=True)
+        except (CallError, Refusal) as exc:  # it may echo what was sent
+            said = exc.said() if isinstance(exc, Refusal) else str(exc)
+            return types.CallToolResult(content=[types.TextContent(text=clean(said))],
+                                        is_error=True)  # fmt: skip
         except WorkerDied as exc:
             raise MCPError(
                 types.INTERNAL_ERROR,
-                f"{params.name}: {exc}{f', pid {exc.pid}' if exc.pid else ''}; the run is "
-                "recorded interrupted and the server keeps serving: call again",
+                clean(
+                    f"{params.name}: {exc}{f', pid {exc.pid}' if exc.pid else ''}; the run is "
+                    "recorded interrupted and the server keeps serving: call again"
+                ),
             ) from None
 
-    return {"on_list_tools": list_tools, "on_call_tool": call_tool}
+    return {"on_list_tools": _answered(list_tools), "on_call_tool": _answered(call_tool)}
 
 
 def _resource_handlers(settings: Settings, market: MarketData) -> dict[str, Any]:
@@ -187,11 +223,11 @@ def _resource_handlers(settings: Settings, market: MarketData) -> dict[str, Any]
         return await asyncio.to_thread(prompts.get, params.name, params.arguments)
 
     return {
-        "on_list_resources": list_resources,
-        "on_list_resource_templates": list_templates,
-        "on_read_resource": read_resource,
-        "on_list_prompts": list_prompts,
-        "on_get_prompt": get_prompt,
+        "on_list_resources": _answered(list_resources),
+        "on_list_resource_templates": _answered(list_templates),
+        "on_read_resource": _answered(read_resource),
+        "on_list_prompts": _answered(list_prompts),
+        "on_get_prompt": _answered(get_prompt),
     }
 
 
@@ -206,7 +242,7 @@ def build_server(
 
         market = build_provider(settings)
     guards = Guards(settings)
-    models = ", ".join(guards.allowed_models())
+    models = ", ".join(guards.models.names)
     return Server(
         "alphadesk",
         version=__version__,
@@ -251,18 +287,24 @@ async def serve_stdio(settings: Settings, workers: int | None = None) -> None:
 
 
 def serve_http(
-    settings: Settings, host: str, port: int, api_key: str | None, workers: int | None = None
+    settings: Settings,
+    host: str,
+    port: int,
+    api_key: str | None,
+    workers: int | None = None,
+    proxies: Sequence[str] = (),
 ) -> None:
-    """Serve streamable HTTP at ``/mcp`` behind the HTTP API's guard (the key off
-    loopback, Host names, rate and body limits), the desks running in ``workers``
+    """Serve streamable HTTP at ``/mcp`` behind the servers' guard (the key off loopback,
+    Host names, rate and body limits) on their HTTP server (connection cap, header
+    timeout, ``X-Forwarded-For`` only from ``proxies``), the desks running in ``workers``
     processes (None: this one), started and stopped with the server."""
-    import uvicorn
+    from alphadesk.serving.guard import Guard
+    from alphadesk.serving.http import http_server
 
-    from alphadesk.api.config import ApiConfig
-    from alphadesk.api.guard import Guard
-    from alphadesk.api.server import log_config
-
-    config = ApiConfig(host=host, api_key=api_key)
+    limits = settings.server
+    config = ServerConfig(host=host, api_key=api_key, proxies=tuple(proxies),
+                          header_timeout_s=limits.header_timeout_s,
+                          max_connections=limits.max_connections)  # fmt: skip
     config.check()
     pool = _pool(settings, workers)
     mcp_app = build_server(settings, runs=pool).streamable_http_app(host=host)
@@ -273,5 +315,4 @@ def serve_http(
         async with _running(pool):  # the workers live as long as the server
             await mcp_app(scope, receive, send)
 
-    guarded = Guard(app, config)
-    uvicorn.run(guarded, host=host, port=port, log_config=log_config("info"), access_log=False)
+    http_server(Guard(app, config), config, port).run()

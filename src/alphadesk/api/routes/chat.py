@@ -9,11 +9,11 @@ from fastapi import APIRouter, Request
 from sse_starlette import EventSourceResponse
 
 from alphadesk.agent.events import EventSink
-from alphadesk.api import jobs
 from alphadesk.api.context import ApiContext
 from alphadesk.api.errors import ApiError, ErrorBody
 from alphadesk.api.models import ChatBody
 from alphadesk.api.streaming import SSE_RESPONSES, release, stream_run
+from alphadesk.pool.jobs import ask
 
 __all__ = ["router"]
 
@@ -41,7 +41,7 @@ async def chat(body: ChatBody, request: Request) -> Any:
     slot = ctx.slots.claim()
 
     async def produce(emit: EventSink) -> Any:
-        return await ctx.runs.call(partial(jobs.ask, question=question, model=model), emit)
+        return await ctx.runs.call(partial(ask, question=question, model=model), emit)
 
     # chat_finished already holds the result: no separate result event
     return EventSourceResponse(

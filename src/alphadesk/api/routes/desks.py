@@ -9,7 +9,6 @@ from fastapi import APIRouter, Request
 from sse_starlette import EventSourceResponse
 
 from alphadesk.agent.events import EventSink
-from alphadesk.api import jobs
 from alphadesk.api.context import ApiContext
 from alphadesk.api.errors import ApiError, ErrorBody
 from alphadesk.api.models import AnalyzeBody, CspBody, ScreenBody
@@ -17,6 +16,7 @@ from alphadesk.api.streaming import SSE_RESPONSES, Accepted, release, stream_run
 from alphadesk.pipelines.csp.models import CspRequest, CspResult
 from alphadesk.pipelines.csp.prefilter import ScreenResult
 from alphadesk.pipelines.desk.models import DeskRequest, DeskResult
+from alphadesk.serving import jobs
 from alphadesk.store.runs import new_run_id
 
 __all__ = ["router"]
@@ -124,16 +124,14 @@ async def screen(body: ScreenBody, request: Request) -> Any:
 
     ctx = _ctx(request)
     model = ctx.model(body.model)
-    universe = [ctx.symbol(s) for s in body.symbols] if body.symbols else ctx.market.universe()
-    if not universe:
-        raise ApiError(422, "empty_universe", "no symbols to screen",
-                       "pass symbols, or configure a provider that lists its universe")  # fmt: skip
+    universe = jobs.universe(ctx.market, body.symbols)
     instant = ctx.as_of(body.as_of, universe)
     order = ScreenRequest(symbols=universe, dates=[instant], depth=body.depth, model=model,
                           constraints=body.constraints)  # fmt: skip
     slot = ctx.slots.claim()
     try:
         job = partial(jobs.screen, order=order, concurrency=body.concurrency)
-        return await unless_gone(request, ctx.runs.call(job))
+        history = await unless_gone(request, ctx.runs.call(job))
     finally:
         slot.release()
+    return history.screens[0]

@@ -8,11 +8,11 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import FileResponse, PlainTextResponse
 
-from alphadesk.api import jobs
 from alphadesk.api.context import ApiContext
 from alphadesk.api.errors import ApiError, ErrorBody
 from alphadesk.api.models import ReplayResponse, RunDetail, RunSummary
 from alphadesk.api.streaming import unless_gone
+from alphadesk.serving import jobs
 from alphadesk.store import RunStore
 from alphadesk.store.runs import RunRecord
 

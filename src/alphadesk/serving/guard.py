@@ -11,8 +11,8 @@ import time
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
-from alphadesk.api.config import ApiConfig
-from alphadesk.api.errors import error_json
+from alphadesk.serving.config import ServerConfig
+from alphadesk.serving.errors import error_json
 
 __all__ = ["Guard", "RateLimiter", "loopback_host"]
 
@@ -67,7 +67,7 @@ class Guard:
     """Rate limit, then Host (keyless) or key, then body size; a refusal is the typed JSON
     error."""
 
-    def __init__(self, app: App, config: ApiConfig) -> None:
+    def __init__(self, app: App, config: ServerConfig) -> None:
         self.app, self.config = app, config
         self.limiter = RateLimiter(config.rate_per_minute)
         self._key = config.api_key.encode() if config.api_key else None

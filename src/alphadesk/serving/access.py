@@ -5,7 +5,9 @@ through the one redaction the stores use.
 ``alphadesk serve`` shows it on stderr at ``--log-level info``; it is the logger
 ``alphadesk.api.access``, so an embedding application routes it where it likes. The
 record also carries the fields as attributes (``client``, ``method``, ``path``,
-``status``, ``duration_ms``) for structured handlers.
+``status``, ``duration_ms``) for structured handlers. Connections cut before they were
+requests (:mod:`.connections`: headers too slow, one over the cap) are warnings on the same
+logger.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ import logging
 import time
 from urllib.parse import unquote_plus
 
-from alphadesk.api.guard import App, Message, Receive, Scope, Send
+from alphadesk.serving.guard import App, Message, Receive, Scope, Send
 from alphadesk.store.redact import redact
 
 __all__ = ["ACCESS_LOGGER", "AccessLog"]
