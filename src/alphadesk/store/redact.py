@@ -1,12 +1,23 @@
-"""Secrets out of everything stored or logged: API keys become ``[REDACTED]``.
+"""Secrets out of everything stored, logged, streamed or shown: keys become ``[REDACTED]``.
 
-Three nets: the exact values of the environment's credential variables (``*_API_KEY``,
-``*_SECRET*``, ``*_TOKEN``...), the shapes provider keys have (``sk-...``, ``AKIA...``,
-``AIza...``, ``Bearer ...``) wherever they come from (a prompt, a news item, an error), and
-the value of a parameter named like a credential (``api_key=...``, ``token=...``, as in a
-query string). Applied to a chat question as it arrives, at the store boundary (run
-records, events, ledgers, responses, chat sessions and the audit log), to every streamed
-event and error, to the access log, and by ``RedactingFilter`` on log records.
+The one redaction of alphadesk. Three nets:
+
+- the exact values of the environment's credential variables (``*_API_KEY``,
+  ``*_SECRET*``, ``*_TOKEN``, ``*_PASSWORD``...), whatever they look like;
+- the shapes tokens have, wherever they come from (a pasted question, a news item, an
+  error): OpenAI ``sk-``/``sk-proj-``, Anthropic ``sk-ant-``, OpenRouter ``sk-or-``,
+  Stripe ``sk_live_``/``sk_test_``/``rk_live_``/``rk_test_``/``whsec_``, GitHub
+  ``ghp_``/``gho_``/``ghu_``/``ghs_``/``ghr_``/``github_pat_``, Slack ``xoxb-``/``xoxp-``/
+  ``xoxa-``/``xoxo-``/``xoxr-``/``xoxs-``/``xoxe-``/``xapp-``, AWS access key ids
+  (``AKIA``/``ASIA``), Google ``AIza``, Groq ``gsk_``, xAI ``xai-``, Hugging Face ``hf_``,
+  JSON web tokens (``eyJ...``), private key blocks, and whatever follows ``Bearer``;
+- the value of a parameter named like a credential (``api_key=``, ``token=``,
+  ``client_secret=``, ``password=``, ``passwd=``, ``pwd=``, ``pw=``...), as in a query
+  string or a pasted connection string.
+
+Applied to a chat question as it arrives, at the store boundary (run records, events,
+ledgers, responses, reports and result files, chat sessions and the audit log), to every
+streamed event and error, to the access log, and by ``RedactingFilter`` on log records.
 """
 
 from __future__ import annotations
@@ -33,26 +44,46 @@ REDACTED = "[REDACTED]"
 
 _SECRET_NAME = re.compile(r"(API_?KEY|SECRET|TOKEN|PASSWORD|ACCESS_KEY)", re.IGNORECASE)
 _MIN_SECRET = 8  # shorter values ("1", "true") are settings, not keys
+# Not inside a word: "risk-adjusted-returns" holds "sk-" and is no key.
+_ALONE = r"(?<![A-Za-z0-9])"
 _SHAPES = re.compile(
-    r"sk-(?:ant-|proj-|or-)?[A-Za-z0-9_\-]{16,}"  # OpenAI, Anthropic, OpenRouter
-    r"|AKIA[0-9A-Z]{16}"  # AWS access key id
-    r"|AIza[0-9A-Za-z_\-]{30,}"  # Google
-    r"|gsk_[A-Za-z0-9]{20,}"  # Groq
-    r"|xai-[A-Za-z0-9]{20,}"  # xAI
-    r"|hf_[A-Za-z0-9]{20,}"  # Hugging Face
-    r"|(?<=Bearer )[A-Za-z0-9._\-]{16,}"
+    _ALONE + r"sk-(?:ant-|proj-|or-)?[A-Za-z0-9_\-]{16,}"  # OpenAI, Anthropic, OpenRouter
+    rf"|{_ALONE}[rs]k_(?:live|test)_[A-Za-z0-9]{{10,}}"  # Stripe secret and restricted keys
+    rf"|{_ALONE}whsec_[A-Za-z0-9]{{16,}}"  # Stripe webhook secret
+    rf"|{_ALONE}gh[pousr]_[A-Za-z0-9]{{20,}}"  # GitHub tokens
+    rf"|{_ALONE}github_pat_[A-Za-z0-9_]{{20,}}"  # GitHub fine-grained tokens
+    rf"|{_ALONE}xox[abeoprs]-[A-Za-z0-9\-]{{10,}}"  # Slack tokens
+    rf"|{_ALONE}xapp-[A-Za-z0-9\-]{{10,}}"  # Slack app tokens
+    rf"|{_ALONE}(?:AKIA|ASIA)[0-9A-Z]{{16}}"  # AWS access key id
+    rf"|{_ALONE}AIza[0-9A-Za-z_\-]{{30,}}"  # Google
+    rf"|{_ALONE}gsk_[A-Za-z0-9]{{20,}}"  # Groq
+    rf"|{_ALONE}xai-[A-Za-z0-9]{{20,}}"  # xAI
+    rf"|{_ALONE}hf_[A-Za-z0-9]{{20,}}"  # Hugging Face
+    r"|eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]*"  # JSON web token
+    # a private key block, to its end, or to the end of its text or JSON string
+    r"|-----BEGIN[A-Z ]*PRIVATE KEY-----(?:[^\"\\]|\\[^\"\\]|\\\\)*?"
+    r"(?:-----END[A-Z ]*PRIVATE KEY-----|(?=\\?\"|$))"
+    r"|(?<=[Bb]earer )[A-Za-z0-9._~+/=\-]{16,}"
+    r"|(?<=BEARER )[A-Za-z0-9._~+/=\-]{16,}"
 )
-# Every shape starts with one of these and is at least this long: most stored strings
-# (names, dates, numbers) are ruled out by these checks, far faster than the search.
-_SHAPE_STARTS = ("sk-", "AKIA", "AIza", "gsk_", "xai-", "hf_", "Bearer ")
-_SHAPE_MIN = 16
+# Every shape holds one of these and is at least this long: most stored strings (names,
+# dates, numbers) are ruled out by these checks, far faster than the search.
+_SHAPE_STARTS = (
+    "sk-", "k_live_", "k_test_", "whsec_", "ghp_", "gho_", "ghu_", "ghs_", "ghr_",
+    "github_pat_", "xox", "xapp-", "AKIA", "ASIA", "AIza", "gsk_", "xai-", "hf_", "eyJ",
+    "PRIVATE KEY", "earer ", "EARER ",
+)  # fmt: skip
+_SHAPE_MIN = 15
 
 # Characters JSON writes escaped (with ``ensure_ascii=False``).
 _ESCAPED = re.compile(r'["\\\x00-\x1f]')
 
-# ``name=value`` where the name says credential: the value goes, the name stays.
+# ``name=value`` where the name says credential: the value goes, the name stays. The value
+# stops at a backslash too, so redacting JSON text never eats half of an escape.
 _PARAMETER = re.compile(
-    r"\b((?:[A-Za-z]+[_\-])*(?:api[_\-]?key|secret|token|password|passwd|key)=)[^&\s\"'<>]+",
+    r"\b((?:[A-Za-z]+[_\-])*"
+    r"(?:api[_\-]?key|secret|token|password|passphrase|passwd|pwd|pw|pass|key|credentials?)=)"
+    r"[^&\s\"'<>\\]+",
     re.IGNORECASE,
 )
 
