@@ -64,6 +64,9 @@ def test_a_run_folder_and_its_files_are_private_under_an_open_umask(
     assert modes["."] == modes["runs"] == modes[f"runs/{run.name}"] == 0o700
     for name in ("alphadesk.sqlite", f"runs/{run.name}/report.md", f"runs/{run.name}/result.json"):
         assert modes[name] == 0o600, (name, modes)
+    folders = {name for name in modes if (tmp_path / "data" / name).is_dir()}
+    assert {modes[name] for name in folders} == {0o700}, modes
+    assert {mode for name, mode in modes.items() if name not in folders} == {0o600}, modes
 
 
 @pytest.mark.parametrize(
