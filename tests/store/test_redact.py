@@ -87,7 +87,6 @@ TOKENS = {
     "OpenAI project key": "sk-proj-" + "Ab3dEf6hIj9kLm2n" * 3,
     "Anthropic key": "sk-ant-api03-" + "x7Y_z-Q" * 12,
     "Google key": "AIzaSyA-" + "b1C2d3E4f5G6h7I8j9K0l1M2n3O4p5",
-    "JSON web token": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL",
 }
 
 
@@ -127,7 +126,7 @@ def test_a_private_key_block_is_redacted_whole() -> None:
         "risk-adjusted-returns-over-the-whole-cycle",  # holds "sk-"
         "task_live_feed_and_disk_test_results_2024",  # holds "sk_live_" and "sk_test_"
         "the ghp_ prefix, a short xoxb-1 and AKIA alone",
-        "a high through thought, then eyJ and xapp",
+        "a high through thought, then xapp and sk_live",
         "bypass=1 passage=2 monkey=3 keyword=4",
         "the bearer of bad news was here",
     ],

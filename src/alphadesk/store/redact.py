@@ -10,7 +10,7 @@ The one redaction of alphadesk. Three nets:
   ``ghp_``/``gho_``/``ghu_``/``ghs_``/``ghr_``/``github_pat_``, Slack ``xoxb-``/``xoxp-``/
   ``xoxa-``/``xoxo-``/``xoxr-``/``xoxs-``/``xoxe-``/``xapp-``, AWS access key ids
   (``AKIA``/``ASIA``), Google ``AIza``, Groq ``gsk_``, xAI ``xai-``, Hugging Face ``hf_``,
-  JSON web tokens (``eyJ...``), private key blocks, and whatever follows ``Bearer``;
+  private key blocks, and whatever follows ``Bearer`` or ``bearer``;
 - the value of a parameter named like a credential (``api_key=``, ``token=``,
   ``client_secret=``, ``password=``, ``passwd=``, ``pwd=``, ``pw=``...), as in a query
   string or a pasted connection string.
@@ -44,35 +44,35 @@ REDACTED = "[REDACTED]"
 
 _SECRET_NAME = re.compile(r"(API_?KEY|SECRET|TOKEN|PASSWORD|ACCESS_KEY)", re.IGNORECASE)
 _MIN_SECRET = 8  # shorter values ("1", "true") are settings, not keys
-# Not inside a word: "risk-adjusted-returns" holds "sk-" and is no key.
-_ALONE = r"(?<![A-Za-z0-9])"
 _SHAPES = re.compile(
-    _ALONE + r"sk-(?:ant-|proj-|or-)?[A-Za-z0-9_\-]{16,}"  # OpenAI, Anthropic, OpenRouter
-    rf"|{_ALONE}[rs]k_(?:live|test)_[A-Za-z0-9]{{10,}}"  # Stripe secret and restricted keys
-    rf"|{_ALONE}whsec_[A-Za-z0-9]{{16,}}"  # Stripe webhook secret
-    rf"|{_ALONE}gh[pousr]_[A-Za-z0-9]{{20,}}"  # GitHub tokens
-    rf"|{_ALONE}github_pat_[A-Za-z0-9_]{{20,}}"  # GitHub fine-grained tokens
-    rf"|{_ALONE}xox[abeoprs]-[A-Za-z0-9\-]{{10,}}"  # Slack tokens
-    rf"|{_ALONE}xapp-[A-Za-z0-9\-]{{10,}}"  # Slack app tokens
-    rf"|{_ALONE}(?:AKIA|ASIA)[0-9A-Z]{{16}}"  # AWS access key id
-    rf"|{_ALONE}AIza[0-9A-Za-z_\-]{{30,}}"  # Google
-    rf"|{_ALONE}gsk_[A-Za-z0-9]{{20,}}"  # Groq
-    rf"|{_ALONE}xai-[A-Za-z0-9]{{20,}}"  # xAI
-    rf"|{_ALONE}hf_[A-Za-z0-9]{{20,}}"  # Hugging Face
-    r"|eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]*"  # JSON web token
+    # not inside a word: "risk-adjusted-returns" holds "sk-" and is no key
+    r"(?<![A-Za-z0-9])(?:"
+    r"sk-(?:ant-|proj-|or-)?[A-Za-z0-9_\-]{16,}"  # OpenAI, Anthropic, OpenRouter
+    r"|[rs]k_(?:live|test)_[A-Za-z0-9]{10,}"  # Stripe secret and restricted keys
+    r"|whsec_[A-Za-z0-9]{16,}"  # Stripe webhook secret
+    r"|gh[pousr]_[A-Za-z0-9]{20,}"  # GitHub tokens
+    r"|github_pat_[A-Za-z0-9_]{20,}"  # GitHub fine-grained tokens
+    r"|xox[abeoprs]-[A-Za-z0-9\-]{10,}"  # Slack tokens
+    r"|xapp-[A-Za-z0-9\-]{10,}"  # Slack app tokens
+    r"|(?:AKIA|ASIA)[0-9A-Z]{16}"  # AWS access key id
+    r"|AIza[0-9A-Za-z_\-]{30,}"  # Google
+    r"|gsk_[A-Za-z0-9]{20,}"  # Groq
+    r"|xai-[A-Za-z0-9]{20,}"  # xAI
+    r"|hf_[A-Za-z0-9]{20,}"  # Hugging Face
+    r")"
     # a private key block, to its end, or to the end of its text or JSON string
     r"|-----BEGIN[A-Z ]*PRIVATE KEY-----(?:[^\"\\]|\\[^\"\\]|\\\\)*?"
     r"(?:-----END[A-Z ]*PRIVATE KEY-----|(?=\\?\"|$))"
     r"|(?<=[Bb]earer )[A-Za-z0-9._~+/=\-]{16,}"
-    r"|(?<=BEARER )[A-Za-z0-9._~+/=\-]{16,}"
 )
-# Every shape holds one of these and is at least this long: most stored strings (names,
-# dates, numbers) are ruled out by these checks, far faster than the search.
+# Every shape holds one of these (or GitHub's prefix) and is at least this long: most
+# stored strings (names, dates, numbers) are ruled out by these checks, far faster than
+# the search. A regex finds GitHub's five prefixes in one pass, as fast as one of these.
 _SHAPE_STARTS = (
-    "sk-", "k_live_", "k_test_", "whsec_", "ghp_", "gho_", "ghu_", "ghs_", "ghr_",
-    "github_pat_", "xox", "xapp-", "AKIA", "ASIA", "AIza", "gsk_", "xai-", "hf_", "eyJ",
-    "PRIVATE KEY", "earer ", "EARER ",
+    "sk-", "k_live_", "k_test_", "whsec_", "github_pat_", "xox", "xapp-", "AKIA", "ASIA",
+    "AIza", "gsk_", "xai-", "hf_", "earer ", "PRIVATE KEY",
 )  # fmt: skip
+_GITHUB_START = re.compile(r"gh[pousr]_")
 _SHAPE_MIN = 15
 
 # Characters JSON writes escaped (with ``ensure_ascii=False``).
@@ -109,7 +109,7 @@ def redact(text: str, secrets: list[str] | None = None) -> str:
     for secret in env_secrets() if secrets is None else secrets:
         if secret in text:
             text = text.replace(secret, REDACTED)
-    if len(text) >= _SHAPE_MIN and any(start in text for start in _SHAPE_STARTS):
+    if len(text) >= _SHAPE_MIN and _suspect(text):
         text = _SHAPES.sub(REDACTED, text)
     return _PARAMETER.sub(rf"\1{REDACTED}", text) if "=" in text else text
 
@@ -151,9 +151,14 @@ def _clean_text(text: str, secrets: list[str]) -> bool:
     it (one search instead of one per string). A string's text is in the JSON text, as is,
     unless it holds a character JSON escapes; a secret holding one is never looked for this
     way."""
-    if "=" in text or any(start in text for start in _SHAPE_STARTS):
+    if "=" in text or _suspect(text):
         return False
     return not any(_ESCAPED.search(secret) or secret in text for secret in secrets)
+
+
+def _suspect(text: str) -> bool:
+    """Whether ``text`` may hold a key's shape: the search is run only then."""
+    return any(start in text for start in _SHAPE_STARTS) or _GITHUB_START.search(text) is not None
 
 
 def _redacted_json(value: Any, secrets: list[str]) -> Any:
