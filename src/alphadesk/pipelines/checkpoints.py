@@ -86,7 +86,8 @@ class RunCheckpoints(SqliteSaver):
 @contextmanager
 def run_checkpoints(path: Path) -> Iterator[RunCheckpoints]:
     """The checkpoints in ``path`` (created if new), closed on leaving."""
-    private_file(private_folder(path.parent) / path.name)  # a run's state: its owner's alone
+    private_folder(path.parent)  # a run's state is its owner's alone, like the data folder
+    private_file(path)
     conn = sqlite3.connect(str(path), timeout=60, check_same_thread=False)
     try:
         conn.execute("PRAGMA synchronous=OFF")  # first: creating the log flushes nothing
