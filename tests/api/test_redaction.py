@@ -4,6 +4,7 @@ of the files on disk."""
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
 
 import httpx
@@ -36,6 +37,16 @@ def _everything_on_disk(root: Path) -> bytes:
 
 
 def test_a_secret_in_a_question_is_nowhere(api: LiveApi, client: httpx.Client) -> None:
+    # An open connection keeps the WAL file (the last one to close folds it in and deletes it).
+    wal = sqlite3.connect(api.settings.store_path)
+    wal.execute("SELECT COUNT(*) FROM runs").fetchone()
+    try:
+        _a_secret_in_a_question_is_nowhere(api, client)
+    finally:
+        wal.close()
+
+
+def _a_secret_in_a_question_is_nowhere(api: LiveApi, client: httpx.Client) -> None:
     events = api.stream(client, "/chat/v3", {"question": QUESTION, "as_of": DAY})
     result = events[-1].json()["result"]
     assert result["status"] == "completed", result
