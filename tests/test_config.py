@@ -47,3 +47,35 @@ def test_missing_config_file_and_bad_values_are_clear(tmp_path: Path) -> None:
         Settings(cache="sometimes")  # type: ignore[arg-type]
     with pytest.raises(ValidationError, match="unknown"):
         Settings(unknown=1)  # type: ignore[call-arg]
+
+
+@pytest.mark.parametrize(
+    ("data_dir", "problem"),
+    [
+        ("", "is empty .*unset it to use ~/.alphadesk"),
+        ("  ", "is empty"),
+        ("a-file", "a-file is a file, not a folder"),
+        ("a-file/below", "a-file/below is inside a-file, a file"),
+        ("/proc/self", "/proc/self is not a folder this user may write in"),
+        ("/proc/self/below", "cannot be made: this user may not write in /proc/self"),
+    ],
+)
+def test_a_data_folder_that_cannot_be_one_is_a_clear_error_and_nothing_is_made(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, data_dir: str, problem: str
+) -> None:
+    if data_dir.startswith("/proc") and not Path("/proc/self").is_dir():
+        pytest.skip("no /proc here")
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "a-file").write_text("kept")
+    monkeypatch.setenv("ALPHADESK_DATA_DIR", data_dir)
+    with pytest.raises(ValidationError, match=problem) as raised:
+        Settings()
+    assert "set ALPHADESK_DATA_DIR" in str(raised.value) or "unset it" in str(raised.value)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a-file"]
+    assert (tmp_path / "a-file").read_text() == "kept"
+
+
+def test_a_data_folder_still_to_make_or_already_there_is_accepted(tmp_path: Path) -> None:
+    assert Settings(data_dir=tmp_path / "new" / "data").data_dir == tmp_path / "new" / "data"
+    assert Settings(data_dir=tmp_path).data_dir == tmp_path
+    assert not (tmp_path / "new").exists()  # checked, not made

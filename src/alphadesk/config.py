@@ -6,6 +6,7 @@ variables (nested with ``__``, e.g. ``ALPHADESK_MODELS__QUICK``), a TOML file, d
 
 from __future__ import annotations
 
+import os
 from enum import StrEnum
 from pathlib import Path
 from typing import Any, Literal
@@ -226,10 +227,27 @@ class Settings(BaseSettings):
         None, description="the HTTP API's key (ALPHADESK_API_KEY); required off loopback"
     )
 
+    @field_validator("data_dir", mode="before")
+    @classmethod
+    def _named(cls, value: Any) -> Any:
+        if isinstance(value, str) and not value.strip():  # it would be the current folder
+            raise ValueError(
+                "is empty (ALPHADESK_DATA_DIR set to nothing?): unset it to use "
+                "~/.alphadesk, or name a folder"
+            )
+        return value
+
     @field_validator("data_dir", mode="after")
     @classmethod
-    def _expand(cls, value: Path) -> Path:
-        return value.expanduser()
+    def _usable(cls, value: Path) -> Path:
+        value = value.expanduser()
+        problem = _unusable_folder(value)
+        if problem is not None:
+            raise ValueError(
+                f"{value} {problem}: set ALPHADESK_DATA_DIR (or data_dir in the settings "
+                "file) to a folder you can write, e.g. ~/.alphadesk"
+            )
+        return value
 
     @property
     def store_path(self) -> Path:
@@ -263,6 +281,25 @@ class Settings(BaseSettings):
         file_secret_settings: PydanticBaseSettingsSource,
     ) -> tuple[PydanticBaseSettingsSource, ...]:
         return init_settings, env_settings
+
+
+def _unusable_folder(path: Path) -> str | None:
+    """Why ``path`` cannot be the data folder, or None; nothing is made or changed. It is a
+    folder this user can write, or one that can be made in the nearest one that exists."""
+    existing = path
+    try:
+        while not existing.exists() and existing != existing.parent:
+            existing = existing.parent
+        is_folder = existing.is_dir()
+    except OSError as exc:
+        return f"cannot be looked at ({exc.strerror})"
+    if not is_folder:
+        return "is a file, not a folder" if existing == path else f"is inside {existing}, a file"
+    if not os.access(existing, os.W_OK | os.X_OK):
+        if existing == path:
+            return "is not a folder this user may write in"
+        return f"cannot be made: this user may not write in {existing}"
+    return None
 
 
 def _with_toml(path: Path | None) -> type[Settings]:

@@ -4,6 +4,7 @@ of the files on disk."""
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
 
 import httpx
@@ -19,9 +20,14 @@ SECRETS = (
     "sk-proj-" + "PastedInChat0123" * 3,  # an OpenAI-style key
     "AKIAQ7XV3LM9PASTED42",  # an AWS access key id
     "eyJhbGciOiJIUzI1NiJ9.pasted-bearer-token",  # after "Bearer "
+    "sk_live_51PastedInChatAbCdEfGhIj",  # a Stripe secret key
+    "ghp_PastedInChat0123456789abcdefABCDEFGH",  # a GitHub token
+    "xoxb-1234567890-0987654321-PastedInChat",  # a Slack bot token
+    "Hunter2PastedInChat",  # a password, after "pw="
 )
 QUESTION = (
-    f"my key is {SECRETS[0]}, aws {SECRETS[1]}, header Authorization: Bearer {SECRETS[2]}"
+    f"my key is {SECRETS[0]}, aws {SECRETS[1]}, header Authorization: Bearer {SECRETS[2]},"
+    f" stripe {SECRETS[3]}, github {SECRETS[4]}, slack {SECRETS[5]}, db pw={SECRETS[6]}"
     " - how does NVDA look?"
 )
 
@@ -31,6 +37,16 @@ def _everything_on_disk(root: Path) -> bytes:
 
 
 def test_a_secret_in_a_question_is_nowhere(api: LiveApi, client: httpx.Client) -> None:
+    # An open connection keeps the WAL file (the last one to close folds it in and deletes it).
+    wal = sqlite3.connect(api.settings.store_path)
+    wal.execute("SELECT COUNT(*) FROM runs").fetchone()
+    try:
+        _a_secret_in_a_question_is_nowhere(api, client)
+    finally:
+        wal.close()
+
+
+def _a_secret_in_a_question_is_nowhere(api: LiveApi, client: httpx.Client) -> None:
     events = api.stream(client, "/chat/v3", {"question": QUESTION, "as_of": DAY})
     result = events[-1].json()["result"]
     assert result["status"] == "completed", result
@@ -48,6 +64,8 @@ def test_a_secret_in_a_question_is_nowhere(api: LiveApi, client: httpx.Client) -
     seen += [e.model_dump_json() for e in store.audit_log(session_id=session, limit=1000)]
     assert any("[REDACTED]" in m.content for m in store.history(session))
     disk = _everything_on_disk(api.settings.data_dir)
+    written = {f.name for f in api.settings.data_dir.rglob("*") if f.is_file()}
+    assert {"alphadesk.sqlite-wal", "report.md", "result.json"} <= written, written
     for secret in SECRETS:
         for text in seen:
             assert secret not in text

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -103,3 +106,41 @@ def test_bad_lessons_and_paths_are_clear_errors(tmp_path: Path, memory: Situatio
     a_file.write_text("x")
     with pytest.raises(MemoryUnavailable, match="is a file"):
         SituationMemory(a_file).count()
+
+
+_AT_ONCE = 6  # first opens started together, each round on a store nobody opened yet
+
+
+def test_first_opens_from_threads_at_once_all_succeed(tmp_path: Path, embedder: Any) -> None:
+    for round_ in range(3):
+        path = tmp_path / f"memory-{round_}"
+        start = threading.Barrier(_AT_ONCE)
+
+        def first_open(index: int, path: Path = path, start: threading.Barrier = start) -> int:
+            memory = SituationMemory(path, embedder=embedder)
+            start.wait()
+            lesson(memory, "NVDA", OVERBOUGHT, f"2024-06-{index + 3:02d}", "2024-06-28")
+            return memory.count("NVDA")
+
+        with ThreadPoolExecutor(_AT_ONCE) as pool:
+            counts = list(pool.map(first_open, range(_AT_ONCE)))
+        assert all(1 <= count <= _AT_ONCE for count in counts), counts
+        assert SituationMemory(path, embedder=embedder).count("NVDA") == _AT_ONCE
+
+
+async def test_first_opens_from_asyncio_tasks_at_once_all_succeed(
+    tmp_path: Path, embedder: Any
+) -> None:
+    """As the desk runs them: each run's memory calls in a thread of its event loop."""
+    for round_ in range(3):
+        path = tmp_path / f"memory-{round_}"
+        memories = [SituationMemory(path, embedder=embedder) for _ in range(_AT_ONCE)]
+        counts = await asyncio.gather(*(asyncio.to_thread(m.count) for m in memories))
+        assert counts == [0] * _AT_ONCE
+        recalled = await asyncio.gather(
+            *(
+                asyncio.to_thread(m.recall, "NVDA", OVERBOUGHT, as_of=at("2024-07-01"))
+                for m in memories
+            )
+        )
+        assert recalled == [[]] * _AT_ONCE

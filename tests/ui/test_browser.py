@@ -15,9 +15,11 @@ import shutil
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -104,8 +106,13 @@ class Browser:
 
 
 @pytest.fixture(scope="module")
-def ui_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    data = tmp_path_factory.mktemp("e2e") / "data"
+def data_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("e2e") / "data"
+
+
+@pytest.fixture(scope="module")
+def ui_url(data_dir: Path) -> Iterator[str]:
+    data = data_dir
     env = {k: v for k, v in os.environ.items() if not k.startswith("ALPHADESK_")}
     env |= {"ALPHADESK_DATA_DIR": str(data), "ALPHADESK_API_KEY": KEY}
     # A saved evaluation for its tab (the rules model: offline, a few seconds).
@@ -271,3 +278,94 @@ def test_the_portfolio_places_an_order_with_its_defaults(browser: Browser) -> No
     expect(panel.get_by_text("Orders", exact=True)).to_be_visible()
     browser.shot("portfolio")
     browser.assert_no_key()
+
+
+@dataclass
+class Listener:
+    """An HTTP server on this machine that records every request made to it."""
+
+    url: str
+    paths: list[str]
+
+
+@pytest.fixture
+def listener() -> Iterator[Listener]:
+    paths: list[str] = []
+
+    class Record(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            paths.append(self.path)
+            self.send_response(404)
+            self.end_headers()
+
+        def log_message(self, format: str, *args: Any) -> None:
+            """Quiet."""
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Record)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield Listener(f"http://127.0.0.1:{server.server_address[1]}", paths)
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def _hostile_desk_run(data_dir: Path, leak: str) -> str:
+    """A desk run whose title, error and report hold images and HTML pointing at ``leak``,
+    as a model's words or a pasted text could: recorded in the store the API reads."""
+    from alphadesk.store import RunStore
+
+    store = RunStore(data_dir / "alphadesk.sqlite")
+    run_id = store.start(kind="desk", title=f"![t]({leak}?from=title)", request={})
+    folder = data_dir / "runs" / run_id
+    folder.mkdir(parents=True)
+    report = folder / "report.md"
+    report.write_text(
+        f"# Report ![inline]({leak}?from=report)\n\nsee ![by reference][chart]\n\n"
+        f'[chart]: {leak}?from=reference\n\n<img src="{leak}?from=html">\n',
+        encoding="utf-8",
+    )
+    store.add_artifact(run_id, "report.md", report, "text/markdown")
+    store.finish(run_id, status="HOLD", error=f"stopped: ![e]({leak}?from=error)")
+    return run_id
+
+
+def test_no_image_in_a_question_an_answer_or_a_report_is_loaded_by_the_page(
+    browser: Browser, data_dir: Path, listener: Listener
+) -> None:
+    """A question, a report or an error holding ``![x](http://...)`` or ``<img>``: the page
+    that shows it asks that address for nothing (a click on a link still would)."""
+    from playwright.sync_api import expect
+
+    from alphadesk.store import RunStore
+
+    leak = f"{listener.url}/leak.png"
+    run_id = _hostile_desk_run(data_dir, leak)
+    panel = browser.tab("Assistant")
+    box = panel.get_by_placeholder("Ask about a symbol, e.g. how does NVDA look?")
+    box.fill(f"how does AAPL look? ![chart]({leak}?from=question) <img src={leak}?from=html>")
+    box.press("Enter")
+    runs = RunStore(data_dir / "alphadesk.sqlite")
+    deadline = time.monotonic() + _RUN_S / 1000
+    while not any(
+        "from=question" in str(r.request) and r.status == "completed" for r in runs.recent()
+    ):
+        assert time.monotonic() < deadline, "the question was not answered"
+        time.sleep(0.5)
+    browser.settle()
+    panel = browser.tab("Runs")
+    for option, shown in (
+        (r"assistant · how does AAPL look\? !\[chart\]", "Tool calls ("),
+        (r"desk · !\[t\]", f"desk run {run_id}"),
+    ):
+        panel.get_by_label("run", exact=True).click()
+        browser.page.get_by_role("option", name=re.compile(option)).click()
+        expect(panel.get_by_text(shown, exact=False).first).to_be_visible(timeout=30_000)
+        browser.settle()
+    expect(panel.get_by_role("heading", name=re.compile("^Report"))).to_be_visible()
+    browser.page.wait_for_load_state("networkidle")
+    browser.page.wait_for_timeout(2_000)  # an image is fetched as soon as it is drawn
+    assert listener.paths == []
+    httpx.get(f"{leak}?from=test", timeout=10)  # the listener hears what it is asked
+    assert listener.paths == ["/leak.png?from=test"]
+    browser.shot("hostile")

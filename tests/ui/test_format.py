@@ -2,7 +2,20 @@
 
 from __future__ import annotations
 
-from alphadesk.ui.format import eval_table, mark_label, money, orders_table, report_parts
+import ast
+from pathlib import Path
+
+import pytest
+
+from alphadesk import ui
+from alphadesk.ui.format import (
+    eval_table,
+    inert,
+    mark_label,
+    money,
+    orders_table,
+    report_parts,
+)
 
 
 def test_money_puts_the_sign_before_the_dollar() -> None:
@@ -59,3 +72,46 @@ def test_an_evaluation_reads_as_its_markdown_file_with_a_dash_for_what_is_missin
     for shown, row in zip(table.to_dict("records"), (desk, baseline), strict=True):
         assert list(shown.values()) == ["–" if c == "-" else c for c in cells(row)]
     assert table.iloc[0]["cum. return"] == "40.05%" and table.iloc[1]["decisions"] == "–"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "![chart](http://127.0.0.1:9/leak.png?from=question)",
+        "see ![x]( http://127.0.0.1:9/a.png 'title') and ![y](<http://127.0.0.1:9/b c.png>)",
+        "![by reference][img]\n\n[img]: http://127.0.0.1:9/ref.png",
+        "[![a badge](http://127.0.0.1:9/badge.svg)](http://127.0.0.1:9/page)",
+        "\\![escaped first](http://127.0.0.1:9/escaped.png)",
+    ],
+)
+def test_inert_text_has_no_image_markdown_would_load(text: str) -> None:
+    import markdown_it
+
+    html = markdown_it.MarkdownIt("commonmark").render(inert(text))
+    assert "<img" not in html, html
+    assert "http://127.0.0.1:9/" in html  # still there, as text or a link to click
+
+
+def test_inert_leaves_text_without_images_as_it_was() -> None:
+    text = "**NVDA**: BUY at $138.85! [the filing](https://sec.gov/x) - `a[0]` and ! [spaced]"
+    assert inert(text) == text
+
+
+def test_every_markdown_the_ui_draws_from_a_value_goes_through_inert() -> None:
+    """Text drawn as Markdown (bodies, alerts, captions, labels) that is not a literal is
+    ``inert(...)``: a question, an answer or a report cannot make a browser load a URL."""
+    drawing = {"markdown", "write", "error", "info", "success", "warning", "caption", "status"}
+    unsafe = []
+    for path in sorted(Path(ui.__file__).parent.glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+                continue
+            name = node.func.attr
+            texts = [*node.args[:1]] if name in drawing else []
+            texts += [k.value for k in node.keywords if k.arg == "label"]
+            for text in texts:
+                literal = isinstance(text, ast.Constant) and isinstance(text.value, str)
+                wrapped = isinstance(text, ast.Call) and getattr(text.func, "id", "") == "inert"
+                if not (literal or wrapped):
+                    unsafe.append(f"{path.name}:{node.lineno} {name}")
+    assert not unsafe, unsafe

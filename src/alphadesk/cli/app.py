@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import typer
@@ -69,4 +70,7 @@ def main() -> None:
     from alphadesk.store.redact import install_log_redaction
 
     install_log_redaction()  # no API key in any log line the CLI prints
+    # What the command, its servers and their workers write (runs, charts, caches, the
+    # memory) only this user may read: it holds chats, the audit log and the portfolio.
+    os.umask(0o077)
     app()

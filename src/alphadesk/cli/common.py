@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import typer
+from pydantic import ValidationError as PydanticValidationError
 from rich.console import Console
 
 from alphadesk.cli.validation import validation_problems
@@ -67,7 +68,12 @@ def settings_from(ctx: typer.Context) -> Settings:
     root = ctx.find_root()
     if not isinstance(root.obj, Settings):
         config: Path | None = root.params.get("config") if root.params else None
-        root.obj = Settings.load(config)
+        try:
+            root.obj = Settings.load(config)
+        except FileNotFoundError as exc:
+            raise fail(str(exc), "name an existing TOML file with --config") from None
+        except PydanticValidationError as exc:
+            raise fail_invalid(exc, "fix the settings file or the ALPHADESK_* variable") from None
     return root.obj
 
 

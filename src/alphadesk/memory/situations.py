@@ -10,13 +10,22 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import threading
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from pydantic import AwareDatetime, BaseModel
 
-__all__ = ["MemoryUnavailable", "Recollection", "SituationMemory", "symbol_family"]
+from alphadesk.store.private import private_folder
+
+__all__ = [
+    "ChromaStores",
+    "MemoryUnavailable",
+    "Recollection",
+    "SituationMemory",
+    "symbol_family",
+]
 
 log = logging.getLogger(__name__)
 
@@ -71,6 +80,7 @@ class SituationMemory:
         self.path = Path(path)
         self.collection = collection
         self._embedder = embedder
+        self._stores = _PROCESS_STORES
         self._collection: Any | None = None
 
     def remember(
@@ -146,30 +156,57 @@ class SituationMemory:
         return len(collection.get(where={"family": symbol_family(symbol)}, include=[])["ids"])
 
     def _open(self) -> Any:
-        if self._collection is not None:
-            return self._collection
+        if self._collection is None:
+            embedder = self._embedder or _default_embedder()
+            self._collection = self._stores.collection(self.path, self.collection, embedder)
+        return self._collection
+
+
+class ChromaStores:
+    """The ChromaDB stores this process opened, one client per folder, each opened once,
+    under a lock. Chroma keeps one system per folder per process in its own class-level
+    cache, and building one is not thread-safe: two first opens at once (two desk runs
+    starting in a fresh worker) broke both, so every open goes through here."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._clients: dict[Path, Any] = {}
+
+    def collection(self, path: Path, name: str, embedder: Any) -> Any:
+        """The collection ``name`` of the store at ``path`` (made when new), embedding with
+        ``embedder``. Raises MemoryUnavailable with how to recover."""
+        if path.exists() and not path.is_dir():
+            raise MemoryUnavailable(
+                f"the memory path {path} is a file, not a folder; point memory.path at a "
+                "folder or move the file aside"
+            )
+        with self._lock:
+            try:
+                client = self._clients.get(path.resolve()) or self._open(path)
+                return client.get_or_create_collection(
+                    name, embedding_function=embedder, metadata={"hnsw:space": "cosine"}
+                )
+            except Exception as exc:  # Chroma raises many kinds on a damaged store
+                raise MemoryUnavailable(
+                    f"the memory at {path} cannot be opened ({type(exc).__name__}: {exc}); "
+                    "move the folder aside to start a new one, or set memory.enabled = false"
+                ) from exc
+
+    def _open(self, path: Path) -> Any:
         import chromadb
         from chromadb.config import Settings as ChromaSettings
 
-        if self.path.exists() and not self.path.is_dir():
-            raise MemoryUnavailable(
-                f"the memory path {self.path} is a file, not a folder; point memory.path at a "
-                "folder or move the file aside"
-            )
-        embedder = self._embedder or _default_embedder()
-        try:
-            client = chromadb.PersistentClient(
-                path=str(self.path), settings=ChromaSettings(anonymized_telemetry=False)
-            )
-            self._collection = client.get_or_create_collection(
-                self.collection, embedding_function=embedder, metadata={"hnsw:space": "cosine"}
-            )
-        except Exception as exc:  # Chroma raises many kinds on a damaged store
-            raise MemoryUnavailable(
-                f"the memory at {self.path} cannot be opened ({type(exc).__name__}: {exc}); "
-                "move the folder aside to start a new one, or set memory.enabled = false"
-            ) from exc
-        return self._collection
+        private_folder(path)  # lessons are the desk's: its owner's alone, like the data folder
+        client = chromadb.PersistentClient(
+            path=str(path), settings=ChromaSettings(anonymized_telemetry=False)
+        )
+        self._clients[path.resolve()] = client
+        return client
+
+
+# One per process, and only one: the state it guards (Chroma's cache of systems) is per
+# process too, so a second holder could not keep two opens apart.
+_PROCESS_STORES = ChromaStores()
 
 
 def _default_embedder() -> Any:

@@ -32,6 +32,8 @@ from langgraph.checkpoint.base import (
 )
 from langgraph.checkpoint.sqlite import SqliteSaver
 
+from alphadesk.store.private import private_file, private_folder
+
 __all__ = ["RunCheckpoints", "discard", "run_checkpoints"]
 
 
@@ -84,7 +86,8 @@ class RunCheckpoints(SqliteSaver):
 @contextmanager
 def run_checkpoints(path: Path) -> Iterator[RunCheckpoints]:
     """The checkpoints in ``path`` (created if new), closed on leaving."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    private_folder(path.parent)  # a run's state is its owner's alone, like the data folder
+    private_file(path)
     conn = sqlite3.connect(str(path), timeout=60, check_same_thread=False)
     try:
         conn.execute("PRAGMA synchronous=OFF")  # first: creating the log flushes nothing

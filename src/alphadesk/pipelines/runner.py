@@ -24,6 +24,7 @@ from alphadesk.pipelines.checkpoints import discard, run_checkpoints
 from alphadesk.pipelines.models import PipelineRequest, PipelineResult
 from alphadesk.pipelines.recording import RunRecorder
 from alphadesk.store import RunStore
+from alphadesk.store.private import private_folder, write_private
 from alphadesk.store.redact import redact_json
 
 __all__ = ["PipelineRunner", "record_result", "replay", "start_recording"]
@@ -93,7 +94,7 @@ class PipelineRunner(Generic[RequestT, ResultT]):
         async with self._slots:
             recorder = self._recorder(request, resume_run_id, run_id)
             run_dir = self.settings.runs_dir / recorder.run_id
-            run_dir.mkdir(parents=True, exist_ok=True)
+            private_folder(run_dir)
             try:
                 if resume_run_id is not None:
                     recorded = self.store.get(resume_run_id).request
@@ -181,10 +182,10 @@ def record_result(
     if cleaned != dumped:
         result = pipeline.result_type.model_validate(cleaned)
     report = run_dir / "report.md"
-    report.write_text(pipeline.report(result), encoding="utf-8")
+    write_private(report, pipeline.report(result))
     recorder.save("report.md", report, "text/markdown")
     payload = run_dir / "result.json"
-    payload.write_text(result.model_dump_json(indent=2), encoding="utf-8")
+    write_private(payload, result.model_dump_json(indent=2))
     recorder.save("result.json", payload, "application/json")
     for pattern, media_type in _ARTIFACTS:
         for path in sorted(run_dir.glob(pattern)):

@@ -1,12 +1,23 @@
-"""Secrets out of everything stored or logged: API keys become ``[REDACTED]``.
+"""Secrets out of everything stored, logged, streamed or shown: keys become ``[REDACTED]``.
 
-Three nets: the exact values of the environment's credential variables (``*_API_KEY``,
-``*_SECRET*``, ``*_TOKEN``...), the shapes provider keys have (``sk-...``, ``AKIA...``,
-``AIza...``, ``Bearer ...``) wherever they come from (a prompt, a news item, an error), and
-the value of a parameter named like a credential (``api_key=...``, ``token=...``, as in a
-query string). Applied to a chat question as it arrives, at the store boundary (run
-records, events, ledgers, responses, chat sessions and the audit log), to every streamed
-event and error, to the access log, and by ``RedactingFilter`` on log records.
+The one redaction of alphadesk. Three nets:
+
+- the exact values of the environment's credential variables (``*_API_KEY``,
+  ``*_SECRET*``, ``*_TOKEN``, ``*_PASSWORD``...), whatever they look like;
+- the shapes tokens have, wherever they come from (a pasted question, a news item, an
+  error): OpenAI ``sk-``/``sk-proj-``, Anthropic ``sk-ant-``, OpenRouter ``sk-or-``,
+  Stripe ``sk_live_``/``sk_test_``/``rk_live_``/``rk_test_``/``whsec_``, GitHub
+  ``ghp_``/``gho_``/``ghu_``/``ghs_``/``ghr_``/``github_pat_``, Slack ``xoxb-``/``xoxp-``/
+  ``xoxa-``/``xoxo-``/``xoxr-``/``xoxs-``/``xoxe-``/``xapp-``, AWS access key ids
+  (``AKIA``/``ASIA``), Google ``AIza``, Groq ``gsk_``, xAI ``xai-``, Hugging Face ``hf_``,
+  private key blocks, and whatever follows ``Bearer`` or ``bearer``;
+- the value of a parameter named like a credential (``api_key=``, ``token=``,
+  ``client_secret=``, ``password=``, ``passwd=``, ``pwd=``, ``pw=``...), as in a query
+  string or a pasted connection string.
+
+Applied to a chat question as it arrives, at the store boundary (run records, events,
+ledgers, responses, reports and result files, chat sessions and the audit log), to every
+streamed event and error, to the access log, and by ``RedactingFilter`` on log records.
 """
 
 from __future__ import annotations
@@ -34,25 +45,45 @@ REDACTED = "[REDACTED]"
 _SECRET_NAME = re.compile(r"(API_?KEY|SECRET|TOKEN|PASSWORD|ACCESS_KEY)", re.IGNORECASE)
 _MIN_SECRET = 8  # shorter values ("1", "true") are settings, not keys
 _SHAPES = re.compile(
+    # not inside a word: "risk-adjusted-returns" holds "sk-" and is no key
+    r"(?<![A-Za-z0-9])(?:"
     r"sk-(?:ant-|proj-|or-)?[A-Za-z0-9_\-]{16,}"  # OpenAI, Anthropic, OpenRouter
-    r"|AKIA[0-9A-Z]{16}"  # AWS access key id
+    r"|[rs]k_(?:live|test)_[A-Za-z0-9]{10,}"  # Stripe secret and restricted keys
+    r"|whsec_[A-Za-z0-9]{16,}"  # Stripe webhook secret
+    r"|gh[pousr]_[A-Za-z0-9]{20,}"  # GitHub tokens
+    r"|github_pat_[A-Za-z0-9_]{20,}"  # GitHub fine-grained tokens
+    r"|xox[abeoprs]-[A-Za-z0-9\-]{10,}"  # Slack tokens
+    r"|xapp-[A-Za-z0-9\-]{10,}"  # Slack app tokens
+    r"|(?:AKIA|ASIA)[0-9A-Z]{16}"  # AWS access key id
     r"|AIza[0-9A-Za-z_\-]{30,}"  # Google
     r"|gsk_[A-Za-z0-9]{20,}"  # Groq
     r"|xai-[A-Za-z0-9]{20,}"  # xAI
     r"|hf_[A-Za-z0-9]{20,}"  # Hugging Face
-    r"|(?<=Bearer )[A-Za-z0-9._\-]{16,}"
+    r")"
+    # a private key block, to its end, or to the end of its text or JSON string
+    r"|-----BEGIN[A-Z ]*PRIVATE KEY-----(?:[^\"\\]|\\[^\"\\]|\\\\)*?"
+    r"(?:-----END[A-Z ]*PRIVATE KEY-----|(?=\\?\"|$))"
+    r"|(?<=[Bb]earer )[A-Za-z0-9._~+/=\-]{16,}"
 )
-# Every shape starts with one of these and is at least this long: most stored strings
-# (names, dates, numbers) are ruled out by these checks, far faster than the search.
-_SHAPE_STARTS = ("sk-", "AKIA", "AIza", "gsk_", "xai-", "hf_", "Bearer ")
-_SHAPE_MIN = 16
+# Every shape holds one of these (or GitHub's prefix) and is at least this long: most
+# stored strings (names, dates, numbers) are ruled out by these checks, far faster than
+# the search. A regex finds GitHub's five prefixes in one pass, as fast as one of these.
+_SHAPE_STARTS = (
+    "sk-", "k_live_", "k_test_", "whsec_", "github_pat_", "xox", "xapp-", "AKIA", "ASIA",
+    "AIza", "gsk_", "xai-", "hf_", "earer ", "PRIVATE KEY",
+)  # fmt: skip
+_GITHUB_START = re.compile(r"gh[pousr]_")
+_SHAPE_MIN = 15
 
 # Characters JSON writes escaped (with ``ensure_ascii=False``).
 _ESCAPED = re.compile(r'["\\\x00-\x1f]')
 
-# ``name=value`` where the name says credential: the value goes, the name stays.
+# ``name=value`` where the name says credential: the value goes, the name stays. The value
+# stops at a backslash too, so redacting JSON text never eats half of an escape.
 _PARAMETER = re.compile(
-    r"\b((?:[A-Za-z]+[_\-])*(?:api[_\-]?key|secret|token|password|passwd|key)=)[^&\s\"'<>]+",
+    r"\b((?:[A-Za-z]+[_\-])*"
+    r"(?:api[_\-]?key|secret|token|password|passphrase|passwd|pwd|pw|pass|key|credentials?)=)"
+    r"[^&\s\"'<>\\]+",
     re.IGNORECASE,
 )
 
@@ -78,7 +109,7 @@ def redact(text: str, secrets: list[str] | None = None) -> str:
     for secret in env_secrets() if secrets is None else secrets:
         if secret in text:
             text = text.replace(secret, REDACTED)
-    if len(text) >= _SHAPE_MIN and any(start in text for start in _SHAPE_STARTS):
+    if len(text) >= _SHAPE_MIN and _suspect(text):
         text = _SHAPES.sub(REDACTED, text)
     return _PARAMETER.sub(rf"\1{REDACTED}", text) if "=" in text else text
 
@@ -120,9 +151,14 @@ def _clean_text(text: str, secrets: list[str]) -> bool:
     it (one search instead of one per string). A string's text is in the JSON text, as is,
     unless it holds a character JSON escapes; a secret holding one is never looked for this
     way."""
-    if "=" in text or any(start in text for start in _SHAPE_STARTS):
+    if "=" in text or _suspect(text):
         return False
     return not any(_ESCAPED.search(secret) or secret in text for secret in secrets)
+
+
+def _suspect(text: str) -> bool:
+    """Whether ``text`` may hold a key's shape: the search is run only then."""
+    return any(start in text for start in _SHAPE_STARTS) or _GITHUB_START.search(text) is not None
 
 
 def _redacted_json(value: Any, secrets: list[str]) -> Any:

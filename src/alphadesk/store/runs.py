@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict
 
 from alphadesk.store import sqlite
 from alphadesk.store.owner import Owner, current_owner, owner_alive
-from alphadesk.store.redact import env_secrets, redact, redact_model
+from alphadesk.store.redact import env_secrets, redact, redact_json, redact_model
 
 __all__ = [
     "Artifact",
@@ -450,7 +450,7 @@ class RunWriter:
     def call(self, key: str, response: BaseModel) -> None:
         """Record one completed model call's response under its request key: written with
         the call's event, which follows."""
-        body = redact(response.model_dump_json(), self.secrets)
+        _, body = redact_model(response, self.secrets)
         with self._lock:
             self._calls.append((key, body))
             if self._closed:
@@ -471,7 +471,7 @@ class RunWriter:
             return
         events, first = list(self._events), self._next_event
         calls, first_call = list(self._calls), self._next_call
-        entries = [redact(e.model_dump_json(), self.secrets) for e in ledger]
+        entries = [redact_model(entry, self.secrets)[1] for entry in ledger]
         first_entry = self._ledger_written
 
         def statements(db: sqlite3.Connection) -> None:
@@ -521,8 +521,8 @@ def _iso(value: datetime | None) -> str | None:
 
 def _dump(value: BaseModel | dict[str, Any]) -> str:
     if isinstance(value, BaseModel):
-        return redact(value.model_dump_json())
-    return redact(json.dumps(value, default=str))
+        return redact_model(value, env_secrets())[1]
+    return json.dumps(redact_json(json.loads(json.dumps(value, default=str))))
 
 
 def _record(row: sqlite3.Row) -> RunRecord:

@@ -21,6 +21,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TypeVar
 
+from alphadesk.store.private import private_file, private_folder, tighten
+
 __all__ = [
     "BUSY_TIMEOUT_S",
     "CorruptDatabase",
@@ -92,7 +94,7 @@ def create(path: Path, schema: str, *, rebuild_if_corrupt: bool = False) -> None
     is not a database or fails SQLite's integrity check is moved aside (``quarantine``)
     and an empty one is created in its place, with a warning in the log.
     """
-    path.parent.mkdir(parents=True, exist_ok=True)
+    tighten(private_folder(path.parent))  # the data folder: chats, audit log, portfolio
     if rebuild_if_corrupt and path.resolve() not in _CHECKED:
         problem = _corruption(path)
         if problem is not None:
@@ -108,6 +110,7 @@ def create(path: Path, schema: str, *, rebuild_if_corrupt: bool = False) -> None
                 db.execute("PRAGMA journal_mode=WAL")
             db.executescript(schema)
 
+    private_file(path)  # before SQLite makes it: its -wal and -shm take the file's mode
     try:
         retry_locked(setup)
     except sqlite3.DatabaseError as exc:
@@ -117,6 +120,8 @@ def create(path: Path, schema: str, *, rebuild_if_corrupt: bool = False) -> None
             f"{path} is not a readable SQLite database ({exc}); move it aside (e.g. rename it "
             "to *.bak) and alphadesk starts a new one there"
         ) from exc
+    for suffix in ("-wal", "-shm"):  # made looser by an older version
+        tighten(path.with_name(path.name + suffix))
 
 
 def _corruption(path: Path) -> str | None:

@@ -17,7 +17,15 @@ import pandas as pd
 import streamlit as st
 
 from alphadesk.ui.client import ApiClient, ApiFailure
-from alphadesk.ui.format import day, eval_table, money, orders_table, positions_table, runs_table
+from alphadesk.ui.format import (
+    day,
+    eval_table,
+    inert,
+    money,
+    orders_table,
+    positions_table,
+    runs_table,
+)
 from alphadesk.ui.progress import Progress
 from alphadesk.ui.views import show_run
 
@@ -30,24 +38,26 @@ def _client() -> tuple[ApiClient, dict[str, Any]] | None:
     """The API this server was started with; the sidebar says where, and whether a key is
     set, never the key."""
     client = ApiClient.from_environment()
-    st.sidebar.caption(f"API: {client.url}")
-    st.sidebar.caption(f"API key: {'set on the server' if client.has_key else 'not set'}")
+    st.sidebar.caption(inert(f"API: {client.url}"))
+    st.sidebar.caption(inert(f"API key: {'set on the server' if client.has_key else 'not set'}"))
     try:
         health = client.get("/health")
     except ApiFailure as exc:
         client.close()
-        st.error(f"the API at {client.url} refused: {exc}")
+        st.error(inert(f"the API at {client.url} refused: {exc}"))
         if exc.status == 401:
             st.info("set ALPHADESK_API_KEY where `alphadesk ui` runs, then start it again")
         return None
     except httpx.HTTPError as exc:
         client.close()
-        st.error(f"the API at {client.url} does not answer: {exc}")
+        st.error(inert(f"the API at {client.url} does not answer: {exc}"))
         st.info("start it with `alphadesk serve`, then reload this page")
         return None
     st.sidebar.caption(
-        f"alphadesk {health['version']} · data: {', '.join(health['providers'])} · "
-        f"model: {health['default_model']} · runs: {health['runs_active']}/{health['max_runs']}"
+        inert(
+            f"alphadesk {health['version']} · data: {', '.join(health['providers'])} · model: "
+            f"{health['default_model']} · runs: {health['runs_active']}/{health['max_runs']}"
+        )
     )
     return client, health
 
@@ -76,26 +86,26 @@ def _stream_run(client: ApiClient, path: str, body: dict[str, Any]) -> Progress:
     """Run a desk over its stream, redrawing the agents and the debate as events arrive."""
     progress = Progress()
     symbol = body["symbol"]
-    status = st.status(f"{symbol}: starting", expanded=True)
+    status = st.status(inert(f"{symbol}: starting"), expanded=True)
     table, debate = status.empty(), status.empty()
     try:
         for event in client.stream(path, body):
             progress.add(event.event, event.data)
             if event.event in ("step_started", "step_finished", "tool_started", "result"):
                 table.dataframe(pd.DataFrame(progress.rows()), hide_index=True)
-                status.update(label=f"{_at(symbol, progress)}: {progress.events} events")
+                status.update(label=inert(f"{_at(symbol, progress)}: {progress.events} events"))
             elif event.event == "debate_message":
-                debate.markdown("\n\n".join(progress.debate[-6:]))
+                debate.markdown(inert("\n\n".join(progress.debate[-6:])))
     except ApiFailure as exc:
-        status.update(label=f"{symbol}: refused", state="error")
-        st.error(str(exc))
+        status.update(label=inert(f"{symbol}: refused"), state="error")
+        st.error(inert(str(exc)))
         return progress
     if progress.error:
         status.update(label="failed", state="error")
-        st.error(progress.error.get("message", "the run failed"))
+        st.error(inert(progress.error.get("message", "the run failed")))
     else:
         label = f"{_at(symbol, progress)}: done, run {progress.run_id}"
-        status.update(label=label, state="complete")
+        status.update(label=inert(label), state="complete")
     return progress
 
 
@@ -120,8 +130,8 @@ def _desk_tab(client: ApiClient, health: dict[str, Any]) -> None:
     if progress.result:
         result = progress.result
         final = result.get("final") or {}
-        st.success(f"{result['symbol']}: {result['decision']}"
-                   + (f" at {final['entry']}" if final.get("entry") else ""))  # fmt: skip
+        st.success(inert(f"{result['symbol']}: {result['decision']}"
+                         + (f" at {final['entry']}" if final.get("entry") else "")))  # fmt: skip
         show_run(client, str(result["run_id"]))
 
 
@@ -146,8 +156,8 @@ def _csp_tab(client: ApiClient, health: dict[str, Any]) -> None:
     progress = _stream_run(client, "/csp/stream", body)
     if progress.result:
         result = progress.result
-        st.success(f"{result['symbol']}: {result['decision']}"
-                   + (f" ({result['reason']})" if result.get("reason") else ""))  # fmt: skip
+        st.success(inert(f"{result['symbol']}: {result['decision']}"
+                         + (f" ({result['reason']})" if result.get("reason") else "")))  # fmt: skip
         show_run(client, str(result["run_id"]))
 
 
@@ -156,11 +166,11 @@ def _chat_tab(client: ApiClient, health: dict[str, Any]) -> None:
     model = _model(health, "chat_model")
     history: list[tuple[str, str]] = st.session_state.setdefault("chat", [])
     for role, text in history:
-        st.chat_message(role).markdown(text)
+        st.chat_message(role).markdown(inert(text))
     question = st.chat_input("Ask about a symbol, e.g. how does NVDA look?")
     if not question:
         return
-    st.chat_message("user").markdown(question)
+    st.chat_message("user").markdown(inert(question))
     history.append(("user", question))
     body = {"question": question, "session_id": st.session_state.get("chat_session"),
             "as_of": as_of, "model": model}  # fmt: skip
@@ -171,20 +181,20 @@ def _chat_tab(client: ApiClient, health: dict[str, Any]) -> None:
         for event in client.stream("/chat/v3", body):
             data = event.data
             if event.event == "state":
-                steps.update(label=data["state"].lower())
+                steps.update(label=inert(data["state"].lower()))
             elif event.event == "tool_started" and data["agent"] != "classifier":
-                steps.write(f"→ {data['tool']}")
+                steps.write(inert(f"→ {data['tool']}"))
             elif event.event == "text_delta" and data["agent"] == "answer":
                 text += data["text"]
-                answer.markdown(text)
+                answer.markdown(inert(text))
             elif event.event == "chat_finished":
                 result = data["result"]
                 st.session_state["chat_session"] = result["session_id"]
                 text = result["answer"] or result.get("error") or ""
-                answer.markdown(text)
-                steps.write(f"as of the close of {day(result.get('as_of'))}")
+                answer.markdown(inert(text))
+                steps.write(inert(f"as of the close of {day(result.get('as_of'))}"))
     except ApiFailure as exc:
-        st.error(str(exc))
+        st.error(inert(str(exc)))
         return
     steps.update(label="done", state="complete")
     history.append(("assistant", text))
@@ -207,7 +217,8 @@ def _portfolio_tab(client: ApiClient) -> None:
     as_of = _as_of("pf_as_of", "value at the close of", "the positions held")
     _order_form(client)
     report = client.get("/portfolio", as_of=as_of)
-    st.caption(f"paper account {report['account']}, valued at the close of {day(report['as_of'])}")
+    st.caption(inert(f"paper account {report['account']}, valued at the close of "
+                     f"{day(report['as_of'])}"))  # fmt: skip
     cols = st.columns(4)
     cols[0].metric("account value", money(report["account_value"]))
     cols[1].metric("cash", money(report["cash"]))
@@ -217,7 +228,7 @@ def _portfolio_tab(client: ApiClient) -> None:
         table, notes = positions_table(report["positions"])
         st.dataframe(table, hide_index=True)
         for note in notes:
-            st.caption(note)
+            st.caption(inert(note))
     orders = client.get("/portfolio/transactions")
     if orders:
         st.markdown("**Orders**")
@@ -250,11 +261,11 @@ def _order_form(client: ApiClient) -> None:
     try:
         order = client.post("/portfolio/orders", body)
     except ApiFailure as exc:  # refused (cash, a missing price...): said, the tab goes on
-        st.error(str(exc))
+        st.error(inert(str(exc)))
         return
-    st.success(f"{order['side']} {order['quantity']:g} {order['contract']['symbol']} "
-               f"at {money(order['price'])} on {day(order.get('as_of'))} "
-               f"(order {order['id']})")  # fmt: skip
+    st.success(inert(f"{order['side']} {order['quantity']:g} {order['contract']['symbol']} "
+                     f"at {money(order['price'])} on {day(order.get('as_of'))} "
+                     f"(order {order['id']})"))  # fmt: skip
 
 
 def _evals_tab(client: ApiClient) -> None:
@@ -265,8 +276,8 @@ def _evals_tab(client: ApiClient) -> None:
     name = st.selectbox("evaluation", [e["name"] for e in saved], key="eval_pick")
     table = client.get(f"/evals/{name}")
     spec = table["spec"]
-    st.caption(f"{spec['desk']} desk with {spec['model']}, {spec['start']} to {spec['end']}, "
-               f"every {spec['every']} sessions")  # fmt: skip
+    st.caption(inert(f"{spec['desk']} desk with {spec['model']}, {spec['start']} to "
+                     f"{spec['end']}, every {spec['every']} sessions"))  # fmt: skip
     st.dataframe(eval_table(table["rows"]), hide_index=True)
     left, right = st.columns(2)
     for column, chart in ((left, "equity.png"), (right, "drawdown.png")):
@@ -303,9 +314,9 @@ def _drawn(draw: Callable[[], None]) -> None:
     try:
         draw()
     except ApiFailure as exc:
-        st.error(str(exc))
+        st.error(inert(str(exc)))
     except (httpx.HTTPError, KeyError, TypeError, ValueError) as exc:  # an API gone or odd
-        st.error(f"this tab could not be drawn: {type(exc).__name__}: {exc}")
+        st.error(inert(f"this tab could not be drawn: {type(exc).__name__}: {exc}"))
 
 
 if __name__ == "__main__":

@@ -14,6 +14,7 @@ __all__ = [
     "MISSING",
     "day",
     "eval_table",
+    "inert",
     "mark_label",
     "money",
     "orders_table",
@@ -30,6 +31,18 @@ _COUNTS = {"buy": "B", "hold": "H", "sell": "S", "select": "sel", "reject": "rej
            "skipped": "skip"}  # fmt: skip
 _LABEL_CHARS = 32  # a mark basis longer than this goes to the notes under the table
 _IMAGE = re.compile(r"!\[[^\]]*\]\([^)]*\)")
+# The "!" that makes "[...]" an image, inline ("![a](url)") or by reference ("![a][ref]").
+_IMAGE_MARK = re.compile(r"!(?=\[)")
+
+
+def inert(text: str) -> str:
+    """``text`` (stored, or written by a model, a tool or a user) as Markdown that loads
+    nothing by itself. An image's "!" becomes an entity, which Markdown shows as the
+    character and never reads as syntax: ``![chart](http://elsewhere/x.png)`` shows as
+    ``!`` and a link, and no browser that draws it calls that address unless clicked.
+    Raw HTML (``<img src=...>``) Streamlit draws as text already. Every text the UI draws
+    as Markdown (``st.markdown``, alerts, captions, labels) goes through here."""
+    return _IMAGE_MARK.sub("&#33;", text)
 
 
 def money(value: float | None, digits: int = 2) -> str:

@@ -9,7 +9,7 @@ from typing import Any
 import streamlit as st
 
 from alphadesk.ui.client import ApiClient
-from alphadesk.ui.format import MISSING, day, report_parts, tool_calls_table
+from alphadesk.ui.format import MISSING, day, inert, report_parts, tool_calls_table
 
 __all__ = ["show_run"]
 
@@ -18,11 +18,13 @@ def show_run(client: ApiClient, run_id: str) -> None:
     run = client.get(f"/runs/{run_id}")
     as_of = (run.get("result") or {}).get("as_of") or run.get("as_of")  # the one it ran at
     st.caption(
-        f"{run['kind']} run {run_id} · {run['status']} · as of {day(as_of)} · "
-        f"model {run.get('model') or MISSING}"
+        inert(
+            f"{run['kind']} run {run_id} · {run['status']} · as of {day(as_of)} · "
+            f"model {run.get('model') or MISSING}"
+        )
     )
     if run.get("error"):
-        st.error(run["error"])
+        st.error(inert(run["error"]))
     if run["kind"] == "assistant":
         _assistant(run)
         return
@@ -49,25 +51,27 @@ def _report(markdown: str, chart: bytes | None, run_id: str) -> None:
         if index and chart is not None:
             st.image(chart, caption=f"run {run_id}")
         if part.strip():
-            st.markdown(part)
+            st.markdown(inert(part))
 
 
 def _assistant(run: dict[str, Any]) -> None:
     result: dict[str, Any] = run.get("result") or {}
     question = result.get("question") or run["request"].get("question") or run["title"]
-    st.chat_message("user").markdown(question)
+    st.chat_message("user").markdown(inert(question))
     answer = result.get("answer") or result.get("error") or "no answer was given"
-    st.chat_message("assistant").markdown(answer)
+    st.chat_message("assistant").markdown(inert(answer))
     calls = result.get("tool_calls") or []
     if calls:
-        st.markdown(f"**Tool calls** ({len(calls)})")
+        st.markdown(inert(f"**Tool calls** ({len(calls)})"))
         st.dataframe(tool_calls_table(calls), hide_index=True)
     usage = result.get("usage") or {}
     if usage:
         st.caption(
-            f"{usage.get('requests', 0)} model calls · "
-            f"{usage.get('input_tokens', 0) + usage.get('output_tokens', 0)} tokens · "
-            f"${usage.get('cost_usd', 0.0):.4f} · {result.get('seconds', 0):.1f} s"
+            inert(
+                f"{usage.get('requests', 0)} model calls · "
+                f"{usage.get('input_tokens', 0) + usage.get('output_tokens', 0)} tokens · "
+                f"${usage.get('cost_usd', 0.0):.4f} · {result.get('seconds', 0):.1f} s"
+            )
         )
 
 
@@ -79,4 +83,4 @@ def _request_and_result(run: dict[str, Any]) -> None:
     if run.get("result"):
         right.json(run["result"], expanded=False)
     else:
-        right.write(f"none yet ({run['status']})")
+        right.write(inert(f"none yet ({run['status']})"))
