@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import json
 import re
+from datetime import date
 
 import pytest
 
 from alphadesk.agents.assistant.conditions import conditions_in
 from alphadesk.agents.assistant.router import router_agent
+from alphadesk.data.calendar import session_close
 from alphadesk.pipelines.assistant import ChatResult
 from alphadesk.tools.catalog import tool_catalog
 from tests.pipelines.assistant.conftest import Make, ask
@@ -167,3 +169,13 @@ def test_a_live_router_is_told_the_same_tools_for_each_kind_of_question() -> Non
                    "run_csp_screen", "think_deeply", "max_rsi", "calculate_fib_levels",
                    "detect_chart_patterns", "no tools"):  # fmt: skip
         assert phrase in prompt, phrase
+
+
+async def test_an_answer_presents_no_ended_pattern_as_current(make: Make) -> None:
+    as_of = session_close(date(2018, 12, 28))
+    result, _ = await ask(make(), "what chart patterns does NVDA show?", as_of=as_of)
+    line = next(x for x in result.answer.splitlines() if "pattern" in x)
+    current, _, past = line.partition("No longer in force:")
+    assert "NVDA: no chart pattern standing at 2018-12-28" in current
+    assert "279.1" not in current and "double_bottom" not in current
+    assert "double_bottom invalidated on 2018-10-10" in past and result.numbers.ok

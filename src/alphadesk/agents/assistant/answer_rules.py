@@ -69,14 +69,25 @@ def _levels(r: Result) -> str:
 
 def _patterns(r: Result) -> str:
     found = r.get("patterns") or []
-    if not found:
-        return f"{r['symbol']}: no chart pattern in the period."
-    listed = "; ".join(
-        f"{p['name']} ({p['direction']}, {p['status']}, breakout {_g(p['breakout_level'])}, "
-        f"target {_g(p['target'])})"
-        for p in found[:3]
-    )
-    return f"{r['symbol']} patterns: {listed}."
+    if found:
+        listed = "; ".join(
+            f"{p['name']} ({p['direction']}, {p['status']}"
+            f"{' ' + str(p['confirmed_date']) if p.get('confirmed_date') else ''}, breakout "
+            f"{_g(p['breakout_level'])}, target {_g(p['target'])}, invalidation "
+            f"{_g(p['invalidation'])})"
+            for p in found[:3]
+        )
+        text = f"{r['symbol']} patterns standing at {str(r['as_of'])[:10]}: {listed}."
+    else:
+        text = f"{r['symbol']}: no chart pattern standing at {str(r['as_of'])[:10]}."
+    ended = r.get("ended") or []
+    if ended:
+        past = "; ".join(
+            f"{p['name']} {p['state']} on {p['ended_date']} ({p['ended_reason']})"
+            for p in ended[:3]
+        )
+        text += f" No longer in force: {past}."
+    return text
 
 
 def _fibonacci(r: Result) -> str:
