@@ -11,8 +11,7 @@ import typer
 from rich.console import Console
 
 from alphadesk.cli.validation import validation_problems
-from alphadesk.config import Settings
-from alphadesk.pipelines.models import Depth  # the choices of every --depth option
+from alphadesk.pipelines.depth import Depth  # the choices of every --depth option
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -21,6 +20,7 @@ if TYPE_CHECKING:
 
     from alphadesk.agents.csp.models import CspConstraints
     from alphadesk.cluster import RayCluster
+    from alphadesk.config import Settings
     from alphadesk.data.base import MarketData
 
 __all__ = [
@@ -64,6 +64,8 @@ ROC_HELP = "Least premium per week, in percent of the strike. Default: 0.3."
 
 def settings_from(ctx: typer.Context) -> Settings:
     """The settings built by the root callback (``--config``, environment, defaults)."""
+    from alphadesk.config import Settings  # its loaders cost a --help what it never reads
+
     root = ctx.find_root()
     if not isinstance(root.obj, Settings):
         config: Path | None = root.params.get("config") if root.params else None

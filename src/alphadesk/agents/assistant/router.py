@@ -8,8 +8,9 @@ as a retry. The ``rules`` policy routes by question type and categories.
 
 from __future__ import annotations
 
+import functools
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from pydantic import ValidationError
@@ -33,7 +34,7 @@ from alphadesk.agents.assistant.tasks import (
 )
 from alphadesk.agents.spec import AgentSpec, load_prompt
 from alphadesk.llm.rules import RulesPolicy, Transcript
-from alphadesk.tools.catalog import ToolCatalog, tool_catalog
+from alphadesk.tools.catalog import ToolCatalog
 
 __all__ = ["ROUTER", "RouteDeps", "route_by_rules", "router_agent"]
 
@@ -197,22 +198,27 @@ def decision_fits(ctx: RunContext[RouteDeps], output: RouterDecision) -> RouterD
 router_policy = RulesPolicy(plan=[], decide=_decide, name="router")
 
 
+_AGENT: Agent[RouteDeps, RouterDecision] = Agent(
+    name="router",
+    instructions="",  # the catalogue a question's router chooses from: router_agent
+    output_type=RouterDecision,
+    output_validators=(decision_fits,),
+    max_tokens=600,
+    max_turns=1,
+    output_retries=2,
+)
+
+
+@functools.lru_cache(maxsize=8)
 def router_agent(catalog: ToolCatalog) -> Agent[RouteDeps, RouterDecision]:
-    """The router with ``catalog`` (tools, capabilities, limitations) in its instructions."""
+    """The router with ``catalog`` (tools, capabilities, limitations) in its instructions,
+    built once per catalogue: its text lists every tool, which imports every tool."""
     system = load_prompt(_PROMPTS, "router_system").substitute(catalog=catalog.as_text(notes=True))
-    return Agent(
-        name="router",
-        instructions=system,
-        output_type=RouterDecision,
-        output_validators=(decision_fits,),
-        max_tokens=600,
-        max_turns=1,
-        output_retries=2,
-    )
+    return replace(_AGENT, instructions=system)
 
 
 ROUTER: AgentSpec[RouteDeps, RouterDecision] = AgentSpec(
-    agent=router_agent(tool_catalog()),  # the catalogue's text is built once per process
+    agent=_AGENT,  # without its catalogue: a question's router is router_agent(catalog)
     policy=router_policy,
     turns={"quick": 1, "standard": 1, "deep": 1},
 )
