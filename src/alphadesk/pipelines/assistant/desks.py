@@ -121,7 +121,7 @@ class ScreenTool:
         from alphadesk.data.calendar import local_date
         from alphadesk.data.errors import NoData
         from alphadesk.data.universe import bundled_membership
-        from alphadesk.pipelines.base import build_pipeline
+        from alphadesk.pipelines.base import pipeline_class
         from alphadesk.pipelines.csp.screen import ScreenRequest
         from alphadesk.pipelines.runner import PipelineRunner
 
@@ -132,7 +132,9 @@ class ScreenTool:
             raise NoData(f"no member of the {universe} on {local_date(as_of)} has data here")
         request = ScreenRequest(symbols=covered, dates=[as_of], universe=universe,
                                 depth="quick", model=self.model)  # fmt: skip
-        pipeline = build_pipeline("screen", self.settings, self.market, model=self.model)
+        # In this process: a chat's process is not forked into workers mid-question.
+        pipeline = pipeline_class("screen")(self.settings, self.market, model=self.model,
+                                            workers=1)  # fmt: skip
         result = await PipelineRunner(self.settings, pipeline, on_event=self.on_event).analyze(
             request
         )
@@ -144,7 +146,12 @@ class ScreenTool:
             f"{counts.symbol_dates} members screened, {counts.filtered} filtered out, "
             f"{counts.analysed} analysed, {counts.selected} puts selected"
         )
-        summary += ": " + " ".join(p.summary.split(".")[0] + "." for p in picks) if picks else "."
+        puts = "; ".join(
+            f"{p.symbol} {p.details['expiration']} {p.details['strike']:g} put for "
+            f"{p.details['premium']}"
+            for p in picks
+        )
+        summary += f"; best first: {puts}." if picks else "."
         return DeskVerdict(
             desk="csp_screen",
             symbol=universe,
