@@ -63,7 +63,7 @@ def test_the_greeting_path_imports_nothing_heavy(args: list[str], tmp_path: Path
 def test_help_imports_neither_settings_nor_models(tmp_path: Path) -> None:
     modules, output = _modules(["--help"], tmp_path)
     assert "ask" in output and _heavy(modules) == []
-    assert not {"alphadesk.config", "pydantic_settings", "numpy"} & modules
+    assert not {"alphadesk.config", "alphadesk.store", "pydantic_settings", "numpy"} & modules
 
 
 def test_a_market_question_does_import_the_analytics(tmp_path: Path) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import typer
@@ -66,7 +67,8 @@ def version() -> None:
 
 
 def main() -> None:
-    from alphadesk.store.redact import install_log_redaction
+    if sys.argv[1:2] not in ([], ["--help"]):  # the bare help logs nothing: spare the stores
+        from alphadesk.store.redact import install_log_redaction
 
-    install_log_redaction()  # no API key in any log line the CLI prints
+        install_log_redaction()  # no API key in any log line the CLI prints
     app()
