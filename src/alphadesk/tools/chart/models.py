@@ -242,7 +242,8 @@ class PatternOut(BaseModel):
     state: Literal["standing", "invalidated", "expired"] = Field(
         "standing",
         description="At as_of: standing (in force), invalidated (a close crossed the "
-        "invalidation level) or expired (target reached, or too old).",
+        "invalidation level) or expired (a close reached the target, or 60 sessions passed "
+        "since confirmation, or since the last point while forming).",
     )
     ended_date: date | None = Field(None, description="When it was invalidated or expired.")
     ended_reason: str = ""
