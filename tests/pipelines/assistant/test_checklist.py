@@ -181,3 +181,17 @@ async def test_an_answer_presents_no_ended_pattern_as_current(make: Make) -> Non
     assert "NVDA: no chart pattern standing at 2018-12-28" in current
     assert "279.1" not in current and "double_bottom" not in current
     assert "double_bottom invalidated on 2018-10-10" in past and result.numbers.ok
+
+
+@pytest.mark.parametrize("question", ["what's spy at", "find me a trade", "should I trade?"])
+async def test_without_data_the_answer_says_what_is_missing_and_invents_nothing(
+    make: Make, question: str
+) -> None:
+    before_the_data = session_close(date(1985, 1, 2))  # the index's bars start in 1999
+    result, _ = await ask(make(), question, as_of=before_the_data)
+    assert result.status == "completed"
+    assert "SPY unavailable" in result.answer and "Not available: ^GSPC bars" in result.answer
+    assert "1999-01-04" in result.answer  # where the data starts, as the provider said
+    assert re.search(r"SPY \d", result.answer) is None and result.numbers.ok
+    if question == "find me a trade":
+        assert "Could not get run_zero_dte_engine: NoData" in result.answer

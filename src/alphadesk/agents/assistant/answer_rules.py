@@ -3,6 +3,7 @@ tools gave them, failures named. What an offline user reads instead of an LLM's 
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Callable
 from typing import Any
 
@@ -124,7 +125,13 @@ def _overview(r: Result) -> str:
         parts.append("SPY unavailable")
     if r.get("vix") is not None:
         parts.append(f"VIX {_g(r['vix'])}")
-    return "; ".join(parts) + "."
+    text = "; ".join(parts) + "."
+    gaps = [
+        textwrap.shorten(str(m), 240, placeholder=" ...")
+        for m in r.get("missing") or []
+        if not str(m).startswith("note:")
+    ]
+    return text + (f" Not available: {'; '.join(gaps[:3])}." if gaps else "")
 
 
 def _zero_dte(r: Result) -> str:
