@@ -20,9 +20,12 @@ def test_every_catalogue_tool_keeps_its_own_schema_and_gains_as_of() -> None:
         assert listed.description == entry.tool.spec.description
 
 
+DESKS = {"run_csp_desk", "run_trading_desk", "run_csp_screen"}
+
+
 def test_only_the_desks_take_a_model() -> None:
     taking = {e.name for e in tool_catalog() if "model" in mcp_tool(e).input_schema["properties"]}
-    assert taking == {"run_csp_desk", "run_trading_desk"}
+    assert taking == DESKS
 
 
 def test_a_tool_that_returns_a_model_declares_its_output_schema() -> None:
@@ -39,4 +42,4 @@ def test_only_the_desks_are_marked_as_writing() -> None:
         for e in tool_catalog()
         if (a := mcp_tool(e).annotations) is not None and not a.read_only_hint
     }
-    assert writing == {"run_csp_desk", "run_trading_desk"}
+    assert writing == DESKS

@@ -7,11 +7,16 @@ thresholds fit a $5 and a $500 stock. Each pattern carries its key prices and a
 confidence in [0, 1]: a weighted sum of how cleanly its geometry matches the textbook
 shape plus a fixed share (0.3–0.35) granted only once the breakout has happened
 (``status="confirmed"``).
+
+A pattern also has a life (:func:`pattern_life`): it stands until a close crosses its
+invalidation level (``invalidated``), reaches its target, or it grows older than
+:data:`MAX_AGE_BARS` sessions after its last point or its confirmation (``expired``),
+each with the date it ended. A pattern that ended is history, not a signal.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 import numpy as np
@@ -25,15 +30,22 @@ from .swings import PriceSource, SwingPoint, price_columns, swing_points, zigzag
 from .trend import fit_line
 
 __all__ = [
+    "MAX_AGE_BARS",
     "ChartPattern",
     "detect_patterns",
     "double_tops_bottoms",
     "flags",
     "head_and_shoulders",
+    "pattern_life",
     "triangles_channels",
 ]
 
 Direction = Literal["bullish", "bearish", "neutral"]
+State = Literal["standing", "invalidated", "expired"]
+
+MAX_AGE_BARS = 60
+"""Sessions (about three months) a pattern stays in force after its confirmation, or
+after its last point while it forms; older, it has expired."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,6 +75,11 @@ class ChartPattern:
         confirmed_date: Date of the confirming close, ``None`` while forming.
         points: The defining swing points as (date, price).
         source: ``high_low`` or ``close`` (close-only series).
+        state: ``standing`` while it is in force at the last bar; ``invalidated`` once a
+            close crossed ``invalidation`` (after its last point); ``expired`` once a
+            close reached ``target`` after confirmation, or after :data:`MAX_AGE_BARS`.
+        ended_date: When it was invalidated or expired, ``None`` while standing.
+        ended_reason: Why it ended, in words (``""`` while standing).
     """
 
     name: str
@@ -78,6 +95,9 @@ class ChartPattern:
     confirmed_date: pd.Timestamp | None
     points: tuple[tuple[pd.Timestamp, float], ...]
     source: PriceSource
+    state: State = "standing"
+    ended_date: pd.Timestamp | None = None
+    ended_reason: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -498,10 +518,44 @@ def flags(
     return found
 
 
+def pattern_life(pattern: ChartPattern, close: pd.Series) -> ChartPattern:
+    """``pattern`` with its state at the last bar of ``close`` (see :class:`ChartPattern`).
+
+    From the bar after its last point, the first close beyond the invalidation level
+    invalidates it; after its confirmation, the first close at or beyond the target
+    fulfils it (expired: the move it announced is done). With neither, it expires
+    :data:`MAX_AGE_BARS` sessions after its confirmation (or its last point while it is
+    still forming).
+    """
+    s = -1.0 if pattern.direction == "bearish" else 1.0  # s·price rises on the breakout
+    dates = close.index
+    values = close.to_numpy(dtype=np.float64)
+    end = int(dates.searchsorted(pattern.end_date, side="right"))
+    invalid = _first_cross(values[end:], pattern.invalidation, -s)
+    ends: list[tuple[int, State, str]] = []
+    if invalid is not None:
+        crossed = f"closed beyond the invalidation level {pattern.invalidation:.2f}"
+        ends.append((end + invalid, "invalidated", crossed))
+    start = end
+    if pattern.confirmed_date is not None:
+        start = int(dates.searchsorted(pattern.confirmed_date, side="left"))
+        reached = np.flatnonzero(s * (values[start:] - pattern.target) >= 0)
+        if reached.size:
+            done = f"reached its target {pattern.target:.2f}"
+            ends.append((start + int(reached[0]), "expired", done))
+    if len(values) - 1 - start > MAX_AGE_BARS:
+        ends.append((start + MAX_AGE_BARS, "expired", f"older than {MAX_AGE_BARS} sessions"))
+    if not ends:
+        return pattern
+    at, state, reason = min(ends, key=lambda item: item[0])
+    return replace(pattern, state=state, ended_date=dates[at], ended_reason=reason)
+
+
 def detect_patterns(
     bars: pd.DataFrame, lookback: int = 5, within_bars: int | None = None
 ) -> list[ChartPattern]:
-    """Every chart pattern this module recognises, most confident first.
+    """Every chart pattern this module recognises, most confident first, each with its
+    life at the last bar (:func:`pattern_life`).
 
     Args:
         bars: Daily bars (at least 15).
@@ -519,4 +573,5 @@ def detect_patterns(
         *triangles_channels(bars, lookback),
         *flags(bars),
     ]
-    return sorted(found, key=lambda p: -p.confidence)
+    close = _context(bars, lookback).frame["close"]
+    return sorted((pattern_life(p, close) for p in found), key=lambda p: -p.confidence)

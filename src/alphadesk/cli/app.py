@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import typer
@@ -67,9 +68,10 @@ def version() -> None:
 
 
 def main() -> None:
-    from alphadesk.store.redact import install_log_redaction
+    if sys.argv[1:2] not in ([], ["--help"]):  # the bare help logs nothing: spare the stores
+        from alphadesk.store.redact import install_log_redaction
 
-    install_log_redaction()  # no API key in any log line the CLI prints
+        install_log_redaction()  # no API key in any log line the CLI prints
     # What the command, its servers and their workers write (runs, charts, caches, the
     # memory) only this user may read: it holds chats, the audit log and the portfolio.
     os.umask(0o077)

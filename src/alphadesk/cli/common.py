@@ -12,8 +12,7 @@ from pydantic import ValidationError as PydanticValidationError
 from rich.console import Console
 
 from alphadesk.cli.validation import validation_problems
-from alphadesk.config import Settings
-from alphadesk.pipelines.models import Depth  # the choices of every --depth option
+from alphadesk.pipelines.depth import Depth  # the choices of every --depth option
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -22,6 +21,7 @@ if TYPE_CHECKING:
 
     from alphadesk.agents.csp.models import CspConstraints
     from alphadesk.cluster import RayCluster
+    from alphadesk.config import Settings
     from alphadesk.data.base import MarketData
 
 __all__ = [
@@ -65,6 +65,8 @@ ROC_HELP = "Least premium per week, in percent of the strike. Default: 0.3."
 
 def settings_from(ctx: typer.Context) -> Settings:
     """The settings built by the root callback (``--config``, environment, defaults)."""
+    from alphadesk.config import Settings  # its loaders cost a --help what it never reads
+
     root = ctx.find_root()
     if not isinstance(root.obj, Settings):
         config: Path | None = root.params.get("config") if root.params else None

@@ -7,7 +7,6 @@ import json
 import typer
 
 from alphadesk.cli.common import console, fail, settings_from
-from alphadesk.cli.report import Report
 from alphadesk.cli.tables import Column, FitTable
 
 runs_app = typer.Typer(help="Recorded runs: what ran, what it cost, what it decided.")
@@ -82,6 +81,8 @@ def show_run(
         console.print(f"continue it with: {run.resume_command}")
     report = next((a for a in store.artifacts(run_id) if a.name == "report.md"), None)
     if report is not None and report.path.is_file():
+        from alphadesk.cli.report import Report  # Markdown rendering, only to show one
+
         console.print(Report(report.path.read_text()))
     elif run.result is not None:
         console.print_json(json.dumps(run.result))

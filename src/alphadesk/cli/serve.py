@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import typer
 
 from alphadesk.cli.common import err_console, fail, settings_from
-from alphadesk.config import Settings
+
+if TYPE_CHECKING:
+    from alphadesk.config import Settings
 
 __all__ = ["PROXY", "WORKERS", "proxies", "refuse_unguarded", "serve", "worker_count"]
 

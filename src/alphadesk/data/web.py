@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import os
 from datetime import UTC, datetime
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
-import httpx
 from pydantic import BaseModel, Field
 
 from .errors import MalformedResponse, NotConfigured, ProviderUnavailable, RateLimited
+
+if TYPE_CHECKING:
+    import httpx
 
 __all__ = ["TAVILY_KEY_ENV", "TavilySearch", "WebResult", "WebResults", "WebSearch", "web_search"]
 
@@ -64,6 +66,8 @@ class TavilySearch:
             raise NotConfigured(
                 f"web search needs a Tavily key: set {TAVILY_KEY_ENV}", provider=self.name
             )
+        import httpx  # a search's own import: an assistant that never searches skips it
+
         try:
             response = httpx.post(
                 f"{self.base_url}/search",

@@ -12,7 +12,7 @@ from functools import partial
 
 from alphadesk.agent.events import EventSink
 from alphadesk.pool import Runs, WorkerEnv
-from alphadesk.tools.assistant.deps import DeskRunner, DeskVerdict
+from alphadesk.tools.assistant.deps import SCREEN_DESK, DeskRunner, DeskVerdict
 
 __all__ = ["PooledDesk", "desk_verdict", "pooled_desks"]
 
@@ -43,4 +43,5 @@ class PooledDesk:
 
 def pooled_desks(runs: Runs, model: str | None, on_event: EventSink) -> dict[str, DeskRunner]:
     """Every desk a desk tool may call, each run through ``runs``."""
-    return {desk: PooledDesk(runs, desk, model, on_event) for desk in ("csp", "trading")}
+    desks = ("csp", "trading", SCREEN_DESK)
+    return {desk: PooledDesk(runs, desk, model, on_event) for desk in desks}

@@ -127,6 +127,8 @@ class SituationMemory:
                 {"written_ts": {"$lte": as_of.timestamp()}},
             ]
         }
+        if self._never_written:
+            return []  # nothing to recall: spares loading the store and its embedder
         collection = self._open()
         known = collection.get(where=where, include=[])["ids"]
         if not known or k < 1:
@@ -150,10 +152,17 @@ class SituationMemory:
 
     def count(self, symbol: str | None = None) -> int:
         """How many lessons are stored (about one symbol's family, when given)."""
+        if self._never_written:
+            return 0
         collection = self._open()
         if symbol is None:
             return int(collection.count())
         return len(collection.get(where={"family": symbol_family(symbol)}, include=[])["ids"])
+
+    @property
+    def _never_written(self) -> bool:
+        """Whether no store exists yet (the first lesson creates it)."""
+        return self._collection is None and not self.path.exists()
 
     def _open(self) -> Any:
         if self._collection is None:

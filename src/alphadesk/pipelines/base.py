@@ -21,12 +21,8 @@ from collections.abc import Awaitable, Callable, Hashable, Mapping
 from dataclasses import dataclass, field
 from importlib import import_module
 from pathlib import Path
-from typing import Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
-from langchain_core.runnables import RunnableConfig
-from langgraph.checkpoint.base import BaseCheckpointSaver
-from langgraph.graph import StateGraph
-from langgraph.graph.state import CompiledStateGraph
 from pydantic import BaseModel
 
 from alphadesk.agent import UsageLedger
@@ -37,8 +33,17 @@ from alphadesk.llm.base import Model
 from alphadesk.llm.journal import Journal
 from alphadesk.pipelines.models import PipelineResult
 
+if TYPE_CHECKING:  # the graph library is imported by the runs that build a graph
+    from langchain_core.runnables import RunnableConfig
+    from langgraph.checkpoint.base import BaseCheckpointSaver
+    from langgraph.graph import StateGraph
+    from langgraph.graph.state import CompiledStateGraph
+
+    CompiledGraph = CompiledStateGraph[Any, Any, Any, Any]
+
 __all__ = [
     "PIPELINES",
+    "DirectAnswer",
     "NodeFunction",
     "Nodes",
     "Pipeline",
@@ -60,7 +65,6 @@ NodeFunction = Callable[..., Awaitable[dict[str, Any]]]
 # dispatch to a worker when it runs as a durable workflow.
 Nodes = Callable[[str], NodeFunction]
 
-CompiledGraph = CompiledStateGraph[Any, Any, Any, Any]
 _NODES = "alphadesk_nodes"  # the run's node functions in its config (never checkpointed)
 _KEPT = 32  # compiled graphs kept, the least recently used dropped first
 _COMPILED: dict[tuple[type, Hashable], CompiledGraph] = {}
@@ -119,6 +123,10 @@ class PipelineRun:
         return dict(state)
 
 
+# A request a pipeline answers without its graph (``Pipeline.direct``), within a run.
+DirectAnswer = Callable[[PipelineRun], Awaitable[ResultT]]
+
+
 class Pipeline(Protocol[RequestT, ResultT]):
     """What every pipeline gives the runner (and a durable worker)."""
 
@@ -150,6 +158,10 @@ class Pipeline(Protocol[RequestT, ResultT]):
     def report(self, result: ResultT) -> str:
         """The Markdown report saved with the run."""
         ...
+
+    # A pipeline may also have ``direct(request) -> DirectAnswer | None``: how it answers
+    # a request that needs none of its graph (the assistant's small talk), recorded by
+    # the runner as any run is, without building the graph or its checkpoints.
 
 
 def pipeline_class(kind: str) -> Any:

@@ -4,13 +4,13 @@ agents that decided, with what data was missing."""
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-__all__ = ["AgentReport", "Depth", "PipelineRequest", "PipelineResult"]
+from alphadesk.pipelines.depth import Depth
 
-Depth = Literal["quick", "standard", "deep"]
+__all__ = ["AgentReport", "Depth", "PipelineRequest", "PipelineResult"]
 
 
 class PipelineRequest(BaseModel):

@@ -10,7 +10,7 @@ else.
 from __future__ import annotations
 
 import asyncio
-from contextlib import nullcontext
+from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
@@ -19,8 +19,14 @@ from pydantic import BaseModel
 from alphadesk.agent.events import EventSink
 from alphadesk.config import CacheMode, Settings
 from alphadesk.data.base import MarketData
-from alphadesk.pipelines.base import PIPELINES, Pipeline, PipelineRun, build_pipeline, run_graph
-from alphadesk.pipelines.checkpoints import discard, run_checkpoints
+from alphadesk.pipelines.base import (
+    PIPELINES,
+    DirectAnswer,
+    Pipeline,
+    PipelineRun,
+    build_pipeline,
+    run_graph,
+)
 from alphadesk.pipelines.models import PipelineRequest, PipelineResult
 from alphadesk.pipelines.recording import RunRecorder
 from alphadesk.store import RunStore
@@ -102,8 +108,11 @@ class PipelineRunner(Generic[RequestT, ResultT]):
                 checkpoint_file = (
                     self.settings.data_dir / "checkpoints" / f"{recorder.run_id}.sqlite"
                 )
+                direct = _direct(self.pipeline, request, resume_run_id)
                 with (
-                    run_checkpoints(checkpoint_file) if self.checkpoints else nullcontext()
+                    _checkpoints(checkpoint_file)
+                    if self.checkpoints and direct is None
+                    else nullcontext()
                 ) as checkpoints:
                     run = PipelineRun(
                         run_id=recorder.run_id,
@@ -116,7 +125,10 @@ class PipelineRunner(Generic[RequestT, ResultT]):
                         charts=self.charts,
                         journal=recorder.journal,
                     )
-                    result = await run_graph(self.pipeline, request, run)
+                    result = await (
+                        direct(run) if direct is not None
+                        else run_graph(self.pipeline, request, run)
+                    )  # fmt: skip
             except BaseException as exc:  # record the interruption, then let it propagate
                 recorder.finish(status="interrupted", result=None, error=repr(exc))
                 raise
@@ -125,7 +137,10 @@ class PipelineRunner(Generic[RequestT, ResultT]):
                 recorder.finish(status="interrupted", result=None, error=hint)
                 return None
             saved = record_result(self.pipeline, recorder, run_dir, result)
-            discard(checkpoint_file)  # a finished run is never resumed
+            if direct is None:
+                from alphadesk.pipelines.checkpoints import discard
+
+                discard(checkpoint_file)  # a finished run is never resumed
             return saved
 
     async def analyze_many(self, requests: list[RequestT]) -> list[ResultT]:
@@ -142,6 +157,21 @@ class PipelineRunner(Generic[RequestT, ResultT]):
             self.store, self.pipeline, request, self._on_event, run_id,
             resumable=self.checkpoints,
         )  # fmt: skip
+
+
+def _direct(
+    pipeline: Pipeline[RequestT, ResultT], request: RequestT, resume_run_id: str | None
+) -> DirectAnswer[ResultT] | None:
+    """How ``pipeline`` answers ``request`` without its graph, if it does (a greeting to
+    the assistant); never for a resumed run, which goes on from its checkpoints."""
+    answer = getattr(pipeline, "direct", None)
+    return None if answer is None or resume_run_id is not None else answer(request)
+
+
+def _checkpoints(path: Path) -> AbstractContextManager[Any]:
+    from alphadesk.pipelines.checkpoints import run_checkpoints
+
+    return run_checkpoints(path)
 
 
 def start_recording(

@@ -15,8 +15,9 @@ TOOL_NOTES: dict[str, tuple[str, str]] = {
         "one symbol; daily closes only offline",
     ),
     "stock_screener": (
-        "filters the whole data universe by price, trend, volatility, volume; ranks",
-        "no fundamentals or RSI filters; universe = symbols the providers list",
+        "filters the whole data universe by price, trend, volatility, volume, RSI(14); "
+        "ranks (sort_by rsi finds the closest to an RSI condition none meets)",
+        "no fundamentals filters; universe = symbols the providers list",
     ),
     "get_price_history": (
         "current price, period high/low, change, average volume, last 20 bars",
@@ -98,6 +99,12 @@ TOOL_NOTES: dict[str, tuple[str, str]] = {
     "run_csp_desk": (
         "a full cash-secured-put decision on one stock by three analysts",
         "slow (several agents); one symbol per call",
+    ),
+    "run_csp_screen": (
+        "cash-secured puts to sell across an index's members (sp500, nasdaq100, dow30), "
+        "pre-filtered, then decided by the CSP desk, best first",
+        "slow on a large index (a desk run per member passing the pre-filter); members the "
+        "data covers only",
     ),
     "run_trading_desk": (
         "a BUY/HOLD/SELL decision on one stock after analysts, a debate and a risk judge",

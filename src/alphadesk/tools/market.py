@@ -22,6 +22,7 @@ from pydantic import BaseModel, Field
 
 from alphadesk.agent import ModelRetry, RunContext, Toolset, tool
 from alphadesk.analytics.errors import AnalyticsError
+from alphadesk.analytics.indicators import rsi
 from alphadesk.analytics.trend import trend_assessment
 from alphadesk.analytics.volatility import historical_volatility
 from alphadesk.data.base import MarketData
@@ -194,7 +195,7 @@ async def get_market_data(ctx: RunContext[ToolDeps], symbol: str = _SP500) -> Ma
 # -- stock_screener ------------------------------------------------------------------------
 
 Trend = Literal["any", "up", "down", "sideways", "not_down"]
-ScreenSort = Literal["trend_score", "hv", "price", "avg_volume", "change_1m"]
+ScreenSort = Literal["trend_score", "hv", "price", "avg_volume", "change_1m", "rsi"]
 
 
 class ScreenRow(BaseModel):
@@ -210,6 +211,7 @@ class ScreenRow(BaseModel):
     trend: Literal["up", "down", "sideways"]
     trend_quality: Literal["strong", "moderate", "weak"]
     trend_score: float = Field(description="-1 (down) to 1 (up).")
+    rsi_14: float | None = Field(None, description="RSI(14) of the adjusted closes.")
 
 
 class ScreenerReport(BaseModel):
@@ -251,8 +253,17 @@ def _screen_one(market: MarketData, symbol: str, as_of: datetime) -> tuple[Scree
         avg_volume=round(float(volume)) if math.isfinite(volume) else None,
         trend_quality=trend.quality,
         trend_score=round(trend.score, 3),
+        rsi_14=_last_rsi(close),
     )
     return row, source_of(bars.provenance, bars.basis)
+
+
+def _last_rsi(close: Any) -> float | None:
+    try:
+        value = float(rsi(close, 14).iloc[-1])
+    except AnalyticsError:
+        return None
+    return round(value, 2) if math.isfinite(value) else None
 
 
 def _passes(row: ScreenRow, c: dict[str, Any]) -> bool:
@@ -267,6 +278,8 @@ def _passes(row: ScreenRow, c: dict[str, Any]) -> bool:
         c["max_hv"] is None or (row.hv is not None and row.hv <= c["max_hv"]),
         c["min_avg_volume"] is None
         or (row.avg_volume is not None and row.avg_volume >= c["min_avg_volume"]),
+        c["min_rsi"] is None or (row.rsi_14 is not None and row.rsi_14 >= c["min_rsi"]),
+        c["max_rsi"] is None or (row.rsi_14 is not None and row.rsi_14 <= c["max_rsi"]),
     ]
     return all(checks)
 
@@ -283,7 +296,7 @@ def _universe(market: MarketData, symbols: list[str] | None) -> list[str]:
 
 
 def _rank_key(sort_by: str, ascending: bool) -> Callable[[ScreenRow], tuple[bool, float]]:
-    field = "change_1m_pct" if sort_by == "change_1m" else sort_by
+    field = {"change_1m": "change_1m_pct", "rsi": "rsi_14"}.get(sort_by, sort_by)
 
     def key(row: ScreenRow) -> tuple[bool, float]:
         value = getattr(row, field)
@@ -321,18 +334,20 @@ async def stock_screener(
     min_hv: Annotated[float, Field(ge=0, le=5)] | None = None,
     max_hv: Annotated[float, Field(gt=0, le=5)] | None = None,
     min_avg_volume: Annotated[float, Field(ge=0)] | None = None,
+    min_rsi: Annotated[float, Field(ge=0, le=100)] | None = None,
+    max_rsi: Annotated[float, Field(ge=0, le=100)] | None = None,
     asset_types: list[AssetType] | None = None,
     symbols: list[str] | None = None,
     sort_by: ScreenSort = "trend_score",
     ascending: bool = False,
     limit: Annotated[int, Field(ge=1, le=25)] = 10,
 ) -> ScreenerReport:
-    """Stock screener: symbols meeting price, trend, volatility and volume criteria, ranked.
+    """Stock screener: symbols meeting price, trend, volatility, volume and RSI criteria, ranked.
 
     Screens the data provider's universe (or the symbols given) at the run's instant and
     returns those meeting every criterion, ranked by sort_by and capped at limit, each
     with its price, one-month change, 20-day historical volatility (annualised decimal),
-    20-day average volume and trend (direction, quality, score from -1 to 1).
+    20-day average volume, trend (direction, quality, score from -1 to 1) and RSI(14).
 
     Args:
         min_price: Lowest last close.
@@ -341,10 +356,12 @@ async def stock_screener(
         min_hv: Lowest 20-day historical volatility, decimal (0.25 = 25 %).
         max_hv: Highest 20-day historical volatility, decimal.
         min_avg_volume: Lowest 20-day average daily volume, in shares.
+        min_rsi: Lowest RSI(14), e.g. 70 for "RSI above 70" (overbought).
+        max_rsi: Highest RSI(14), e.g. 30 for "RSI below 30" (oversold).
         asset_types: Only these kinds; equities and ETFs when omitted (pass e.g.
             ["index", "crypto"] for others). Symbols of unknown kind are kept.
         symbols: Screen these symbols instead of the whole universe (at most 60).
-        sort_by: trend_score, hv, price, avg_volume or change_1m.
+        sort_by: trend_score, hv, price, avg_volume, change_1m or rsi.
         ascending: Sort smallest first instead of largest first.
         limit: Most symbols returned.
     """
@@ -352,6 +369,8 @@ async def stock_screener(
         raise ModelRetry(f"min_price ({min_price}) must not exceed max_price ({max_price})")
     if min_hv is not None and max_hv is not None and min_hv > max_hv:
         raise ModelRetry(f"min_hv ({min_hv}) must not exceed max_hv ({max_hv})")
+    if min_rsi is not None and max_rsi is not None and min_rsi > max_rsi:
+        raise ModelRetry(f"min_rsi ({min_rsi}) must not exceed max_rsi ({max_rsi})")
     universe = _universe(ctx.deps.market, symbols)
     criteria: dict[str, Any] = {
         "min_price": min_price,
@@ -360,6 +379,8 @@ async def stock_screener(
         "min_hv": min_hv,
         "max_hv": max_hv,
         "min_avg_volume": min_avg_volume,
+        "min_rsi": min_rsi,
+        "max_rsi": max_rsi,
         "asset_types": list(asset_types) if asset_types else ["equity", "etf"],
         "sort_by": sort_by,
         "ascending": ascending,

@@ -3,8 +3,9 @@
 Skills are prompt templates per asset class (stock, crypto, mixed) chosen from the
 classification. With DIRECT and PARALLEL the results arrive in the task; with ITERATIVE
 the agent calls the tools itself, turn by turn. The ``rules`` policy writes a plain summary
-(:mod:`.answer_rules`) and, for ITERATIVE, follows a fixed plan: screen then look closer;
-the market's state then deep reasoning on it.
+(:mod:`.answer_rules`) and, for ITERATIVE, follows a plan: a discovery (:mod:`.discovery`:
+screen on the question's conditions, the closest when none meets them, then the analyses
+asked); or the market's state then deep reasoning on it.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Any
 
 from alphadesk.agent import Agent, Toolset
 from alphadesk.agents.assistant.answer_rules import write_answer
+from alphadesk.agents.assistant.discovery import discovery_lead, discovery_step
 from alphadesk.agents.assistant.models import AssetClass
 from alphadesk.agents.assistant.tasks import AnswerTask, QuestionTask
 from alphadesk.agents.spec import AgentSpec, load_prompt
@@ -23,7 +25,7 @@ from alphadesk.llm.rules import PlannedCall, RulesPolicy, Transcript
 __all__ = ["ANSWER", "SKILLS", "answer_agent", "skill_for"]
 
 _PROMPTS = "alphadesk.agents.assistant"
-_TOP = 3  # screened symbols looked at more closely
+_TURNS = 3  # the longest rules loop (a discovery: screen, closest, analyses)
 SKILLS: dict[str, str] = {"stock": "skill_stock", "crypto": "skill_crypto", "mixed": "skill_mixed"}
 
 
@@ -50,35 +52,34 @@ def _decide(t: Transcript) -> str:
     task = t.task_as(QuestionTask)
     c = task.classification
     unresolved = [u.text for u in c.unresolved]
-    return write_answer(c.question_type, _results(t), unresolved, (task.as_of_note or "").strip())
+    lead = ""
+    if c.question_type == "screener":
+        lead = discovery_lead(task.question, t.results.get("stock_screener", []))
+    note = (task.as_of_note or "").strip()
+    return write_answer(c.question_type, _results(t), unresolved, note, lead=lead)
 
 
-def _first_step(t: Transcript) -> list[PlannedCall]:
-    offered = " ".join(t.prompt.split())
-    if "screener" in offered or "find" in offered.lower():
-        return [("stock_screener", {"trend": "up", "limit": 10})]
-    return [("get_market_overview", {})]
-
-
-def _second_step(t: Transcript) -> list[PlannedCall]:
-    if "stock_screener" in t.results:
-        screen = t.results["stock_screener"][-1]
-        rows = screen.get("results", []) if isinstance(screen, dict) else []
-        return [("get_technical_indicators", {"symbol": r["symbol"]}) for r in rows[:_TOP]]
+def _deliberation(t: Transcript) -> list[PlannedCall]:
+    """A question of whether to trade: the market's facts, then the deep model on them."""
+    if t.turn == 0:
+        return [("get_market_overview", {})]
+    if t.turn > 1:
+        return []
     overview = t.results.get("get_market_overview", [None])[-1]
     question = t.task_as(QuestionTask).question.strip()
-    return [
-        (
-            "think_deeply",
-            {
-                "query": question,
-                "context": json.dumps(overview, default=str)[:4000],
-            },
-        )
-    ]
+    context = json.dumps(overview, default=str)[:4000]
+    return [("think_deeply", {"query": question, "context": context})]
 
 
-answer_policy = RulesPolicy(plan=[_first_step, _second_step], decide=_decide, name="answer")
+def _step(t: Transcript) -> list[PlannedCall]:
+    """This turn's calls of the question's loop: a discovery, or a deliberation."""
+    task = t.task_as(QuestionTask)
+    if task.classification.question_type == "screener":
+        return discovery_step(t, task.question)
+    return _deliberation(t)
+
+
+answer_policy = RulesPolicy(plan=[_step] * _TURNS, decide=_decide, name="answer")
 
 ANSWER: AgentSpec[Any, str] = AgentSpec(
     agent=Agent(name="answer", instructions="", output_type=str, stream=True, max_tokens=1200),

@@ -3,6 +3,7 @@ tools gave them, failures named. What an offline user reads instead of an LLM's 
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Callable
 from typing import Any
 
@@ -69,14 +70,38 @@ def _levels(r: Result) -> str:
 
 def _patterns(r: Result) -> str:
     found = r.get("patterns") or []
-    if not found:
-        return f"{r['symbol']}: no chart pattern in the period."
-    listed = "; ".join(
-        f"{p['name']} ({p['direction']}, {p['status']}, breakout {_g(p['breakout_level'])}, "
-        f"target {_g(p['target'])})"
-        for p in found[:3]
+    if found:
+        listed = "; ".join(
+            f"{p['name']} ({p['direction']}, {p['status']}"
+            f"{' ' + str(p['confirmed_date']) if p.get('confirmed_date') else ''}, breakout "
+            f"{_g(p['breakout_level'])}, target {_g(p['target'])}, invalidation "
+            f"{_g(p['invalidation'])})"
+            for p in found[:3]
+        )
+        text = f"{r['symbol']} patterns standing at {str(r['as_of'])[:10]}: {listed}."
+    else:
+        text = f"{r['symbol']}: no chart pattern standing at {str(r['as_of'])[:10]}."
+    ended = r.get("ended") or []
+    if ended:
+        past = "; ".join(
+            f"{p['name']} {p['state']} on {p['ended_date']} ({p['ended_reason']})"
+            for p in ended[:3]
+        )
+        text += f" No longer in force: {past}."
+    return text
+
+
+def _fibonacci(r: Result) -> str:
+    def level(item: Result | None) -> str:
+        return f"{item['label']} at {_g(item['price'])}" if item else "none"
+
+    return (
+        f"{r['symbol']} Fibonacci levels of the {r['direction']} swing from "
+        f"{_g(r['swing_low'])} ({r.get('swing_low_date')}) to {_g(r['swing_high'])} "
+        f"({r.get('swing_high_date')}): {_g(r['retraced_pct'])}% retraced at "
+        f"{_g(r['current_price'])}; nearest level below {level(r.get('nearest_below'))}, "
+        f"above {level(r.get('nearest_above'))}."
     )
-    return f"{r['symbol']} patterns: {listed}."
 
 
 def _history(r: Result) -> str:
@@ -90,13 +115,23 @@ def _history(r: Result) -> str:
 def _overview(r: Result) -> str:
     state = "open" if r["market_open"] else "closed"
     parts = [f"The market is {state}; the next 0DTE session is {r['zero_dte_session']}"]
+    if r.get("price_at"):
+        parts.append(f"prices as of the close of {str(r['price_at'])[:10]}")
     if r.get("sp500") is not None:
         parts.append(f"S&P 500 {_g(r['sp500'])} ({_g(r.get('sp500_change_pct'))}%)")
     if r.get("spy_price") is not None:
         parts.append(f"SPY {_g(r['spy_price'])} ({r.get('spy_basis')})")
+    elif r.get("spy_price") is None:
+        parts.append("SPY unavailable")
     if r.get("vix") is not None:
         parts.append(f"VIX {_g(r['vix'])}")
-    return "; ".join(parts) + "."
+    text = "; ".join(parts) + "."
+    gaps = [
+        textwrap.shorten(str(m), 240, placeholder=" ...")
+        for m in r.get("missing") or []
+        if not str(m).startswith("note:")
+    ]
+    return text + (f" Not available: {'; '.join(gaps[:3])}." if gaps else "")
 
 
 def _zero_dte(r: Result) -> str:
@@ -140,8 +175,11 @@ def _positions(r: Result) -> str:
 
 
 def _screen(r: Result) -> str:
+    def rsi(row: Result) -> str:
+        return f", RSI(14) {_g(row['rsi_14'])}" if row.get("rsi_14") is not None else ""
+
     rows = ", ".join(
-        f"{row['symbol']} {_g(row['price'])} ({row['trend']} {row['trend_quality']})"
+        f"{row['symbol']} {_g(row['price'])} ({row['trend']} {row['trend_quality']}{rsi(row)})"
         for row in r["results"][:5]
     )
     return f"Screen: {r['matched']} of {r['evaluated']} symbols matched; top: {rows or 'none'}."
@@ -217,6 +255,7 @@ _FORMATS: dict[str, Callable[[Result], str]] = {
     "get_technical_indicators": _indicators,
     "find_support_resistance": _levels,
     "detect_chart_patterns": _patterns,
+    "calculate_fib_levels": _fibonacci,
     "get_price_history": _history,
     "get_market_overview": _overview,
     "run_zero_dte_engine": _zero_dte,
@@ -225,6 +264,7 @@ _FORMATS: dict[str, Callable[[Result], str]] = {
     "think_deeply": _thought,
     "run_csp_desk": _desk,
     "run_trading_desk": _desk,
+    "run_csp_screen": _desk,
     "get_fundamentals": _fundamentals,
     "get_earnings_dates": _earnings,
 }
@@ -245,12 +285,20 @@ def _line(tool: str, result: Any) -> str:
 
 
 def write_answer(
-    question_type: str, results: list[tuple[str, Any]], unresolved: list[str], as_of_note: str
+    question_type: str,
+    results: list[tuple[str, Any]],
+    unresolved: list[str],
+    as_of_note: str,
+    *,
+    lead: str = "",
 ) -> str:
-    """The rules answer: a line per tool result (failures included), then the caveats."""
+    """The rules answer: the ``lead`` (a discovery's finding), a line per tool result
+    (failures included), then the caveats."""
     if question_type == "greeting" and not results:
         return GREETING
     lines = [_line(tool, result) for tool, result in results] or [NO_TOOLS]
+    if lead:
+        lines.insert(0, lead)
     lines += [f"I could not find the symbol {text}." for text in unresolved]
     if as_of_note:
         lines.append(as_of_note)

@@ -12,6 +12,11 @@ import re
 from typing import Any
 
 from alphadesk.agent import Agent, ModelRetry, RunContext
+from alphadesk.agents.assistant.conditions import (
+    asks_for_a_trade,
+    asks_whether_to_trade,
+    conditions_in,
+)
 from alphadesk.agents.assistant.models import (
     AssetClass,
     Category,
@@ -48,6 +53,7 @@ _NOT_NAMES = frozenset(
         "compare versus positions portfolio strangle technically technical chart news",
     )
 )
+_MARKET = frozenset({"SPY", "^GSPC", "^VIX", "^IXIC"})  # the market, not a stock
 _GREETING = re.compile(
     r"^\s*(hi|hello|hey|howdy|yo|good (morning|afternoon|evening)|thanks?|thank you)"
     r"\b[\s!.,?]*(there)?[\s!.,?]*$",
@@ -65,9 +71,10 @@ _KEYWORDS: dict[Category, str] = {
     "trade": r"should i (buy|sell)\b(?! (an? )?(puts?|calls?|options?|strangle))"
     r"|buy,? (hold,? )?or sell|trading desk",
     "positions": r"\bmy (positions?|portfolio|holdings|account)|\bpositions\b|portfolio|holdings"
-    r"|account value|\bp&l\b|\bpnl\b",
+    r"|account value|\bp&l\b|\bpnl\b|what do i (hold|own)|\bam i (up|down)\b",
     "market": r"\bmarket\b|\bspy\b|\bvix\b|s&p|\btoday\b|conditions",
-    "screening": r"\bscreen|find (me )?(some )?stocks|which stocks|stocks (with|that)|top stocks",
+    "screening": r"\bscreen|(find|show|list|give)( me)? (some |all |the )?(\w+ )?stocks"
+    r"|which (\w+ )?stocks|stocks (with|that|whose|where|having)|top stocks",
     "deep_analysis": r"\bshould i\b|\brisk|\bthink|worth it|\bwhy\b",
     "web": r"search the web|\bonline\b|\bweb\b",
 }
@@ -95,8 +102,19 @@ def _lookup(t: Transcript) -> list[PlannedCall]:
 
 
 def _categories(question: str) -> list[Category]:
+    """The categories the question's words name, and those its intent implies: a
+    condition to screen on, a trade to find (the 0DTE engine), whether to trade at all
+    (the market's facts, then deep reasoning)."""
     text = question.lower()
-    return [c for c, pattern in _KEYWORDS.items() if re.search(pattern, text)]
+    found = [c for c, pattern in _KEYWORDS.items() if re.search(pattern, text)]
+    implied: list[Category] = []
+    if conditions_in(question):
+        implied += ["screening", "technical"]
+    if asks_for_a_trade(question):
+        implied.append("zero_dte")
+    if asks_whether_to_trade(question):
+        implied += ["market", "deep_analysis"]
+    return [c for c in _KEYWORDS if c in found or c in implied]
 
 
 def _question_type(question: str, symbols: list[str], categories: list[Category]) -> QuestionType:
@@ -104,7 +122,8 @@ def _question_type(question: str, symbols: list[str], categories: list[Category]
         return "greeting"
     if "positions" in categories:
         return "portfolio"
-    if "zero_dte" in categories:
+    stocks = [s for s in symbols if s not in _MARKET]
+    if "zero_dte" in categories and not stocks:
         return "market"
     if "screening" in categories:
         return "screener"
@@ -138,6 +157,10 @@ def classify_by_rules(t: Transcript) -> Classification:
     ]
     symbols = list(dict.fromkeys(symbols))
     categories = _categories(question)
+    if asks_for_a_trade(question) and any(s not in _MARKET for s in symbols):
+        # A trade on a named stock is the trading desk's, not the SPY engine's.
+        kept: list[Category] = [c for c in categories if c != "zero_dte"]
+        categories = [*kept, "trade"]
     kinds = [m.get("asset_type") for m in matches if m.get("symbol")]
     return Classification(
         question_type=_question_type(question, symbols, categories),

@@ -8,14 +8,20 @@ as a retry. The ``rules`` policy routes by question type and categories.
 
 from __future__ import annotations
 
+import functools
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from pydantic import ValidationError
 
 from alphadesk.agent import Agent, ModelRetry, RunContext
 from alphadesk.agent.errors import describe_invalid
+from alphadesk.agents.assistant.conditions import (
+    conditions_in,
+    universe_in,
+    wants_analysis,
+)
 from alphadesk.agents.assistant.models import (
     Classification,
     Complexity,
@@ -28,7 +34,7 @@ from alphadesk.agents.assistant.tasks import (
 )
 from alphadesk.agents.spec import AgentSpec, load_prompt
 from alphadesk.llm.rules import RulesPolicy, Transcript
-from alphadesk.tools.catalog import ToolCatalog, tool_catalog
+from alphadesk.tools.catalog import ToolCatalog
 
 __all__ = ["ROUTER", "RouteDeps", "route_by_rules", "router_agent"]
 
@@ -74,7 +80,31 @@ def _zero_dte(question: str) -> RouterDecision:
     if "expected move" in text:
         args["selection"] = "expected_move"
     calls = [("get_market_overview", {}), ("run_zero_dte_engine", args)]
-    return _decision([c for c, _ in calls], "SIMPLE", "DIRECT", calls, "a 0DTE SPY trade")
+    reason = "a 0DTE SPY trade"
+    universe = universe_in(question)
+    if universe is not None:
+        calls.append(("run_csp_screen", {"universe": universe}))
+        reason += f", and cash-secured puts screened in the {universe}"
+    complexity: Complexity = "SIMPLE" if len(calls) <= 2 else "MEDIUM"
+    return _decision([c for c, _ in calls], complexity, "DIRECT", calls, reason)
+
+
+def _discovery(question: str) -> RouterDecision:
+    """Screen on the question's conditions; then, turn by turn, what it found (or the
+    closest when nothing meets them) and the analyses it asks for."""
+    conditions = conditions_in(question)
+    analyses = wants_analysis(question)
+    tools = ["stock_screener", "get_technical_indicators"]
+    tools += {"patterns": ["detect_chart_patterns"], "fibonacci": ["calculate_fib_levels"]
+              }.get(analyses[0], []) if len(analyses) == 1 else []  # fmt: skip
+    if len(analyses) > 1:
+        tools += ["detect_chart_patterns", "calculate_fib_levels"]
+    wanted = " and ".join(c.label for c in conditions) or "the question's criteria"
+    reason = f"screen for {wanted}, the closest when none meets it"
+    if analyses:
+        reason += f", then {' and '.join(analyses)} of what it finds"
+    complexity: Complexity = "COMPLEX" if analyses else "MEDIUM"
+    return _decision(tools, complexity, "ITERATIVE", [], reason)
 
 
 def _single(c: Classification) -> RouterDecision:
@@ -110,11 +140,10 @@ def route_by_rules(question: str, c: Classification) -> RouterDecision:
     if c.question_type == "portfolio":
         return _decision(["get_positions"], "SIMPLE", "DIRECT", [("get_positions", {})],
                          "the user's positions")  # fmt: skip
-    if "zero_dte" in c.categories:
+    if "zero_dte" in c.categories and c.question_type == "market":
         return _zero_dte(question)
     if c.question_type == "screener":
-        return _decision(["stock_screener", "get_technical_indicators"], "MEDIUM", "ITERATIVE",
-                         [], "screen, then look closer at what it finds")  # fmt: skip
+        return _discovery(question)
     if c.question_type == "comparison":
         tools = list(_CHART[:2]) if "technical" in c.categories else [
             "get_price_history", "get_technical_indicators"]  # fmt: skip
@@ -169,22 +198,27 @@ def decision_fits(ctx: RunContext[RouteDeps], output: RouterDecision) -> RouterD
 router_policy = RulesPolicy(plan=[], decide=_decide, name="router")
 
 
+_AGENT: Agent[RouteDeps, RouterDecision] = Agent(
+    name="router",
+    instructions="",  # the catalogue a question's router chooses from: router_agent
+    output_type=RouterDecision,
+    output_validators=(decision_fits,),
+    max_tokens=600,
+    max_turns=1,
+    output_retries=2,
+)
+
+
+@functools.lru_cache(maxsize=8)
 def router_agent(catalog: ToolCatalog) -> Agent[RouteDeps, RouterDecision]:
-    """The router with ``catalog`` (tools, capabilities, limitations) in its instructions."""
+    """The router with ``catalog`` (tools, capabilities, limitations) in its instructions,
+    built once per catalogue: its text lists every tool, which imports every tool."""
     system = load_prompt(_PROMPTS, "router_system").substitute(catalog=catalog.as_text(notes=True))
-    return Agent(
-        name="router",
-        instructions=system,
-        output_type=RouterDecision,
-        output_validators=(decision_fits,),
-        max_tokens=600,
-        max_turns=1,
-        output_retries=2,
-    )
+    return replace(_AGENT, instructions=system)
 
 
 ROUTER: AgentSpec[RouteDeps, RouterDecision] = AgentSpec(
-    agent=router_agent(tool_catalog()),  # the catalogue's text is built once per process
+    agent=_AGENT,  # without its catalogue: a question's router is router_agent(catalog)
     policy=router_policy,
     turns={"quick": 1, "standard": 1, "deep": 1},
 )

@@ -17,13 +17,15 @@ from alphadesk.agent.events import EventSink
 from alphadesk.config import Settings
 from alphadesk.data.base import MarketData
 from alphadesk.pipelines.models import PipelineRequest
-from alphadesk.tools.assistant.deps import DeskRunner, DeskVerdict
+from alphadesk.tools.assistant.deps import SCREEN_DESK, DeskRunner, DeskVerdict
 
 if TYPE_CHECKING:
     from alphadesk.pipelines.csp.models import CspResult
     from alphadesk.pipelines.desk.models import DeskResult
 
-__all__ = ["PipelineTool", "csp_verdict", "desk_runners"]
+__all__ = ["PipelineTool", "ScreenTool", "csp_verdict", "desk_runners"]
+
+_LISTED = 5  # selected puts a screen's verdict lists
 
 
 @dataclass(frozen=True)
@@ -105,6 +107,61 @@ def _trading_verdict(result: DeskResult) -> DeskVerdict:
     )
 
 
+@dataclass(frozen=True)
+class ScreenTool:
+    """The CSP screen over an index's members at one instant, as the assistant calls it:
+    recorded as a screen run of its own, its selected puts said in short."""
+
+    settings: Settings
+    market: MarketData
+    model: str | None
+    on_event: EventSink | None = None
+
+    async def run(self, symbol: str, as_of: datetime) -> DeskVerdict:
+        from alphadesk.data.calendar import local_date
+        from alphadesk.data.errors import NoData
+        from alphadesk.data.universe import bundled_membership
+        from alphadesk.pipelines.base import pipeline_class
+        from alphadesk.pipelines.csp.screen import ScreenRequest
+        from alphadesk.pipelines.runner import PipelineRunner
+
+        universe = symbol
+        members = {m.symbol for m in bundled_membership().members(universe, local_date(as_of))}
+        covered = sorted(members & set(self.market.universe()))
+        if not covered:
+            raise NoData(f"no member of the {universe} on {local_date(as_of)} has data here")
+        request = ScreenRequest(symbols=covered, dates=[as_of], universe=universe,
+                                depth="quick", model=self.model)  # fmt: skip
+        # In this process: a chat's process is not forked into workers mid-question.
+        pipeline = pipeline_class("screen")(self.settings, self.market, model=self.model,
+                                            workers=1)  # fmt: skip
+        result = await PipelineRunner(self.settings, pipeline, on_event=self.on_event).analyze(
+            request
+        )
+        assert result is not None  # no interrupt was asked for
+        screen = result.screens[-1]
+        picks = [csp_verdict(r) for r in screen.results if r.decision == "select"][:_LISTED]
+        counts = result.counts
+        summary = (
+            f"{counts.symbol_dates} members screened, {counts.filtered} filtered out, "
+            f"{counts.analysed} analysed, {counts.selected} puts selected"
+        )
+        puts = "; ".join(
+            f"{p.symbol} {p.details['expiration']} {p.details['strike']:g} put for "
+            f"{p.details['premium']}"
+            for p in picks
+        )
+        summary += f"; best first: {puts}." if picks else "."
+        return DeskVerdict(
+            desk="csp_screen",
+            symbol=universe,
+            decision="select" if picks else "none",
+            summary=summary,
+            details={"selected": [p.details for p in picks]},
+            run_id=result.run_id,
+        )
+
+
 def desk_runners(
     settings: Settings,
     market: MarketData,
@@ -118,4 +175,5 @@ def desk_runners(
         "trading": PipelineTool(
             "desk", settings, market, model, _trading_request, _trading_verdict, on_event
         ),
+        SCREEN_DESK: ScreenTool(settings, market, model, on_event),
     }

@@ -25,13 +25,13 @@ from typing import Annotated, Any, TypedDict, TypeVar
 from alphadesk.agent import Agent, RunContext, RunResult, RunScope, Toolset, UsageLimits
 from alphadesk.agents.assistant import (
     CLASSIFIER,
-    ROUTER,
     AgentThinker,
     Classification,
     RouteDeps,
     RouterDecision,
     answer_agent,
 )
+from alphadesk.agents.assistant.router import router_agent
 from alphadesk.agents.assistant.tasks import (
     AnswerTask,
     ClassifierTask,
@@ -64,7 +64,7 @@ from alphadesk.pipelines.models import AgentReport
 from alphadesk.portfolio import PaperPortfolio
 from alphadesk.store import ConversationStore
 from alphadesk.tools.assistant.deps import ChatDeps, DeskRunner
-from alphadesk.tools.catalog import ToolCatalog
+from alphadesk.tools.catalog import ToolCatalog, tool_catalog
 from alphadesk.tools.deps import ToolDeps
 
 __all__ = ["NODES", "AssistantDeps", "AssistantNodes", "ChatState"]
@@ -113,7 +113,8 @@ class AssistantDeps:
         conversations: Where the exchange and the audit log go.
         portfolio: The paper portfolio ``get_positions`` reads.
         account: The paper account.
-        catalog: The tools the router may choose from.
+        catalog: The tools the router may choose from (None: every tool, imported when
+            a question first needs one).
         desks: The desks the desk tools run.
         web: The web search provider (None: unavailable).
     """
@@ -124,7 +125,7 @@ class AssistantDeps:
     conversations: ConversationStore
     portfolio: PaperPortfolio
     account: str
-    catalog: ToolCatalog
+    catalog: ToolCatalog | None
     desks: Mapping[str, DeskRunner]
     web: WebSearch | None
 
@@ -136,6 +137,10 @@ class AssistantNodes:
         self.deps, self.request, self.run = deps, request, run
         self.asked_at: datetime = request.asked_at or utc_now()
         self.history = request.history or []
+
+    @property
+    def _catalog(self) -> ToolCatalog:
+        return self.deps.catalog or tool_catalog()
 
     def __call__(self, name: str) -> NodeFunction:
         if name not in NODES:
@@ -250,8 +255,8 @@ class AssistantNodes:
 
     async def _route(self, q: Question, c: Classification) -> RouterDecision:
         task = RouterTask(question=self.request.question, classification=c)
-        deps = RouteDeps(self.deps.catalog, c, self.request.limits.max_tool_calls)
-        router = configured(ROUTER.agent, self.deps.settings)
+        deps = RouteDeps(self._catalog, c, self.request.limits.max_tool_calls)
+        router = configured(router_agent(self._catalog), self.deps.settings)
         run = await self._agent(q, "router", router, task, deps)
         output: RouterDecision = run.output
         return output
@@ -284,7 +289,7 @@ class AssistantNodes:
     def _toolset(self, decision: RouterDecision) -> Toolset:
         """The routed tools, under the question's call budget and tool timeout."""
         budget = CallBudget(self.request.limits.max_tool_calls)
-        selected = self.deps.catalog.select(*decision.selected_tools)
+        selected = self._catalog.select(*decision.selected_tools)
         return limited(selected, budget, self.request.limits.tool_timeout_s)
 
     def _context(self, q: Question, state: ChatState) -> RunContext[ChatDeps]:

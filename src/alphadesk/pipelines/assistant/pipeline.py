@@ -15,9 +15,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Mapping
-from typing import Any
-
-from langgraph.graph import END, START, StateGraph
+from typing import TYPE_CHECKING, Any
 
 from alphadesk.agent import events as ev
 from alphadesk.agents.assistant import ANSWER, CLASSIFIER, ROUTER, THINKER
@@ -37,11 +35,15 @@ from alphadesk.pipelines.assistant.nodes import (
     next_after_plan,
 )
 from alphadesk.pipelines.assistant.report import render_report
-from alphadesk.pipelines.base import Nodes, PipelineRun
+from alphadesk.pipelines.assistant.smalltalk import is_small_talk
+from alphadesk.pipelines.base import DirectAnswer, Nodes, PipelineRun
 from alphadesk.pipelines.runner import PipelineRunner
 from alphadesk.portfolio import DEFAULT_ACCOUNT, PaperPortfolio
 from alphadesk.store import ConversationStore
 from alphadesk.tools.catalog import ToolCatalog, tool_catalog
+
+if TYPE_CHECKING:
+    from langgraph.graph import StateGraph
 
 __all__ = ["AGENTS", "AssistantPipeline"]
 
@@ -91,9 +93,15 @@ class AssistantPipeline:
         }
         self.conversations = ConversationStore(settings.store_path)
         self.portfolio = PaperPortfolio(settings.store_path)
-        self.catalog: ToolCatalog = catalog or tool_catalog()
+        self._catalog = catalog
         self.desks = desk_runners(settings, market, model)
         self.web = web if web is not None else web_search()
+
+    @property
+    def catalog(self) -> ToolCatalog:
+        """The tools the router may choose from (every tool's module is imported on first
+        use: a greeting needs none)."""
+        return self._catalog or tool_catalog()
 
     @property
     def model_label(self) -> str:
@@ -169,15 +177,37 @@ class AssistantPipeline:
             conversations=self.conversations,
             portfolio=self.portfolio,
             account=self.account,
-            catalog=self.catalog,
+            catalog=self._catalog,
             desks=self.desks,
             web=self.web,
         )
         return AssistantNodes(deps, request, run)
 
+    def direct(self, request: ChatRequest) -> DirectAnswer[ChatResult] | None:
+        """Small talk is answered without the graph: plan, respond and finish, in turn."""
+        if not is_small_talk(request.question):
+            return None
+
+        async def answer(run: PipelineRun) -> ChatResult:
+            node = self.nodes(request, run)
+            state: ChatState = {"request": request.model_dump(mode="json")}
+            step = "plan"
+            while True:
+                update = await node(step)(state)
+                for key, value in update.items():
+                    added = key in ("calls", "agents")  # ChatState's list reducers
+                    state[key] = state.get(key, []) + value if added else value  # type: ignore[literal-required]
+                if step == "finish":
+                    return ChatResult.model_validate(state["result"])
+                step = next_after_plan(state) if step == "plan" else "finish"
+
+        return answer
+
     @staticmethod
     def graph(request: ChatRequest, node: Nodes) -> StateGraph[ChatState]:
         """The assistant's graph, the same for every question, with ``node(name)`` as each."""
+        from langgraph.graph import END, START, StateGraph
+
         graph = StateGraph(ChatState)
         for name in NODES:
             graph.add_node(name, node(name))

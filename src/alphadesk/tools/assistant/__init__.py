@@ -9,14 +9,31 @@ model, the desks, the web) besides market data. Modules: :mod:`.overview`,
 
 from __future__ import annotations
 
-from alphadesk.agent import Toolset
-from alphadesk.tools.assistant.desks import DESK_TOOLS
-from alphadesk.tools.assistant.overview import get_market_overview
-from alphadesk.tools.assistant.positions import get_positions
-from alphadesk.tools.assistant.reasoning import think_deeply, web_search
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from alphadesk.agent import Toolset
 
 __all__ = ["ASSISTANT_TOOLS", "DESK_TOOLS"]
 
-ASSISTANT_TOOLS = Toolset.of(
-    "assistant", [get_market_overview, get_positions, think_deeply, web_search]
-)
+
+def _assistant_tools() -> Toolset:
+    from alphadesk.agent import Toolset
+    from alphadesk.tools.assistant.overview import get_market_overview
+    from alphadesk.tools.assistant.positions import get_positions
+    from alphadesk.tools.assistant.reasoning import think_deeply, web_search
+
+    return Toolset.of("assistant", [get_market_overview, get_positions, think_deeply, web_search])
+
+
+def __getattr__(name: str) -> Any:
+    """The toolsets, imported when first asked for: the symbol tools (the classifier's)
+    need none of the market analytics the others import."""
+    if name == "ASSISTANT_TOOLS":
+        value: Any = _assistant_tools()
+    elif name == "DESK_TOOLS":
+        from alphadesk.tools.assistant.desks import DESK_TOOLS as value
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    globals()[name] = value
+    return value

@@ -16,7 +16,9 @@ from alphadesk.data.web import WebSearch
 from alphadesk.portfolio import DEFAULT_ACCOUNT, PaperPortfolio
 from alphadesk.tools.deps import ToolDeps
 
-__all__ = ["ChatDeps", "DeskRunner", "DeskVerdict", "Thinker"]
+__all__ = ["SCREEN_DESK", "ChatDeps", "DeskRunner", "DeskVerdict", "Thinker"]
+
+SCREEN_DESK = "csp_screen"  # the CSP screen's runner in ``ChatDeps.desks``
 
 
 class DeskVerdict(BaseModel):

@@ -9,11 +9,13 @@ runners (``pipelines/assistant/desks.py``). Adding a desk is one :func:`desk_too
 
 from __future__ import annotations
 
+from typing import Literal
+
 from alphadesk.agent import ModelRetry, RunContext, Tool, Toolset, tool
 from alphadesk.data.symbols import normalize_symbol
-from alphadesk.tools.assistant.deps import ChatDeps, DeskVerdict
+from alphadesk.tools.assistant.deps import SCREEN_DESK, ChatDeps, DeskVerdict
 
-__all__ = ["DESK_TOOLS", "desk_tool"]
+__all__ = ["DESK_TOOLS", "desk_tool", "run_csp_screen"]
 
 
 def desk_tool(desk: str, summary: str) -> Tool:
@@ -42,6 +44,25 @@ def desk_tool(desk: str, summary: str) -> Tool:
     return tool(name=f"run_{desk}_desk", retries=1)(run_desk)
 
 
+@tool(retries=1)
+async def run_csp_screen(
+    ctx: RunContext[ChatDeps], universe: Literal["sp500", "nasdaq100", "dow30"]
+) -> DeskVerdict:
+    """The cash-secured-put screen over a stock index: the puts worth selling among its members.
+
+    Every member the data covers goes through the screen's cheap pre-filter (trend, IV
+    versus HV, option liquidity, earnings) and, if it passes, the CSP desk; the verdict
+    lists the selected puts, best first, and names the recorded screen run.
+
+    Args:
+        universe: The index whose members (on the run's date) are screened.
+    """
+    runner = ctx.deps.desks.get(SCREEN_DESK)
+    if runner is None:
+        raise ModelRetry("the CSP screen is not available in this session; use another tool")
+    return await runner.run(universe, ctx.as_of)
+
+
 DESK_TOOLS = Toolset.of(
     "desks",
     [
@@ -55,5 +76,6 @@ DESK_TOOLS = Toolset.of(
             "The trading desk: four analysts, a bull/bear debate, a trader and a risk judge "
             "decide to BUY, HOLD or SELL a stock, with size, entry, stop and target.",
         ),
+        run_csp_screen,
     ],
 )

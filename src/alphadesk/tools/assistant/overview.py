@@ -9,6 +9,7 @@ session a same-day option would expire at from the exchange calendar.
 from __future__ import annotations
 
 from datetime import date, datetime
+from typing import Literal
 
 from pydantic import Field
 
@@ -28,6 +29,9 @@ class MarketOverview(ToolOutput):
 
     spy_price: float | None = None
     spy_basis: str | None = Field(None, description="Observed SPY, or the index / 10.")
+    spy_origin: Literal["observed", "modeled"] | None = Field(
+        None, description="Whether the SPY price was traded or modeled from the index."
+    )
     sp500: float | None = Field(None, description="S&P 500 index level.")
     sp500_change_pct: float | None = None
     price_at: datetime | None = None
@@ -57,7 +61,8 @@ async def get_market_overview(ctx: RunContext[ToolDeps]) -> MarketOverview:
     spy: dict[str, object] = {}
     try:
         price, _, basis, _, spy_missing = await spy_price(ctx)
-        spy = {"spy_price": round_price(price), "spy_basis": basis}
+        origin = "modeled" if "modeled" in basis else "observed"
+        spy = {"spy_price": round_price(price), "spy_basis": basis, "spy_origin": origin}
         missing += spy_missing
     except DataError as exc:
         missing.append(f"SPY: {exc}")

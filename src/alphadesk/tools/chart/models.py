@@ -26,6 +26,7 @@ __all__ = [
     "LevelOut",
     "MajorSwing",
     "PatternOut",
+    "PatternPoint",
     "PriceBar",
     "PriceHistory",
     "SupportResistanceOut",
@@ -223,15 +224,33 @@ class TrendlineOut(ToolOutput):
     broken: bool | None = Field(None, description="Close beyond the line by > 0.5 ATR.")
 
 
+class PatternPoint(BaseModel):
+    """One defining point of a pattern (a swing high or low)."""
+
+    date: date
+    price: float
+
+
 class PatternOut(BaseModel):
-    """A chart pattern and its key prices."""
+    """A chart pattern, its key prices, its points and whether it still stands."""
 
     name: str
     direction: Literal["bullish", "bearish", "neutral"]
-    status: Literal["forming", "confirmed"]
+    status: Literal["forming", "confirmed"] = Field(
+        description="confirmed once a close crossed the breakout level, else forming."
+    )
+    state: Literal["standing", "invalidated", "expired"] = Field(
+        "standing",
+        description="At as_of: standing (in force), invalidated (a close crossed the "
+        "invalidation level) or expired (a close reached the target, or 60 sessions passed "
+        "since confirmation, or since the last point while forming).",
+    )
+    ended_date: date | None = Field(None, description="When it was invalidated or expired.")
+    ended_reason: str = ""
     confidence: float
     start_date: date
     end_date: date
+    points: list[PatternPoint] = Field(default_factory=list, description="Its swing points.")
     breakout_level: float
     target: float
     invalidation: float
@@ -255,8 +274,17 @@ class ChartPatterns(ToolOutput):
     lookback: int
     price_basis: PriceBasis
     current_price: float
-    patterns_found: int
-    patterns: list[PatternOut] = Field(description="Most confident first, at most 8.")
+    patterns_found: int = Field(description="Patterns standing at as_of.")
+    patterns: list[PatternOut] = Field(
+        description="Patterns standing at as_of (the current ones), most confident first, "
+        "at most 8."
+    )
+    ended: list[PatternOut] = Field(
+        default_factory=list,
+        description="Patterns of the period no longer in force at as_of (invalidated or "
+        "expired, with the date), latest ended first, at most 3, without their points: "
+        "history, not signals.",
+    )
     candlesticks: list[CandleOut] = Field(description="Last 5 bars, most recent first.")
 
 

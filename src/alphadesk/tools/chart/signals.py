@@ -23,6 +23,7 @@ from alphadesk.tools.chart.models import (
     CandleOut,
     ChartPatterns,
     PatternOut,
+    PatternPoint,
     TechnicalIndicators,
     TrendOut,
 )
@@ -37,6 +38,7 @@ if TYPE_CHECKING:
 __all__ = ["INDICATOR_GROUPS", "IndicatorName", "detect_chart_patterns", "get_technical_indicators"]
 
 _MAX_PATTERNS = 8
+_MAX_ENDED = 3  # the latest to end: enough to say what no longer holds
 _MAX_CANDLES = 10
 _CANDLE_BARS = 5
 # Indicators read a year plus the history a 200-bar average and its slope need.
@@ -68,7 +70,7 @@ _OSCILLATORS = ("rsi_14", "adx_14", "plus_di", "minus_di", "stoch_k", "stoch_d")
 # -- detect_chart_patterns --------------------------------------------------------------
 
 
-def _pattern(p: ChartPattern) -> PatternOut:
+def _pattern(p: ChartPattern, *, points: bool = True) -> PatternOut:
     return PatternOut(
         name=p.name,
         direction=p.direction,
@@ -76,6 +78,10 @@ def _pattern(p: ChartPattern) -> PatternOut:
         confidence=round(p.confidence, 2),
         start_date=day(p.start_date),
         end_date=day(p.end_date),
+        state=p.state,
+        ended_date=day(p.ended_date) if p.ended_date is not None else None,
+        ended_reason=p.ended_reason,
+        points=[PatternPoint(date=day(d), price=price(v)) for d, v in p.points] if points else [],
         breakout_level=price(p.breakout_level),
         target=price(p.target),
         invalidation=price(p.invalidation),
@@ -109,8 +115,11 @@ async def detect_chart_patterns(
     """Chart patterns over a period and candlestick patterns of the last 5 bars.
 
     Chart patterns: double tops and bottoms, head and shoulders (and inverse), triangles,
-    channels and flags, each with its status (forming or confirmed), confidence (0-1),
-    breakout level, target and invalidation price; the most confident first.
+    channels and flags, each with its status (forming or confirmed, and when), confidence
+    (0-1), the dates and prices of its points, breakout level, target and invalidation
+    price; the most confident first. Only patterns still standing at the run's instant
+    are listed in patterns; those invalidated (a close crossed the invalidation level) or
+    expired (target reached, or too old) are in ended, with the date and reason.
 
     Args:
         symbol: Ticker, e.g. "MSFT".
@@ -125,14 +134,18 @@ async def detect_chart_patterns(
         missing.append(s.not_enough(exc))
         found = []
     candles = _candles(s, missing)
+    standing = [p for p in found if p.state == "standing"]
+    ended = sorted((p for p in found if p.state != "standing"),
+                   key=lambda p: p.ended_date or p.end_date, reverse=True)  # fmt: skip
     return ChartPatterns(
         **s.envelope(ctx, "patterns use closes", *missing),
         period=period,
         lookback=lookback,
         price_basis=s.basis,
         current_price=price(s.close),
-        patterns_found=len(found),
-        patterns=[_pattern(p) for p in found[:_MAX_PATTERNS]],
+        patterns_found=len(standing),
+        patterns=[_pattern(p) for p in standing[:_MAX_PATTERNS]],
+        ended=[_pattern(p, points=False) for p in ended[:_MAX_ENDED]],
         candlesticks=candles,
     )
 

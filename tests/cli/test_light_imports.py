@@ -1,0 +1,72 @@
+"""What a greeting and ``--help`` import: no analytics, no graph library, no data frames.
+
+A person who types "hello" waits for every module the command imports; the libraries
+below cost seconds together and a greeting uses none of them. Each command runs in a
+fresh interpreter (the test session has imported everything already) and reports the
+modules it loaded; a heavy import that creeps back into these paths fails here, whatever
+the machine's speed (figures are in ``bench/cli.py``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+HEAVY = (
+    "alphadesk.analytics",
+    "langgraph",
+    "langchain_core",
+    "langsmith",
+    "scipy",
+    "talib",
+    "pandas",
+    "polars",
+    "litellm",
+)
+_RUN = """
+import atexit, json, sys
+atexit.register(lambda: print("MODULES=" + json.dumps(sorted(sys.modules))))
+sys.argv = ["alphadesk", *json.loads(sys.argv[1])]
+from alphadesk.cli.app import main
+main()
+"""
+
+
+def _modules(args: list[str], home: Path) -> tuple[set[str], str]:
+    env = os.environ | {"ALPHADESK_DATA_DIR": str(home), "NO_COLOR": "1"}
+    done = subprocess.run(  # a generous margin: a busy machine takes seconds to start
+        [sys.executable, "-c", _RUN, json.dumps(args)],
+        capture_output=True, text=True, env=env, timeout=120, check=False,
+    )  # fmt: skip
+    line = next(x for x in done.stdout.splitlines() if x.startswith("MODULES="))
+    return set(json.loads(line.removeprefix("MODULES="))), done.stdout
+
+
+def _heavy(modules: set[str]) -> list[str]:
+    return sorted(m for m in modules if m.split(".")[0] in HEAVY or m.startswith(HEAVY))
+
+
+@pytest.mark.parametrize("args", [["ask", "hello"], ["ask", "thanks!"], ["chat", "--help"]])
+def test_the_greeting_path_imports_nothing_heavy(args: list[str], tmp_path: Path) -> None:
+    modules, output = _modules(args, tmp_path)
+    assert _heavy(modules) == []
+    if args[0] == "ask":
+        assert "Hello!" in output  # it did answer, through the assistant pipeline
+        assert "alphadesk.pipelines.assistant.pipeline" in modules
+
+
+def test_help_imports_neither_settings_nor_models(tmp_path: Path) -> None:
+    modules, output = _modules(["--help"], tmp_path)
+    assert "ask" in output and _heavy(modules) == []
+    assert not {"alphadesk.config", "alphadesk.store", "pydantic_settings", "numpy"} & modules
+
+
+def test_a_market_question_does_import_the_analytics(tmp_path: Path) -> None:
+    """The check above can fail: the same probe sees the analytics when they are used."""
+    modules, _ = _modules(["ask", "how does KO look technically"], tmp_path)
+    assert "alphadesk.analytics" in modules and "langgraph" in modules
