@@ -40,20 +40,22 @@ def path() -> PathBuilder:
     return bars_from_path
 
 
-def _bundled(symbols: Sequence[str]) -> dict[str, pd.DataFrame]:
+def _bundled(symbols: Sequence[str], close_only: bool = False) -> dict[str, pd.DataFrame]:
     """Daily bars shipped with alphadesk, as analytics frames: the columns the source has,
-    with a close-only ``adj_close`` series renamed ``close``."""
+    with a close-only ``adj_close`` series renamed ``close``. ``close_only`` takes the
+    symbol's first run of sessions (its adjusted closes, before any later OHLC bars)."""
     from alphadesk.data.providers.bundled import BundledProvider
 
     provider = BundledProvider()
-    ends = {c.symbol: c.end for c in provider.coverage()}
+    coverage = {c.symbol: c for c in provider.coverage()}
     out = {}
     for symbol in symbols:
-        end = ends[symbol]
+        c = coverage[symbol]
+        end = c.ranges[0][1] if close_only and c.ranges else c.end
         assert end is not None, f"the bundled data lists no end date for {symbol}"
         as_of = datetime.combine(end, time(23, 59), tzinfo=UTC)
         bars = provider.daily_bars(symbol, as_of)
-        if "close" in bars.fields:
+        if "close" in bars.fields and not close_only:
             columns = [c for c in ("open", "high", "low", "close", "volume") if c in bars.fields]
             out[symbol] = bars.frame[columns]
         else:
@@ -70,4 +72,4 @@ def real_daily() -> dict[str, pd.DataFrame]:
 @pytest.fixture(scope="session")
 def real_close_only() -> dict[str, pd.DataFrame]:
     """Real close-only daily series (adjusted closes, 1990-2022) from the bundled data."""
-    return _bundled(["JNJ", "XOM", "KO"])
+    return _bundled(["JNJ", "XOM", "KO"], close_only=True)

@@ -259,7 +259,11 @@ def fibonacci_levels(
     end, start, step = (
         (swing_high, swing_low, -span) if direction == "up" else (swing_low, swing_high, span)
     )
-    retr = tuple(FibLevel(r, _label(r), end + step * r, "retracement") for r in RETRACEMENT_RATIOS)
+    # Weighted, not end + step * r: 0 % and 100 % are then the swing's own prices exactly.
+    retr = tuple(
+        FibLevel(r, _label(r), end * (1 - r) + start * r, "retracement")
+        for r in RETRACEMENT_RATIOS
+    )
     ext = tuple(
         FibLevel(e, _label(e), start - step * e, "extension")
         for e in EXTENSION_RATIOS

@@ -126,8 +126,14 @@ class ScreenTool:
         from alphadesk.pipelines.runner import PipelineRunner
 
         universe = symbol
-        members = {m.symbol for m in bundled_membership().members(universe, local_date(as_of))}
-        covered = sorted(members & set(self.market.universe()))
+        day = local_date(as_of)
+        members = {m.symbol for m in bundled_membership().members(universe, day)}
+        # Members whose bars reach this day: one with data only years later is no candidate.
+        covered = sorted(
+            c.symbol
+            for c in self.market.coverage()
+            if c.symbol in members and any(start <= day <= end for start, end in c.ranges)
+        )
         if not covered:
             raise NoData(f"no member of the {universe} on {local_date(as_of)} has data here")
         request = ScreenRequest(symbols=covered, dates=[as_of], universe=universe,
