@@ -177,12 +177,18 @@ def model_path(name: str) -> Path:
 
 
 def serve_command(binary: Path, model: Path, port: int, ctx: int = 4096) -> list[str]:
-    """The command line that serves ``model`` on loopback with tool calling (``--jinja``)."""
+    """The command line that serves ``model`` on loopback with tool calling (``--jinja``).
+
+    ``--no-repack``: on a CPU that reports AMX, repacking puts the weights in AMX buffers; on
+    a 2-core Xeon virtual machine the server then crashed in ``ggml_backend_amx_mul_mat`` as
+    it warmed up, and without repacking it serves (the tiny models lose nothing that counts).
+    """
     return [
         str(binary),
         "-m",
         str(model),
         "--jinja",
+        "--no-repack",
         "--host",
         "127.0.0.1",
         "--port",
