@@ -17,7 +17,10 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 import venv
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
@@ -109,30 +112,66 @@ def model_server() -> None:
               "will skip")  # fmt: skip
 
 
+class Stages:
+    """How long each stage took, said as it ends and again together at the end (also when
+    one fails), so a slow stage is seen."""
+
+    def __init__(self) -> None:
+        self.took: list[tuple[str, float]] = []
+
+    @contextmanager
+    def stage(self, name: str) -> Iterator[None]:
+        started = time.monotonic()
+        try:
+            yield
+        finally:
+            seconds = time.monotonic() - started
+            self.took.append((name, seconds))
+            print(f"[{name}: {seconds:.0f} s]", flush=True)
+
+    def summary(self) -> str:
+        total = sum(seconds for _, seconds in self.took)
+        each = ", ".join(f"{name} {seconds:.0f} s" for name, seconds in self.took)
+        return f"stages: {each}; total {total:.0f} s"
+
+
 def main(argv: list[str]) -> int:
     command = argv[0] if argv else "help"
     if command not in {"demo", "test", "setup", "docs"}:
         print(__doc__)
         return 2
-    setup()
+    stages = Stages()
+    try:
+        return _run_stages(command, argv[1:], stages)
+    finally:
+        if command == "test":
+            print(stages.summary(), flush=True)
+
+
+def _run_stages(command: str, extra: list[str], stages: Stages) -> int:
+    preparing: list[tuple[str, Callable[[], None]]] = [("set-up", setup)]
     if command in {"setup", "test"}:
-        model_server()
+        preparing.append(("llama-server", model_server))
+    for name, prepare in preparing:
+        with stages.stage(name):
+            prepare()
     env = {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}"}
     env["NO_MKDOCS_2_WARNING"] = "1"  # the theme's banner about its successor, on every build
-    steps: list[list[str]] = {
+    steps: list[tuple[str, list[str]]] = {
         "setup": [],
-        "demo": [[*DEMO, *argv[1:]]],
+        "demo": [("demo", [*DEMO, *extra])],
         "test": [
-            ["ruff", "check", "src", "tests", "bench", "scripts"],
-            ["mypy"],
-            ["pytest", *argv[1:]],
-            DOCS,
+            ("lint", ["ruff", "check", "src", "tests", "bench", "scripts"]),
+            ("types", ["mypy"]),
+            ("tests", ["pytest", *extra]),
+            ("docs", DOCS),
         ],
-        "docs": [["mkdocs", "serve"] if "--serve" in argv[1:] else DOCS],
+        "docs": [("docs", ["mkdocs", "serve"] if "--serve" in extra else DOCS)],
     }[command]
-    for step in steps:
+    for name, step in steps:
         print("+", " ".join(step), flush=True)
-        code = subprocess.run(step, cwd=ROOT, env=env).returncode
+        with stages.stage(name):
+            code = subprocess.run(step, cwd=ROOT, env=env).returncode
         if code != 0:
             return code
     return 0

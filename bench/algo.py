@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/algo.py [--symbol AAPL] [--to 2012-12-31] [--variants 3]
                                    [--iterations 3] [--goal "Sharpe above 1.2 ..."]
+                                   [--quick]
 
 1. One whole lab run with the ``rules`` agents on bundled data and the real sandbox:
    iterations, variants, the decision, the wall time, and how much of it each stage took
@@ -191,7 +192,11 @@ def main() -> None:
     parser.add_argument("--variants", type=int, default=3)
     parser.add_argument("--iterations", type=int, default=3)
     parser.add_argument("--goal", default="Sharpe above 1.2 with drawdown under 15%")
+    parser.add_argument("--quick", action="store_true", help="smallest setting: check that it runs")
     args = parser.parse_args()
+    if args.quick:  # explicit options still win
+        parser.set_defaults(variants=1, iterations=1)
+        args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         settings = Settings(data_dir=Path(tmp) / "alphadesk")
         asyncio.run(_lab(args, settings))

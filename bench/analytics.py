@@ -1,6 +1,7 @@
 """Benchmark of alphadesk.analytics on real daily series and on a million options.
 
-    .venv/bin/python bench/analytics.py [--options 1000000] [--sample 20000]
+    .venv/bin/python bench/analytics.py [--options 1000000] [--sample 20000] [--series 0]
+                                        [--quick]
 
 1. Indicators and levels over a universe of real daily series, over their full history:
    the bundled market data (close-only series, adjusted, are measured with their
@@ -10,6 +11,8 @@
 2. Black–Scholes–Merton Greeks per second over a million random options, against
    py_vollib's scalar functions timed in the same run on a sample, with the largest
    difference between the two on that sample.
+
+``--series N`` times the first N series of each kind (0: all of them).
 """
 
 from __future__ import annotations
@@ -170,17 +173,25 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--options", type=int, default=1_000_000)
     parser.add_argument("--sample", type=int, default=20_000)
+    parser.add_argument("--series", type=int, default=0, help="the first N of each kind (0: all)")
+    parser.add_argument("--quick", action="store_true", help="smallest setting: check that it runs")
     args = parser.parse_args()
+    if args.quick:  # explicit options still win
+        parser.set_defaults(options=10_000, sample=1_000, series=2)
+        args = parser.parse_args()
+    def first(series: dict[str, pd.DataFrame]) -> dict[str, pd.DataFrame]:
+        return dict(list(series.items())[: args.series]) if args.series else series
+
     universe = _bundled_universe()
     if universe:
         with_range = {s: b for s, b in universe.items()
                       if {"high", "low", "volume"} <= set(b.columns)}
-        _time_universe("Bundled market data, every series", universe, CLOSE_ONLY)
-        _time_universe("Bundled market data, series with OHLCV", with_range, WITH_RANGE)
+        _time_universe("Bundled market data, every series", first(universe), CLOSE_ONLY)
+        _time_universe("Bundled market data, series with OHLCV", first(with_range), WITH_RANGE)
     else:
         _time_universe("skfolio S&P 500 closes (close-only: levels use closes)",
-                       _skfolio_universe(), CLOSE_ONLY)
-        _time_universe("bokeh sample OHLCV bars", _ohlcv_universe(), WITH_RANGE)
+                       first(_skfolio_universe()), CLOSE_ONLY)
+        _time_universe("bokeh sample OHLCV bars", first(_ohlcv_universe()), WITH_RANGE)
     _bench_greeks(args.options, args.sample)
 
 

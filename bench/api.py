@@ -1,6 +1,6 @@
 """HTTP API load test: concurrent server-sent-event streams of offline desk runs.
 
-    python bench/api.py [--streams 50] [--kind desk|csp] [--runs 200] [--workers N]
+    python bench/api.py [--streams 50] [--kind desk|csp] [--runs 200] [--workers N] [--quick]
 
 Starts ``alphadesk serve`` in its own process on 127.0.0.1 (a temporary data folder, the
 ``rules`` model, the desk's memory off; ``--workers`` worker processes, default one per
@@ -274,7 +274,11 @@ def main() -> None:
     parser.add_argument("--kind", choices=["desk", "csp"], default="desk")
     parser.add_argument("--runs", type=int, default=200, help="Runs after the load (0: none).")
     parser.add_argument("--workers", type=int, default=0, help="Worker processes (0: cores).")
+    parser.add_argument("--quick", action="store_true", help="smallest setting: check that it runs")
     args = parser.parse_args()
+    if args.quick:  # explicit options still win
+        parser.set_defaults(streams=2, runs=0, workers=1)
+        args = parser.parse_args()
     path = "/analyze/stream" if args.kind == "desk" else "/csp/stream"
     cores = os.cpu_count() or 1
     f = _serve(args, path)

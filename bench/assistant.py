@@ -1,16 +1,19 @@
 """Assistant benchmarks: routing overhead, and a DIRECT question's concurrent tools.
 
-    python bench/assistant.py
+    python bench/assistant.py [--quick]
 
 * Routing overhead: the PLANNING phase of a question (classify, resolve the instant,
   route), from the first state change to the route, with the rules models on the bundled
   data and with zero-latency scripted models (the engine alone).
 * DIRECT with four tools of 1 s each: the whole question (scripted router and answer) runs
   the four calls at once, so it takes about 1 s; the same four calls one by one take 4 s.
+
+``--quick``: each question routed once instead of three times.
 """
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import statistics
 import tempfile
@@ -92,12 +95,12 @@ async def _direct(settings: Settings, market: Any) -> tuple[float, float]:
     return concurrent, time.perf_counter() - started
 
 
-async def main() -> None:
+async def main(repeats: int) -> None:
     settings = Settings(data_dir=Path(tempfile.mkdtemp()) / "alphadesk")
     market = build_provider(settings)
     rules = AssistantPipeline(settings, market, model="rules")
     await rules.ask(ChatRequest(question="hello"))  # warm the data and calendar caches
-    by_rules = await _routing(lambda q: rules, repeats=3)
+    by_rules = await _routing(lambda q: rules, repeats=repeats)
 
     def scripted(question: str) -> AssistantPipeline:
         classification = {"question_type": "general", "symbols": [], "categories": []}
@@ -109,7 +112,7 @@ async def main() -> None:
         }
         return AssistantPipeline(settings, market, models=models, model="rules")
 
-    by_script = await _routing(scripted, repeats=3)
+    by_script = await _routing(scripted, repeats=repeats)
     print(
         f"routing overhead, rules models, {len(by_rules)} questions: "
         f"median {statistics.median(by_rules):.1f} ms, max {max(by_rules):.1f} ms"
@@ -126,4 +129,6 @@ async def main() -> None:
 
 
 if __name__ == "__main__":
-    asyncio.run(main())
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="smallest setting: check that it runs")
+    asyncio.run(main(1 if parser.parse_args().quick else 3))

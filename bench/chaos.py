@@ -1,7 +1,7 @@
 """Reliability under faults, crashes and hostile input, in figures.
 
     PYTHONPATH=src .venv/bin/python bench/chaos.py [--runs 200] [--rate 0.3] [--kills 20]
-        [--writers 4] [--fuzz-examples 50]
+        [--writers 4] [--fuzz-examples 50] [--quick]
 
 1. Chaos: the CSP desk (in process, one shared data provider, the ``rules`` model behind
    ``ChaosModel`` and ``RetryingModel``) over ``--runs`` seeded runs: the share ending in a
@@ -211,7 +211,11 @@ def main() -> None:
     parser.add_argument("--kills", type=int, default=20)
     parser.add_argument("--writers", type=int, default=4)
     parser.add_argument("--fuzz-examples", type=int, default=50)
+    parser.add_argument("--quick", action="store_true", help="smallest setting: check that it runs")
     args = parser.parse_args()
+    if args.quick:  # explicit options still win
+        parser.set_defaults(runs=4, kills=1, writers=2, fuzz_examples=2)
+        args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         chaos(folder, args.runs, args.rate)

@@ -1,6 +1,6 @@
 """Cash-secured-put desk benchmarks.
 
-    python bench/csp.py
+    python bench/csp.py [--quick]
 
 Prints, in one run:
 
@@ -13,10 +13,12 @@ Prints, in one run:
   model latencies, sequential and with research run alongside the chart step.
 
 Goals on 2 cores: one run <= 0.3 s, a screen >= 10 symbols/s, 310 symbol-dates < 45 s.
+``--quick``: one run each, four symbols on one date, 0.1 s per model call on NVDA alone.
 """
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import os
 import statistics
@@ -62,7 +64,7 @@ def _settings() -> Settings:
     return Settings(data_dir=Path(tempfile.mkdtemp(prefix="alphadesk-bench-")))
 
 
-async def one_symbol(charts: bool) -> None:
+async def one_symbol(charts: bool, runs: int) -> None:
     settings = _settings()
     runner = PipelineRunner(
         settings, CspPipeline(settings, build_provider(settings)), charts=charts
@@ -70,7 +72,7 @@ async def one_symbol(charts: bool) -> None:
     request = CspRequest(symbol="NVDA", as_of=session_close(_day("2024-11-29")))
     await runner.analyze(request)  # warm: imports, calendars, bundled files
     walls, cpus = [], []
-    for _ in range(5):
+    for _ in range(runs):
         started, cpu = time.perf_counter(), time.process_time()
         result = await runner.analyze(request)
         walls.append(time.perf_counter() - started)
@@ -80,13 +82,14 @@ async def one_symbol(charts: bool) -> None:
     print(
         f"one run (NVDA 2024-11-29, rules, {'with' if charts else 'no'} charts): "
         f"{statistics.median(walls):.2f} s wall, {statistics.median(cpus):.2f} s CPU "
-        f"(median of 5), {calls} model calls, decision {result.decision}"
+        f"(median of {runs}), {calls} model calls, decision {result.decision}"
     )
 
 
-async def screens(workers: int, dates: list[datetime]) -> None:
+async def screens(workers: int, dates: list[datetime], symbols: int = 0) -> None:
     settings = _settings()
     universe = build_provider(settings).universe()
+    universe = universe[:symbols] if symbols else universe
     request = ScreenRequest(symbols=universe, dates=dates)
     started = time.perf_counter()
     history = await run_screens(settings, request, workers=workers)
@@ -102,10 +105,12 @@ async def screens(workers: int, dates: list[datetime]) -> None:
     )
 
 
-async def latency(parallel: bool, symbol: str, day: str) -> tuple[float, float, int, CspResult]:
+async def latency(
+    parallel: bool, symbol: str, day: str, seconds: float
+) -> tuple[float, float, int, CspResult]:
     settings = _settings()
     agents = default_agents()
-    models = {n: SlowModel(RulesModel(agents.by_name(n).policy), 1.0) for n in agents.names}
+    models = {n: SlowModel(RulesModel(agents.by_name(n).policy), seconds) for n in agents.names}
     runner = PipelineRunner(
         settings, CspPipeline(settings, build_provider(settings), models=models)
     )
@@ -115,14 +120,14 @@ async def latency(parallel: bool, symbol: str, day: str) -> tuple[float, float, 
     wall = time.perf_counter() - started
     assert result is not None
     calls = sum(m.calls for m in models.values())
-    return wall, calls * 1.0, calls, result
+    return wall, calls * seconds, calls, result
 
 
-async def with_latency() -> None:
-    print("with 1 s per model call:")
-    for symbol, day in (("NVDA", "2024-11-29"), ("AMZN", "2008-11-28")):
+async def with_latency(seconds: float, runs: list[tuple[str, str]]) -> None:
+    print(f"with {seconds:g} s per model call:")
+    for symbol, day in runs:
         for parallel in (False, True):
-            wall, total, calls, result = await latency(parallel, symbol, day)
+            wall, total, calls, result = await latency(parallel, symbol, day, seconds)
             mode = "research alongside chart" if parallel else "sequential"
             print(
                 f"  {symbol} {day} {mode:>25}: {wall:5.2f} s wall vs {total:4.1f} s of model "
@@ -134,17 +139,24 @@ def _day(text: str) -> date:
     return date.fromisoformat(text)
 
 
-async def main() -> None:
+async def main(quick: bool) -> None:
     cores = os.cpu_count() or 1
-    await one_symbol(charts=False)
-    await one_symbol(charts=True)
+    runs, symbols = (1, 4) if quick else (5, 0)
+    await one_symbol(charts=False, runs=runs)
+    await one_symbol(charts=True, runs=runs)
     one_date = [session_close(_day("2012-06-29"))]
-    await screens(1, one_date)  # warm: every bundled file read once (workers inherit them)
-    await screens(1, one_date)
-    await screens(cores, one_date)
+    if not quick:
+        await screens(1, one_date)  # warm: every bundled file read once (workers inherit them)
+    await screens(1, one_date, symbols)
+    await screens(cores, one_date, symbols)
+    if quick:
+        await with_latency(0.1, [("NVDA", "2024-11-29")])
+        return
     await screens(cores, rebalancing_dates(_day("2012-03-01"), _day("2012-12-31"), 5)[:10])
-    await with_latency()
+    await with_latency(1.0, [("NVDA", "2024-11-29"), ("AMZN", "2008-11-28")])
 
 
 if __name__ == "__main__":
-    asyncio.run(main())
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="smallest setting: check that it runs")
+    asyncio.run(main(parser.parse_args().quick))

@@ -1,6 +1,6 @@
 """Trading desk benchmarks: how much of the run is spent waiting on model calls.
 
-    python bench/desk.py
+    python bench/desk.py [--quick]
 
 Every agent answers with its rules policy after sleeping 1 s per call, like a remote
 model, at 1 debate exchange and 1 risk exchange. Prints the model calls, the desk's wall
@@ -20,10 +20,13 @@ machine: 0.075-0.081 s (0.077-0.083 s CPU); 0.109 s without the collector freeze
 evaluation's worker makes; 0.164 s (0.161 s CPU) before the analytics ran on arrays and a
 run's record was written once per step, and 0.29-0.54 s (0.19-0.22 s CPU, at load average
 2-5) before the graph was compiled once per shape. The machine's own noise is about 10 %.
+
+``--quick``: 4 decisions of the desk's own work and 0.1 s per model call.
 """
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import gc
 import tempfile
@@ -161,10 +164,11 @@ async def overhead(decisions: int = OVERHEAD_DECISIONS) -> tuple[float, float]:
     return wall / decisions, cpu / decisions
 
 
-async def main() -> None:
+async def main(quick: bool) -> None:
+    latency, decisions = (0.1, 4) if quick else (LATENCY, OVERHEAD_DECISIONS)
     # First, in a process that has done nothing else, like an evaluation's worker: the runs
     # below load the memory's vector store, whose objects every later collection walks.
-    per_decision, cpu = await overhead()
+    per_decision, cpu = await overhead(decisions)
     await run(0.0, sequential=False)  # warm: imports, calendars, bundled files
     offline, calls, result = await run(0.0, sequential=False)
     print(
@@ -173,20 +177,22 @@ async def main() -> None:
     )
     print(
         f"desk's own work: {per_decision:.3f} s per decision, {cpu:.3f} s CPU (goal <= 0.10 s;"
-        f" rules, no latency, no charts, no memory, no checkpoints; mean of {OVERHEAD_DECISIONS}"
+        f" rules, no latency, no charts, no memory, no checkpoints; mean of {decisions}"
         f" decisions of {', '.join(OVERHEAD_SYMBOLS)} weekly from {OVERHEAD_FROM})"
     )
-    wall, calls, result = await run(LATENCY, sequential=False)
-    serial, serial_calls, _ = await run(LATENCY, sequential=True)
+    wall, calls, result = await run(latency, sequential=False)
+    serial, serial_calls, _ = await run(latency, sequential=True)
     critical, reference = critical_calls(result.agents), reference_calls(result.agents)
-    print(f"{SYMBOL} {DAY}, 1 debate exchange, 1 risk exchange, {LATENCY:g} s per model call:")
+    print(f"{SYMBOL} {DAY}, 1 debate exchange, 1 risk exchange, {latency:g} s per model call:")
     print(f"  model calls            {calls} ({critical} on the critical path)")
     print(f"  desk wall              {wall:6.2f} s")
-    print(f"  TradingAgents-shaped   {reference * LATENCY:6.2f} s ({reference} calls in its order)")
+    print(f"  TradingAgents-shaped   {reference * latency:6.2f} s ({reference} calls in its order)")
     print(f"  strictly sequential    {serial:6.2f} s ({serial_calls} calls one after another)")
-    print(f"  desk / TradingAgents   {wall / (reference * LATENCY):6.2f}x   (goal <= 0.65x)")
-    print(f"  desk / critical path   {wall / (critical * LATENCY):6.2f}x   (goal <= 1.15x)")
+    print(f"  desk / TradingAgents   {wall / (reference * latency):6.2f}x   (goal <= 0.65x)")
+    print(f"  desk / critical path   {wall / (critical * latency):6.2f}x   (goal <= 1.15x)")
 
 
 if __name__ == "__main__":
-    asyncio.run(main())
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="smallest setting: check that it runs")
+    asyncio.run(main(parser.parse_args().quick))

@@ -1,6 +1,6 @@
 """The universe evaluation's speed: a stated fraction of it, and the projected whole.
 
-    python bench/eval.py [--symbols AAPL,KO] [--years 1] [--workers N] [--ray] [--full]
+    python bench/eval.py [--symbols AAPL,KO] [--years 1] [--workers N] [--ray] [--full] [--quick]
 
 The universe evaluation is ``alphadesk eval --universe all --from 2001-03-01 --to
 2013-02-28 --every 5``: every bundled symbol with daily bars over those twelve years and
@@ -290,7 +290,11 @@ def main() -> None:
     parser.add_argument("--ray", action="store_true", help="Also on a local Ray cluster.")
     parser.add_argument("--full", action="store_true", help="Run the whole universe.")
     parser.add_argument("--harness", action="store_true", help="Time the harness alone.")
+    parser.add_argument("--quick", action="store_true", help="smallest setting: check that it runs")
     args = parser.parse_args()
+    if args.quick:  # explicit options still win
+        parser.set_defaults(symbols="AAPL", years=0.1)
+        args = parser.parse_args()
 
     symbols = universe(build_provider(Settings()).coverage(), START, END)
     full = EvalSpec(symbols=symbols, start=START, end=END, every=EVERY, concurrency=2)
@@ -304,11 +308,12 @@ def main() -> None:
         f"{os.cpu_count()} cores, load average before {_load()}; fraction: "
         f"{', '.join(spec.symbols)} from {spec.start} to {spec.end}, every {EVERY} sessions"
     )
+    scored = spec if args.quick else full  # --quick: the fraction's own scoring
     with tempfile.TemporaryDirectory() as tmp:
-        scoring = (0.0, 0.0) if args.full else _scoring(full, Path(tmp) / "scoring")
+        scoring = (0.0, 0.0) if args.full else _scoring(scored, Path(tmp) / "scoring")
     print(
-        f"scoring the whole universe from its decisions: {scoring[0]:.1f}s wall, "
-        f"{scoring[1]:.1f} CPU seconds"
+        f"scoring {'the fraction' if args.quick else 'the whole universe'} from its decisions: "
+        f"{scoring[0]:.1f}s wall, {scoring[1]:.1f} CPU seconds"
     )
     with tempfile.TemporaryDirectory() as tmp:
         local = asyncio.run(_timed(spec, Path(tmp) / "pool", args.workers, ray=False))

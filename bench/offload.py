@@ -1,7 +1,7 @@
 """Does moving a tool's CPU-bound analytics to a thread (``asyncio.to_thread``) help the other
 agents of the same run?
 
-    python bench/offload.py [--calls 20]
+    python bench/offload.py [--calls 20] [--quick]
 
 The analytics a desk's tools compute (the indicator snapshot, support and resistance, chart
 patterns) over one symbol's bundled daily bars, ``--calls`` times, with a heartbeat on the
@@ -90,7 +90,12 @@ async def _main(calls: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--calls", type=int, default=20)
-    asyncio.run(_main(parser.parse_args().calls))
+    parser.add_argument("--quick", action="store_true", help="smallest setting: check that it runs")
+    args = parser.parse_args()
+    if args.quick:  # explicit options still win
+        parser.set_defaults(calls=2)
+        args = parser.parse_args()
+    asyncio.run(_main(args.calls))
 
 
 if __name__ == "__main__":

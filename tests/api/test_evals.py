@@ -54,6 +54,7 @@ def test_a_saved_evaluation_is_listed_read_and_drawn(served: tuple[LiveApi, Path
         ("/evals/{name}/..%2Ftable.json", "no_chart"),
     ],
 )
+@pytest.mark.slow  # the module's evaluation, shared with the slow tests above and below
 def test_anything_else_is_a_typed_404(served: tuple[LiveApi, Path], path: str, kind: str) -> None:
     live, folder = served
     with live.client() as http:

@@ -19,7 +19,9 @@ def _ui(tmp_path: Path, *args: str, key: str | None = None) -> subprocess.Comple
         env["ALPHADESK_API_KEY"] = key
     # --api names a port nobody answers on: no API is started, only the guard is tried.
     command = [sys.executable, "-m", "alphadesk", "ui", "--api", "http://127.0.0.1:9", *args]
-    return subprocess.run(command, env=env, capture_output=True, text=True, timeout=60)
+    # A hang guard: the refusal comes in seconds (over 60 s on two cores shared with other
+    # work), so five minutes is a margin no busy machine breaks.
+    return subprocess.run(command, env=env, capture_output=True, text=True, timeout=300)
 
 
 def test_the_ui_refuses_to_listen_off_loopback_without_a_key(tmp_path: Path) -> None:

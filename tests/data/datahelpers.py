@@ -165,7 +165,10 @@ def serve_edgar() -> Iterator[Edgar]:
             return None
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    # Shutting down waits for the loop's next poll: 0.05 s, not the default 0.5 s a test.
+    thread = threading.Thread(
+        target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+    )
     thread.start()
     try:
         yield Edgar(f"http://127.0.0.1:{server.server_address[1]}", routes, requests)

@@ -131,7 +131,8 @@ def search_server() -> Iterator[str]:
             self.wfile.write(data)
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    poll = {"poll_interval": 0.05}  # shutting down waits for the next poll
+    threading.Thread(target=server.serve_forever, kwargs=poll, daemon=True).start()
     yield f"http://127.0.0.1:{server.server_address[1]}"
     server.shutdown()
 

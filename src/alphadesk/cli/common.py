@@ -48,8 +48,22 @@ __all__ = [
 
 BAD_INPUT = 2  # the exit code of a request that cannot run as given
 
-console = Console()
-err_console = Console(stderr=True)
+
+class _Console(Console):
+    """A console that takes its size when it prints, not when it is made.
+
+    Rich fixes ``COLUMNS`` and ``LINES`` at construction, and these consoles are made at
+    import: a command run later in the same process (a test, a program embedding the CLI)
+    would print at the width of the shell that imported it, not at the one it is given.
+    """
+
+    def __init__(self, *, stderr: bool = False) -> None:
+        super().__init__(stderr=stderr)
+        self._width = self._height = None  # Console.size then reads the terminal each time
+
+
+console = _Console()
+err_console = _Console(stderr=True)
 
 
 AS_OF_HELP = (

@@ -206,6 +206,7 @@ def test_the_loop_never_reads_a_holdout_bar(planted: _Run) -> None:
     assert naming <= {"options_flow"}, naming  # an option's expiry lies ahead by nature
 
 
+@pytest.mark.slow  # three whole lab runs
 @hypothesis_settings(
     max_examples=3,
     deadline=None,
@@ -256,6 +257,7 @@ def luck(tmp_path_factory: pytest.TempPathFactory) -> _Run:
     )
 
 
+@pytest.mark.slow  # the fixture: six iterations of four variants
 def test_on_noise_the_gate_refuses_what_passes_by_luck(luck: _Run) -> None:
     result = luck.result
     assert result.decision != "SUCCESS"
@@ -275,6 +277,7 @@ def test_on_noise_the_gate_refuses_what_passes_by_luck(luck: _Run) -> None:
     ]
 
 
+@pytest.mark.slow
 def test_on_noise_the_holdout_is_reported_as_it_came_out(luck: _Run) -> None:
     result = luck.result
     holdout = result.holdout

@@ -222,6 +222,7 @@ def test_in_worker_processes_the_rules_desk_decides_the_same_in_the_disguise(
     assert {d.symbol for d in disguised} == set(SAME.symbols)
 
 
+@pytest.mark.slow  # three anonymized evaluations
 def test_a_rerun_continues_both_halves_and_fresh_discards_both(tmp_path: Path) -> None:
     settings = Settings(data_dir=tmp_path)
     first = asyncio.run(evaluate_anonymized(settings, SAME, seed=5, workers=1))
