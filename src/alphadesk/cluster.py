@@ -1,4 +1,5 @@
-"""Where fan-out work runs when it leaves this machine's processes: a Ray cluster.
+"""Where fan-out work runs when it leaves this machine's processes: a Ray cluster
+(``alphadesk.pool.batches.on_ray`` sends batches to it; a sweep sends its chunks).
 
 Ray is an optional extra (``pip install 'alphadesk[ray]'``) and is imported only here, only
 when a caller asks for a cluster, so nothing else pays its import or start-up time.
@@ -6,14 +7,11 @@ when a caller asks for a cluster, so nothing else pays its import or start-up ti
 
 from __future__ import annotations
 
-import asyncio
 import logging
-from collections import deque
-from collections.abc import AsyncGenerator, Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["RayCluster", "cluster_cpus", "spread"]
+__all__ = ["RayCluster", "cluster_cpus"]
 
 logger = logging.getLogger(__name__)
 
@@ -54,28 +52,3 @@ class RayCluster:
 def cluster_cpus(ray: Any) -> int:
     """The cluster's CPUs: one actor or task each, so none waits for a free slot forever."""
     return max(1, int(ray.cluster_resources().get("CPU", 1)))
-
-
-async def spread(
-    ray: Any, actors: Sequence[Any], call: Callable[[Any, Any], Any], items: Iterable[Any]
-) -> AsyncGenerator[Any, None]:
-    """``call(actor, item)`` (a Ray method call) for every item, one item per actor at a
-    time, so work in flight never exceeds what the actors were sized for; yields each
-    result as it finishes. The actors are killed at the end, whatever happens."""
-    todo, running = deque(items), {}
-
-    def give(actor: Any) -> None:
-        if todo:
-            running[asyncio.wrap_future(call(actor, todo.popleft()).future())] = actor
-
-    try:
-        for actor in actors:
-            give(actor)
-        while running:
-            done, _ = await asyncio.wait(running, return_when=asyncio.FIRST_COMPLETED)
-            for finished in done:
-                give(running.pop(finished))
-                yield finished.result()
-    finally:
-        for actor in actors:
-            ray.kill(actor)

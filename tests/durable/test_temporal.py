@@ -594,3 +594,27 @@ async def test_the_api_sends_desk_runs_to_the_temporal_workers(
     for run_id in (plain.json()["run_id"], streamed["run_id"]):
         handle = client_.get_workflow_handle(workflow_id(run_id))
         assert (await handle.result())["run_id"] == run_id
+
+
+async def test_temporal_behind_the_pools_interface_gives_the_typed_result_of_a_local_run(
+    temporal: str, tmp_path: Path
+) -> None:
+    from alphadesk.durable.runs import TemporalRuns
+    from alphadesk.pipelines.csp.models import CspResult
+    from alphadesk.pool import InProcess
+
+    here = Settings(data_dir=tmp_path / "here")
+    request = CspRequest(symbol="NVDA", as_of=AS_OF)
+    local = await InProcess(here, build_provider(here)).run("csp", request)
+
+    settings = Settings(data_dir=tmp_path / "durable")
+    followed: list[Any] = []
+    async with worker_here(settings, temporal) as queue:
+        runs = TemporalRuns(settings, temporal, task_queue=queue, charts=False)
+        result = await runs.run("csp", request, followed.append)
+        with pytest.raises(TypeError, match=r"runs\.run"):
+            await runs.call(lambda env, emit: asyncio.sleep(0))
+    assert isinstance(result, CspResult)
+    assert result.decided() == local.decided()
+    assert RunStore(settings.store_path).get(result.run_id or "").status == result.decision
+    assert any(e.kind == "step_started" for e in followed)

@@ -32,6 +32,7 @@ _REPLY = {
 
 OutputT = TypeVar("OutputT")
 
+# By output type, shared by the process: a type's schema and instructions are fixed by it.
 _SCHEMAS: dict[type[Any], dict[str, Any] | None] = {}
 _INSTRUCTIONS: dict[type[Any], str | None] = {}
 _FENCE = re.compile(r"```(?:json|JSON)?\s*\n?(.*?)```", re.DOTALL)

@@ -19,6 +19,7 @@ from typing import Any, ClassVar, TypeVar
 from pydantic import BaseModel
 
 from alphadesk.agents.spec import load_prompt
+from alphadesk.kept import Kept
 from alphadesk.llm.messages import UserMessage
 
 __all__ = ["AgentTask", "SymbolTask", "render_value", "task_kind"]
@@ -39,14 +40,13 @@ def render_value(value: Any) -> str:
     indented = _INDENTED.get(compact)
     if indented is None:
         indented = json.dumps(value, indent=1, default=str)
-        if len(_INDENTED) >= _INDENTED_KEPT:
-            _INDENTED.clear()
-        _INDENTED[compact] = indented
+        _INDENTED.put(compact, indented)
     return indented
 
 
-_INDENTED: dict[str, str] = {}
-_INDENTED_KEPT = 256
+# Shared by the process: the agents of a run render their tasks apart, and the compact
+# text determines the indented one, so a hit is what rendering again would give.
+_INDENTED: Kept[str, str] = Kept(256)
 
 
 @dataclass(frozen=True, kw_only=True)

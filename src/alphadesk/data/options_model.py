@@ -24,15 +24,15 @@ The chain is a model, always labelled ``modeled``, built only from what was know
 from __future__ import annotations
 
 import math
-import threading
 import zlib
-from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import date, datetime
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+from alphadesk.kept import Kept
 
 from .base import DAILY_STALE_AFTER, Clock, DataKind, MarketData, Provider, utc_now
 from .calendar import expiration_dates, local_date, session_close, trading_days_between
@@ -48,8 +48,6 @@ if TYPE_CHECKING:
 
 __all__ = ["ChainModel", "ModeledOptions", "strike_step"]
 
-_K = TypeVar("_K")
-_V = TypeVar("_V")
 _YEAR_SECONDS = 365.0 * 86400.0
 _TRADING_DAYS = 252.0  # annualisation of daily variance, as in analytics.volatility
 _STALE_NS = int(DAILY_STALE_AFTER.total_seconds() * 1e9)
@@ -129,9 +127,9 @@ class ModeledOptions(Provider):
         self._model = model or ChainModel()
         # The tools of one run (and a screen's pre-filter before them) ask for the same
         # instant several times: read the inputs, and model each chain, once.
-        self._inputs_seen: _Lru[tuple[str, datetime], _Inputs] = _Lru(64)
-        self._chains: _Lru[tuple[str, datetime, int, int], OptionChain] = _Lru(32)
-        self._histories: _Lru[tuple[Any, ...], list[float]] = _Lru(256)
+        self._inputs_seen: Kept[tuple[str, datetime], _Inputs] = Kept(64)
+        self._chains: Kept[tuple[str, datetime, int, int], OptionChain] = Kept(32)
+        self._histories: Kept[tuple[Any, ...], list[float]] = Kept(256)
 
     def __repr__(self) -> str:
         return f"ModeledOptions(underlying={self._underlying!r})"
@@ -327,27 +325,6 @@ class ModeledOptions(Provider):
             notes=notes,
             missing=["observed quotes", "last_trade_at"],
         )
-
-
-class _Lru(Generic[_K, _V]):
-    """A small least-recently-used cache, safe across the threads tools run in."""
-
-    def __init__(self, size: int) -> None:
-        self._size, self._items = size, OrderedDict[_K, _V]()
-        self._lock = threading.Lock()
-
-    def get(self, key: _K) -> _V | None:
-        with self._lock:
-            if key not in self._items:
-                return None
-            self._items.move_to_end(key)
-            return self._items[key]
-
-    def put(self, key: _K, value: _V) -> None:
-        with self._lock:
-            self._items[key] = value
-            while len(self._items) > self._size:
-                self._items.popitem(last=False)
 
 
 @dataclass(frozen=True, slots=True)

@@ -26,11 +26,11 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 from pydantic import ValidationError
 
 from alphadesk.config import CacheMode
+from alphadesk.kept import Kept
 from alphadesk.llm.base import CacheMiss, Model, ModelError, StreamItem, stream_response
 from alphadesk.llm.messages import (
     Message,
@@ -96,12 +96,11 @@ def _canonical(value: object) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
-# The canonical JSON of what repeats, kept (a few hundred entries, then started afresh):
-# system and user texts by role and text, tool specs by identity (the spec held, so its id
-# is never another's).
-_KEPT = 512
-_TEXTS: dict[tuple[str, str], str] = {}
-_TOOLS: dict[int, tuple[ToolSpec, str]] = {}
+# The canonical JSON of what repeats, shared by the process (every run's agents send the
+# same system texts and tool specs): texts by role and text, tool specs by identity (the
+# spec held, so its id is never another's). A hit is what writing it again would give.
+_TEXTS: Kept[tuple[str, str], str] = Kept(512)
+_TOOLS: Kept[int, tuple[ToolSpec, str]] = Kept(512)
 
 
 def _message_json(message: Message) -> str:
@@ -110,22 +109,17 @@ def _message_json(message: Message) -> str:
     key = (message.role, message.content)  # all of such a message that is written
     written = _TEXTS.get(key)
     if written is None:
-        written = _TEXTS[key] = _canonical(message.model_dump(mode="json"))
-        _bound(_TEXTS)
+        written = _canonical(message.model_dump(mode="json"))
+        _TEXTS.put(key, written)
     return written
 
 
 def _tool_json(tool: ToolSpec) -> str:
     kept = _TOOLS.get(id(tool))
     if kept is None or kept[0] is not tool:
-        kept = _TOOLS[id(tool)] = (tool, _canonical(tool.model_dump(mode="json")))
-        _bound(_TOOLS)
+        kept = (tool, _canonical(tool.model_dump(mode="json")))
+        _TOOLS.put(id(tool), kept)
     return kept[1]
-
-
-def _bound(kept: dict[Any, Any]) -> None:
-    if len(kept) > _KEPT:
-        kept.clear()
 
 
 class ResponseCache:

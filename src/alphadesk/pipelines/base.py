@@ -29,6 +29,7 @@ from alphadesk.agent import UsageLedger
 from alphadesk.agent.events import EventSink
 from alphadesk.config import Settings
 from alphadesk.data.base import MarketData
+from alphadesk.kept import Kept
 from alphadesk.llm.base import Model
 from alphadesk.llm.journal import Journal
 from alphadesk.pipelines.models import PipelineResult
@@ -66,8 +67,10 @@ NodeFunction = Callable[..., Awaitable[dict[str, Any]]]
 Nodes = Callable[[str], NodeFunction]
 
 _NODES = "alphadesk_nodes"  # the run's node functions in its config (never checkpointed)
-_KEPT = 32  # compiled graphs kept, the least recently used dropped first
-_COMPILED: dict[tuple[type, Hashable], CompiledGraph] = {}
+# Compiled graphs by pipeline class and shape, shared by the process: compiling is most of a
+# rules decision's cost, and a graph's nodes find the run's functions in its config, so a
+# graph holds nothing of any run.
+_COMPILED: Kept[tuple[type, Hashable], CompiledGraph] = Kept(32)
 
 # Every pipeline by the kind its runs are recorded under; imported only when used.
 PIPELINES: dict[str, str] = {
@@ -208,10 +211,10 @@ def compiled_graph(pipeline: Pipeline[RequestT, Any], request: RequestT) -> Comp
     if shape is None:
         return pipeline.graph(request, _RunNode).compile()
     key = (type(pipeline), shape(request))
-    graph = _COMPILED.pop(key, None) or pipeline.graph(request, _RunNode).compile()
-    _COMPILED[key] = graph  # the most recently used last
-    while len(_COMPILED) > _KEPT:
-        del _COMPILED[next(iter(_COMPILED))]
+    graph = _COMPILED.get(key)
+    if graph is None:
+        graph = pipeline.graph(request, _RunNode).compile()
+        _COMPILED.put(key, graph)
     return graph
 
 

@@ -13,9 +13,7 @@ from __future__ import annotations
 
 import functools
 import inspect
-import threading
 import weakref
-from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Hashable
 from typing import Any, ParamSpec, TypeVar
 
@@ -24,18 +22,18 @@ from pydantic import BaseModel
 from alphadesk.agent import RunContext
 from alphadesk.data.base import MarketData
 from alphadesk.data.checked import check_read
+from alphadesk.kept import Kept
 
 __all__ = ["once_per_step"]
 
 P = ParamSpec("P")
 T = TypeVar("T")
 
-_KEPT = 512  # answers kept, the least recently used dropped first
-# Each answer beside a weak reference to its step's dependencies: a kept answer never keeps a
-# finished run's dependencies (its recorder, ledger, writer) alive.
-_ANSWERS: OrderedDict[Hashable, tuple[weakref.ref[Any], Any]] = OrderedDict()
-_LOCK = threading.Lock()
-
+# Shared by the process, not held by a step: a tool is a plain function that sees only its
+# ``RunContext``, and the key names the step (its dependencies' identity, run and instant),
+# so no step ever reads another's answer. Each answer sits beside a weak reference to its
+# step's dependencies: a kept answer never keeps a finished run's recorder or ledger alive.
+_ANSWERS: Kept[Hashable, tuple[weakref.ref[Any], Any]] = Kept(512)
 
 def once_per_step(function: Callable[P, Awaitable[T]]) -> Callable[P, Awaitable[T]]:
     """``function`` (a tool taking ``ctx`` first) answering a call it already answered with
@@ -52,8 +50,7 @@ def once_per_step(function: Callable[P, Awaitable[T]]) -> Callable[P, Awaitable[
         deps = ctx.deps
         key = (function, id(deps), ctx.run_id, ctx.as_of, tuple(rest))
         try:
-            with _LOCK:
-                found = _ANSWERS.get(key)
+            found = _ANSWERS.get(key)
         except TypeError:  # an argument that cannot be a key: nothing to keep
             return await function(*args, **kwargs)
         if found is not None and found[0]() is deps:  # the same deps: their id not reused
@@ -67,10 +64,7 @@ def once_per_step(function: Callable[P, Awaitable[T]]) -> Callable[P, Awaitable[
             step = weakref.ref(deps)
         except TypeError:  # dependencies that cannot be referred to weakly: keep nothing
             return answer
-        with _LOCK:
-            _ANSWERS[key] = (step, _copy(answer))  # the caller may change its answer
-            while len(_ANSWERS) > _KEPT:
-                _ANSWERS.popitem(last=False)
+        _ANSWERS.put(key, (step, _copy(answer)))  # the caller may change its answer
         return answer
 
     return kept

@@ -19,9 +19,9 @@ from concurrent.futures import ProcessPoolExecutor
 from contextlib import aclosing
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from functools import partial
 
-from alphadesk.cluster import RayCluster, cluster_cpus, spread
+from alphadesk.cluster import RayCluster, cluster_cpus
 from alphadesk.config import Settings
 from alphadesk.data.base import MarketData
 from alphadesk.llm.base import Model
@@ -29,7 +29,8 @@ from alphadesk.pipelines.csp.models import CspRequest, CspResult
 from alphadesk.pipelines.csp.pipeline import CspPipeline
 from alphadesk.pipelines.csp.prefilter import ScreenCheck, screen_symbol
 from alphadesk.pipelines.runner import PipelineRunner
-from alphadesk.pipelines.workers import can_fork, start_method
+from alphadesk.pool.batches import in_processes, on_ray, start_processes
+from alphadesk.pool.processes import can_fork
 
 __all__ = ["FanOut", "Outcome"]
 
@@ -95,18 +96,12 @@ class FanOut:
         # Each worker runs at least one desk run: more workers than that would exceed it.
         return min(self.workers or os.cpu_count() or 1, self.concurrency, count)
 
+    def _screener(self, workers: int) -> partial[_Screener]:
+        each = _per_worker(workers, self.concurrency)
+        return partial(_Screener, self.settings, self.model, each, self.charts)
+
     def _pool(self, workers: int) -> ProcessPoolExecutor:
-        return ProcessPoolExecutor(
-            max_workers=workers,
-            mp_context=start_method([__name__, "alphadesk.data"]),
-            initializer=_start_worker,
-            initargs=(
-                self.settings,
-                self.model,
-                _per_worker(workers, self.concurrency),
-                self.charts,
-            ),
-        )
+        return start_processes(self._screener(workers), workers, [__name__, "alphadesk.data"])
 
     def _heard(self, outcome: Outcome) -> Outcome:
         if self.on_outcome is not None:
@@ -130,16 +125,11 @@ class FanOut:
     async def _in_workers(
         self, pool: ProcessPoolExecutor, requests: Sequence[CspRequest], workers: int
     ) -> list[Outcome]:
-        loop = asyncio.get_running_loop()
         outcomes: list[Outcome] = []
         batches = _batches(requests, _per_worker(workers, self.concurrency))
-        pending = [loop.run_in_executor(pool, _screen_batch, b) for b in batches]
-        try:
-            for finished in asyncio.as_completed(pending):
-                outcomes += [self._heard(outcome) for outcome in await finished]
-        finally:
-            for future in pending:  # an interrupted screen leaves no batch queued
-                future.cancel()
+        async with aclosing(in_processes(pool, batches)) as results:
+            async for done in results:  # an interrupted screen leaves no batch queued
+                outcomes += [self._heard(outcome) for outcome in done]
         return outcomes
 
     async def _on_ray(self, cluster: RayCluster, requests: Sequence[CspRequest]) -> list[Outcome]:
@@ -148,14 +138,9 @@ class FanOut:
         # than desk runs allowed in flight (each actor runs at least one).
         cpus = cluster_cpus(ray)
         workers = min(self.workers or cpus, cpus, self.concurrency, len(requests))
-        each = _per_worker(workers, self.concurrency)
-        batches = _batches(requests, each)
-        actor = ray.remote(num_cpus=1)(_RayScreener)
-        actors = [
-            actor.remote(self.settings, self.model, each, self.charts) for _ in range(workers)
-        ]
+        batches = _batches(requests, _per_worker(workers, self.concurrency))
         outcomes: list[Outcome] = []
-        calls = spread(ray, actors, lambda a, batch: a.screen.remote(batch), batches)
+        calls = on_ray(cluster, self._screener(workers), batches, workers=workers)
         async with aclosing(calls) as results:  # the actors end even if a callback raises
             async for done in results:
                 outcomes += [self._heard(outcome) for outcome in done]
@@ -189,33 +174,21 @@ def _batches(requests: Sequence[CspRequest], each: int) -> list[list[CspRequest]
 
 # -- in a worker process or a Ray actor -------------------------------------------------------
 
-_WORKER: dict[str, Any] = {}  # per worker process: its runner and event loop
 
-
-def _start_worker(settings: Settings, model: str | None, concurrency: int, charts: bool) -> None:
-    from alphadesk.data import build_provider
-
-    pipeline = CspPipeline(settings, build_provider(settings), model=model)
-    runner = PipelineRunner(settings, pipeline, concurrency=concurrency, charts=charts)
-    _WORKER.update(runner=runner, loop=asyncio.new_event_loop())
-
-
-def _screen_batch(batch: list[CspRequest]) -> list[Outcome]:
-    runner, loop = _WORKER["runner"], _WORKER["loop"]
-
-    async def screen_all() -> list[Outcome]:
-        return list(await asyncio.gather(*(_screen_one(runner, r) for r in batch)))
-
-    return loop.run_until_complete(screen_all())
-
-
-class _RayScreener:
-    """A Ray actor: one worker's runner and event loop, built once, screening batches."""
+class _Screener:
+    """A worker's runner and event loop, built once, screening batch after batch."""
 
     def __init__(
         self, settings: Settings, model: str | None, concurrency: int, charts: bool
     ) -> None:
-        _start_worker(settings, model, concurrency, charts)
+        from alphadesk.data import build_provider
 
-    def screen(self, batch: list[CspRequest]) -> list[Outcome]:
-        return _screen_batch(batch)
+        pipeline = CspPipeline(settings, build_provider(settings), model=model)
+        self.runner = PipelineRunner(settings, pipeline, concurrency=concurrency, charts=charts)
+        self.loop = asyncio.new_event_loop()
+
+    def __call__(self, batch: list[CspRequest]) -> list[Outcome]:
+        async def screen_all() -> list[Outcome]:
+            return list(await asyncio.gather(*(_screen_one(self.runner, r) for r in batch)))
+
+        return self.loop.run_until_complete(screen_all())

@@ -18,15 +18,15 @@ from __future__ import annotations
 import asyncio
 import gc
 from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from contextlib import aclosing
+from functools import partial
 from itertools import groupby
 from typing import Any
 
-from alphadesk.cluster import RayCluster, cluster_cpus, spread
+from alphadesk.cluster import RayCluster, cluster_cpus
 from alphadesk.config import Settings
 from alphadesk.pipelines.base import Pipeline
-from alphadesk.pipelines.workers import exit_with_parent, start_method
+from alphadesk.pool.batches import in_processes, on_ray, start_processes
 
 from .models import DecisionRecord, EvalSpec
 from .walk import DeskView, Pair, decide
@@ -65,7 +65,7 @@ class _Decider:
         self.desk, self.loop = make_desk(), asyncio.new_event_loop()
         self.warm = False
 
-    def decide(self, batch: list[Pair]) -> list[DecisionRecord]:
+    def __call__(self, batch: list[Pair]) -> list[DecisionRecord]:
         work = decide(
             self.spec, self.settings, self.desk, batch, concurrency=self.each, view=self.view
         )
@@ -77,20 +77,6 @@ class _Decider:
             gc.freeze()
             self.warm = True
         return decided
-
-
-_WORKER: dict[str, _Decider] = {}  # per worker process
-
-
-def _start_worker(
-    spec: EvalSpec, settings: Settings, make_desk: MakeDesk, each: int, view: DeskView | None
-) -> None:
-    exit_with_parent()
-    _WORKER["decider"] = _Decider(spec, settings, make_desk, each, view)
-
-
-def _decide_batch(batch: list[Pair]) -> list[DecisionRecord]:
-    return _WORKER["decider"].decide(batch)
 
 
 def _each(spec: EvalSpec, workers: int) -> int:
@@ -113,27 +99,15 @@ async def decide_in_processes(
     forked.
     """
     each = _each(spec, workers)
-    pool = ProcessPoolExecutor(
-        max_workers=workers,
-        mp_context=start_method(_PRELOAD),
-        initializer=_start_worker,
-        initargs=(spec, settings, make_desk, each, view),
+    pool = start_processes(
+        partial(_Decider, spec, settings, make_desk, each, view), workers, _PRELOAD
     )
-    loop = asyncio.get_running_loop()
-    pending = [
-        loop.run_in_executor(pool, _decide_batch, b) for b in batches(pairs, max(BATCH, each))
-    ]
     try:
-        for finished in asyncio.as_completed(pending):
-            on_batch(await finished)
+        async with aclosing(in_processes(pool, batches(pairs, max(BATCH, each)))) as results:
+            async for done in results:  # a stopped evaluation leaves no batch queued
+                on_batch(done)
     finally:
-        for future in pending:  # a stopped evaluation leaves no batch queued
-            future.cancel()
         pool.shutdown(wait=True, cancel_futures=True)
-
-
-class _RayDecider(_Decider):
-    """A Ray actor: one worker's desk and event loop."""
 
 
 async def decide_on_ray(
@@ -148,14 +122,10 @@ async def decide_on_ray(
 ) -> None:
     """Decide ``pairs`` on Ray actors, one per cluster CPU at most (and no more than
     ``spec.concurrency``); ``make_desk`` and ``view`` must pickle."""
-    ray = cluster.connect()
-    workers = max(1, min(cluster_cpus(ray), spec.concurrency, len(pairs)))
+    workers = max(1, min(cluster_cpus(cluster.connect()), spec.concurrency, len(pairs)))
     each = _each(spec, workers)
-    actor = ray.remote(num_cpus=1)(_RayDecider)
-    actors = [actor.remote(spec, settings, make_desk, each, view) for _ in range(workers)]
-    calls = spread(
-        ray, actors, lambda a, batch: a.decide.remote(batch), batches(pairs, max(BATCH, each))
-    )
+    decider = partial(_Decider, spec, settings, make_desk, each, view)
+    calls = on_ray(cluster, decider, batches(pairs, max(BATCH, each)), workers=workers)
     async with aclosing(calls) as results:  # the actors end even if a callback raises
         async for done in results:
             on_batch(done)

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import threading
-from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from datetime import date, datetime
@@ -15,6 +13,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar
 from alphadesk.agent import ModelRetry, RunContext
 from alphadesk.analytics import shared_intermediates
 from alphadesk.data.errors import NoData
+from alphadesk.kept import Kept
 from alphadesk.tools.common import (
     ToolOutput,
     load_daily_bars,
@@ -40,10 +39,10 @@ LONGER_PERIOD = {"1mo": "3mo", "3mo": "6mo", "6mo": "1y", "1y": "2y"}
 
 T = TypeVar("T")
 # Every agent and validator of a decision reads the same indicators, levels and patterns:
-# each is computed once per symbol, instant and bars, in a small cache the process shares.
-_COMPUTED: OrderedDict[Hashable, Any] = OrderedDict()
-_COMPUTED_SIZE = 256
-_COMPUTED_LOCK = threading.Lock()
+# each is computed once per symbol, instant and bars. Shared by the process, because the
+# agents of a decision build their own series and share nothing else; the key holds the
+# bars' digest, so a hit is what computing again would give.
+_COMPUTED: Kept[Hashable, Any] = Kept(256)
 _NOT_YET = object()
 
 
@@ -86,17 +85,11 @@ class ChartSeries:
         bars (the bars are still read, so a read past the instant is still refused); a
         list comes back as a new list, the items (frozen) shared."""
         key = (compute, args, tuple(sorted(kwargs.items())), self.symbol, self.as_of, self.digest)
-        with _COMPUTED_LOCK:
-            value = _COMPUTED.get(key, _NOT_YET)
-            if value is not _NOT_YET:
-                _COMPUTED.move_to_end(key)
+        value = _COMPUTED.get(key, _NOT_YET)
         if value is _NOT_YET:
             with shared_intermediates(self.intermediates):
                 value = compute(self.frame, *args, **kwargs)
-            with _COMPUTED_LOCK:
-                _COMPUTED[key] = value
-                while len(_COMPUTED) > _COMPUTED_SIZE:
-                    _COMPUTED.popitem(last=False)
+            _COMPUTED.put(key, value)
         return list(value) if isinstance(value, list) else value  # type: ignore[return-value]
 
     @property

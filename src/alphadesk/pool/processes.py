@@ -1,4 +1,4 @@
-"""How a pipeline starts worker processes on this machine (screens, evaluations).
+"""How worker processes start on this machine (a screen's and an evaluation's batches).
 
 Fork while this process has a single thread: the workers inherit everything loaded and
 start at once. Otherwise (a progress bar's refresh thread, a checkpoint connection) a fork
