@@ -51,9 +51,18 @@ def evaluate_command(
         metavar="SYMBOL",
         help="Symbols, comma-separated or repeated. Default: AAPL,MSFT,IBM.",
     ),
-    start: str = typer.Option("2012-01-01", "--from", metavar="DATE", help="First date."),
-    end: str = typer.Option("2012-12-31", "--to", metavar="DATE", help="Last date."),
-    every: int = typer.Option(10, "--every", min=1, help="Decide every N-th trading session."),
+    start: str | None = typer.Option(
+        None, "--from", metavar="DATE", help="First date. Default: 2012-01-01 (StockBench: its)."
+    ),
+    end: str | None = typer.Option(
+        None, "--to", metavar="DATE", help="Last date. Default: 2012-12-31 (StockBench: its)."
+    ),
+    every: int | None = typer.Option(
+        None,
+        "--every",
+        min=1,
+        help="Decide every N-th trading session. Default: 10 (StockBench: 1).",
+    ),
     model: str = typer.Option("rules", "--model", "-m", metavar="MODEL", help=MODEL_HELP),
     out: Path | None = typer.Option(
         None,
@@ -135,8 +144,20 @@ def evaluate_command(
     from alphadesk.pipelines.evaluation import EvalSpec
 
     if benchmark is not None:
-        _print_stockbench(as_json)
+        if desk != "desk" or universe or anonymize or ray or long_short:
+            raise fail(
+                "--benchmark stockbench runs the trading desk as one long-only book",
+                "drop --desk csp, --universe, --anonymize, --ray and --long-short",
+                BAD_INPUT,
+            )
+        from alphadesk.cli.stockbench import run_stockbench
+
+        run_stockbench(
+            ctx, symbols, start, end, every=every or 1, model=model, out=out,
+            workers=workers, fresh=fresh, json=as_json,
+        )  # fmt: skip
         return
+    start, end, every = start or "2012-01-01", end or "2012-12-31", every or 10
 
     check_models(settings_from(ctx), model)
     cluster = ray_cluster(ray, ray_address)
@@ -337,50 +358,3 @@ def _mix_table(rows: list[dict[str, Any]]) -> FitTable:
             shown[-1] = Text(str(shown[-1]), style="bold yellow")
         table.add_row(*shown)
     return table
-
-
-def _print_stockbench(as_json: bool) -> None:
-    from alphadesk.pipelines.evaluation.stockbench import PAPER_SOURCE, PROTOCOL, stockbench_rows
-
-    rows = stockbench_rows()
-    if as_json:
-        typer.echo(json.dumps([r.model_dump() for r in rows], indent=2))
-        return
-    title = (
-        f"StockBench: {len(PROTOCOL.symbols)} Dow stocks, ${PROTOCOL.cash:,.0f}, "
-        f"{PROTOCOL.start} to {PROTOCOL.end}, fills and marks at the open"
-    )
-    heads = ("final return %", "max drawdown %", "daily Sortino", "Sharpe (95 %)")
-    table = FitTable(
-        "", *(Column(h, right=True) for h in heads),
-        Column("vs passive, pts", right=True), Column("turnover", right=True),
-        Column("costs $", right=True), Column("dividends $", right=True), title=title,
-    )  # fmt: skip
-    for i, row in enumerate(rows):
-        ours = row.source == "ours"
-        sharpe = "-" if row.sharpe is None else f"{row.sharpe:.2f}"
-        if row.sharpe_low is not None and row.sharpe_high is not None:
-            sharpe += f" [{row.sharpe_low:.2f}, {row.sharpe_high:.2f}]"
-        table.add_row(
-            Text(row.name, style="bold") if ours else row.name,
-            f"{row.final_return:+.2f}" if ours else f"{row.final_return:+.1f}",
-            f"{row.max_drawdown:.2f}" if ours else f"{row.max_drawdown:.1f}",
-            "-" if row.sortino is None else f"{row.sortino:.4f}",
-            sharpe if ours else "-",
-            "-" if row.vs_passive is None else f"{row.vs_passive:+.2f}",
-            "-" if row.turnover is None else f"{row.turnover:.2f}",
-            "-" if row.costs is None else f"{row.costs:,.2f}",
-            "-" if row.dividends is None else f"{row.dividends:,.2f}",
-            end_section=i + 1 < len(rows) and rows[i + 1].source != row.source,
-        )
-    console.print(table)
-    console.print(
-        f"[dim]Above: {PAPER_SOURCE}. Below: ours on the bundled StockBench data. Passive "
-        "baseline as StockBench computes it: equal cash per name at the first open, a "
-        "one-time 3 bp fee, marked at the opens, no dividend cash. Our books: target "
-        "weights at each open, filled there with a 1 bp commission, marked at the open, "
-        "dividends credited on the ex-date. Turnover: traded value over the starting "
-        "cash. Sharpe annualised, 95 % stationary block bootstrap (mean block 20 "
-        "sessions, 2,000 replications, seed 0). The trend rule is not fitted to this "
-        "window.[/]"
-    )

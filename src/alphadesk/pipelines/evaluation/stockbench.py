@@ -29,14 +29,23 @@ from alphadesk.analytics.performance import returns_from_equity
 from .book import Book, BookScore, Session, equal_weight, run_book, score_book
 
 __all__ = [
+    "HOLD",
     "PAPER",
     "PAPER_SOURCE",
+    "PASSIVE",
     "PROTOCOL",
     "Protocol",
     "Row",
+    "baseline_books",
+    "cells",
+    "markdown",
     "market_frames",
+    "notes",
+    "paper_rows",
     "passive_baseline",
+    "scored_rows",
     "stockbench_rows",
+    "title",
 ]
 
 
@@ -98,9 +107,9 @@ class Row(BaseModel):
     dividends: float | None = None
     sharpe_low: float | None = None
     sharpe_high: float | None = None
-    excess_low: float | None = None  # annual return minus the passive baseline's, 95 %
+    excess_low: float | None = None  # annual return minus equal weight held's, 95 %
     excess_high: float | None = None
-    vs_passive: float | None = None  # final return minus the passive baseline's, points
+    vs_hold: float | None = None  # final return minus equal weight held's, points
 
 
 def market_frames(protocol: Protocol = PROTOCOL) -> tuple[pd.DataFrame, ...]:
@@ -163,21 +172,41 @@ def _trend(session: Session) -> dict[str, float]:
     return equal_weight([s for s in session.opens.index if bool(up[s])])
 
 
+HOLD = "equal weight, held (dividends)"
+PASSIVE = "passive baseline (StockBench's)"
 BASELINES = {
-    "equal weight, held (dividends)": _hold_equal,
+    HOLD: _hold_equal,
     "equal weight, rebalanced daily": _rebalance_equal,
     "trend 20 (close > 20-day mean)": _trend,
 }
+NOTES = (
+    "Paper rows: {source}. Ours: the bundled StockBench data (Polygon bars as traded, "
+    "Polygon dividends). Passive baseline as StockBench computes it: equal cash per name "
+    "at the first open less a one-time {fee:g} bp fee, marked at the opens, no dividend "
+    "cash. Our books: target weights filled at the session's open with a {bps:g} bp "
+    "commission, marked at the open, dividends credited on the ex-date to the shares held "
+    "the close before. The desk decides at the previous close (StockBench's agent also "
+    "sees the day's open and two days of news). Turnover: traded value over the starting "
+    "cash. Sharpe annualised; 95 % stationary block bootstrap (mean block 20 sessions, "
+    "2,000 replications, seed 0) of the Sharpe ratio and of the annual return minus that "
+    "of equal weight held. The rules (desk, trend 20) are not fitted to this window."
+)
 
 
-def stockbench_rows(protocol: Protocol = PROTOCOL, *, seed: int = 0) -> list[Row]:
-    """The paper's rows, then ours: the passive baseline as StockBench computes it and
-    our book baselines, with block-bootstrap intervals against the passive baseline."""
-    opens, closes, dividends = market_frames(protocol)
+def notes(protocol: Protocol = PROTOCOL) -> str:
+    """The table's notes: every choice of the protocol that moves a figure."""
+    return NOTES.format(
+        source=PAPER_SOURCE, fee=protocol.baseline_fee_bps, bps=protocol.commission_bps
+    )
+
+
+def baseline_books(
+    protocol: Protocol, opens: pd.DataFrame, closes: pd.DataFrame, dividends: pd.DataFrame
+) -> dict[str, Book]:
+    """StockBench's passive baseline and the book baselines over ``protocol``'s window
+    (frames from :func:`market_frames`)."""
     first = protocol.warmup
-    books: dict[str, Book] = {
-        "passive baseline (StockBench's)": passive_baseline(opens.iloc[first:], protocol)
-    }
+    books = {PASSIVE: passive_baseline(opens.iloc[first:], protocol)}
     for name, policy in BASELINES.items():
         books[name] = run_book(
             opens,
@@ -188,18 +217,84 @@ def stockbench_rows(protocol: Protocol = PROTOCOL, *, seed: int = 0) -> list[Row
             cash=protocol.cash,
             commission=protocol.commission_bps / 1e4,
         )
-    scores = {name: score_book(book) for name, book in books.items()}
-    passive = next(iter(books))
-    returns = {name: returns_from_equity(book.nav).to_numpy() for name, book in books.items()}
-    intervals = bootstrap_intervals(returns, passive, BootstrapSettings(seed=seed))
-    rows = [
+    return books
+
+
+def paper_rows() -> list[Row]:
+    """The paper's published rows, as published."""
+    return [
         Row(name=name, source="paper", final_return=r, max_drawdown=d, sortino=s)
         for name, r, d, s in PAPER
     ]
-    base = scores[passive].final_return
-    for name, score in scores.items():
-        rows.append(_ours(name, score, intervals[name], base))
-    return rows
+
+
+def scored_rows(books: dict[str, Book], benchmark: str = HOLD, *, seed: int = 0) -> list[Row]:
+    """One row per book, with block-bootstrap intervals against ``benchmark``."""
+    scores = {name: score_book(book) for name, book in books.items()}
+    returns = {name: returns_from_equity(book.nav).to_numpy() for name, book in books.items()}
+    intervals = bootstrap_intervals(returns, benchmark, BootstrapSettings(seed=seed))
+    base = scores[benchmark].final_return
+    return [_ours(name, score, intervals[name], base) for name, score in scores.items()]
+
+
+def stockbench_rows(protocol: Protocol = PROTOCOL) -> list[Row]:
+    """The paper's rows, then StockBench's passive baseline and the book baselines."""
+    opens, closes, dividends = market_frames(protocol)
+    return paper_rows() + scored_rows(baseline_books(protocol, opens, closes, dividends))
+
+
+def title(protocol: Protocol = PROTOCOL) -> str:
+    """What the table shows, in one line."""
+    names = "the 20 Dow stocks" if protocol.symbols == DOW20 else f"{len(protocol.symbols)} names"
+    return (
+        f"StockBench protocol: {names}, ${protocol.cash:,.0f}, {protocol.start} to "
+        f"{protocol.end}, fills and marks at the open"
+    )
+
+
+HEADERS = (
+    "",
+    "final return %",
+    "max drawdown %",
+    "daily Sortino",
+    "Sharpe [95 %]",
+    "vs held, pts",
+    "excess annual % [95 %]",
+    "turnover",
+    "costs $",
+    "dividends $",
+)
+
+
+def cells(row: Row) -> list[str]:
+    """A row's cells under :data:`HEADERS` (the paper's figures at its own precision)."""
+    ours = row.source == "ours"
+    sharpe = "-" if row.sharpe is None else f"{row.sharpe:.2f}"
+    if row.sharpe_low is not None and row.sharpe_high is not None:
+        sharpe += f" [{row.sharpe_low:.2f}, {row.sharpe_high:.2f}]"
+    excess = "-"
+    if row.excess_low is not None and row.excess_high is not None:
+        excess = f"[{row.excess_low:+.1f}, {row.excess_high:+.1f}]"
+    return [
+        row.name,
+        f"{row.final_return:+.2f}" if ours else f"{row.final_return:+.1f}",
+        f"{row.max_drawdown:.2f}" if ours else f"{row.max_drawdown:.1f}",
+        "-" if row.sortino is None else f"{row.sortino:.4f}",
+        sharpe if ours else "-",
+        "-" if row.vs_hold is None else f"{row.vs_hold:+.2f}",
+        excess,
+        "-" if row.turnover is None else f"{row.turnover:.2f}",
+        "-" if row.costs is None else f"{row.costs:,.2f}",
+        "-" if row.dividends is None else f"{row.dividends:,.2f}",
+    ]
+
+
+def markdown(rows: list[Row], protocol: Protocol = PROTOCOL) -> str:
+    """The table as Markdown, its title above and its notes below."""
+    lines = [f"**{title(protocol)}**", "", "| " + " | ".join(HEADERS) + " |"]
+    lines.append("|---" + "|---:" * (len(HEADERS) - 1) + "|")
+    lines += ["| " + " | ".join(cells(r)) + " |" for r in rows]
+    return "\n".join([*lines, "", notes(protocol), ""])
 
 
 def _ours(name: str, score: BookScore, interval: Any, base: float) -> Row:
@@ -218,7 +313,7 @@ def _ours(name: str, score: BookScore, interval: Any, base: float) -> Row:
         sharpe_high=_num(interval.sharpe.high),
         excess_low=None if excess is None else _pct(excess.low),
         excess_high=None if excess is None else _pct(excess.high),
-        vs_passive=_pct(score.final_return - base),
+        vs_hold=_pct(score.final_return - base),
     )
 
 
