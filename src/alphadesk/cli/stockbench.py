@@ -18,6 +18,11 @@ from alphadesk.cli.tables import Column, FitTable
 
 __all__ = ["run_stockbench"]
 
+_DATA_HINT = (
+    "the bundled StockBench bars of most names begin 2024-12-13, so 2025-01-14 is the first "
+    "--from with 20 sessions before it; they end 2025-07-31"
+)
+
 
 def _day(value: str | None, option: str, default: date) -> date:
     if value is None:
@@ -100,9 +105,7 @@ def _run(
                 )
             )
         except (EvaluationError, DataError, ValueError) as exc:
-            raise fail(
-                str(exc), "the bundled StockBench data run 2024-12-13..2025-07-31", BAD_INPUT
-            ) from None
+            raise fail(str(exc), _DATA_HINT, BAD_INPUT) from None
         except LookAheadError as exc:
             raise fail(f"the evaluation is void: {exc}") from None
         except CacheMiss as exc:

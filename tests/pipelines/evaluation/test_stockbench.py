@@ -3,6 +3,8 @@ command's table the same bytes twice."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pandas as pd
 import pytest
 from typer.testing import CliRunner
@@ -43,12 +45,38 @@ def test_the_baseline_is_stockbench_s_per_name_formula() -> None:
     assert ours.to_numpy() == pytest.approx(reference.to_numpy(), rel=1e-12)
 
 
-def test_the_command_prints_the_paper_beside_ours_and_the_same_bytes_twice() -> None:
-    env = {"COLUMNS": "200"}
-    first = CliRunner().invoke(app, ["eval", "--benchmark", "stockbench"], env=env)
+@pytest.mark.slow
+def test_the_command_prints_the_paper_beside_ours_and_the_same_bytes_twice(
+    tmp_path: Path,
+) -> None:
+    env = {"COLUMNS": "240", "ALPHADESK_DATA_DIR": str(tmp_path)}
+    # two names, three decision dates: the paper's window, so the paper's rows are shown
+    args = ["eval", "--benchmark", "stockbench", "--symbols", "AAPL,JPM", "--every", "41"]
+    args += ["--workers", "1", "--out", str(tmp_path / "sb")]
+    first = CliRunner().invoke(app, args, env=env)
     assert first.exit_code == 0, first.output
-    for name in ("Kimi-K2", "GPT-OSS-20B", "Passive Baseline", "passive baseline"):
-        assert name in first.output
-    assert "arXiv 2510.02209 v1" in first.output
-    again = CliRunner().invoke(app, ["eval", "--benchmark", "stockbench"], env=env)
-    assert again.output == first.output
+    for name in ("Kimi-K2", "GPT-OSS-20B", "Passive Baseline", "passive baseline", "desk (rules)"):
+        assert name in first.stdout
+    assert "arXiv 2510.02209 v1" in first.stdout
+    again = CliRunner().invoke(app, args, env=env)
+    assert again.stdout == first.stdout
+    assert "recorded before" in again.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["--from", "2024-12-20"], "or the session before it"),
+        (["--from", "2020-01-01"], "choose a later --from"),
+        (["--from", "2025-03-xx"], "is not a date"),
+        (["--desk", "csp"], "one long-only book"),
+    ],
+)
+def test_bad_benchmark_input_is_refused_with_a_reason(
+    tmp_path: Path, args: list[str], said: str
+) -> None:
+    env = {"COLUMNS": "240", "ALPHADESK_DATA_DIR": str(tmp_path)}
+    shown = CliRunner().invoke(app, ["eval", "--benchmark", "stockbench", *args], env=env)
+    assert shown.exit_code == 2
+    assert said in " ".join(shown.stderr.split())
+    assert not (tmp_path / "evals").exists()  # nothing decided, nothing written

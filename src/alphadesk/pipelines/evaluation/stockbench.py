@@ -139,7 +139,18 @@ def market_frames(protocol: Protocol = PROTOCOL) -> tuple[pd.DataFrame, ...]:
         )
     keep = slice(inside[0] - protocol.warmup, None)
     last = o.index <= pd.Timestamp(protocol.end)
-    return o[last].iloc[keep], c[last].iloc[keep], d[last].fillna(0.0).iloc[keep]
+    o, c, d = o[last].iloc[keep], c[last].iloc[keep], d[last].fillna(0.0).iloc[keep]
+    # The window's bars and the close of the first decision must all be there (a hole
+    # among the warm-up's earlier closes only shortens a rule's average).
+    needed = pd.concat([c.iloc[protocol.warmup - 1 : protocol.warmup], o.iloc[protocol.warmup :]])
+    gaps = {s: needed.index[needed[s].isna()][0].date() for s in o if needed[s].isna().any()}
+    if gaps:  # refused before anything is decided
+        said = ", ".join(f"{s} on {day}" for s, day in sorted(gaps.items()))
+        raise ValueError(
+            f"no bar for {said}, in the window or the session before it; choose a later "
+            "--from (`alphadesk data list` shows each symbol's range)"
+        )
+    return o, c, d
 
 
 def passive_baseline(opens: pd.DataFrame, protocol: Protocol = PROTOCOL) -> Book:
