@@ -7,11 +7,12 @@ import asyncio
 import json
 from datetime import date
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from alphadesk.config import Settings
-from alphadesk.pipelines.evaluation.desk_book import DESK_ROW, evaluate_desk_book
+from alphadesk.pipelines.evaluation.desk_book import DESK_ROW, DeskBook, evaluate_desk_book
 from alphadesk.pipelines.evaluation.journal import JOURNAL
 from alphadesk.pipelines.evaluation.stockbench import Protocol
 
@@ -22,11 +23,9 @@ class Stop(Exception):
     """The interruption: raised from the progress callback mid-walk."""
 
 
-def _run(tmp_path: Path, out: Path, **kw: object):  # type: ignore[no-untyped-def]
+def _run(tmp_path: Path, out: Path, **kw: Any) -> DeskBook:
     settings = Settings(data_dir=tmp_path)
-    return asyncio.run(
-        evaluate_desk_book(settings, SMALL, every=10, out=out, workers=1, **kw)  # type: ignore[arg-type]
-    )
+    return asyncio.run(evaluate_desk_book(settings, SMALL, every=10, out=out, workers=1, **kw))
 
 
 @pytest.mark.slow
