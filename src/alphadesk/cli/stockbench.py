@@ -126,7 +126,8 @@ def _print(result: Any) -> None:
         last = i + 1 < len(rows) and rows[i + 1].source != row.source
         table.add_row(*shown, end_section=last)
     console.print(table)
-    console.print(f"[dim]{notes(result.protocol)}[/]")
+    paper = any(r.source == "paper" for r in rows)
+    console.print(f"[dim]{notes(result.protocol, paper=paper)}[/]")
     manifest = result.manifest
     err_console.print(
         f"[dim]every {result.spec.every} sessions; cache {manifest['cache_mode']}: "

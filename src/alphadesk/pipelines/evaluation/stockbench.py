@@ -191,7 +191,7 @@ BASELINES = {
     "trend 20 (close > 20-day mean)": _trend,
 }
 NOTES = (
-    "Paper rows: {source}. Ours: the bundled StockBench data (Polygon bars as traded, "
+    "Ours: the bundled StockBench data (Polygon bars as traded, "
     "Polygon dividends). Passive baseline as StockBench computes it: equal cash per name "
     "at the first open less a one-time {fee:g} bp fee, marked at the opens, no dividend "
     "cash. Our books: target weights filled at the session's open with a {bps:g} bp "
@@ -204,11 +204,10 @@ NOTES = (
 )
 
 
-def notes(protocol: Protocol = PROTOCOL) -> str:
+def notes(protocol: Protocol = PROTOCOL, *, paper: bool = True) -> str:
     """The table's notes: every choice of the protocol that moves a figure."""
-    return NOTES.format(
-        source=PAPER_SOURCE, fee=protocol.baseline_fee_bps, bps=protocol.commission_bps
-    )
+    said = NOTES.format(fee=protocol.baseline_fee_bps, bps=protocol.commission_bps)
+    return f"Paper rows: {PAPER_SOURCE}. {said}" if paper else said
 
 
 def baseline_books(
@@ -305,7 +304,8 @@ def markdown(rows: list[Row], protocol: Protocol = PROTOCOL) -> str:
     lines = [f"**{title(protocol)}**", "", "| " + " | ".join(HEADERS) + " |"]
     lines.append("|---" + "|---:" * (len(HEADERS) - 1) + "|")
     lines += ["| " + " | ".join(cells(r)) + " |" for r in rows]
-    return "\n".join([*lines, "", notes(protocol), ""])
+    paper = any(r.source == "paper" for r in rows)
+    return "\n".join([*lines, "", notes(protocol, paper=paper), ""])
 
 
 def _ours(name: str, score: BookScore, interval: Any, base: float) -> Row:
