@@ -70,6 +70,7 @@ def test_the_command_prints_the_paper_beside_ours_and_the_same_bytes_twice(
         (["--from", "2020-01-01"], "choose a later --from"),
         (["--from", "2025-03-xx"], "is not a date"),
         (["--desk", "csp"], "one long-only book"),
+        (["--from", "2025-06-01", "--to", "2025-05-01"], "is after --to"),
     ],
 )
 def test_bad_benchmark_input_is_refused_with_a_reason(

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, model_validator
 
 from alphadesk.analytics.bootstrap import BootstrapSettings, bootstrap_intervals
 from alphadesk.analytics.performance import returns_from_equity
@@ -61,6 +61,14 @@ class Protocol(BaseModel):
     commission_bps: float = 1.0
     baseline_fee_bps: float = 3.0  # commission + slippage, paid once by the passive baseline
     warmup: int = 20  # sessions before ``start`` the rule baselines may read
+
+    @model_validator(mode="after")
+    def _range(self) -> Protocol:
+        if self.start > self.end:
+            raise ValueError(f"--from {self.start} is after --to {self.end}")
+        if not self.symbols:
+            raise ValueError("give at least one symbol")
+        return self
 
 
 DOW20 = (
