@@ -357,7 +357,9 @@ class BundledProvider(Provider):
         if not holes:
             return bars
         note = "no bars at the source " + "; ".join(holes) + " (a hole, not filled)"
-        provenance = bars.provenance.model_copy(update={"notes": [*bars.provenance.notes, note]})
+        provenance = bars.provenance.model_copy(
+            update={"notes": [*bars.provenance.notes, note]}
+        )
         return replace(bars, provenance=provenance)
 
     def _entry(self, symbol: str, what: str) -> dict[str, Any]:
