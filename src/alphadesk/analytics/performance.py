@@ -25,6 +25,7 @@ __all__ = [
     "annualized_volatility",
     "backtest_metrics",
     "cagr",
+    "daily_sortino",
     "max_drawdown",
     "performance_stats",
     "profit_factor",
@@ -130,6 +131,22 @@ def sortino_ratio(
     excess = _returns(returns, "Sortino ratio") - risk_free / periods_per_year
     downside = math.sqrt(float(np.mean(np.minimum(excess, 0.0) ** 2)))
     return None if downside == 0 else float(excess.mean() / downside * math.sqrt(periods_per_year))
+
+
+def daily_sortino(returns: pd.Series | ArrayLike) -> float | None:
+    """Daily Sortino ratio as StockBench defines it (arXiv 2510.02209, its ``metrics.py``):
+    the mean of all daily returns over the sample standard deviation (ddof 1) of the
+    negative ones, not annualised and with no risk-free rate.
+
+    Returns:
+        The ratio, or ``None`` with fewer than two losing days or no spread among them.
+    """
+    r = _returns(returns, "daily Sortino ratio")
+    losses = r[r < 0]
+    if losses.size < 2:
+        return None
+    sd = float(np.std(losses, ddof=1))
+    return None if sd == 0 else float(r.mean() / sd)
 
 
 def win_rate(pnl: pd.Series | ArrayLike) -> float | None:

@@ -51,9 +51,18 @@ def evaluate_command(
         metavar="SYMBOL",
         help="Symbols, comma-separated or repeated. Default: AAPL,MSFT,IBM.",
     ),
-    start: str = typer.Option("2012-01-01", "--from", metavar="DATE", help="First date."),
-    end: str = typer.Option("2012-12-31", "--to", metavar="DATE", help="Last date."),
-    every: int = typer.Option(10, "--every", min=1, help="Decide every N-th trading session."),
+    start: str | None = typer.Option(
+        None, "--from", metavar="DATE", help="First date. Default: 2012-01-01 (StockBench: its)."
+    ),
+    end: str | None = typer.Option(
+        None, "--to", metavar="DATE", help="Last date. Default: 2012-12-31 (StockBench: its)."
+    ),
+    every: int | None = typer.Option(
+        None,
+        "--every",
+        min=1,
+        help="Decide every N-th trading session. Default: 10 (StockBench: 1).",
+    ),
     model: str = typer.Option("rules", "--model", "-m", metavar="MODEL", help=MODEL_HELP),
     out: Path | None = typer.Option(
         None,
@@ -113,6 +122,13 @@ def evaluate_command(
         metavar="N",
         help="With --anonymize: the disguise to draw. Default: 1.",
     ),
+    benchmark: Literal["stockbench"] | None = typer.Option(
+        None,
+        "--benchmark",
+        help="stockbench: StockBench's protocol (20 Dow stocks, $100,000, 2025-03-01 to "
+        "06-30, fills and marks at the open): the paper's published rows beside its passive "
+        "baseline as we compute it and our book baselines.",
+    ),
 ) -> None:
     """Walk a desk forward and score its decisions beside the baselines, after costs.
 
@@ -126,6 +142,22 @@ def evaluate_command(
     from pydantic import ValidationError
 
     from alphadesk.pipelines.evaluation import EvalSpec
+
+    if benchmark is not None:
+        if desk != "desk" or universe or anonymize or ray or long_short:
+            raise fail(
+                "--benchmark stockbench runs the trading desk as one long-only book",
+                "drop --desk csp, --universe, --anonymize, --ray and --long-short",
+                BAD_INPUT,
+            )
+        from alphadesk.cli.stockbench import run_stockbench
+
+        run_stockbench(
+            ctx, symbols, start, end, every=every or 1, model=model, out=out,
+            workers=workers, fresh=fresh, json=as_json,
+        )  # fmt: skip
+        return
+    start, end, every = start or "2012-01-01", end or "2012-12-31", every or 10
 
     check_models(settings_from(ctx), model)
     cluster = ray_cluster(ray, ray_address)

@@ -36,7 +36,18 @@ from .scoring import Scored, score_csp, score_desk, table_rows
 from .statistics import statistics
 from .walk import DeskFactory, ModelWrap, agent_models
 
-__all__ = ["WARM_UP", "Evaluation", "EvaluationError", "eval_folder", "evaluate", "universe"]
+__all__ = [
+    "WARM_UP",
+    "Asked",
+    "Evaluation",
+    "EvaluationError",
+    "cache_mode",
+    "decide_at",
+    "eval_folder",
+    "evaluate",
+    "run_manifest",
+    "universe",
+]
 
 # History a symbol needs before --from: the baselines' indicators (and the trend rule's
 # 200-session average) warm up on it.
@@ -118,14 +129,7 @@ async def evaluate(
     """
     started, wall = datetime.now(UTC), time.monotonic()
     folder = eval_folder(settings, spec, out)
-    mode = _cache_mode(settings, folder, spec)
-    local = settings.model_copy(
-        update={
-            "data_dir": folder / "store",
-            "cache": mode,
-            "memory": MemorySettings(enabled=False),
-        }
-    )
+    mode = cache_mode(settings, folder, spec)
     given = market is not None
     if market is None:
         from alphadesk.data import build_provider
@@ -133,28 +137,77 @@ async def evaluate(
         market = build_provider(settings)
     dates = _dates(spec)
     frames, closes = _frames(market, spec, dates)
-    try:
-        desk = _desk(spec, local, _seen(market, disguise), desk_factory, wrap_model, mode)
-    except ValueError as exc:  # e.g. a model string LiteLLM cannot read
-        raise EvaluationError(str(exc)) from None
-    # Each worker builds its own desk: from the settings, or from ``market`` if given.
-    args = (spec, local, settings, market if given else None, desk_factory, wrap_model, mode)
-    make = partial(_remote_desk, *args, disguise)
-    objects = desk_factory is not None or wrap_model is not None  # objects stay here
-    where = Where(desk, make, workers or (1 if objects else None), cluster, disguise)
-    journal = DecisionJournal.open(folder, spec, fresh=fresh, disguise=disguise)
-    heard = Heard(on_start, on_resume, on_decision)
-    made = await continue_decisions(spec, local, dates, journal, where, heard)
-    records = in_order(spec, dates, journal.recorded, made)
+    how = Asked(
+        market if given else None, desk_factory, wrap_model, cluster, workers, fresh, disguise
+    )
+    desk, records, made = await decide_at(
+        settings, spec, dates, folder, mode, how, Heard(on_start, on_resume, on_decision)
+    )
     scored = _scored(spec, market, frames, closes, records, dates)
     try:
         extra = statistics(spec, scored, records, frames)
     except ValueError as exc:  # the trend rule's average needs 200 sessions before --from
         raise EvaluationError(f"{exc}; start the evaluation later") from None
     rows = [row | extra[(row["strategy"], row["symbol"])] for row in table_rows(scored)]
-    manifest = _manifest(spec, mode, records, made, started, time.monotonic() - wall, desk)
+    manifest = run_manifest(spec, mode, records, made, started, time.monotonic() - wall, desk)
     files = write_files(folder, spec, rows, records, scored, manifest)
     return Evaluation(spec, folder, rows, records, scored, files, manifest)
+
+
+@dataclass(frozen=True)
+class Asked:
+    """How an evaluation's desk is built and where it decides (see :func:`evaluate`)."""
+
+    market: MarketData | None = None  # None: built from the settings, here and in workers
+    desk_factory: DeskFactory | None = None
+    wrap_model: ModelWrap | None = None
+    cluster: RayCluster | None = None
+    workers: int | None = None
+    fresh: bool = False
+    disguise: Disguise | None = None
+
+
+async def decide_at(
+    settings: Settings,
+    spec: EvalSpec,
+    dates: Sequence[datetime],
+    folder: Path,
+    mode: CacheMode,
+    how: Asked,
+    heard: Heard,
+) -> tuple[Pipeline[Any, Any], list[DecisionRecord], list[DecisionRecord]]:
+    """``spec``'s desk asked at ``dates``, continuing ``folder``'s journal: the desk, every
+    decision in (date, symbol) order, and those made in this call.
+
+    Raises:
+        EvaluationError: A model the desk cannot build, a journal of another spec.
+    """
+    local = settings.model_copy(
+        update={
+            "data_dir": folder / "store",
+            "cache": mode,
+            "memory": MemorySettings(enabled=False),
+        }
+    )
+    market = how.market
+    if market is None:
+        from alphadesk.data import build_provider
+
+        market = build_provider(settings)
+    factory, wrap = how.desk_factory, how.wrap_model
+    try:
+        desk = _desk(spec, local, _seen(market, how.disguise), factory, wrap, mode)
+    except ValueError as exc:  # e.g. a model string LiteLLM cannot read
+        raise EvaluationError(str(exc)) from None
+    # Each worker builds its own desk: from the settings, or from ``market`` if given.
+    args = (spec, local, settings, how.market, factory, wrap, mode)
+    make = partial(_remote_desk, *args, how.disguise)
+    objects = factory is not None or wrap is not None  # objects stay here
+    workers = how.workers or (1 if objects else None)
+    where = Where(desk, make, workers, how.cluster, how.disguise)
+    journal = DecisionJournal.open(folder, spec, fresh=how.fresh, disguise=how.disguise)
+    made = await continue_decisions(spec, local, dates, journal, where, heard)
+    return desk, in_order(spec, dates, journal.recorded, made), made
 
 
 def _scored(
@@ -181,7 +234,7 @@ def _seen(market: MarketData, disguise: Disguise | None) -> MarketData:
     return guard(market if disguise is None else disguised_provider(market, disguise))
 
 
-def _cache_mode(settings: Settings, folder: Path, spec: EvalSpec) -> CacheMode:
+def cache_mode(settings: Settings, folder: Path, spec: EvalSpec) -> CacheMode:
     """Replay when a finished evaluation of this spec is in the folder, else record."""
     if settings.cache is CacheMode.REPLAY:
         return CacheMode.REPLAY
@@ -356,7 +409,7 @@ def _mechanical_puts(market: MarketData, symbol: str, dates: list[datetime]) -> 
     return puts
 
 
-def _manifest(
+def run_manifest(
     spec: EvalSpec,
     mode: CacheMode,
     records: list[DecisionRecord],

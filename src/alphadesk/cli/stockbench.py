@@ -1,0 +1,137 @@
+"""``alphadesk eval --benchmark stockbench``: the desk as one book under StockBench's
+protocol, printed beside the paper's published rows and the book baselines."""
+
+from __future__ import annotations
+
+import asyncio
+import json as jsonlib
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+import typer
+from rich.text import Text
+
+from alphadesk.cli.common import BAD_INPUT, console, err_console, fail, settings_from
+from alphadesk.cli.progress import DecisionBar
+from alphadesk.cli.tables import Column, FitTable
+
+__all__ = ["run_stockbench"]
+
+_DATA_HINT = (
+    "the bundled StockBench bars of most names begin 2024-12-13, so 2025-01-14 is the first "
+    "--from with 20 sessions before it; they end 2025-07-31"
+)
+
+
+def _day(value: str | None, option: str, default: date) -> date:
+    if value is None:
+        return default
+    try:
+        return date.fromisoformat(value)
+    except ValueError:
+        raise fail(
+            f"{option} {value!r} is not a date", "use YYYY-MM-DD, e.g. 2025-03-01", BAD_INPUT
+        ) from None
+
+
+def run_stockbench(
+    ctx: typer.Context,
+    symbols: list[str] | None,
+    start: str | None,
+    end: str | None,
+    *,
+    every: int,
+    model: str,
+    out: Path | None,
+    workers: int | None,
+    fresh: bool,
+    json: bool,
+) -> None:
+    """Run the benchmark (another window or fewer names when given) and print it."""
+    from pydantic import ValidationError
+
+    from alphadesk.pipelines.evaluation.stockbench import PROTOCOL, Protocol
+
+    names = [s.strip().upper() for g in symbols or [] for s in g.split(",") if s.strip()]
+    try:
+        protocol = Protocol(
+            symbols=tuple(names) or PROTOCOL.symbols,
+            start=_day(start, "--from", PROTOCOL.start),
+            end=_day(end, "--to", PROTOCOL.end),
+        )
+    except ValidationError as exc:
+        raise fail(str(exc.errors()[0]["msg"]), "see `alphadesk eval --help`", BAD_INPUT) from None
+    result = _run(ctx, protocol, every, model, out, workers, fresh)
+    if json:
+        payload = {"folder": str(result.folder), "protocol": protocol.model_dump(mode="json")}
+        payload |= {"rows": [r.model_dump() for r in result.rows], "manifest": result.manifest}
+        typer.echo(jsonlib.dumps(payload, indent=2))
+        return
+    _print(result)
+
+
+def _run(
+    ctx: typer.Context,
+    protocol: Any,
+    every: int,
+    model: str,
+    out: Path | None,
+    workers: int | None,
+    fresh: bool,
+) -> Any:
+    from alphadesk.data import DataError
+    from alphadesk.llm.base import CacheMiss
+    from alphadesk.pipelines.evaluation import EvaluationError, LookAheadError
+    from alphadesk.pipelines.evaluation.desk_book import evaluate_desk_book
+
+    settings = settings_from(ctx)
+    paper = protocol.start == date(2025, 3, 1) and protocol.end == date(2025, 6, 30)
+    with DecisionBar() as progress:  # on stderr: --json output stays pure
+        try:
+            return asyncio.run(
+                evaluate_desk_book(
+                    settings,
+                    protocol,
+                    every=every,
+                    model=model,
+                    out=out,
+                    workers=workers,
+                    fresh=fresh,
+                    paper=paper,
+                    on_start=progress.start,
+                    on_decision=progress.record,
+                    on_resume=progress.skip,
+                )
+            )
+        except (EvaluationError, DataError, ValueError) as exc:
+            raise fail(str(exc), _DATA_HINT, BAD_INPUT) from None
+        except LookAheadError as exc:
+            raise fail(f"the evaluation is void: {exc}") from None
+        except CacheMiss as exc:
+            raise fail(str(exc), "delete the folder's manifest.json to record again") from None
+
+
+def _print(result: Any) -> None:
+    from alphadesk.pipelines.evaluation.stockbench import HEADERS, cells, notes, title
+
+    rows = result.rows
+    table = FitTable(
+        HEADERS[0], *(Column(h, right=True) for h in HEADERS[1:]), title=title(result.protocol)
+    )
+    for i, row in enumerate(rows):
+        shown: list[Any] = list(cells(row))
+        if row.source == "ours":
+            shown[0] = Text(row.name, style="bold")
+        last = i + 1 < len(rows) and rows[i + 1].source != row.source
+        table.add_row(*shown, end_section=last)
+    console.print(table)
+    paper = any(r.source == "paper" for r in rows)
+    console.print(f"[dim]{notes(result.protocol, paper=paper)}[/]")
+    manifest = result.manifest
+    err_console.print(
+        f"[dim]every {result.spec.every} sessions; cache {manifest['cache_mode']}: "
+        f"{manifest['live_model_calls']} live model calls of {manifest['model_calls']} "
+        f"(${manifest['live_cost_usd']:.4f}); {manifest['wall_seconds']:.1f}s; files in "
+        f"{result.folder}[/]"
+    )

@@ -1,0 +1,181 @@
+"""The trading desk run as one book over many names, scored beside the book baselines.
+
+Until the portfolio manager exists, the desk's decisions become weights by a plain rule,
+labelled as such wherever it is shown: at every ``every``-th session of the window the
+desk decides each name at the previous close (the evaluation's walk, journal and
+workers); the names it then holds long (BUY, or HOLD after a BUY; SELL and a failed
+decision as the walk keeps positions) get equal weights and the rest is cash, traded
+at that session's open. While the set of names is unchanged the book is left to drift
+(no trade, no cost). Scored as every book is (:mod:`.book`), beside StockBench's passive
+baseline and the book baselines, with intervals against equal weight held.
+
+Files in the folder: ``decisions.jsonl`` (the journal: an interrupted run continues
+from it), ``book.json`` and ``book.md`` (the same bytes for the same run), and
+``manifest.json`` (times and model calls, the only file that varies).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from alphadesk.config import RULES_MODEL, Settings
+from alphadesk.data.calendar import session_close
+
+from .book import Book, Session, equal_weight, run_book
+from .deciding import Heard
+from .evaluate import Asked, cache_mode, decide_at, run_manifest
+from .models import DecisionRecord, EvalSpec
+from .stockbench import (
+    HOLD,
+    PROTOCOL,
+    Protocol,
+    Row,
+    baseline_books,
+    markdown,
+    market_frames,
+    paper_rows,
+    scored_rows,
+)
+
+__all__ = ["DESK_ROW", "DeskBook", "desk_book_spec", "evaluate_desk_book"]
+
+DESK_ROW = "desk ({model}): equal weight over its longs"
+
+
+@dataclass
+class DeskBook:
+    """A finished book evaluation: its rows (the paper's first), decisions and files."""
+
+    protocol: Protocol
+    spec: EvalSpec
+    folder: Path
+    rows: list[Row]
+    decisions: list[DecisionRecord]
+    manifest: dict[str, Any]
+
+
+def _decision_sessions(opens: pd.DataFrame, protocol: Protocol, every: int) -> list[int]:
+    """Rows of ``opens`` traded after a decision: every ``every``-th of the window."""
+    return list(range(protocol.warmup, len(opens), every))
+
+
+def desk_book_spec(protocol: Protocol, every: int, model: str, opens: pd.DataFrame) -> EvalSpec:
+    """The walk's spec: the first decision at the close before the window's first open."""
+    first = opens.index[protocol.warmup - 1].date()
+    return EvalSpec(
+        symbols=list(protocol.symbols),
+        start=first,
+        end=protocol.end,
+        every=every,
+        model=model,
+        cash=protocol.cash,
+        commission=protocol.commission_bps / 1e4,
+        slippage=0.0,
+        fraction=1.0,
+    )
+
+
+async def evaluate_desk_book(
+    settings: Settings,
+    protocol: Protocol = PROTOCOL,
+    *,
+    every: int = 1,
+    model: str = RULES_MODEL,
+    out: Path | None = None,
+    workers: int | None = None,
+    fresh: bool = False,
+    paper: bool = True,
+    on_start: Callable[[int], None] | None = None,
+    on_decision: Callable[[DecisionRecord], None] | None = None,
+    on_resume: Callable[[int], None] | None = None,
+) -> DeskBook:
+    """Walk the desk over ``protocol``'s names and window as one book and score it.
+
+    Raises:
+        EvaluationError: Too few sessions before the window, a journal of another run.
+        ValueError: Bars missing on a session of the window.
+    """
+    started, wall = datetime.now(UTC), time.monotonic()
+    opens, closes, dividends = market_frames(protocol)
+    spec = desk_book_spec(protocol, every, model, opens)
+    folder = out if out is not None else settings.data_dir / "evals" / f"book-{spec.name}"
+    traded = _decision_sessions(opens, protocol, every)
+    dates = [session_close(opens.index[i - 1].date()) for i in traded]
+    mode = cache_mode(settings, folder, spec)
+    how = Asked(workers=workers, fresh=fresh)
+    desk, records, made = await decide_at(
+        settings, spec, dates, folder, mode, how, Heard(on_start, on_resume, on_decision)
+    )
+    longs = _longs(records, dates, traded)
+    books = baseline_books(protocol, opens, closes, dividends)
+    books[DESK_ROW.format(model=model)] = _desk_book(protocol, opens, closes, dividends, longs)
+    rows = (paper_rows() if paper else []) + scored_rows(books, HOLD)
+    manifest = run_manifest(spec, mode, records, made, started, time.monotonic() - wall, desk)
+    _write(folder, protocol, spec, rows, books)
+    (folder / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n", "utf-8")
+    return DeskBook(protocol, spec, folder, rows, records, manifest)
+
+
+def _longs(
+    records: list[DecisionRecord], dates: list[datetime], traded: list[int]
+) -> dict[int, list[str]]:
+    """The names held long after each decision date, by the row of the open it trades at."""
+    by_date: dict[datetime, list[str]] = {d: [] for d in dates}
+    for record in records:
+        if (record.position or 0) > 0:
+            by_date[record.as_of].append(record.symbol)
+    return {row: sorted(by_date[d]) for row, d in zip(traded, dates, strict=True)}
+
+
+def _desk_book(
+    protocol: Protocol,
+    opens: pd.DataFrame,
+    closes: pd.DataFrame,
+    dividends: pd.DataFrame,
+    longs: dict[int, list[str]],
+) -> Book:
+    held: list[list[str] | None] = [None]
+
+    def policy(session: Session) -> dict[str, float] | None:
+        names = longs.get(session.i)
+        if names is None or names == held[0]:
+            return None  # no decision today, or the same names: let the book drift
+        held[0] = names
+        return equal_weight(names)
+
+    return run_book(
+        opens,
+        closes,
+        dividends,
+        policy,
+        first=protocol.warmup,
+        cash=protocol.cash,
+        commission=protocol.commission_bps / 1e4,
+    )
+
+
+def _write(
+    folder: Path, protocol: Protocol, spec: EvalSpec, rows: list[Row], books: dict[str, Book]
+) -> None:
+    """``book.json`` (rows and each book's marked values) and ``book.md``: a pure function
+    of the run, so a rerun writes the same bytes."""
+    folder.mkdir(parents=True, exist_ok=True)
+    curves = {name: [round(v, 6) for v in book.nav] for name, book in books.items()}
+    days = [d.date().isoformat() for d in next(iter(books.values())).nav.index]
+    payload = {
+        "protocol": protocol.model_dump(mode="json"),
+        "spec": spec.model_dump(mode="json"),
+        "rows": [r.model_dump() for r in rows],
+        "sessions": days,
+        "nav": curves,
+    }
+    (folder / "book.json").write_text(json.dumps(payload, indent=2) + "\n", "utf-8")
+    (folder / "book.md").write_text(markdown(rows, protocol), "utf-8")
