@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import stat
 from pathlib import Path
 
 import pytest
@@ -195,3 +196,7 @@ def test_a_backtest_is_recorded_as_a_run(tmp_path: Path) -> None:
     ]  # fmt: skip
     assert failed.status == "failed" and "fewer than 2 bars" in (failed.error or "")
     assert f"recorded as run {failed.id}" in too_short.output
+    folder = Settings(data_dir=tmp_path).runs_dir / done.id  # only its owner may read it
+    assert stat.S_IMODE(folder.stat().st_mode) == 0o700
+    for name in ("report.md", "result.json"):
+        assert stat.S_IMODE((folder / name).stat().st_mode) == 0o600

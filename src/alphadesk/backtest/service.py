@@ -366,11 +366,16 @@ def _shown(value: Any) -> str:
 def _save(
     store: RunStore, run_id: str, folder: Path, result: BacktestResult, summary: BacktestSummary
 ) -> None:
+    from alphadesk.store.private import private_folder, write_private
+    from alphadesk.store.redact import redact_json
+
     from .charts import save_charts
 
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / "report.md").write_text(_report(summary), encoding="utf-8")
-    (folder / "result.json").write_text(summary.model_dump_json(indent=2), encoding="utf-8")
+    # As every recorded run's files: private, and without a key a strategy's text held.
+    summary = BacktestSummary.model_validate(redact_json(summary.model_dump(mode="json")))
+    private_folder(folder)
+    write_private(folder / "report.md", _report(summary))
+    write_private(folder / "result.json", summary.model_dump_json(indent=2))
     store.add_artifact(run_id, "report.md", folder / "report.md", "text/markdown")
     store.add_artifact(run_id, "result.json", folder / "result.json", "application/json")
     for path in save_charts(result, folder):
