@@ -14,7 +14,7 @@ consumes (the CLI renders it; an SSE endpoint sends it as it comes);
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Hashable, Mapping
 from typing import Any
 
 from langgraph.graph import END, START, StateGraph
@@ -174,6 +174,11 @@ class AssistantPipeline:
             web=self.web,
         )
         return AssistantNodes(deps, request, run)
+
+    @staticmethod
+    def graph_shape(request: ChatRequest) -> Hashable:
+        """The graph is the same for every request."""
+        return ()
 
     @staticmethod
     def graph(request: ChatRequest, node: Nodes) -> StateGraph[ChatState]:

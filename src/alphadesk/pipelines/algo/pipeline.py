@@ -15,7 +15,7 @@ best variant so far whatever ended it, and says what did.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Hashable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -31,7 +31,7 @@ from alphadesk.config import CacheMode, Settings
 from alphadesk.data.base import MarketData
 from alphadesk.data.sealed import seal
 from alphadesk.llm.base import Model
-from alphadesk.pipelines.agent_steps import AgentModels, AgentSteps, limits_from
+from alphadesk.pipelines.agent_steps import AgentModels, AgentSteps
 from alphadesk.pipelines.algo.backtests import (
     Backtester,
     Periods,
@@ -125,7 +125,7 @@ class StrategyLab:
             split=_loop_split(sealed, request, periods, sealed_at),
             trial_bar=self.trial_bar(request),
             tracker_file=tracker,
-            steps=AgentSteps(run, self.models, limits_from(self.settings)),
+            steps=AgentSteps(run, self.models, self.settings.limits),
             run=run,
         )
         loop = LabNodes(deps, request.model_copy(update={"as_of": sealed_at}))
@@ -142,6 +142,11 @@ class StrategyLab:
             "finish": _Finish(deps, request, periods),
         }
         return lambda name: special[name] if name in special else loop.node(name)
+
+    @staticmethod
+    def graph_shape(request: AlgoRequest) -> Hashable:
+        """The graph is the same for every request."""
+        return ()
 
     @staticmethod
     def graph(request: AlgoRequest, node: Nodes) -> StateGraph[LabState]:
