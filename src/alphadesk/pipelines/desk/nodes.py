@@ -61,12 +61,12 @@ from alphadesk.pipelines.desk.memory import DeskMemory, past_situation
 from alphadesk.pipelines.desk.models import DebateEntry, DeskRequest, DeskResult, RiskEntry
 from alphadesk.pipelines.desk.reflection import reflect
 from alphadesk.pipelines.events import DebateMessage
-from alphadesk.pipelines.models import AgentReport
+from alphadesk.pipelines.models import AgentReport, Failure
 from alphadesk.store import RunStore
 from alphadesk.tools.chart.render import render_chart
 from alphadesk.tools.deps import ToolDeps
 
-__all__ = ["DESK_STATE", "DeskNodeDeps", "DeskNodes", "DeskState", "Failure"]
+__all__ = ["DESK_STATE", "DeskNodeDeps", "DeskNodes", "DeskState"]
 
 _RECALL = 2  # past situations shown to each speaker
 _TASKS: dict[AnalystName, type[DeskTask]] = {
@@ -80,13 +80,6 @@ _OPPONENT: dict[Literal["bull", "bear"], Literal["bull", "bear"]] = {"bull": "be
 Part = Literal["argument", "rebuttal"]
 Json = dict[str, Any]  # a task's data, as its template renders it
 Entry = DebateEntry | RiskEntry
-
-
-class Failure(BaseModel):
-    """The step that stopped the run (the agent's name) and why."""
-
-    stage: str
-    reason: str
 
 
 def _first(first: Any, second: Any) -> Any:
