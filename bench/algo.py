@@ -33,8 +33,8 @@ from alphadesk.config import Settings
 from alphadesk.data import build_provider
 from alphadesk.data.calendar import session_close
 from alphadesk.pipelines.algo.backtests import backtest_variants
-from alphadesk.pipelines.algo.lab import LAB_CONFIG, StrategyLab
 from alphadesk.pipelines.algo.models import AlgoRequest
+from alphadesk.pipelines.algo.pipeline import LAB_CONFIG, StrategyLab
 from alphadesk.pipelines.runner import PipelineRunner
 
 

@@ -43,8 +43,8 @@ from alphadesk.data.calendar import session_close, sessions_between
 from alphadesk.llm.messages import Message, ModelResponse, RequestSettings, ToolSpec
 from alphadesk.llm.rules import RulesModel
 from alphadesk.llm.wrapper import ModelWrapper
-from alphadesk.pipelines.desk.desk import TradingDesk
 from alphadesk.pipelines.desk.models import DeskRequest, DeskResult
+from alphadesk.pipelines.desk.pipeline import TradingDesk
 from alphadesk.pipelines.models import AgentReport
 from alphadesk.pipelines.runner import PipelineRunner
 

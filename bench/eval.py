@@ -174,6 +174,10 @@ class _InstantDesk:
         return str(result.decision)
 
     @staticmethod
+    def graph_shape(request: Any) -> Any:
+        return ()
+
+    @staticmethod
     def graph(request: Any, node: Any) -> Any:
         from langgraph.graph import END, START, StateGraph
 

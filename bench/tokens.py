@@ -47,14 +47,14 @@ from alphadesk.llm.messages import (
 from alphadesk.llm.openai_format import to_openai_messages, to_openai_tools
 from alphadesk.llm.rules import RulesModel, RulesPolicy
 from alphadesk.llm.wrapper import ModelWrapper
-from alphadesk.pipelines.algo.lab import StrategyLab
 from alphadesk.pipelines.algo.models import AlgoRequest
+from alphadesk.pipelines.algo.pipeline import StrategyLab
 from alphadesk.pipelines.assistant import AssistantPipeline, ChatRequest
 from alphadesk.pipelines.assistant.pipeline import AGENTS as ASSISTANT_AGENTS
 from alphadesk.pipelines.csp.models import CspRequest
 from alphadesk.pipelines.csp.pipeline import CspPipeline
-from alphadesk.pipelines.desk.desk import TradingDesk
 from alphadesk.pipelines.desk.models import DeskRequest
+from alphadesk.pipelines.desk.pipeline import TradingDesk
 from alphadesk.pipelines.runner import PipelineRunner
 
 GOALS = {"csp": 30_000, "desk": 60_000}

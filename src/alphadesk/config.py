@@ -11,7 +11,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field, SecretStr, field_validator
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -25,10 +25,11 @@ __all__ = [
     "DataSettings",
     "DeskSettings",
     "LabSettings",
-    "LimitSettings",
     "McpSettings",
     "ModelSettingsConfig",
     "Settings",
+    "UsageLimits",
+    "run_budgets",
 ]
 
 RULES_MODEL = "rules"
@@ -94,15 +95,29 @@ class ModelSettingsConfig(BaseModel):
         return self.deep if tier == "deep" else self.quick
 
 
-class LimitSettings(BaseModel):
-    """Hard budgets for one run. ``None`` means unlimited."""
+class UsageLimits(BaseModel):
+    """Hard budgets of one run, checked against its ledger. ``None`` means unlimited (the
+    engine's default); the settings give every run the budgets of ``run_budgets``."""
 
-    requests: int | None = Field(200, ge=1)
-    total_tokens: int | None = Field(2_000_000, ge=1)
-    cost_usd: float | None = Field(5.0, gt=0)
-    wall_time_s: float | None = Field(900.0, gt=0)
+    model_config = ConfigDict(frozen=True)
+
+    requests: int | None = Field(None, ge=1)
+    total_tokens: int | None = Field(None, ge=1)
+    cost_usd: float | None = Field(None, gt=0)
+    wall_time_s: float | None = Field(None, gt=0)
     agent_wall_time_s: float | None = Field(
-        300.0, gt=0, description="one agent step's wall-time budget; past it the step fails"
+        None, gt=0, description="one agent step's wall-time budget; past it the step fails"
+    )
+
+
+def run_budgets() -> UsageLimits:
+    """The budgets a run gets unless the settings say otherwise."""
+    return UsageLimits(
+        requests=200,
+        total_tokens=2_000_000,
+        cost_usd=5.0,
+        wall_time_s=900.0,
+        agent_wall_time_s=300.0,
     )
 
 
@@ -213,7 +228,7 @@ class Settings(BaseSettings):
     )
 
     models: ModelSettingsConfig = Field(default_factory=ModelSettingsConfig)
-    limits: LimitSettings = Field(default_factory=LimitSettings)
+    limits: UsageLimits = Field(default_factory=run_budgets)
     data: DataSettings = Field(default_factory=DataSettings)
     desk: DeskSettings = Field(default_factory=DeskSettings)
     memory: MemorySettings = Field(default_factory=MemorySettings)

@@ -1,4 +1,4 @@
-"""build_model: LiteLLM strings, registered names, and clear errors for the rest."""
+"""build_model: LiteLLM strings, and clear errors for the rest."""
 
 from __future__ import annotations
 
@@ -7,10 +7,8 @@ import pytest
 from alphadesk.config import ModelSettingsConfig
 from alphadesk.llm import factory
 from alphadesk.llm.base import Model
-from alphadesk.llm.factory import build_model, register_model
+from alphadesk.llm.factory import build_model
 from alphadesk.llm.litellm_model import LiteLLMModel
-from alphadesk.llm.messages import ModelResponse
-from alphadesk.llm.retrying import RetryingModel
 
 
 @pytest.mark.parametrize(
@@ -53,11 +51,11 @@ def test_settings_reach_the_model() -> None:
     assert again.fallbacks == ["anthropic/claude-sonnet-4-20250514"]
 
 
-@pytest.mark.parametrize("model_string", ["rules", "gpt-4o", "", "openai/", "/gpt-4o"])
+@pytest.mark.parametrize("model_string", ["gpt-4o", "", "openai/", "/gpt-4o"])
 def test_strings_without_provider_list_the_valid_forms(model_string: str) -> None:
     with pytest.raises(ValueError, match=r"provider/model.*e\.g\. anthropic/") as caught:
         build_model(model_string, ModelSettingsConfig())
-    assert "or one of `rules`" in str(caught.value)  # the names that need no provider
+    assert "or `rules`" in str(caught.value)  # the one name that needs no provider
 
 
 def test_unknown_provider_is_named() -> None:
@@ -70,29 +68,8 @@ def test_bad_fallback_is_refused_at_build_time() -> None:
         build_model("openai/gpt-4o", ModelSettingsConfig(fallbacks=["gpt-4o-mini"]))
 
 
-def test_registered_names_use_their_builder(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(factory, "_BUILDERS", {})
-    built: list[tuple[str, ModelSettingsConfig]] = []
-
-    class Offline:
-        name = "rules"
-
-        def supports(self, capability: str) -> bool:
-            return capability == "tools"
-
-        async def request(self, *args: object) -> ModelResponse:
-            raise NotImplementedError
-
-    def builder(name: str, settings: ModelSettingsConfig) -> Model:
-        built.append((name, settings))
-        return Offline()
-
-    register_model("rules", builder)
-    settings = ModelSettingsConfig()
-    model = build_model("rules", settings)  # transient failures retried, like LiteLLM's
-    assert isinstance(model, RetryingModel) and isinstance(model.inner, Offline)
-    assert model.max_retries == settings.max_retries
-    assert built == [("rules", settings)]
-    assert factory.registered_models() == ["rules"]
-    with pytest.raises(ValueError, match="shadow LiteLLM"):
-        register_model("openai/gpt-4o", builder)
+def test_rules_is_no_litellm_model() -> None:
+    # ``rules`` is an agent's own policy: only its spec can build it, and the error says so
+    with pytest.raises(ValueError, match="agent's own policy"):
+        build_model("rules", ModelSettingsConfig())
+    factory.check_model_string("rules")  # yet a valid model string for any command

@@ -42,7 +42,7 @@ from alphadesk.agent.result import (
 )
 from alphadesk.agent.tools import Tool, render_result
 from alphadesk.agent.toolsets import Toolset
-from alphadesk.agent.usage import LimitExceeded
+from alphadesk.agent.usage import LimitExceeded, limit_exceeded, remaining_time
 from alphadesk.llm.attempts import FailedAttempt, reporting_attempts
 from alphadesk.llm.base import Model, ModelError, RequestRejected, stream_response
 from alphadesk.llm.messages import (
@@ -252,7 +252,7 @@ class AgentRun(Generic[DepsT, OutputT]):
 
     async def _ask(self, turn: int, forced: bool) -> _Step:
         """One model request, within the budgets."""
-        limit = self.limits.exceeded(self.ctx.ledger, before_request=True)
+        limit = limit_exceeded(self.limits, self.ctx.ledger, before_request=True)
         if limit is not None:
             return _Stop(UsageLimitReached(limit))
         if forced:
@@ -456,7 +456,7 @@ class AgentRun(Generic[DepsT, OutputT]):
 
     def _time_left(self) -> float | None:
         """Seconds until the run's or this agent's wall-time budget ends (None: no budget)."""
-        budgets = [self.limits.remaining_time(self.ctx.ledger)]
+        budgets = [remaining_time(self.limits, self.ctx.ledger)]
         if self.limits.agent_wall_time_s is not None:
             spent = time.monotonic() - self._begun
             budgets.append(max(self.limits.agent_wall_time_s - spent, 0.0))

@@ -8,49 +8,46 @@ from datetime import UTC, datetime
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from alphadesk.config import UsageLimits
 from alphadesk.llm.attempts import FailedAttempt
 from alphadesk.llm.messages import ModelResponse, Usage
 
-__all__ = ["LedgerEntry", "LimitExceeded", "UsageLedger", "UsageLimits"]
+__all__ = [
+    "LedgerEntry",
+    "LimitExceeded",
+    "UsageLedger",
+    "UsageLimits",
+    "limit_exceeded",
+    "remaining_time",
+]
 
 
-class UsageLimits(BaseModel):
-    """Hard budgets checked against a ledger. ``None`` means unlimited."""
+def limit_exceeded(
+    limits: UsageLimits, ledger: UsageLedger, *, before_request: bool = False
+) -> LimitExceeded | None:
+    """The first of ``limits`` that ``ledger`` has hit, or ``None``.
 
-    model_config = ConfigDict(frozen=True)
+    ``before_request`` also refuses a request that would go past the request limit.
+    """
+    totals = ledger.totals
+    if limits.requests is not None and (
+        totals.requests > limits.requests or (before_request and totals.requests >= limits.requests)
+    ):
+        return LimitExceeded("requests", limits.requests, totals.requests)
+    if limits.total_tokens is not None and totals.total_tokens > limits.total_tokens:
+        return LimitExceeded("total_tokens", limits.total_tokens, totals.total_tokens)
+    if limits.cost_usd is not None and totals.cost_usd > limits.cost_usd:
+        return LimitExceeded("cost_usd", limits.cost_usd, round(totals.cost_usd, 6))
+    if limits.wall_time_s is not None and ledger.elapsed_s > limits.wall_time_s:
+        return LimitExceeded("wall_time_s", limits.wall_time_s, round(ledger.elapsed_s, 3))
+    return None
 
-    requests: int | None = Field(None, ge=1)
-    total_tokens: int | None = Field(None, ge=1)
-    cost_usd: float | None = Field(None, gt=0)
-    wall_time_s: float | None = Field(None, gt=0)
-    agent_wall_time_s: float | None = Field(
-        None, gt=0, description="each agent run's own wall-time budget (one pipeline step)"
-    )
 
-    def exceeded(
-        self, ledger: UsageLedger, *, before_request: bool = False
-    ) -> LimitExceeded | None:
-        """The first limit ``ledger`` has hit, or ``None``.
-
-        ``before_request`` also refuses a request that would go past the request limit.
-        """
-        totals = ledger.totals
-        if self.requests is not None and (
-            totals.requests > self.requests or (before_request and totals.requests >= self.requests)
-        ):
-            return LimitExceeded("requests", self.requests, totals.requests)
-        if self.total_tokens is not None and totals.total_tokens > self.total_tokens:
-            return LimitExceeded("total_tokens", self.total_tokens, totals.total_tokens)
-        if self.cost_usd is not None and totals.cost_usd > self.cost_usd:
-            return LimitExceeded("cost_usd", self.cost_usd, round(totals.cost_usd, 6))
-        if self.wall_time_s is not None and ledger.elapsed_s > self.wall_time_s:
-            return LimitExceeded("wall_time_s", self.wall_time_s, round(ledger.elapsed_s, 3))
+def remaining_time(limits: UsageLimits, ledger: UsageLedger) -> float | None:
+    """Seconds left of the run's wall-time budget (None: no budget)."""
+    if limits.wall_time_s is None:
         return None
-
-    def remaining_time(self, ledger: UsageLedger) -> float | None:
-        if self.wall_time_s is None:
-            return None
-        return max(self.wall_time_s - ledger.elapsed_s, 0.0)
+    return max(limits.wall_time_s - ledger.elapsed_s, 0.0)
 
 
 @dataclass(frozen=True)

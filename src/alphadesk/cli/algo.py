@@ -168,7 +168,7 @@ async def _run(
     settings: Any, market: Any, request: Any, model: str | None, resume: str | None, *, live: bool
 ) -> Any:
     from alphadesk.cli.live import LiveView
-    from alphadesk.pipelines.algo.lab import StrategyLab
+    from alphadesk.pipelines.algo.pipeline import StrategyLab
     from alphadesk.pipelines.runner import PipelineRunner
 
     view = LiveView(enabled=live)

@@ -116,7 +116,7 @@ async def _run(
     settings: Any, market: Any, request: Any, model: str | None, resume: str | None, *, live: bool
 ) -> Any:
     from alphadesk.cli.live import LiveView
-    from alphadesk.pipelines.desk.desk import TradingDesk
+    from alphadesk.pipelines.desk.pipeline import TradingDesk
     from alphadesk.pipelines.runner import PipelineRunner
 
     view = LiveView(enabled=live)

@@ -1,30 +1,18 @@
-"""Model strings to models: ``provider/model`` goes to LiteLLM, a registered name to its builder.
-
-Names without a ``/`` (``rules``, test doubles...) are not LiteLLM models: whoever provides
-one registers a builder for it with ``register_model``; anything else is an error that lists
-the valid forms. A registered model is wrapped in ``RetryingModel`` (LiteLLM models retry
-inside their adapter), so transient failures are retried whatever answers. The response
-cache wraps the result separately (``CachedModel``).
+"""Model strings to models: ``provider/model`` goes to LiteLLM; anything else is an error that
+lists the valid forms. ``rules`` is no LiteLLM model: it is each agent's own policy, so the
+agent's spec builds it (``agents.spec.model_for``, the one place a model string is resolved).
+The response cache wraps the result separately (``CachedModel``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from alphadesk.config import RULES_MODEL, ModelSettingsConfig
 from alphadesk.llm.base import Model
-from alphadesk.llm.retrying import RetryingModel
 
 __all__ = [
-    "ModelBuilder",
     "build_model",
     "check_model_string",
-    "register_model",
-    "registered_models",
 ]
-
-ModelBuilder = Callable[[str, ModelSettingsConfig], Model]
-_BUILDERS: dict[str, ModelBuilder] = {}
 
 _EXAMPLES = (
     "anthropic/claude-sonnet-4-20250514, openai/gpt-4o, gemini/gemini-2.5-flash, "
@@ -32,24 +20,15 @@ _EXAMPLES = (
 )
 
 
-def register_model(name: str, builder: ModelBuilder) -> None:
-    """Make ``build_model(name, ...)`` call ``builder`` (e.g. ``rules`` -> the rules model)."""
-    if not name or "/" in name:
-        raise ValueError(f"registered model names have no '/': {name!r} would shadow LiteLLM")
-    _BUILDERS[name] = builder
-
-
-def registered_models() -> list[str]:
-    return sorted(_BUILDERS)
-
-
 def build_model(model_string: str, settings: ModelSettingsConfig) -> Model:
     """The model for ``model_string``, with fallbacks, api_base, timeout and retries from
     ``settings``. ``ValueError`` (saying what would be valid) for a string that names none."""
     model_string = model_string.strip()
-    if model_string in _BUILDERS:
-        built = _BUILDERS[model_string](model_string, settings)
-        return RetryingModel(built, max_retries=settings.max_retries)
+    if model_string == RULES_MODEL:
+        raise ValueError(
+            f"`{RULES_MODEL}` is each agent's own policy, not a LiteLLM model: resolve it "
+            "with the agent's spec (alphadesk.agents.spec.model_for)"
+        )
     _check_litellm_string(model_string, "model")
     for fallback in settings.fallbacks:
         _check_litellm_string(fallback, "fallback model")
@@ -72,21 +51,20 @@ def build_model(model_string: str, settings: ModelSettingsConfig) -> Model:
 
 
 def check_model_string(model_string: str) -> None:
-    """``ValueError`` (saying what is wrong) unless ``model_string`` names a model: ``rules``,
-    a registered name, or ``provider/model`` with a provider LiteLLM knows. Nothing is built
+    """``ValueError`` (saying what is wrong) unless ``model_string`` names a model: ``rules``
+    or ``provider/model`` with a provider LiteLLM knows. Nothing is built
     or called, so a command can refuse a bad name before its run starts."""
     name = model_string.strip()
-    if name != RULES_MODEL and name not in _BUILDERS:
+    if name != RULES_MODEL:
         _check_litellm_string(name, "model")
 
 
 def _check_litellm_string(model_string: str, what: str) -> None:
     provider, _, model = model_string.partition("/")
     if not provider or not model:
-        names = ", ".join(f"`{name}`" for name in [RULES_MODEL, *registered_models()])
         raise ValueError(
             f"unknown {what} {model_string!r}: use a LiteLLM string `provider/model` "
-            f"(e.g. {_EXAMPLES}) or one of {names}"
+            f"(e.g. {_EXAMPLES}) or `{RULES_MODEL}` (every agent's offline policy)"
         )
     from alphadesk.llm.litellm_response import load_litellm
 

@@ -30,15 +30,9 @@ __all__ = [
     "AgentModels",
     "AgentSteps",
     "StepOutcome",
-    "limits_from",
 ]
 
 OutputT = TypeVar("OutputT")
-
-
-def limits_from(settings: Settings) -> UsageLimits:
-    """The run's hard budgets, as the settings give them."""
-    return UsageLimits.model_validate(settings.limits.model_dump())
 
 
 class AgentModels:

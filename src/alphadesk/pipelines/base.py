@@ -2,16 +2,18 @@
 strategy lab, the assistant, the screen) follows, so the runner records, resumes, replays and
 runs each of them durably the same way.
 
-A pipeline is a typed request, a graph over plain-JSON state that starts with
-``{"request": ...}`` and ends with a ``result``, the graph's node functions bound to one run
-with their dependencies, a typed result and a Markdown report of it. The graph's topology is
+A pipeline is a typed request, a graph that starts with ``{"request": ...}`` and ends with a
+``result``, the graph's node functions bound to one run with their dependencies, a typed
+result and a Markdown report of it. Nodes read and write the pipeline's typed state; the
+graph's channels (and so its checkpoints and a durable workflow's history) hold it as JSON,
+converted at each node by the pipeline's ``StateCodec``. The graph's topology is
 a pure function of the request, so the same graph runs here (``PipelineRunner``) or as a
 durable workflow whose nodes run on workers. Route functions are ``async``: a sync one would
 run on a thread pool, which a workflow's event loop does not have.
 
-Compiling a graph costs more than a whole offline decision, so a pipeline that names what
-of a request its topology depends on (an optional ``graph_shape(request)``) has its graph
-compiled once per shape and shared by every run of that shape: the shared graph's nodes
+Compiling a graph costs more than a whole offline decision, so every pipeline names what of
+a request its topology depends on (``graph_shape(request)``, ``()`` when nothing): its graph
+is compiled once per shape and shared by every run of that shape. The shared graph's nodes
 find the run's own functions in the run's config, and each run sets its checkpointer.
 """
 
@@ -21,9 +23,9 @@ from collections.abc import Awaitable, Callable, Hashable, Mapping
 from dataclasses import dataclass, field
 from importlib import import_module
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
-from pydantic import BaseModel
+from pydantic import BaseModel, TypeAdapter
 
 from alphadesk.agent import UsageLedger
 from alphadesk.agent.events import EventSink
@@ -49,6 +51,7 @@ __all__ = [
     "Nodes",
     "Pipeline",
     "PipelineRun",
+    "StateCodec",
     "build_pipeline",
     "compiled_graph",
     "pipeline_class",
@@ -59,6 +62,7 @@ __all__ = [
 # to the assistant is not.
 RequestT = TypeVar("RequestT", bound=BaseModel)
 ResultT = TypeVar("ResultT", bound=PipelineResult)
+StateT = TypeVar("StateT", bound=Mapping[str, Any])
 
 # A graph node: the state in, a JSON update out.
 NodeFunction = Callable[..., Awaitable[dict[str, Any]]]
@@ -74,12 +78,46 @@ _COMPILED: Kept[tuple[type, Hashable], CompiledGraph] = Kept(32)
 
 # Every pipeline by the kind its runs are recorded under; imported only when used.
 PIPELINES: dict[str, str] = {
-    "algo": "alphadesk.pipelines.algo.lab:StrategyLab",
+    "algo": "alphadesk.pipelines.algo.pipeline:StrategyLab",
     "assistant": "alphadesk.pipelines.assistant.pipeline:AssistantPipeline",
     "csp": "alphadesk.pipelines.csp.pipeline:CspPipeline",
-    "desk": "alphadesk.pipelines.desk.desk:TradingDesk",
+    "desk": "alphadesk.pipelines.desk.pipeline:TradingDesk",
     "screen": "alphadesk.pipelines.csp.screen:ScreenPipeline",
 }
+
+
+class StateCodec(Generic[StateT]):
+    """A graph's state as its nodes read and write it (``StateT``, a typed dict of the
+    pipeline's models) and as its channels keep it (JSON, what a checkpoint stores and a
+    durable workflow sends to its workers). The one place the two meet."""
+
+    def __init__(self, state: type[StateT]) -> None:
+        self._adapter: TypeAdapter[StateT] = TypeAdapter(state)
+
+    def load(self, state: Mapping[str, Any]) -> StateT:
+        """The typed state of the graph's JSON ``state``."""
+        return self._adapter.validate_python(state)
+
+    def dump(self, update: StateT) -> dict[str, Any]:
+        """A node's typed ``update`` as the graph's JSON."""
+        dumped: dict[str, Any] = self._adapter.dump_python(update, mode="json")
+        return dumped
+
+    def node(self, function: Callable[[StateT], Awaitable[StateT]]) -> NodeFunction:
+        """``function`` as a graph node: the JSON state in, a JSON update out."""
+
+        async def node(state: Mapping[str, Any]) -> dict[str, Any]:
+            return self.dump(await function(self.load(state)))
+
+        return node
+
+    def route(self, function: Callable[[StateT], str]) -> Callable[..., Awaitable[str]]:
+        """``function`` as a graph route over the JSON state (``async``: see above)."""
+
+        async def route(state: Mapping[str, Any]) -> str:
+            return function(self.load(state))
+
+        return route
 
 
 @dataclass(frozen=True)
@@ -149,9 +187,13 @@ class Pipeline(Protocol[RequestT, ResultT]):
 
     @staticmethod
     def graph(request: Any, node: Nodes) -> StateGraph[Any]:
-        """The graph for ``request``, with ``node(name)`` as the function of each node.
-        A pipeline may also have ``graph_shape(request)``: the hashable part of a request
-        its graph depends on, so that one compiled graph serves every request alike in it."""
+        """The graph for ``request``, with ``node(name)`` as the function of each node."""
+        ...
+
+    @staticmethod
+    def graph_shape(request: Any) -> Hashable:
+        """The part of ``request`` its graph depends on (``()`` when none), so that one
+        compiled graph serves every request alike in it."""
         ...
 
     def nodes(self, request: RequestT, run: PipelineRun) -> Nodes:
@@ -205,12 +247,8 @@ async def run_graph(
 
 def compiled_graph(pipeline: Pipeline[RequestT, Any], request: RequestT) -> CompiledGraph:
     """``pipeline``'s graph for ``request``, compiled with nodes that call the functions of
-    the run they are invoked in; shared by every request of the same shape when the
-    pipeline has a ``graph_shape``."""
-    shape: Callable[[Any], Hashable] | None = getattr(pipeline, "graph_shape", None)
-    if shape is None:
-        return pipeline.graph(request, _RunNode).compile()
-    key = (type(pipeline), shape(request))
+    the run they are invoked in; shared by every request of the same shape."""
+    key = (type(pipeline), pipeline.graph_shape(request))
     graph = _COMPILED.get(key)
     if graph is None:
         graph = pipeline.graph(request, _RunNode).compile()

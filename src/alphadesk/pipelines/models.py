@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from alphadesk.pipelines.depth import Depth
 
-__all__ = ["AgentReport", "Depth", "PipelineRequest", "PipelineResult"]
+__all__ = ["AgentReport", "Depth", "Failure", "PipelineRequest", "PipelineResult"]
 
 
 class PipelineRequest(BaseModel):
@@ -42,6 +42,13 @@ class AgentReport(BaseModel):
     tokens: int = 0
     cost_usd: float = 0.0
     seconds: float = 0.0
+
+
+class Failure(BaseModel):
+    """The step that stopped a run (its agent's name) and why: what a graph routes on."""
+
+    stage: str
+    reason: str
 
 
 class PipelineResult(BaseModel):

@@ -32,8 +32,8 @@ from alphadesk.llm.messages import AssistantMessage, Message, RequestSettings, T
 from alphadesk.llm.rules import RulesModel
 from alphadesk.llm.testing import FunctionModel
 from alphadesk.pipelines.algo.backtests import WindowTooShort, minimum_window, plan_periods
-from alphadesk.pipelines.algo.lab import StrategyLab
 from alphadesk.pipelines.algo.models import AlgoRequest, AlgoResult
+from alphadesk.pipelines.algo.pipeline import StrategyLab
 from alphadesk.pipelines.algo.report import render_report
 from alphadesk.pipelines.algo.tracker import load_experiments
 from alphadesk.pipelines.desk.memory import Recalled

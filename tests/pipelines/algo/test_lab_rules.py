@@ -13,8 +13,8 @@ from alphadesk.cli.app import app
 from alphadesk.config import Settings
 from alphadesk.data.base import MarketData
 from alphadesk.memory import SituationMemory
-from alphadesk.pipelines.algo.lab import LESSONS, StrategyLab
 from alphadesk.pipelines.algo.models import AlgoResult, PeriodScore
+from alphadesk.pipelines.algo.pipeline import LESSONS, StrategyLab
 from alphadesk.pipelines.algo.report import render_report
 from alphadesk.pipelines.algo.tracker import load_experiments
 from alphadesk.pipelines.base import build_pipeline

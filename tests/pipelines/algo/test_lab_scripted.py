@@ -18,8 +18,8 @@ from alphadesk.data.base import MarketData
 from alphadesk.llm.messages import AssistantMessage, Message, RequestSettings, ToolSpec, Usage
 from alphadesk.llm.rules import RulesModel
 from alphadesk.llm.testing import FunctionModel, ScriptedModel, json_answer
-from alphadesk.pipelines.algo.lab import StrategyLab
 from alphadesk.pipelines.algo.models import AlgoRequest, AlgoResult
+from alphadesk.pipelines.algo.pipeline import StrategyLab
 from alphadesk.pipelines.runner import PipelineRunner
 from tests.pipelines.algo.conftest import request, scripted_backtests
 

@@ -17,8 +17,8 @@ import pandas as pd
 from alphadesk.config import Settings
 from alphadesk.data.base import MarketData
 from alphadesk.pipelines.base import PipelineRun, run_graph
-from alphadesk.pipelines.desk.desk import TradingDesk
 from alphadesk.pipelines.desk.models import DeskRequest, DeskResult
+from alphadesk.pipelines.desk.pipeline import TradingDesk
 from tests.pipelines.conftest import close_of
 
 __all__ = ["FakeMemory", "decide", "write_local_bars"]

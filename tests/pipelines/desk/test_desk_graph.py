@@ -8,8 +8,8 @@ import asyncio
 from alphadesk.config import Settings
 from alphadesk.data.base import MarketData
 from alphadesk.pipelines.base import compiled_graph
-from alphadesk.pipelines.desk.desk import TradingDesk
 from alphadesk.pipelines.desk.models import DeskRequest
+from alphadesk.pipelines.desk.pipeline import TradingDesk
 from tests.pipelines.conftest import close_of
 from tests.pipelines.desk.conftest import decide
 

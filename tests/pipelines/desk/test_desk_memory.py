@@ -12,9 +12,9 @@ import pytest
 from alphadesk.config import CacheMode, MemorySettings, Settings
 from alphadesk.data.base import MarketData
 from alphadesk.memory import SituationMemory
-from alphadesk.pipelines.desk.desk import TradingDesk
 from alphadesk.pipelines.desk.memory import open_memory
 from alphadesk.pipelines.desk.models import DeskRequest, DeskResult
+from alphadesk.pipelines.desk.pipeline import TradingDesk
 from alphadesk.pipelines.runner import PipelineRunner
 from alphadesk.store import RunStore
 from tests.pipelines.conftest import close_of

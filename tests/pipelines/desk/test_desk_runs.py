@@ -14,8 +14,8 @@ from alphadesk.cli.app import app
 from alphadesk.config import CacheMode, ModelSettingsConfig, Settings
 from alphadesk.data.base import MarketData
 from alphadesk.llm.rules import RulesModel
-from alphadesk.pipelines.desk.desk import TradingDesk
 from alphadesk.pipelines.desk.models import DeskRequest
+from alphadesk.pipelines.desk.pipeline import TradingDesk
 from alphadesk.pipelines.runner import PipelineRunner, replay
 from alphadesk.store import RunStore
 from tests.pipelines.conftest import close_of

@@ -4,7 +4,7 @@ call, and a desk that reads past its decision instant is caught."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping
+from collections.abc import Hashable, Mapping
 from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
@@ -106,6 +106,10 @@ class _PeekingDesk:
 
     def report(self, result: DeskResult) -> str:
         return result.decision
+
+    @staticmethod
+    def graph_shape(request: DeskRequest) -> Hashable:
+        return ()
 
     @staticmethod
     def graph(request: DeskRequest, node: Nodes) -> StateGraph[Any]:

@@ -9,14 +9,11 @@ for offline runs. Agents that differ only by stance or persona come from one fac
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Any, get_args
 
 from alphadesk.agents.desk.deps import DeskDeps
 from alphadesk.agents.desk.models import AnalystName, AnalystReport
-from alphadesk.agents.desk.tasks import DESK_TASKS, DeskTask
 from alphadesk.agents.spec import AgentSpec
-from alphadesk.agents.task import task_kind
 
 __all__ = ["ANALYSTS", "DeskAgents", "DeskDeps", "default_agents"]
 
@@ -54,15 +51,6 @@ class DeskAgents:
             if spec.name == name:
                 return spec
         raise KeyError(f"no desk agent {name!r}; the agents are {self.names}")
-
-    @staticmethod
-    def prompt(
-        name: str, symbol: str, as_of: datetime, *, task: str | None = None, **context: Any
-    ) -> DeskTask:
-        """The task of agent ``name`` (or the named ``task``, e.g. a researcher's
-        ``rebuttal``): the symbol, the date and ``context`` (its template's other values,
-        by name)."""
-        return task_kind(DESK_TASKS, task or name)(symbol=symbol, as_of=as_of, **context)
 
 
 def default_agents() -> DeskAgents:

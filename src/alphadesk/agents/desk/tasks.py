@@ -11,7 +11,6 @@ from typing import Any
 from alphadesk.agents.task import SymbolTask
 
 __all__ = [
-    "DESK_TASKS",
     "DeskTask",
     "FundamentalsTask",
     "JudgeTask",
@@ -133,21 +132,3 @@ class JudgeTask(DeskTask):
     plan: Json
     risk_debate: list[Json]
     memories: list[Json]
-
-
-DESK_TASKS: dict[str, type[DeskTask]] = {
-    "market": MarketTask,
-    "sentiment": SentimentTask,
-    "news": NewsTask,
-    "fundamentals": FundamentalsTask,
-    "bull": ResearcherTask,
-    "bear": ResearcherTask,
-    "manager": ManagerTask,
-    "trader": TraderTask,
-    "risky": RiskTask,
-    "safe": RiskTask,
-    "neutral": RiskTask,
-    "judge": JudgeTask,
-    "rebuttal": RebuttalTask,  # a researcher's second turn of an exchange
-    "risk_rebuttal": RiskRebuttalTask,  # a risk analyst's second turn of an exchange
-}

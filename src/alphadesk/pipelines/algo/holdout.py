@@ -17,6 +17,7 @@ from alphadesk.backtest.models import BacktestConfig
 from alphadesk.data.base import MarketData
 from alphadesk.pipelines.algo.backtests import Backtester, Periods, score_period
 from alphadesk.pipelines.algo.models import AlgoRequest, HoldoutRecord, VariantRecord
+from alphadesk.pipelines.algo.nodes import LabState
 from alphadesk.pipelines.algo.tracker import ExperimentTracker
 from alphadesk.pipelines.base import PipelineRun
 from alphadesk.pipelines.events import StepFinished, StepStarted
@@ -42,13 +43,11 @@ class HoldoutNode:
     tracker: ExperimentTracker
     run: PipelineRun
 
-    async def __call__(self, state: dict[str, Any]) -> dict[str, Any]:
-        records = [VariantRecord.model_validate(r) for r in state.get("records", [])]
-        iterations = state.get("iterations", [])
-        named = iterations[-1]["gate"]["best_variant"] if iterations else None
+    async def __call__(self, state: LabState) -> LabState:
+        records, iterations = state.get("records", []), state.get("iterations", [])
+        named = iterations[-1].gate.best_variant if iterations else None
         chosen = choose(records, named)
-        record = await self._holdout(chosen)
-        return {"holdout": record.model_dump(mode="json")}
+        return {"holdout": await self._holdout(chosen)}
 
     async def _holdout(self, chosen: VariantRecord | None) -> HoldoutRecord:
         start, end = self.periods.holdout

@@ -1,5 +1,7 @@
 """The strategy lab's graph nodes: each runs its agents (or the backtests) and returns a
-state update of plain JSON, so every checkpoint can be stored and resumed."""
+typed state update; the graph keeps the state as JSON (``LAB_STATE``), so every checkpoint
+can be stored and resumed. A task's data is JSON, made from the typed state where the task
+is built."""
 
 from __future__ import annotations
 
@@ -8,13 +10,19 @@ import operator
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Annotated, Any, TypedDict
+from typing import Annotated, Any
+
+from pydantic import BaseModel, ConfigDict
+from typing_extensions import TypedDict  # pydantic reads a TypedDict of it on Python 3.11
 
 from alphadesk.agents.algo import AlgoAgents, AlgoDeps, task_prompt
 from alphadesk.agents.algo.models import (
+    FactSheet,
     FailureAnalysis,
     GateDecision,
+    ResearchBrief,
     StrategyBatch,
+    StrategyVariant,
     TrajectoryReading,
 )
 from alphadesk.agents.algo.research import DOMAINS
@@ -28,6 +36,8 @@ from alphadesk.pipelines.agent_steps import AgentSteps, StepOutcome
 from alphadesk.pipelines.algo.backtests import Backtester, Split, backtest_variants
 from alphadesk.pipelines.algo.models import (
     AlgoRequest,
+    AlgoResult,
+    HoldoutRecord,
     IterationRecord,
     TrialBar,
     TrialStats,
@@ -35,11 +45,12 @@ from alphadesk.pipelines.algo.models import (
 )
 from alphadesk.pipelines.algo.tracker import ExperimentTracker
 from alphadesk.pipelines.algo.trials import trial_refusal, trial_stats, trials_brief
-from alphadesk.pipelines.base import NodeFunction, PipelineRun
+from alphadesk.pipelines.base import NodeFunction, PipelineRun, StateCodec
 from alphadesk.pipelines.desk.memory import DeskMemory
 from alphadesk.pipelines.events import GateDecided, StepFinished, StepStarted
+from alphadesk.pipelines.models import AgentReport, Failure
 
-__all__ = ["LabNodeDeps", "LabNodes", "LabState"]
+__all__ = ["LAB_STATE", "LabNodeDeps", "LabNodes", "LabState", "Lesson"]
 
 _RECALL = 3
 _LIBRARY = [
@@ -54,37 +65,66 @@ _LIBRARY = [
 ]
 
 
-class LabState(TypedDict, total=False):
-    """Graph state; plain JSON."""
+class Lesson(BaseModel):
+    """A lesson recalled from memory, with the outcome its writer recorded (as recorded: a
+    lesson of the desk's has other figures than one of the lab's)."""
 
-    request: dict[str, Any]
-    lessons: list[dict[str, Any]]
-    sheets: list[dict[str, Any]]
-    brief: dict[str, Any]
+    model_config = ConfigDict(extra="allow")
+
+    lesson: str
+
+
+class LabState(TypedDict, total=False):
+    """Graph state, typed; the graph keeps it as JSON (``LAB_STATE``)."""
+
+    request: AlgoRequest
+    lessons: list[Lesson]
+    sheets: list[FactSheet]
+    brief: ResearchBrief
     research_round: int
     iteration: int
-    batch: list[dict[str, Any]]
-    current: list[dict[str, Any]]
-    records: Annotated[list[dict[str, Any]], operator.add]
-    iterations: Annotated[list[dict[str, Any]], operator.add]
-    last: dict[str, Any]
+    batch: list[StrategyVariant]
+    current: list[VariantRecord]
+    records: Annotated[list[VariantRecord], operator.add]
+    iterations: Annotated[list[IterationRecord], operator.add]
     refinements: int
-    reports: Annotated[list[dict[str, Any]], operator.add]
+    reports: Annotated[list[AgentReport], operator.add]
     missing: Annotated[list[str], operator.add]
-    verdict: dict[str, Any]  # {"stage": ..., "reason": ...} when a step failed
+    verdict: Failure  # when a step failed
     budget: str
-    holdout: dict[str, Any]  # written after the loop, by the holdout node alone
-    result: dict[str, Any]
+    holdout: HoldoutRecord  # written after the loop, by the holdout node alone
+    result: AlgoResult
 
 
-def _bookkeeping(steps: Sequence[StepOutcome[Any]]) -> dict[str, Any]:
-    update: dict[str, Any] = {"missing": [], "reports": []}
+LAB_STATE = StateCodec(LabState)
+
+
+def _json(model: BaseModel) -> dict[str, Any]:
+    return model.model_dump(mode="json")
+
+
+def last_gate(state: LabState) -> dict[str, Any] | None:
+    """The gate's last decision as the agents read it: the decision, its reasoning and the
+    variants of its iteration."""
+    iterations = state.get("iterations", [])
+    if not iterations:
+        return None
+    last = iterations[-1]
+    return {
+        "decision": last.gate.decision,
+        "reasoning": last.gate.reasoning,
+        "variants": [r.brief() for r in state.get("records", []) if r.iteration == last.iteration],
+    }
+
+
+def _bookkeeping(steps: Sequence[StepOutcome[Any]]) -> LabState:
+    update: LabState = {"missing": [], "reports": []}
     for step in steps:
         update["missing"] += step.missing
         if step.report is not None:
-            update["reports"].append(step.report.model_dump())
+            update["reports"].append(step.report)
         if step.failure is not None and "verdict" not in update:
-            update["verdict"] = {"stage": step.agent, "reason": step.failure}
+            update["verdict"] = Failure(stage=step.agent, reason=step.failure)
     return update
 
 
@@ -125,8 +165,7 @@ class LabNodes:
 
     def node(self, name: str) -> NodeFunction:
         """The function of the graph node ``name``."""
-        node: NodeFunction = getattr(self, name)
-        return node
+        return LAB_STATE.node(getattr(self, name))
 
     @property
     def memory(self) -> DeskMemory | None:
@@ -157,7 +196,7 @@ class LabNodes:
 
     # -- research ------------------------------------------------------------------------
 
-    async def research(self, state: LabState) -> dict[str, Any]:
+    async def research(self, state: LabState) -> LabState:
         request, agents = self.request, self.deps.agents
         round_ = state.get("research_round", 0) + 1
         lessons = state.get("lessons")
@@ -175,7 +214,7 @@ class LabNodes:
         update = _bookkeeping(found) | {"lessons": lessons, "research_round": round_}
         if "verdict" in update:
             return update
-        reports = [step.output.model_dump(mode="json") for step in found if step.output]
+        reports = [_json(step.output) for step in found if step.output]
         sheets = await asyncio.gather(
             *(
                 self._run(
@@ -190,28 +229,29 @@ class LabNodes:
         update = _merge(update, _bookkeeping(sheets))
         if "verdict" in update:
             return update
-        facts = [step.output.model_dump(mode="json") for step in sheets if step.output]
+        facts: list[FactSheet] = [step.output for step in sheets if step.output]
         leader = await self._run(
             agents.leader,
             "leader",
             goal=request.goal,
-            sheets=facts,
+            sheets=[_json(sheet) for sheet in facts],
             feedback=self._feedback(state, lessons),
         )
         update = _merge(update, _bookkeeping([leader]))
         if leader.output is not None:
-            update |= {"sheets": facts, "brief": leader.output.model_dump(mode="json")}
+            update |= {"sheets": facts, "brief": leader.output}
         return update
 
-    def _feedback(self, state: LabState, lessons: list[dict[str, Any]]) -> dict[str, Any] | None:
-        last = state.get("last")
+    def _feedback(self, state: LabState, lessons: list[Lesson]) -> dict[str, Any] | None:
+        last = last_gate(state)
         if last is None and not lessons:
             return None
-        tried = sorted({r["approach"] for r in state.get("records", [])})
+        tried = sorted({r.approach for r in state.get("records", [])})
         reason = last["reasoning"] if last else None
-        return {"reason": reason, "approaches_tried": tried, "lessons": lessons}
+        shown = [_json(lesson) for lesson in lessons]
+        return {"reason": reason, "approaches_tried": tried, "lessons": shown}
 
-    async def _recall(self) -> list[dict[str, Any]]:
+    async def _recall(self) -> list[Lesson]:
         memory, request = self.memory, self.request
         if memory is None:
             return []
@@ -222,18 +262,18 @@ class LabNodes:
             as_of=request.as_of,
             k=_RECALL,
         )
-        return [{"lesson": item.lesson, **item.outcome} for item in recalled]
+        return [Lesson.model_validate({"lesson": item.lesson, **item.outcome}) for item in recalled]
 
     # -- development and backtests -------------------------------------------------------
 
-    async def develop(self, state: LabState) -> dict[str, Any]:
+    async def develop(self, state: LabState) -> LabState:
         request = self.request
         iteration = state.get("iteration", 0) + 1
         tried: dict[str, list[dict[str, Any]]] = {}
         for record in state.get("records", []):
-            if record["template"]:
-                tried.setdefault(record["template"], []).append(record["parameters"])
-        used = frozenset(r["variant_id"] for r in state.get("records", []))
+            if record.template:
+                tried.setdefault(record.template, []).append(record.parameters)
+        used = frozenset(r.variant_id for r in state.get("records", []))
         step = await self._run(
             self.deps.agents.strategist,
             "strategist",
@@ -241,21 +281,21 @@ class LabNodes:
             iteration=iteration,
             goal=request.goal,
             n=request.variants,
-            brief=state["brief"],
-            last=state.get("last"),
+            brief=_json(state["brief"]),
+            last=last_gate(state),
             tried=tried,
             library=_LIBRARY,
         )
         update = _bookkeeping([step]) | {"iteration": iteration}
         if step.output is not None:
             batch: StrategyBatch = step.output
-            update["batch"] = [v.model_dump(mode="json") for v in batch.variants]
+            update["batch"] = batch.variants
         return update
 
-    async def backtest(self, state: LabState) -> dict[str, Any]:
+    async def backtest(self, state: LabState) -> LabState:
         request, deps = self.request, self.deps
-        batch = StrategyBatch.model_validate({"variants": state["batch"], "reasoning": "-"})
-        for variant in batch.variants:
+        variants = state["batch"]
+        for variant in variants:
             self._announce(StepStarted, f"backtest {variant.variant_id}", model="sandbox")
 
         def done(record: VariantRecord) -> None:
@@ -264,7 +304,7 @@ class LabNodes:
             self._announce(StepFinished, f"backtest {record.variant_id}", status=status, reason=why)
 
         records = await backtest_variants(
-            batch.variants,
+            variants,
             deps.split,
             deps.config,
             parse_goal(request.goal),
@@ -274,11 +314,7 @@ class LabNodes:
             concurrency=deps.backtest_concurrency,
         )
         run_id = deps.run.run_id
-        return {
-            "current": [
-                r.model_copy(update={"run_id": run_id}).model_dump(mode="json") for r in records
-            ]
-        }
+        return {"current": [r.model_copy(update={"run_id": run_id}) for r in records]}
 
     def _announce(self, kind: type[Any], agent: str, **fields: Any) -> None:
         run = self.deps.run
@@ -286,18 +322,17 @@ class LabNodes:
 
     # -- the quality gate ----------------------------------------------------------------
 
-    async def gate(self, state: LabState) -> dict[str, Any]:
+    async def gate(self, state: LabState) -> LabState:
         request, agents = self.request, self.deps.agents
         iteration = state["iteration"]
-        records = [VariantRecord.model_validate(r) for r in state["current"]]
-        prior = [VariantRecord.model_validate(r) for r in state.get("records", [])]
+        records, prior = state["current"], state.get("records", [])
         candidate = max(records, key=lambda r: (r.passed, r.score))
         trials = trial_stats(prior + records, candidate)
         refusal = trial_refusal(trials, self.deps.trial_bar) if candidate.passed else None
         figures = trials_brief(trials, self.deps.trial_bar, refusal)
         views = [r.brief() for r in records]
         history = state.get("iterations", [])
-        scores = [h["best_score"] for h in history] + [max(r.score for r in records)]
+        scores = [h.best_score for h in history] + [max(r.score for r in records)]
         counts: dict[str, Any] = {
             "iteration": iteration,
             "iterations": request.iterations,
@@ -349,7 +384,7 @@ class LabNodes:
         gate: GateDecision,
         analyses: tuple[FailureAnalysis | None, TrajectoryReading | None],
         trials: TrialStats,
-    ) -> dict[str, Any]:
+    ) -> LabState:
         request, run = self.request, self.deps.run
         iteration = state["iteration"]
         records = [r.model_copy(update={"decision": gate.decision}) for r in records]
@@ -379,14 +414,9 @@ class LabNodes:
                 reasoning=gate.reasoning,
             )
         )
-        update: dict[str, Any] = {
-            "records": [r.model_dump(mode="json") for r in records],
-            "iterations": [entry.model_dump(mode="json")],
-            "last": {
-                "decision": gate.decision,
-                "reasoning": gate.reasoning,
-                "variants": [r.brief() for r in records],
-            },
+        update: LabState = {
+            "records": records,
+            "iterations": [entry],
             "refinements": state.get("refinements", 0) + (gate.decision == "REFINE"),
         }
         if gate.decision not in ("SUCCESS", "ABANDON"):
@@ -427,8 +457,8 @@ class LabNodes:
         )
 
 
-def _merge(first: dict[str, Any], second: dict[str, Any]) -> dict[str, Any]:
-    merged = dict(first)
+def _merge(first: LabState, second: LabState) -> LabState:
+    merged: LabState = {**first}
     merged["missing"] = first.get("missing", []) + second.get("missing", [])
     merged["reports"] = first.get("reports", []) + second.get("reports", [])
     if "verdict" not in merged and "verdict" in second:
@@ -457,13 +487,11 @@ def _verdicts(
     }
 
 
-def _history_line(entry: dict[str, Any], records: list[dict[str, Any]]) -> dict[str, Any]:
+def _history_line(entry: IterationRecord, records: list[VariantRecord]) -> dict[str, Any]:
     """An earlier iteration as the failure analyst reads it."""
     return {
-        "iteration": entry["iteration"],
-        "decision": entry["gate"]["decision"],
-        "best_score": entry["best_score"],
-        "approaches": sorted(
-            {r["approach"] for r in records if r["iteration"] == entry["iteration"]}
-        ),
+        "iteration": entry.iteration,
+        "decision": entry.gate.decision,
+        "best_score": entry.best_score,
+        "approaches": sorted({r.approach for r in records if r.iteration == entry.iteration}),
     }

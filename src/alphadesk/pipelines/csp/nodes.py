@@ -1,5 +1,6 @@
-"""The cash-secured-put graph's nodes: each runs its agent as a step and returns a state
-update of plain JSON, so every checkpoint can be stored and an interrupted run resumed."""
+"""The cash-secured-put graph's nodes: each runs its agent as a step and returns a typed
+state update; the graph keeps the state as JSON (``CSP_STATE``), so every checkpoint can be
+stored and an interrupted run resumed."""
 
 from __future__ import annotations
 
@@ -9,9 +10,10 @@ import operator
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from functools import partial
-from typing import Annotated, Any, TypedDict, TypeVar
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel
+from typing_extensions import TypedDict  # pydantic reads a TypedDict of it on Python 3.11
 
 from alphadesk.agents.csp import CspAgents, CspDeps
 from alphadesk.agents.csp.models import ChartAnalysis, OptionsAnalysis, ResearchAnalysis
@@ -20,29 +22,39 @@ from alphadesk.data.base import MarketData
 from alphadesk.data.errors import DataError
 from alphadesk.llm.rules import RULES_MODEL
 from alphadesk.pipelines.agent_steps import AgentSteps
-from alphadesk.pipelines.base import NodeFunction, PipelineRun
+from alphadesk.pipelines.base import NodeFunction, PipelineRun, StateCodec
 from alphadesk.pipelines.csp.models import AgentReport, CspRequest, CspResult
 from alphadesk.pipelines.csp.synthesis import synthesize
 from alphadesk.pipelines.events import StepFinished
 from alphadesk.tools.chart.render import save_chart
 from alphadesk.tools.deps import ToolDeps
 
-__all__ = ["CspNodeDeps", "CspNodes", "CspState"]
+__all__ = ["CSP_STATE", "CspNodeDeps", "CspNodes", "CspState", "Stop"]
 
-_M = TypeVar("_M", bound=BaseModel)
+
+class Stop(BaseModel):
+    """Why a step stopped the run: its agent (``stage``) rejected the trade or failed."""
+
+    decision: Literal["reject", "failed"]
+    stage: str
+    reason: str | None
 
 
 class CspState(TypedDict, total=False):
-    """Graph state; plain JSON so every checkpoint can be stored and resumed."""
+    """Graph state, typed; the graph keeps it as JSON (``CSP_STATE``) so every checkpoint
+    can be stored and resumed."""
 
-    request: dict[str, Any]
-    chart: dict[str, Any]
-    options: dict[str, Any]
-    research: dict[str, Any]
-    verdict: dict[str, Any]  # {"decision": "reject" | "failed", "stage": ..., "reason": ...}
-    reports: Annotated[list[dict[str, Any]], operator.add]
+    request: CspRequest
+    chart: ChartAnalysis
+    options: OptionsAnalysis
+    research: ResearchAnalysis
+    verdict: Stop
+    reports: Annotated[list[AgentReport], operator.add]
     missing: Annotated[list[str], operator.add]
-    result: dict[str, Any]
+    result: CspResult
+
+
+CSP_STATE = StateCodec(CspState)
 
 
 @dataclass(frozen=True)
@@ -60,7 +72,7 @@ class CspNodeDeps:
 class _Step:
     """What one agent step adds to the state."""
 
-    update: dict[str, Any]
+    update: CspState
 
     @property
     def stopped(self) -> bool:
@@ -76,10 +88,9 @@ class CspNodes:
 
     def node(self, name: str) -> NodeFunction:
         """The function of the graph node ``name``."""
-        node: NodeFunction = getattr(self, name)
-        return node
+        return CSP_STATE.node(getattr(self, name))
 
-    async def chart(self, state: CspState) -> dict[str, Any]:
+    async def chart(self, state: CspState) -> CspState:
         """The chart agent; with ``parallel_research`` the research agent alongside, which
         is cancelled when the chart rejects."""
         agents, run = self.deps.agents, self.deps.run
@@ -105,17 +116,16 @@ class CspNodes:
         found = await research
         return _merge(chart.update, found.update)
 
-    async def options(self, state: CspState) -> dict[str, Any]:
+    async def options(self, state: CspState) -> CspState:
         return (await self._step(self.deps.agents.options, state)).update
 
-    async def research(self, state: CspState) -> dict[str, Any]:
+    async def research(self, state: CspState) -> CspState:
         return (await self._step(self.deps.agents.research, state)).update
 
-    async def finish(self, state: CspState) -> dict[str, Any]:
+    async def finish(self, state: CspState) -> CspState:
         request, run, market = self.request, self.deps.run, self.deps.market
-        chart = _load(ChartAnalysis, state.get("chart"))
-        options = _load(OptionsAnalysis, state.get("options"))
-        research = _load(ResearchAnalysis, state.get("research"))
+        chart, options = state.get("chart"), state.get("options")
+        research = state.get("research")
         result = CspResult(
             symbol=request.symbol,
             as_of=request.as_of,
@@ -123,7 +133,7 @@ class CspNodes:
             chart=chart,
             options=options,
             research=research,
-            agents=[AgentReport.model_validate(r) for r in state.get("reports", [])],
+            agents=state.get("reports", []),
             data_missing=sorted(set(state.get("missing", []))),
             run_id=run.run_id,
             price_basis=await asyncio.to_thread(
@@ -132,7 +142,7 @@ class CspNodes:
         )
         verdict = state.get("verdict")
         if verdict is not None:
-            result = result.model_copy(update=verdict)
+            result = result.model_copy(update=verdict.model_dump())
         elif chart and options and research:
             synthesis = synthesize(request.symbol, chart, options, research)
             result = result.model_copy(update={"synthesis": synthesis})
@@ -141,7 +151,7 @@ class CspNodes:
             await save_chart(
                 ToolDeps(market=market, run_dir=run.run_dir), request.symbol, request.as_of
             )
-        return {"result": result.model_dump(mode="json")}
+        return {"result": result}
 
     async def _narrate(self, result: CspResult) -> CspResult:
         """Add the orchestrator model's narrative; none with `rules`. A failed narrative is
@@ -165,22 +175,24 @@ class CspNodes:
             run_dir=self.deps.run.run_dir,
             symbol=request.symbol,
             constraints=request.constraints,
-            chart=_load(ChartAnalysis, state.get("chart")),
-            options=_load(OptionsAnalysis, state.get("options")),
+            chart=state.get("chart"),
+            options=state.get("options"),
         )
         prompt = agents.prompt(spec.name, deps, request.as_of)
         rejection = partial(agents.rejection, spec.name)
         step = await self.deps.steps.run(spec, prompt, deps, request, rejection=rejection)
-        update: dict[str, Any] = {"missing": step.missing}
+        update: CspState = {"missing": step.missing}
         if step.report is not None:
-            update["reports"] = [step.report.model_dump()]
+            update["reports"] = [step.report]
         if step.output is None:
-            update["verdict"] = {"decision": "failed", "stage": spec.name, "reason": step.failure}
+            update["verdict"] = Stop(decision="failed", stage=spec.name, reason=step.failure)
             return _Step(update)
-        update[spec.name] = step.output.model_dump(mode="json")
+        found: dict[str, Any] = dict(update)
+        found[spec.name] = step.output  # chart, options or research
+        update = CspState(**found)  # type: ignore[typeddict-item]
         if step.rejection is not None:
             reason = f"{spec.name}: {step.rejection}"
-            update["verdict"] = {"decision": "reject", "stage": spec.name, "reason": reason}
+            update["verdict"] = Stop(decision="reject", stage=spec.name, reason=reason)
         return _Step(update)
 
 
@@ -193,14 +205,10 @@ def _price_basis(market: MarketData, symbol: str, as_of: datetime) -> str | None
     return bars.basis or None
 
 
-def _merge(first: dict[str, Any], second: dict[str, Any]) -> dict[str, Any]:
-    merged = {**first, **second}
-    for key in ("reports", "missing"):
-        merged[key] = first.get(key, []) + second.get(key, [])
+def _merge(first: CspState, second: CspState) -> CspState:
+    merged: CspState = {**first, **second}
+    merged["reports"] = first.get("reports", []) + second.get("reports", [])
+    merged["missing"] = first.get("missing", []) + second.get("missing", [])
     if "verdict" in first:
         merged["verdict"] = first["verdict"]
     return merged
-
-
-def _load(model: type[_M], data: dict[str, Any] | None) -> _M | None:
-    return None if data is None else model.model_validate(data)

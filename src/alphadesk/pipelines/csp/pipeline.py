@@ -15,7 +15,7 @@ and cancels it when the chart rejects: less wall time, sometimes wasted model ca
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Hashable, Mapping
 
 from langgraph.graph import END, START, StateGraph
 
@@ -23,10 +23,10 @@ from alphadesk.agents.csp import CspAgents, default_agents
 from alphadesk.config import Settings
 from alphadesk.data.base import MarketData
 from alphadesk.llm.base import Model
-from alphadesk.pipelines.agent_steps import AgentModels, AgentSteps, limits_from
+from alphadesk.pipelines.agent_steps import AgentModels, AgentSteps
 from alphadesk.pipelines.base import Nodes, PipelineRun
 from alphadesk.pipelines.csp.models import CspRequest, CspResult
-from alphadesk.pipelines.csp.nodes import CspNodeDeps, CspNodes, CspState
+from alphadesk.pipelines.csp.nodes import CSP_STATE, CspNodeDeps, CspNodes, CspState
 from alphadesk.pipelines.csp.report import render_report
 
 __all__ = ["CspPipeline", "CspState"]
@@ -70,9 +70,14 @@ class CspPipeline:
 
     def nodes(self, request: CspRequest, run: PipelineRun) -> Nodes:
         """The graph's node functions, bound to one run."""
-        steps = AgentSteps(run, self.models, limits_from(self.settings))
+        steps = AgentSteps(run, self.models, self.settings.limits)
         deps = CspNodeDeps(agents=self.agents, market=self.market, steps=steps, run=run)
         return CspNodes(deps, request).node
+
+    @staticmethod
+    def graph_shape(request: CspRequest) -> Hashable:
+        """The graph is the same for every request."""
+        return ()
 
     @staticmethod
     def graph(request: CspRequest, node: Nodes) -> StateGraph[CspState]:
@@ -89,14 +94,17 @@ class CspPipeline:
         return graph
 
 
-def _unless_stopped(next_node: str) -> Callable[[CspState], Awaitable[str]]:
-    async def route(state: CspState) -> str:
+def _unless_stopped(next_node: str) -> Callable[..., Awaitable[str]]:
+    def route(state: CspState) -> str:
         return "finish" if "verdict" in state else next_node
 
-    return route
+    return CSP_STATE.route(route)
 
 
-async def _after_options(state: CspState) -> str:
+def _options_done(state: CspState) -> str:
     if "verdict" in state or "research" in state:  # research may have run alongside the chart
         return "finish"
     return "research"
+
+
+_after_options = CSP_STATE.route(_options_done)

@@ -13,7 +13,7 @@ stay recorded).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
@@ -224,6 +224,11 @@ class ScreenPipeline:
         """The graph's node functions, bound to one run and the request's fan-out."""
         fanout = self.fanout(request)
         return _ScreenNodes(fanout, request, run, self.settings.runs_dir / run.run_id).node
+
+    @staticmethod
+    def graph_shape(request: ScreenRequest) -> Hashable:
+        """The graph is the same for every request."""
+        return ()
 
     @staticmethod
     def graph(request: ScreenRequest, node: Nodes) -> StateGraph[ScreenState]:

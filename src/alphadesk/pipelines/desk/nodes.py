@@ -4,111 +4,148 @@ A debate goes in exchanges of two steps, the speakers of each step concurrently:
 their case (after the first exchange answering the others' last rebuttals), then each
 answers the others' arguments of the same exchange. Nobody waits for a turn it does not
 answer, and nobody's case goes unanswered.
+
+Nodes read and write the typed state (``DeskState``); the graph keeps it as JSON, converted
+at each node by ``DESK_STATE``. A task's data is JSON (what its template renders and its
+rules policy reads), made from the typed state where the task is built.
 """
 
 from __future__ import annotations
 
 import asyncio
 import operator
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Mapping
 from dataclasses import dataclass
-from typing import Annotated, Any, Literal, TypedDict
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel
+from typing_extensions import TypedDict  # pydantic reads a TypedDict of it on Python 3.11
 
 from alphadesk.agent import ModelRetry, RunContext
 from alphadesk.agents.desk import DeskAgents, DeskDeps
 from alphadesk.agents.desk.facts import briefing, fact_sheet, situation_text
 from alphadesk.agents.desk.models import (
+    AnalystName,
     AnalystReport,
     DebateTurn,
+    FinalDecision,
     FundamentalsReport,
+    InvestmentPlan,
     MarketReport,
     NewsReport,
+    PastSituation,
     RiskView,
     SentimentReport,
+    TradeProposal,
+)
+from alphadesk.agents.desk.tasks import (
+    DeskTask,
+    FundamentalsTask,
+    JudgeTask,
+    ManagerTask,
+    MarketTask,
+    NewsTask,
+    RebuttalTask,
+    ResearcherTask,
+    RiskRebuttalTask,
+    RiskTask,
+    SentimentTask,
+    TraderTask,
 )
 from alphadesk.agents.spec import AgentSpec
 from alphadesk.data.base import MarketData
 from alphadesk.data.errors import DataError
 from alphadesk.pipelines.agent_steps import AgentSteps, StepOutcome
-from alphadesk.pipelines.base import NodeFunction, PipelineRun
+from alphadesk.pipelines.base import NodeFunction, PipelineRun, StateCodec
 from alphadesk.pipelines.desk.memory import DeskMemory, past_situation
-from alphadesk.pipelines.desk.models import DeskRequest, DeskResult
+from alphadesk.pipelines.desk.models import DebateEntry, DeskRequest, DeskResult, RiskEntry
 from alphadesk.pipelines.desk.reflection import reflect
 from alphadesk.pipelines.events import DebateMessage
+from alphadesk.pipelines.models import AgentReport, Failure
 from alphadesk.store import RunStore
 from alphadesk.tools.chart.render import render_chart
 from alphadesk.tools.deps import ToolDeps
 
-__all__ = ["DeskNodeDeps", "DeskNodes", "DeskState"]
+__all__ = ["DESK_STATE", "DeskNodeDeps", "DeskNodes", "DeskState"]
 
 _RECALL = 2  # past situations shown to each speaker
-_REPORTS: dict[str, type[AnalystReport]] = {
-    "market": MarketReport,
-    "sentiment": SentimentReport,
-    "news": NewsReport,
-    "fundamentals": FundamentalsReport,
+_TASKS: dict[AnalystName, type[DeskTask]] = {
+    "market": MarketTask,
+    "sentiment": SentimentTask,
+    "news": NewsTask,
+    "fundamentals": FundamentalsTask,
 }
-_OPPONENT = {"bull": "bear", "bear": "bull"}
+_OPPONENT: dict[Literal["bull", "bear"], Literal["bull", "bear"]] = {"bull": "bear", "bear": "bull"}
 
 Part = Literal["argument", "rebuttal"]
-Said = tuple[dict[str, Any], dict[str, Any] | None]  # a speaker's bookkeeping and its entry
+Json = dict[str, Any]  # a task's data, as its template renders it
+Entry = DebateEntry | RiskEntry
 
 
-def _merge(first: dict[str, Any], second: dict[str, Any]) -> dict[str, Any]:
-    return {**first, **second}
-
-
-def _first(first: dict[str, Any], second: dict[str, Any]) -> dict[str, Any]:
+def _first(first: Any, second: Any) -> Any:
     return first or second  # the first failure is the one that stopped the run
 
 
 class DeskState(TypedDict, total=False):
-    """Graph state; plain JSON so every checkpoint can be stored and resumed."""
+    """Graph state, typed; the graph keeps it as JSON (``DESK_STATE``) so every checkpoint
+    can be stored and an interrupted run resumed."""
 
-    request: dict[str, Any]
-    analysts: Annotated[dict[str, dict[str, Any]], _merge]
+    request: DeskRequest
+    market: MarketReport
+    sentiment: SentimentReport
+    news: NewsReport
+    fundamentals: FundamentalsReport
     facts: dict[str, float]
-    briefing: dict[str, Any]
     situation: str
-    memories: list[dict[str, Any]]
+    memories: list[PastSituation]
     chart: str
-    debate: Annotated[list[dict[str, Any]], operator.add]
-    plan: dict[str, Any]
-    proposal: dict[str, Any]
-    risk_debate: Annotated[list[dict[str, Any]], operator.add]
-    final: dict[str, Any]
-    verdict: Annotated[dict[str, Any], _first]  # {"stage": ..., "reason": ...} on a failure
-    reports: Annotated[list[dict[str, Any]], operator.add]
+    debate: Annotated[list[DebateEntry], operator.add]
+    plan: InvestmentPlan
+    proposal: TradeProposal
+    risk_debate: Annotated[list[RiskEntry], operator.add]
+    final: FinalDecision
+    verdict: Annotated[Failure, _first]  # named after the failed agent
+    reports: Annotated[list[AgentReport], operator.add]
     missing: Annotated[list[str], operator.add]
-    result: dict[str, Any]
+    result: DeskResult
 
 
-def _flat(entry: dict[str, Any], key: str) -> dict[str, Any]:
+DESK_STATE = StateCodec(DeskState)
+Said = tuple[DeskState, Entry | None]  # a speaker's bookkeeping and its entry
+
+
+def _said(entry: Entry) -> BaseModel:
+    return entry.turn if isinstance(entry, DebateEntry) else entry.view
+
+
+def _flat(entry: Entry) -> Json:
     """A spoken turn as the next speakers read it: who, which exchange, argument or
     rebuttal, and what was said."""
-    part = entry.get("part", "argument")
-    return {"speaker": entry["speaker"], "round": entry["round"], "part": part, **entry[key]}
+    head = {"speaker": entry.speaker, "round": entry.round, "part": entry.part}
+    return head | _said(entry).model_dump(mode="json")
 
 
-def _exchanges(entries: list[dict[str, Any]]) -> int:
+def _exchanges(entries: list[DebateEntry] | list[RiskEntry]) -> int:
     """The exchanges begun so far (an entry's ``round`` is its exchange)."""
-    return len({entry["round"] for entry in entries})
+    return len({entry.round for entry in entries})
 
 
-def _latest(entries: list[dict[str, Any]], key: str) -> dict[str, dict[str, Any]]:
+def _latest(entries: list[DebateEntry] | list[RiskEntry]) -> dict[str, Json]:
     """Each speaker's last turn."""
-    return {entry["speaker"]: _flat(entry, key) for entry in entries}
+    return {entry.speaker: _flat(entry) for entry in entries}
 
 
-def _arguments(entries: list[dict[str, Any]], key: str, exchange: int) -> dict[str, Any]:
+def _arguments(entries: list[DebateEntry] | list[RiskEntry], exchange: int) -> dict[str, Json]:
     """Each speaker's argument of ``exchange``."""
     return {
-        entry["speaker"]: _flat(entry, key)
+        entry.speaker: _flat(entry)
         for entry in entries
-        if entry["round"] == exchange and entry.get("part", "argument") == "argument"
+        if entry.round == exchange and entry.part == "argument"
     }
+
+
+def _json(output: BaseModel) -> Json:
+    return output.model_dump(mode="json")
 
 
 def _announced(output: DebateTurn | RiskView, part: Part) -> str:
@@ -124,27 +161,29 @@ def _announced(output: DebateTurn | RiskView, part: Part) -> str:
     return text
 
 
-def _bookkeeping(step: StepOutcome[Any]) -> dict[str, Any]:
-    update: dict[str, Any] = {"missing": step.missing}
+def _bookkeeping(step: StepOutcome[Any]) -> DeskState:
+    update: DeskState = {"missing": step.missing}
     if step.report is not None:
-        update["reports"] = [step.report.model_dump()]
+        update["reports"] = [step.report]
     if step.failure is not None:
-        update["verdict"] = {"stage": step.agent, "reason": step.failure}
+        update["verdict"] = Failure(stage=step.agent, reason=step.failure)
     return update
 
 
-async def _together(key: str, speakers: list[Awaitable[Said]]) -> dict[str, Any]:
-    """The update of one step of concurrent speakers, their entries in speaking order."""
+async def _together(speakers: list[Awaitable[Said]]) -> tuple[DeskState, list[Entry]]:
+    """The bookkeeping of one step of concurrent speakers, and their entries in speaking
+    order."""
     said = await asyncio.gather(*speakers)
-    combined: dict[str, Any] = {"missing": [], "reports": [], key: []}
+    combined: DeskState = {"missing": [], "reports": []}
+    entries: list[Entry] = []
     for update, entry in said:
         combined["missing"] += update["missing"]
         combined["reports"] += update.get("reports", [])
         if "verdict" in update and "verdict" not in combined:
             combined["verdict"] = update["verdict"]
         if entry is not None:
-            combined[key].append(entry)
-    return combined
+            entries.append(entry)
+    return combined, entries
 
 
 @dataclass(frozen=True)
@@ -172,45 +211,44 @@ class DeskNodes:
 
     def node(self, name: str) -> NodeFunction:
         """The function of the graph node ``name``."""
-        if name in self.deps.agents.analysts:
-            return _AnalystNode(self, name)
-        node: NodeFunction = getattr(self, name)
-        return node
+        if name in _TASKS:
+            return DESK_STATE.node(_AnalystNode(self, name))
+        return DESK_STATE.node(getattr(self, name))
 
     @property
     def memory(self) -> DeskMemory | None:
         """The memory this run recalls from, if its request asks for one."""
         return self.deps.memory if self.request.memory else None
 
+    def _task(self, kind: type[DeskTask], facts: dict[str, float], **context: Any) -> Any:
+        """The task of ``kind`` on the request's symbol and date, showing ``facts``."""
+        return kind(symbol=self.request.symbol, as_of=self.request.as_of, facts=facts, **context)
+
+    def _reports(self, state: DeskState) -> dict[str, AnalystReport]:
+        """The analysts' reports, in the request's order of analysts."""
+        found: Mapping[str, Any] = state
+        return {name: found[name] for name in self.request.analysts if name in found}
+
     async def _run(
-        self,
-        spec: AgentSpec[DeskDeps, Any],
-        facts: dict[str, float],
-        *,
-        sheet: bool = True,
-        **context: Any,
+        self, spec: AgentSpec[DeskDeps, Any], task: DeskTask, facts: dict[str, float]
     ) -> StepOutcome[Any]:
-        """Run ``spec`` on its task filled with ``context`` and, unless ``sheet`` is false,
-        the fact sheet (a rebuttal answers with the facts the arguments cite, which saves
-        the sheet's ~1.8k tokens); the validators check every citation against the sheet."""
+        """Run ``spec`` on ``task``; the validators check every citation against ``facts``
+        (the whole sheet, even when the task shows none of it: a rebuttal answers with the
+        facts the arguments cite, which saves the sheet's ~1.8k tokens)."""
         request, run = self.request, self.deps.run
-        shown = facts if sheet else {}
-        prompt = DeskAgents.prompt(spec.name, request.symbol, request.as_of, facts=shown, **context)
         deps = DeskDeps(
             market=self.deps.market, run_dir=run.run_dir, symbol=request.symbol, facts=facts
         )
-        return await self.deps.steps.run(spec, prompt, deps, request)
+        return await self.deps.steps.run(spec, task, deps, request)
 
-    def _spoke(self, step: StepOutcome[Any], speaker: str, exchange: int, part: Part) -> Said:
+    def _spoke(self, step: StepOutcome[Any], speaker: Any, exchange: int, part: Part) -> Said:
         """A debater's step as bookkeeping and its debate entry, announced as it is said."""
         update, output = _bookkeeping(step), step.output
         if output is None:
             return update, None
         investment = isinstance(output, DebateTurn)
-        key, numbers = (
-            ("turn", {"conviction": output.conviction})
-            if investment
-            else ("view", {"size": output.recommended_size})
+        numbers = (
+            {"conviction": output.conviction} if investment else {"size": output.recommended_size}
         )
         self.deps.run.emit(
             DebateMessage(
@@ -224,19 +262,23 @@ class DeskNodes:
                 **numbers,
             )
         )
-        entry = {"speaker": speaker, "round": exchange, "part": part}
-        return update, entry | {key: output.model_dump(mode="json")}
+        entry: Entry = (
+            DebateEntry(speaker=speaker, round=exchange, part=part, turn=output)
+            if investment
+            else RiskEntry(speaker=speaker, round=exchange, part=part, view=output)
+        )
+        return update, entry
 
     # -- analysts, reflection, briefing ---------------------------------------------------
 
-    async def run_analyst(self, name: str, state: DeskState) -> dict[str, Any]:
-        step = await self._run(self.deps.agents.analysts[name], {})
+    async def run_analyst(self, name: AnalystName, state: DeskState) -> DeskState:
+        step = await self._run(self.deps.agents.analysts[name], self._task(_TASKS[name], {}), {})
         update = _bookkeeping(step)
         if step.output is not None:
-            update["analysts"] = {name: step.output.model_dump(mode="json")}
+            update[name] = step.output
         return update
 
-    async def reflect(self, state: DeskState) -> dict[str, Any]:
+    async def reflect(self, state: DeskState) -> DeskState:
         deps = self.deps
         if self.memory is None or not deps.writes_memory:
             return {"missing": []}
@@ -247,7 +289,7 @@ class DeskNodes:
             deps.run.emit(event)
         return {"missing": []}
 
-    async def chart(self, state: DeskState) -> dict[str, Any]:
+    async def chart(self, state: DeskState) -> DeskState:
         """Draw the report's chart alongside the analysts (off the critical path), when the
         run's report wants charts."""
         run_dir, request = self.deps.run.run_dir, self.request
@@ -265,65 +307,62 @@ class DeskNodes:
             return {"missing": [f"chart: {exc}"]}
         return {"chart": image.value.file, "missing": []}
 
-    async def brief(self, state: DeskState) -> dict[str, Any]:
+    async def brief(self, state: DeskState) -> DeskState:
         if state.get("verdict"):
             return {"missing": []}
-        request, found = self.request, state.get("analysts", {})
-        reports: dict[str, AnalystReport] = {
-            name: _REPORTS[name].model_validate(found[name])
-            for name in request.analysts
-            if name in found
-        }
+        request, reports = self.request, self._reports(state)
         situation = situation_text(reports)
-        memories: list[dict[str, Any]] = []
+        memories: list[PastSituation] = []
         if self.memory is not None:
             recalled = await asyncio.to_thread(
                 self.memory.recall, request.symbol, situation, as_of=request.as_of, k=_RECALL
             )
-            memories = [past_situation(item).model_dump(mode="json") for item in recalled]
-        return {
-            "facts": fact_sheet(reports),
-            "briefing": briefing(reports),
-            "situation": situation,
-            "memories": memories,
-        }
+            memories = [past_situation(item) for item in recalled]
+        return {"facts": fact_sheet(reports), "situation": situation, "memories": memories}
+
+    def _briefing(self, state: DeskState) -> dict[str, Json]:
+        """What later stages read of each analyst (made from the reports where needed)."""
+        return briefing(self._reports(state))
 
     # -- the investment debate, plan and proposal -----------------------------------------
 
-    async def debate(self, state: DeskState) -> dict[str, Any]:
+    async def debate(self, state: DeskState) -> DeskState:
         """Bull and bear state their cases at once; after the first exchange each answers
         the other's rebuttal of the exchange before."""
         spoken = state.get("debate", [])
-        exchange, last = _exchanges(spoken) + 1, _latest(spoken, "turn")
+        exchange, last = _exchanges(spoken) + 1, _latest(spoken)
+        shown = {
+            "briefing": self._briefing(state),
+            "memories": [_json(m) for m in state.get("memories", [])],
+        }
 
-        async def speak(stance: str) -> Said:
-            step = await self._run(
-                self.deps.agents.researchers[stance],
+        async def speak(stance: Literal["bull", "bear"]) -> Said:
+            task = self._task(
+                ResearcherTask,
                 state["facts"],
                 exchange=exchange,
                 exchanges=self.request.max_debate_rounds,
                 stance=stance,
                 opponent=_OPPONENT[stance],
-                briefing=state["briefing"],
                 opponent_turn=last.get(_OPPONENT[stance]),
-                memories=state.get("memories", []),
+                **shown,
             )
+            step = await self._run(self.deps.agents.researchers[stance], task, state["facts"])
             return self._spoke(step, stance, exchange, "argument")
 
-        return await _together("debate", [speak(stance) for stance in _OPPONENT])
+        update, entries = await _together([speak(stance) for stance in _OPPONENT])
+        return update | {"debate": entries}  # type: ignore[return-value]
 
-    async def rebuttal(self, state: DeskState) -> dict[str, Any]:
+    async def rebuttal(self, state: DeskState) -> DeskState:
         """Bull and bear each answer the other's argument of this exchange, at once."""
         spoken = state["debate"]
         exchange = _exchanges(spoken)
-        argued = _arguments(spoken, "turn", exchange)
+        argued = _arguments(spoken, exchange)
 
-        async def speak(stance: str) -> Said:
-            step = await self._run(
-                self.deps.agents.researchers[stance],
-                state["facts"],
-                sheet=False,
-                task="rebuttal",
+        async def speak(stance: Literal["bull", "bear"]) -> Said:
+            task = self._task(
+                RebuttalTask,
+                {},
                 exchange=exchange,
                 exchanges=self.request.max_debate_rounds,
                 stance=stance,
@@ -331,114 +370,129 @@ class DeskNodes:
                 own_turn=argued[stance],
                 opponent_turn=argued[_OPPONENT[stance]],
             )
+            step = await self._run(self.deps.agents.researchers[stance], task, state["facts"])
             return self._spoke(step, stance, exchange, "rebuttal")
 
-        return await _together("debate", [speak(stance) for stance in _OPPONENT])
+        update, entries = await _together([speak(stance) for stance in _OPPONENT])
+        return update | {"debate": entries}  # type: ignore[return-value]
 
-    async def manager(self, state: DeskState) -> dict[str, Any]:
-        debate = [_flat(entry, "turn") for entry in state.get("debate", [])]
-        step = await self._run(
-            self.deps.agents.manager,
+    async def manager(self, state: DeskState) -> DeskState:
+        task = self._task(
+            ManagerTask,
             state["facts"],
-            briefing=state["briefing"],
-            debate=debate,
+            briefing=self._briefing(state),
+            debate=[_flat(entry) for entry in state.get("debate", [])],
         )
-        return _bookkeeping(step) | _output("plan", step.output)
+        step = await self._run(self.deps.agents.manager, task, state["facts"])
+        update = _bookkeeping(step)
+        if step.output is not None:
+            update["plan"] = step.output
+        return update
 
-    async def trader(self, state: DeskState) -> dict[str, Any]:
-        step = await self._run(
-            self.deps.agents.trader,
+    async def trader(self, state: DeskState) -> DeskState:
+        task = self._task(
+            TraderTask,
             state["facts"],
-            plan=state["plan"],
-            memories=state.get("memories", []),
+            plan=_json(state["plan"]),
+            memories=[_json(m) for m in state.get("memories", [])],
         )
-        return _bookkeeping(step) | _output("proposal", step.output)
+        step = await self._run(self.deps.agents.trader, task, state["facts"])
+        update = _bookkeeping(step)
+        if step.output is not None:
+            update["proposal"] = step.output
+        return update
 
     # -- the risk discussion and the final decision ---------------------------------------
 
-    async def risk(self, state: DeskState) -> dict[str, Any]:
+    async def risk(self, state: DeskState) -> DeskState:
         """The three risk analysts give their views at once; after the first exchange each
         answers the other two's rebuttals of the exchange before."""
         spoken = state.get("risk_debate", [])
-        exchange, last = _exchanges(spoken) + 1, _latest(spoken, "view")
+        exchange, last = _exchanges(spoken) + 1, _latest(spoken)
+        proposal, shown = _json(state["proposal"]), self._briefing(state)
 
         async def speak(persona: str) -> Said:
-            step = await self._run(
-                self.deps.agents.risk[persona],
+            task = self._task(
+                RiskTask,
                 state["facts"],
                 exchange=exchange,
                 exchanges=self.request.max_risk_discuss_rounds,
                 persona=persona,
-                proposal=state["proposal"],
-                briefing=state["briefing"],
+                proposal=proposal,
+                briefing=shown,
                 others={name: view for name, view in last.items() if name != persona} or None,
             )
+            step = await self._run(self.deps.agents.risk[persona], task, state["facts"])
             return self._spoke(step, persona, exchange, "argument")
 
-        return await _together("risk_debate", [speak(p) for p in self.deps.agents.risk])
+        update, entries = await _together([speak(p) for p in self.deps.agents.risk])
+        return update | {"risk_debate": entries}  # type: ignore[return-value]
 
-    async def risk_rebuttal(self, state: DeskState) -> dict[str, Any]:
+    async def risk_rebuttal(self, state: DeskState) -> DeskState:
         """Each risk analyst answers the other two's views of this exchange, at once."""
         spoken = state["risk_debate"]
         exchange = _exchanges(spoken)
-        views = _arguments(spoken, "view", exchange)
+        views, proposal = _arguments(spoken, exchange), _json(state["proposal"])
 
         async def speak(persona: str) -> Said:
-            step = await self._run(
-                self.deps.agents.risk[persona],
-                state["facts"],
-                sheet=False,
-                task="risk_rebuttal",
+            task = self._task(
+                RiskRebuttalTask,
+                {},
                 exchange=exchange,
                 exchanges=self.request.max_risk_discuss_rounds,
                 persona=persona,
-                proposal=state["proposal"],
+                proposal=proposal,
                 own_view=views[persona],
                 others={name: view for name, view in views.items() if name != persona},
             )
+            step = await self._run(self.deps.agents.risk[persona], task, state["facts"])
             return self._spoke(step, persona, exchange, "rebuttal")
 
-        return await _together("risk_debate", [speak(p) for p in self.deps.agents.risk])
+        update, entries = await _together([speak(p) for p in self.deps.agents.risk])
+        return update | {"risk_debate": entries}  # type: ignore[return-value]
 
-    async def judge(self, state: DeskState) -> dict[str, Any]:
-        step = await self._run(
-            self.deps.agents.judge,
+    async def judge(self, state: DeskState) -> DeskState:
+        task = self._task(
+            JudgeTask,
             state["facts"],
-            proposal=state["proposal"],
-            plan=state["plan"],
-            risk_debate=[_flat(e, "view") for e in state.get("risk_debate", [])],
-            memories=state.get("memories", []),
+            proposal=_json(state["proposal"]),
+            plan=_json(state["plan"]),
+            risk_debate=[_flat(entry) for entry in state.get("risk_debate", [])],
+            memories=[_json(m) for m in state.get("memories", [])],
         )
-        return _bookkeeping(step) | _output("final", step.output)
+        step = await self._run(self.deps.agents.judge, task, state["facts"])
+        update = _bookkeeping(step)
+        if step.output is not None:
+            update["final"] = step.output
+        return update
 
-    async def finish(self, state: DeskState) -> dict[str, Any]:
+    async def finish(self, state: DeskState) -> DeskState:
         request = self.request
-        fields: dict[str, Any] = dict(state.get("analysts", {}))
+        fields: dict[str, Any] = self._reports(state)
         for key in ("facts", "situation", "memories", "plan", "proposal", "final"):
             if key in state:
-                fields[key] = state[key]  # type: ignore[literal-required,unused-ignore]
-        result = DeskResult.model_validate(
-            fields
-            | {
-                "symbol": request.symbol,
-                "as_of": request.as_of,
-                "decision": "failed",
-                "agents": state.get("reports", []),
-                "data_missing": sorted(set(state.get("missing", []))),
-                "run_id": self.deps.run.run_id,
-                "chart": state.get("chart"),
-                "debate": state.get("debate", []),
-                "risk_debate": state.get("risk_debate", []),
-            }
+                fields[key] = state[key]
+        result = DeskResult(
+            **fields,
+            symbol=request.symbol,
+            as_of=request.as_of,
+            decision="failed",
+            agents=state.get("reports", []),
+            data_missing=sorted(set(state.get("missing", []))),
+            run_id=self.deps.run.run_id,
+            chart=state.get("chart"),
+            debate=state.get("debate", []),
+            risk_debate=state.get("risk_debate", []),
         )
         verdict = state.get("verdict")
         if verdict:
-            result = result.model_copy(update=verdict | {"final": None})
+            failed = {"stage": verdict.stage, "reason": verdict.reason, "final": None}
+            result = result.model_copy(update=failed)
         elif result.final is not None:
             result = result.model_copy(update={"decision": result.final.action})
         else:
             result = result.model_copy(update={"stage": "judge", "reason": "no decision reached"})
-        return {"result": result.model_dump(mode="json")}
+        return {"result": result}
 
 
 @dataclass(frozen=True)
@@ -446,11 +500,7 @@ class _AnalystNode:
     """The node of one analyst (a graph node is called with the state alone)."""
 
     nodes: DeskNodes
-    name: str
+    name: AnalystName
 
-    async def __call__(self, state: DeskState) -> dict[str, Any]:
+    async def __call__(self, state: DeskState) -> DeskState:
         return await self.nodes.run_analyst(self.name, state)
-
-
-def _output(key: str, output: BaseModel | None) -> dict[str, Any]:
-    return {} if output is None else {key: output.model_dump(mode="json")}

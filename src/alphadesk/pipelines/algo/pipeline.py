@@ -15,11 +15,10 @@ best variant so far whatever ended it, and says what did.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Hashable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any
 
 from langgraph.graph import END, START, StateGraph
 
@@ -31,7 +30,7 @@ from alphadesk.config import CacheMode, Settings
 from alphadesk.data.base import MarketData
 from alphadesk.data.sealed import seal
 from alphadesk.llm.base import Model
-from alphadesk.pipelines.agent_steps import AgentModels, AgentSteps, limits_from
+from alphadesk.pipelines.agent_steps import AgentModels, AgentSteps
 from alphadesk.pipelines.algo.backtests import (
     Backtester,
     Periods,
@@ -50,12 +49,13 @@ from alphadesk.pipelines.algo.models import (
     TrialStats,
     VariantRecord,
 )
-from alphadesk.pipelines.algo.nodes import LabNodeDeps, LabNodes, LabState
+from alphadesk.pipelines.algo.nodes import LAB_STATE, LabNodeDeps, LabNodes, LabState
 from alphadesk.pipelines.algo.report import render_report, strategy_file
 from alphadesk.pipelines.algo.tracker import ExperimentTracker
 from alphadesk.pipelines.algo.trials import trial_stats
 from alphadesk.pipelines.base import NodeFunction, Nodes, PipelineRun
 from alphadesk.pipelines.desk.memory import DeskMemory
+from alphadesk.pipelines.models import Failure
 
 __all__ = ["LAB_CONFIG", "LESSONS", "StrategyLab"]
 
@@ -125,23 +125,30 @@ class StrategyLab:
             split=_loop_split(sealed, request, periods, sealed_at),
             trial_bar=self.trial_bar(request),
             tracker_file=tracker,
-            steps=AgentSteps(run, self.models, limits_from(self.settings)),
+            steps=AgentSteps(run, self.models, self.settings.limits),
             run=run,
         )
         loop = LabNodes(deps, request.model_copy(update={"as_of": sealed_at}))
         special: dict[str, NodeFunction] = {
-            "holdout": HoldoutNode(
-                self.market,
-                request,
-                periods,
-                self.backtester,
-                self.config,
-                ExperimentTracker(tracker),
-                run,
+            "holdout": LAB_STATE.node(
+                HoldoutNode(
+                    self.market,
+                    request,
+                    periods,
+                    self.backtester,
+                    self.config,
+                    ExperimentTracker(tracker),
+                    run,
+                )
             ),
-            "finish": _Finish(deps, request, periods),
+            "finish": LAB_STATE.node(_Finish(deps, request, periods)),
         }
         return lambda name: special[name] if name in special else loop.node(name)
+
+    @staticmethod
+    def graph_shape(request: AlgoRequest) -> Hashable:
+        """The graph is the same for every request."""
+        return ()
 
     @staticmethod
     def graph(request: AlgoRequest, node: Nodes) -> StateGraph[LabState]:
@@ -235,22 +242,21 @@ class _Finish:
     request: AlgoRequest
     periods: Periods
 
-    async def __call__(self, state: LabState) -> dict[str, Any]:
+    async def __call__(self, state: LabState) -> LabState:
         request, periods = self.request, self.periods
-        records = [VariantRecord.model_validate(r) for r in state.get("records", [])]
-        iterations = [IterationRecord.model_validate(i) for i in state.get("iterations", [])]
+        records, iterations = state.get("records", []), state.get("iterations", [])
         last = iterations[-1] if iterations else None
         verdict, budget = state.get("verdict"), state.get("budget")
         best = choose(records, last.gate.best_variant if last else None)
         decision, reason = _outcome(verdict, budget, last, best)
-        holdout = HoldoutRecord.model_validate(state["holdout"]) if "holdout" in state else None
+        holdout = state.get("holdout")
         files = self._files(records, best, {e.iteration: e.trials for e in iterations}, holdout)
         result = AlgoResult(
             symbol=request.symbol,
             as_of=request.as_of,
             decision=decision,
             reason=reason,
-            stage=verdict["stage"] if verdict else None,
+            stage=verdict.stage if verdict else None,
             goal=request.goal,
             criteria=[str(c) for c in parse_goal(request.goal)],
             in_sample=periods.search,
@@ -270,7 +276,7 @@ class _Finish:
             run_id=self.deps.run.run_id,
             **files,
         )
-        return {"result": result.model_dump(mode="json")}
+        return {"result": result}
 
     def _files(
         self,
@@ -300,7 +306,7 @@ class _Finish:
 
 
 def _outcome(
-    verdict: dict[str, Any] | None,
+    verdict: Failure | None,
     budget: str | None,
     last: IterationRecord | None,
     best: VariantRecord | None,
@@ -311,7 +317,7 @@ def _outcome(
         else "no variant was backtested"
     )
     if verdict:
-        return "failed", f"{verdict['reason']}; {so_far}"
+        return "failed", f"{verdict.reason}; {so_far}"
     if budget:
         return "BUDGET_EXHAUSTED", f"{budget} before the goal was met: {so_far}"
     if last is not None and last.gate.decision == "SUCCESS":
@@ -325,17 +331,20 @@ def _outcome(
     return "ABANDON", f"the gate abandoned the search: {so_far}"
 
 
-def _unless_failed(node: str) -> Callable[[LabState], Awaitable[str]]:
-    async def route(state: LabState) -> str:
+def _unless_failed(node: str) -> Callable[..., Awaitable[str]]:
+    def route(state: LabState) -> str:
         return "holdout" if state.get("verdict") else node
 
-    return route
+    return LAB_STATE.route(route)
 
 
-async def _route(state: LabState) -> str:
+def _next_step(state: LabState) -> str:
     if state.get("verdict") or state.get("budget"):
         return "holdout"
-    decision = state["last"]["decision"]
+    decision = state["iterations"][-1].gate.decision
     if decision in ("SUCCESS", "ABANDON"):
         return "holdout"
     return "research" if decision == "RESEARCH" else "develop"
+
+
+_route = LAB_STATE.route(_next_step)

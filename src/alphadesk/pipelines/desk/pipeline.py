@@ -19,14 +19,13 @@ decides: two model calls per exchange. Taking turns (bull, then bear, then bull)
 three for the same, and one concurrent step alone leaves every case unanswered.
 
 A failed step routes straight to ``finish`` with a typed failure naming the agent: no
-decision is made for it, least of all a silent HOLD. Every node's update is plain JSON so
-each checkpoint can be stored and an interrupted run resumed.
+decision is made for it, least of all a silent HOLD. Nodes and routes read the typed state;
+the graph keeps it as JSON so each checkpoint can be stored and an interrupted run resumed.
 """
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Hashable, Mapping
-from typing import Any
 
 from langgraph.graph import END, START, StateGraph
 
@@ -34,11 +33,11 @@ from alphadesk.agents.desk import DeskAgents, default_agents
 from alphadesk.config import CacheMode, Settings
 from alphadesk.data.base import MarketData
 from alphadesk.llm.base import Model
-from alphadesk.pipelines.agent_steps import AgentModels, AgentSteps, limits_from
+from alphadesk.pipelines.agent_steps import AgentModels, AgentSteps
 from alphadesk.pipelines.base import Nodes, PipelineRun
 from alphadesk.pipelines.desk.memory import DeskMemory, open_memory
-from alphadesk.pipelines.desk.models import DeskRequest, DeskResult
-from alphadesk.pipelines.desk.nodes import DeskNodeDeps, DeskNodes, DeskState
+from alphadesk.pipelines.desk.models import DebateEntry, DeskRequest, DeskResult, RiskEntry
+from alphadesk.pipelines.desk.nodes import DESK_STATE, DeskNodeDeps, DeskNodes, DeskState
 from alphadesk.pipelines.desk.report import render_report
 from alphadesk.store import RunStore
 
@@ -85,7 +84,7 @@ class TradingDesk:
             market=self.market,
             memory=self.memory,
             store=self.store,
-            steps=AgentSteps(run, self.models, limits_from(self.settings)),
+            steps=AgentSteps(run, self.models, self.settings.limits),
             run=run,
             writes_memory=self.settings.cache is not CacheMode.REPLAY,
         )
@@ -135,22 +134,22 @@ class TradingDesk:
         return graph
 
 
-def _next(node: str) -> Callable[[DeskState], Awaitable[str]]:
-    async def route(state: DeskState) -> str:
+def _next(node: str) -> Callable[..., Awaitable[str]]:
+    def route(state: DeskState) -> str:
         return "finish" if state.get("verdict") else node
 
-    return route
+    return DESK_STATE.route(route)
 
 
-def _loop(node: str, then: str, rounds: int, turns: str) -> Callable[[DeskState], Awaitable[str]]:
+def _loop(node: str, then: str, rounds: int, turns: str) -> Callable[..., Awaitable[str]]:
     """Start another exchange at ``node`` until ``rounds`` exchanges are spoken, then go on
     to ``then``."""
 
-    async def route(state: DeskState) -> str:
+    def route(state: DeskState) -> str:
         if state.get("verdict"):
             return "finish"
-        entries: list[dict[str, Any]] = state.get(turns, [])  # type: ignore[assignment]
-        spoken = {entry["round"] for entry in entries}
+        entries: list[DebateEntry] | list[RiskEntry] = state.get(turns, [])  # type: ignore[assignment]
+        spoken = {entry.round for entry in entries}
         return node if len(spoken) < rounds else then
 
-    return route
+    return DESK_STATE.route(route)
