@@ -12,10 +12,11 @@ import json
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any, Generic, TypeVar
 
-from alphadesk.agent import Completed, RunResult, RunScope, UsageLimits
-from alphadesk.agent.events import BaseEvent
+from alphadesk.agent import Agent, Completed, RunResult, RunScope, UsageLimits
+from alphadesk.agent.events import BaseEvent, EventSink
 from alphadesk.agents.spec import AgentSpec, configured, model_for
 from alphadesk.agents.task import AgentTask
 from alphadesk.config import Settings
@@ -65,6 +66,10 @@ class AgentModels:
     def settings(self) -> Settings:
         return self._settings
 
+    def resolved(self) -> dict[str, Model]:
+        """Every agent's model, resolved now (a bad model name fails here, not mid-run)."""
+        return {agent: self(agent) for agent in self._specs}
+
     def label(self, agents: Iterable[str]) -> str:
         """The models these agents run with, e.g. ``rules`` or ``openai/gpt-4o``."""
         return ", ".join(sorted({self(agent).name for agent in agents}))
@@ -103,23 +108,12 @@ class AgentSteps:
     ) -> StepOutcome[OutputT]:
         """Run ``spec`` on ``prompt`` (a task object, or plain text); ``rejection`` says why
         its output stops the pipeline."""
-        model = self.pipeline_run.model(self.models(spec.name))
+        model = self.model(spec.name)
         self._announce(StepStarted, spec.name, request.symbol, model=model.name)
         started = time.monotonic()
         try:
             agent = configured(spec.at_depth(request.depth), self.models.settings)
-            result = await agent.run(
-                model,
-                prompt.message() if isinstance(prompt, AgentTask) else prompt,
-                deps=deps,
-                scope=RunScope(
-                    as_of=request.as_of,
-                    run_id=self.pipeline_run.run_id,
-                    ledger=self.pipeline_run.ledger,
-                    limits=self.limits,
-                    on_event=self.pipeline_run.emit,
-                ),
-            )
+            result = await self._run(agent, model, prompt, deps, request.as_of)
         except DataError as exc:  # the data the validators check against is unavailable
             failure = f"{spec.name}: {type(exc).__name__}: {exc}"
             self._finished(spec.name, request.symbol, "failed", failure)
@@ -133,6 +127,48 @@ class AgentSteps:
         why = rejection(result.output) if rejection is not None else None
         self._finished(spec.name, request.symbol, "rejected" if why else "completed", why)
         return StepOutcome(spec.name, result.output, report, missing, rejection=why)
+
+    def model(self, agent: str) -> Model:
+        """The model ``agent`` runs with in this run (through the run's journal)."""
+        return self.pipeline_run.model(self.models(agent))
+
+    async def call(
+        self,
+        name: str,
+        agent: Agent[Any, OutputT],
+        prompt: AgentTask | str | list[ContentPart],
+        deps: Any,
+        *,
+        as_of: datetime,
+        on_event: EventSink | None = None,
+    ) -> RunResult[OutputT]:
+        """Run ``agent``, built by the caller, with the model of ``name`` under this run's
+        budgets and ledger, and return how it ended as it is: for a pipeline that reads
+        more of the run than its output (the assistant's tool messages), and announces
+        its own steps. Events go to ``on_event`` (default: the run's)."""
+        return await self._run(agent, self.model(name), prompt, deps, as_of, on_event)
+
+    async def _run(
+        self,
+        agent: Agent[Any, OutputT],
+        model: Model,
+        prompt: AgentTask | str | list[ContentPart],
+        deps: Any,
+        as_of: datetime,
+        on_event: EventSink | None = None,
+    ) -> RunResult[OutputT]:
+        return await agent.run(
+            model,
+            prompt.message() if isinstance(prompt, AgentTask) else prompt,
+            deps=deps,
+            scope=RunScope(
+                as_of=as_of,
+                run_id=self.pipeline_run.run_id,
+                ledger=self.pipeline_run.ledger,
+                limits=self.limits,
+                on_event=on_event or self.pipeline_run.emit,
+            ),
+        )
 
     def _finished(self, agent: str, symbol: str, status: str, reason: str | None) -> None:
         self._announce(StepFinished, agent, symbol, status=status, reason=reason)

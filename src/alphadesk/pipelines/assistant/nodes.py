@@ -22,7 +22,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Annotated, Any, TypedDict, TypeVar
 
-from alphadesk.agent import Agent, RunContext, RunResult, RunScope, Toolset, UsageLimits
+from alphadesk.agent import Agent, RunContext, RunResult, Toolset
 from alphadesk.agents.assistant import (
     CLASSIFIER,
     AgentThinker,
@@ -44,9 +44,8 @@ from alphadesk.agents.task import AgentTask
 from alphadesk.config import CacheMode, Settings
 from alphadesk.data.base import MarketData, utc_now
 from alphadesk.data.web import WebSearch
-from alphadesk.llm.base import Model
 from alphadesk.llm.messages import ToolMessage, text_of
-from alphadesk.pipelines.agent_steps import agent_report
+from alphadesk.pipelines.agent_steps import AgentSteps, agent_report
 from alphadesk.pipelines.assistant.calls import CallBudget, PlannedCall, limited, run_planned
 from alphadesk.pipelines.assistant.clock import MARKET_SYMBOLS, resolve_as_of
 from alphadesk.pipelines.assistant.conversation import record_exchange
@@ -104,12 +103,13 @@ class ChatState(TypedDict, total=False):
 
 @dataclass(frozen=True)
 class AssistantDeps:
-    """What the nodes of one question use (the models through the run's journal).
+    """What the nodes of one question use.
 
     Attributes:
-        settings: Budgets, agent settings, and whether this run is a replay.
+        settings: Agent settings, and whether this run is a replay.
         market: Point-in-time market data.
-        models: Agent name -> model.
+        steps: Runs the question's agents with their models, under the run's budgets
+            (the question's time for the wall time) and ledger.
         conversations: Where the exchange and the audit log go.
         portfolio: The paper portfolio ``get_positions`` reads.
         account: The paper account.
@@ -121,7 +121,7 @@ class AssistantDeps:
 
     settings: Settings
     market: MarketData
-    models: Mapping[str, Model]
+    steps: AgentSteps
     conversations: ConversationStore
     portfolio: PaperPortfolio
     account: str
@@ -190,20 +190,9 @@ class AssistantNodes:
         """Run one of the question's agents (at ``as_of``; before it is resolved, when the
         question was asked): every agent run of the assistant goes through here."""
         started = time.monotonic()
-        limits = self.deps.settings.limits
-        scope = RunScope(
-            as_of=as_of or self.asked_at,
-            run_id=self.run.run_id,
-            ledger=self.run.ledger,
-            limits=UsageLimits(
-                requests=limits.requests,
-                total_tokens=limits.total_tokens,
-                cost_usd=limits.cost_usd,
-                wall_time_s=self.request.limits.request_timeout_s,
-            ),
-            on_event=q.emit,
+        result = await self.deps.steps.call(
+            name, agent, task, deps, as_of=as_of or self.asked_at, on_event=q.emit
         )
-        result = await agent.run(self.deps.models[name], task.message(), deps=deps, scope=scope)
         q.reports.append(agent_report(name, result, time.monotonic() - started))
         return result
 
@@ -298,7 +287,7 @@ class AssistantNodes:
             run_dir=self.run.run_dir,
             portfolio=self.deps.portfolio,
             account=self.deps.account,
-            thinker=AgentThinker(self.deps.models["thinker"]),
+            thinker=AgentThinker(self.deps.steps.model("thinker")),
             desks=self.deps.desks,
             web=self.deps.web,
             clock=lambda: self.asked_at,
@@ -384,7 +373,7 @@ class AssistantNodes:
             tool_calls=records,
             failures=[f"{r.tool}: {r.error}" for r in records if not r.ok],
             numbers=state.get("numbers") or NumberCheck(checked=0, traced=0),
-            models={name: model.name for name, model in self.deps.models.items()},
+            models={name: model.name for name, model in self.deps.steps.models.resolved().items()},
             usage=self.run.ledger.totals,
             seconds=round(state.get("seconds", 0.0), 3),
         )

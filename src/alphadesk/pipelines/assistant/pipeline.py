@@ -19,11 +19,12 @@ from typing import TYPE_CHECKING, Any
 
 from alphadesk.agent import events as ev
 from alphadesk.agents.assistant import ANSWER, CLASSIFIER, ROUTER, THINKER
-from alphadesk.agents.spec import AgentSpec, model_for
-from alphadesk.config import Settings
+from alphadesk.agents.spec import AgentSpec
+from alphadesk.config import Settings, UsageLimits
 from alphadesk.data.base import Clock, MarketData, utc_now
 from alphadesk.data.web import WebSearch, web_search
 from alphadesk.llm.base import Model
+from alphadesk.pipelines.agent_steps import AgentModels, AgentSteps
 from alphadesk.pipelines.assistant.desks import desk_runners
 from alphadesk.pipelines.assistant.events import ChatFinished
 from alphadesk.pipelines.assistant.models import ChatRequest, ChatResult
@@ -86,11 +87,8 @@ class AssistantPipeline:
         catalog: ToolCatalog | None = None,
     ) -> None:
         self.settings, self.market, self.clock, self.account = settings, market, clock, account
-        given = dict(models or {})
-        self.models: dict[str, Model] = {
-            name: given.get(name) or model_for(spec, settings, model)
-            for name, spec in AGENTS.items()
-        }
+        self.agent_models = AgentModels(settings, AGENTS.values(), override=model, models=models)
+        self.models: dict[str, Model] = self.agent_models.resolved()
         self.conversations = ConversationStore(settings.store_path)
         self.portfolio = PaperPortfolio(settings.store_path)
         self._catalog = catalog
@@ -173,7 +171,7 @@ class AssistantPipeline:
         deps = AssistantDeps(
             settings=self.settings,
             market=self.market,
-            models={name: run.model(model) for name, model in self.models.items()},
+            steps=AgentSteps(run, self.agent_models, self.limits(request)),
             conversations=self.conversations,
             portfolio=self.portfolio,
             account=self.account,
@@ -182,6 +180,12 @@ class AssistantPipeline:
             web=self.web,
         )
         return AssistantNodes(deps, request, run)
+
+    def limits(self, request: ChatRequest) -> UsageLimits:
+        """The settings' budgets, with the question's time as the run's wall time."""
+        return self.settings.limits.model_copy(
+            update={"wall_time_s": request.limits.request_timeout_s}
+        )
 
     def direct(self, request: ChatRequest) -> DirectAnswer[ChatResult] | None:
         """Small talk is answered without the graph: plan, respond and finish, in turn."""
