@@ -23,7 +23,6 @@ from alphadesk.agents.assistant.tasks import (
 from alphadesk.agents.csp import CspDeps
 from alphadesk.agents.csp import default_agents as csp_agents
 from alphadesk.agents.csp.models import ChartAnalysis, CspConstraints
-from alphadesk.agents.desk import DeskAgents
 from alphadesk.data.providers.bundled import BundledProvider
 
 AS_OF = datetime(2024, 11, 29, 21, tzinfo=UTC)
@@ -69,8 +68,24 @@ def _narrative() -> Any:
     return csp_agents().narrative_prompt("NVDA", AS_OF, decision)
 
 
-def _desk(name: str, **context: Any) -> Callable[[], Any]:
-    return lambda: DeskAgents.prompt(name, "NVDA", AS_OF, facts=FACTS, **context)
+def _desk(name: str, *, task: str | None = None, **context: Any) -> Callable[[], Any]:
+    from alphadesk.agents.desk import tasks
+
+    kind = {
+        "market": tasks.MarketTask,
+        "sentiment": tasks.SentimentTask,
+        "news": tasks.NewsTask,
+        "fundamentals": tasks.FundamentalsTask,
+        "bull": tasks.ResearcherTask,
+        "bear": tasks.ResearcherTask,
+        "rebuttal": tasks.RebuttalTask,
+        "manager": tasks.ManagerTask,
+        "trader": tasks.TraderTask,
+        "safe": tasks.RiskTask,
+        "risk_rebuttal": tasks.RiskRebuttalTask,
+        "judge": tasks.JudgeTask,
+    }[task or name]
+    return lambda: kind(symbol="NVDA", as_of=AS_OF, facts=FACTS, **context)
 
 
 def _algo(template: str, **context: Any) -> Callable[[], Any]:

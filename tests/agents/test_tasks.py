@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 
-from alphadesk.agents.desk import DeskAgents
 from alphadesk.agents.desk.tasks import MarketTask, TraderTask
 from alphadesk.agents.desk.trader import TRADER
 from alphadesk.agents.task import render_value
@@ -61,7 +60,7 @@ def test_a_policy_reads_the_fields_whatever_order_the_template_shows_them_in() -
     are in another order (or no text at all) changes nothing."""
     facts = {"market.current_price": 138.25, "market.atr_14": 3.1}
     plan = {"recommendation": "BUY", "confidence": 0.7, "rationale": "Momentum."}
-    task = DeskAgents.prompt("trader", "NVDA", AS_OF, facts=facts, plan=plan, memories=MEMORIES)
+    task = TraderTask(symbol="NVDA", as_of=AS_OF, facts=facts, plan=plan, memories=MEMORIES)
     assert isinstance(task, TraderTask)
     as_rendered = TRADER.policy.decide(Transcript(task.render(), {}, 0, task=task))
     blocks_reordered = json.dumps([MEMORIES, facts, plan])
@@ -71,7 +70,7 @@ def test_a_policy_reads_the_fields_whatever_order_the_template_shows_them_in() -
 
 
 def test_a_policy_does_not_alter_the_callers_task() -> None:
-    task = DeskAgents.prompt("trader", "NVDA", AS_OF, facts=FACTS, plan=PLAN, memories=MEMORIES)
+    task = TraderTask(symbol="NVDA", as_of=AS_OF, facts=FACTS, plan=PLAN, memories=MEMORIES)
     copy = Transcript("", {}, 0, task=task).task_as(TraderTask)
     assert copy == task and copy is not task
     copy.plan["recommendation"] = "SELL"
@@ -103,6 +102,4 @@ async def test_a_policy_given_plain_text_or_another_agents_task_fails_saying_whi
 
 def test_a_task_refuses_a_value_its_template_does_not_show() -> None:
     with pytest.raises(TypeError, match="unexpected keyword argument 'plan'"):
-        DeskAgents.prompt("market", "NVDA", AS_OF, plan=PLAN)
-    with pytest.raises(KeyError, match="no task template 'auditor'"):
-        DeskAgents.prompt("auditor", "NVDA", AS_OF)
+        MarketTask(symbol="NVDA", as_of=AS_OF, plan=PLAN)  # type: ignore[call-arg]

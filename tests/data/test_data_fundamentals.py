@@ -19,7 +19,8 @@ from alphadesk.agent import RunScope
 from alphadesk.agents.csp.deps import CspDeps
 from alphadesk.agents.csp.research import RESEARCH
 from alphadesk.agents.csp.tasks import ResearchTask
-from alphadesk.agents.desk import DeskAgents, DeskDeps, default_agents
+from alphadesk.agents.desk import DeskDeps, default_agents
+from alphadesk.agents.desk.tasks import FundamentalsTask
 from alphadesk.config import DataSettings, Settings
 from alphadesk.data import build_provider
 from alphadesk.data.base import DataKind, Provider
@@ -63,7 +64,7 @@ async def test_the_desk_fundamentals_analyst_reads_the_10k(
     spec = default_agents().analysts["fundamentals"]
     result = await spec.agent.run(
         RulesModel(spec.policy),
-        DeskAgents.prompt("fundamentals", symbol, as_of).message(),
+        FundamentalsTask(symbol=symbol, as_of=as_of).message(),
         deps=DeskDeps(market=build_provider(Settings()), symbol=symbol),
         scope=RunScope(as_of=as_of),
     )

@@ -12,11 +12,12 @@ import pytest
 from pydantic import ValidationError
 
 from alphadesk.agent import RunContext, RunScope
-from alphadesk.agents.desk import DeskAgents, DeskDeps, default_agents
+from alphadesk.agents.desk import DeskDeps, default_agents
 from alphadesk.agents.desk.facts import citation_problems, fact_sheet
 from alphadesk.agents.desk.models import DebateTurn, Evidence, MarketReport, RiskView, TradeProposal
 from alphadesk.agents.desk.researchers import researcher
 from alphadesk.agents.desk.risk import risk_analyst
+from alphadesk.agents.desk.tasks import FundamentalsTask, MarketTask, NewsTask, SentimentTask
 from alphadesk.analytics.sentiment import lm_lexicon
 from alphadesk.config import DataSettings, Settings
 from alphadesk.data import build_provider
@@ -33,7 +34,9 @@ AGENTS = default_agents()
 
 async def run_analyst(name: str, market: MarketData, symbol: str, as_of: datetime) -> object:
     spec = AGENTS.analysts[name]
-    task = DeskAgents.prompt(name, symbol, as_of)
+    kind = {"market": MarketTask, "sentiment": SentimentTask, "news": NewsTask,
+            "fundamentals": FundamentalsTask}[name]  # fmt: skip
+    task = kind(symbol=symbol, as_of=as_of)
     result = await spec.agent.run(
         RulesModel(spec.policy),
         task.message(),
