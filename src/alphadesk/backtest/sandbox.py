@@ -14,11 +14,17 @@ Every strategy is checked first (:func:`~.checks.check_strategy_code`), then run
   files as resource limits; a wall-clock deadline that kills the whole process tree;
   a cap on its output.
 
-Nothing the strategy reports is taken as a figure: its report channel is a descriptor
-of its own process, which its code can reach, so the report carries only its orders'
-fills, and the parent replays them on the real bars (:func:`.native.result_from_report`):
-prices, costs, the account and the round trips are computed outside the sandbox. A run
-that stops before the last bar is an error.
+No bar reaches the sandbox before its time, and nothing it says is taken as a figure.
+The job holds no bars: the parent streams them in over the process's standard input, one
+message at a time (the warm-up bars before the first trading day together: they are its
+past), and sends the next only once the strategy has answered with the orders it placed
+(:mod:`.stream`). The parent trades those orders on its own broker
+(:func:`.broker.trade_orders`) and replays the fills on the real bars
+(:func:`.native.result_from_report`): fills, prices, costs, the account and the round
+trips are computed outside the sandbox. The channels are descriptors of the sandbox's
+process, which its code can reach: it can answer early or lie about its orders, never
+place an order for a bar after it has seen a later one. A run that stops before the last
+bar is an error.
 
 Outcomes are typed (:class:`SandboxOutcome`): ``completed``, ``rejected`` by the static
 check, ``killed`` by a limit (which one), ``crashed`` (the strategy raised; the traceback's
