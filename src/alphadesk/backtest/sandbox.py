@@ -416,7 +416,7 @@ class _Channel:
 
     def receive(self) -> bytes | None:
         """The next line it writes once what was sent is written (``None`` if it ended)."""
-        self._pump(lambda: not self.outbox and b"\n" in self.inbox)
+        self._pump(lambda: not self.outbox and b"\n" in self.inbox, (self.out,))
         if b"\n" not in self.inbox:
             return None
         line, _, rest = bytes(self.inbox).partition(b"\n")
@@ -434,7 +434,7 @@ class _Channel:
             self.selector.unregister(self.ins)
         with contextlib.suppress(OSError):
             self.proc.stdin.close()  # type: ignore[union-attr]
-        self._pump(lambda: False)
+        self._pump(lambda: False, (self.out, self.err))
         try:
             code = self.proc.wait(timeout=max(0.1, self.deadline - time.monotonic()))
         except subprocess.TimeoutExpired:
@@ -448,9 +448,9 @@ class _Channel:
         seconds = time.monotonic() - self.started
         return _Process(code, stderr, self.limit, seconds, self.cancelled)
 
-    def _pump(self, done: Callable[[], bool]) -> None:
-        """Move bytes until ``done()`` or its standard output ends."""
-        while not done() and self.out in self.selector.get_map():
+    def _pump(self, done: Callable[[], bool], streams: tuple[int, ...]) -> None:
+        """Move bytes until ``done()`` or every one of ``streams`` has ended."""
+        while not done() and any(fd in self.selector.get_map() for fd in streams):
             if self.cancel is not None and self.cancel.is_set() and not self.cancelled:
                 self.cancelled, self.deadline = True, _killed(self.proc)
             left = self.deadline - time.monotonic()
