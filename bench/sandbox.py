@@ -11,6 +11,12 @@ class run in this process as the sandbox runs it (bars streamed one at a time, i
 bar by bar, its orders traded by a second broker), and of the full sandboxed run (a new
 process: interpreter, pandas and Backtrader imports, a pipe round trip per bar). The final
 values must agree. Figures only: nothing here asserts a time.
+
+On the shared two-CPU machine (load average 1.5 to 1.8), NVDA 2009-2018 (2,516 bars):
+Backtrader preloaded 151 ms, streamed in-process 746 ms, sandboxed run 1,662-1,673 ms;
+the sandboxed run took 1,178 ms when the whole frame went in as a Parquet file (bars
+preloaded, a strategy could read later ones): streaming costs about 0.5 s per ten years
+of daily bars, and gives the same final value (822,679.00).
 """
 
 from __future__ import annotations
