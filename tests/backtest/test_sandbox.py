@@ -23,6 +23,7 @@ import alphadesk
 from alphadesk.backtest import BacktestConfig, Costs, Sizing
 from alphadesk.backtest.broker import backtrader_broker
 from alphadesk.backtest.checks import check_strategy_code
+from alphadesk.backtest.native import result_from_report, run_strategy_class
 from alphadesk.backtest.sandbox import (
     Limits,
     SandboxCancelled,
@@ -114,7 +115,7 @@ STATIC = {
 }
 # Allowed by the static check: only the sandbox's limits (or its streamed bars) stop them.
 RUNTIME_ONLY = {"memory_bomb.py", "busy_loop.py", "sleeper.py", "huge_output.py"}
-RUNTIME_ONLY |= {"peek_next_bar.py"}
+RUNTIME_ONLY |= {"peek_next_bar.py", "peek_stream.py"}
 
 
 def test_every_hostile_file_is_classified() -> None:
@@ -500,6 +501,30 @@ def test_no_data_frame_or_bars_file_reaches_the_strategy(year: pd.DataFrame) -> 
     assert outcome.ok and outcome.result is not None, outcome
     assert "blocked: FileNotFoundError" in outcome.log
     assert outcome.result.fills == [] and set(outcome.result.equity) == {100_000.0}
+
+
+class _Momentum(bt.Strategy):
+    """Holds 100 shares after a close above the one before, none after one below."""
+
+    def next(self) -> None:
+        if len(self) < 2:
+            return
+        if self.data.close[0] > self.data.close[-1] and not self.position:
+            self.buy(size=100)
+        elif self.data.close[0] < self.data.close[-1] and self.position:
+            self.close()
+
+
+@needs_sandbox
+def test_answering_out_of_turn_gains_nothing(year: pd.DataFrame) -> None:
+    # It answers for today itself to pull tomorrow's bar: its orders count from then,
+    # so it trades exactly as a strategy comparing today's close with yesterday's.
+    outcome = run_in_sandbox(_code("peek_stream.py"), year, limits=QUICK)
+    assert outcome.ok and outcome.result is not None, outcome
+    config = BacktestConfig()
+    blind = result_from_report(run_strategy_class(_Momentum, year, config), year, config)
+    assert len(outcome.result.fills) == len(blind.fills) > 50
+    assert outcome.result.equity.tolist() == blind.equity.tolist()
 
 
 # ------------------------------------------------------------------ benign runs

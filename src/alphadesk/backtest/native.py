@@ -277,7 +277,10 @@ def run_strategy_class(
         if ops is not None:
             to_broker.put(ops)
         rows = to_strategy.get()
-        return None if rows is _END else rows
+        if rows is _END:
+            to_strategy.put(_END)  # the end stays, as a closed pipe's does
+            return None
+        return rows
 
     def strategy_side() -> None:
         try:
