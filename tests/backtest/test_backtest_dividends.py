@@ -31,7 +31,9 @@ def _jpm(with_dividends: bool) -> pd.DataFrame:
 @pytest.mark.parametrize("engine", [run_positions, run_backtrader])
 def test_a_held_position_is_paid_shares_times_amount_on_the_ex_date(engine, side) -> None:
     config = BacktestConfig(
-        cash=100_000.0, costs=Costs(), sizing=Sizing(kind="shares", shares=100),
+        cash=100_000.0,
+        costs=Costs(),
+        sizing=Sizing(kind="shares", shares=100),
         long_short=True,
     )
     frame = _jpm(with_dividends=True)

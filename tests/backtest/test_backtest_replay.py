@@ -1,9 +1,10 @@
-"""A strategy's fills replayed outside Backtrader give Backtrader's own account, bar by bar.
+"""A strategy run as the sandbox runs it gives Backtrader's own account, bar by bar.
 
-The sandbox trusts nothing a strategy reports but its orders' fills: prices of market
-fills, costs, the account value and the round trips are recomputed from the bars
-(``replay_fills``). The reference here is Backtrader itself, run in-process on the same
-broker, its value recorded at every close by an analyzer the strategy cannot touch.
+Strategy code gets its bars one at a time and answers with its orders; a broker outside
+trades them and ``replay_fills`` recomputes prices of market fills, costs, the account
+value and the round trips from the bars. The reference here is Backtrader itself, run
+in-process on the same broker with every bar preloaded, its value recorded at every close
+by an analyzer the strategy cannot touch.
 """
 
 from __future__ import annotations
@@ -11,8 +12,10 @@ from __future__ import annotations
 from typing import Any
 
 import backtrader as bt
+import numpy as np
 import pandas as pd
 import pytest
+import talib
 
 from alphadesk.backtest import BacktestConfig, Costs, Sizing
 from alphadesk.backtest.broker import backtrader_broker
@@ -49,13 +52,13 @@ class _Truth(bt.Analyzer):
         self.positions.append(int(self.strategy.position.size))
 
 
-def _backtrader(frame: pd.DataFrame, config: BacktestConfig) -> Any:
+def _backtrader(frame: pd.DataFrame, config: BacktestConfig, strategy: type = _Busy) -> Any:
     feed = frame[["open", "high", "low", "close", "volume"]].copy()
     feed.index = feed.index.tz_convert("UTC").tz_localize(None)
     cerebro = bt.Cerebro(stdstats=False)
     cerebro.adddata(bt.feeds.PandasData(dataname=feed, openinterest=None))
     cerebro.broker = backtrader_broker(config)
-    cerebro.addstrategy(_Busy)
+    cerebro.addstrategy(strategy)
     cerebro.addanalyzer(_Truth, _name="truth")
     return cerebro.run()[0]
 
@@ -85,6 +88,36 @@ def test_replayed_fills_give_backtraders_account(frame: pd.DataFrame, costs: Cos
     for ours, theirs in zip(result.closed_trades, closed, strict=True):
         assert ours.pnl == pytest.approx(theirs.pnl, abs=1e-6)
         assert ours.commission == pytest.approx(theirs.commission, abs=1e-6)
+
+
+class _Indicators(bt.Strategy):
+    """Backtrader's and TA-Lib's indicators, and TA-Lib called on the bars so far."""
+
+    def __init__(self) -> None:
+        self.ema = bt.talib.EMA(self.data.close, timeperiod=20)  # seeded: needs all the past
+        self.sma = bt.talib.SMA(self.data.close, timeperiod=30)
+        self.rsi = bt.indicators.RSI(self.data.close, period=14)
+
+    def next(self) -> None:
+        closes = np.array(self.data.close.get(size=len(self)))
+        spread = talib.STDDEV(closes, timeperiod=10)[-1]
+        close = self.data.close[0]
+        if not self.position and close > self.ema[0] > self.sma[0] and self.rsi[0] < 70:
+            self.buy(size=100)
+        elif self.position and (close < self.ema[0] or spread > 0.04 * close):
+            self.close()
+
+
+def test_streamed_indicators_trade_as_preloaded_ones(frame: pd.DataFrame) -> None:
+    # Streamed bars compute indicators bar by bar; Backtrader's default computes them at
+    # once over every bar. A strategy that does not peek trades the same either way.
+    config = BacktestConfig(costs=Costs(0.001, "percent", 0.0005))
+    report = run_strategy_class(_Indicators, frame, config)
+    result = result_from_report(report, frame, config)
+    truth = _backtrader(frame, config, _Indicators)
+    assert len(result.fills) > 6
+    assert result.equity.tolist() == pytest.approx(truth.analyzers.truth.values, abs=1e-6)
+    assert result.position.tolist() == truth.analyzers.truth.positions
 
 
 def test_a_report_of_made_up_figures_gives_the_truth(frame: pd.DataFrame) -> None:

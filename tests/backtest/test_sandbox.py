@@ -8,7 +8,9 @@ host accepts nothing) and each run ends killed (with the limit) or crashed.
 
 from __future__ import annotations
 
+import importlib.util
 import socket
+import sys
 import threading
 import time
 from pathlib import Path
@@ -19,7 +21,9 @@ import pytest
 
 import alphadesk
 from alphadesk.backtest import BacktestConfig, Costs, Sizing
+from alphadesk.backtest.broker import backtrader_broker
 from alphadesk.backtest.checks import check_strategy_code
+from alphadesk.backtest.native import result_from_report, run_strategy_class
 from alphadesk.backtest.sandbox import (
     Limits,
     SandboxCancelled,
@@ -106,10 +110,12 @@ STATIC = {
     "big_file.py": "'open' is not allowed",
     "env_secrets.py": "import of 'os'",
     "forged_report.py": "'getattr' may only be called directly",
+    "peek_bars_file.py": "`.read_parquet` reads or writes files",
     "getattr_chain.py": "'getattr' may only be called directly",
 }
-# Allowed by the static check: only the sandbox's limits stop them.
+# Allowed by the static check: only the sandbox's limits (or its streamed bars) stop them.
 RUNTIME_ONLY = {"memory_bomb.py", "busy_loop.py", "sleeper.py", "huge_output.py"}
+RUNTIME_ONLY |= {"peek_next_bar.py", "peek_stream.py"}
 
 
 def test_every_hostile_file_is_classified() -> None:
@@ -436,6 +442,88 @@ def test_a_strategy_that_stops_before_the_last_bar_is_an_error(frame) -> None:
     outcome = run_in_sandbox(code, frame, limits=QUICK)
     assert outcome.status == "crashed", outcome
     assert f"stopped after 10 of {len(frame)} bars" in outcome.reason
+
+
+# ------------------------------------------------------------------ no look-ahead
+
+
+def _preloaded_value(name: str, frame: pd.DataFrame, **params: object) -> float:
+    """The final value of a hostile file run the way Backtrader runs by default (and the
+    sandbox did before bars were streamed): every bar preloaded, so the future is there."""
+    spec = importlib.util.spec_from_file_location(f"hostile_{name[:-3]}", HOSTILE / name)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # backtrader looks its strategies' modules up
+    spec.loader.exec_module(module)
+    (cls,) = [v for v in vars(module).values() if isinstance(v, type) and v.__module__ == spec.name]
+    feed = frame[["open", "high", "low", "close", "volume"]].copy()
+    feed.index = feed.index.tz_convert("UTC").tz_localize(None)
+    cerebro = bt.Cerebro(stdstats=False)
+    cerebro.adddata(bt.feeds.PandasData(dataname=feed, openinterest=None))
+    cerebro.broker = backtrader_broker(BacktestConfig())
+    cerebro.addsizer(bt.sizers.PercentSizerInt, percents=95)
+    cerebro.addstrategy(cls, **params)
+    return float(cerebro.run()[0].broker.getvalue())
+
+
+@pytest.fixture(scope="module")
+def year(bars) -> pd.DataFrame:
+    return bars("AAPL", "2010-01-01", "2010-12-31")
+
+
+@needs_sandbox
+def test_reading_the_next_bar_is_an_error(year: pd.DataFrame) -> None:
+    # Preloaded, it reads tomorrow's close at every bar but the last (which it catches).
+    assert _preloaded_value("peek_next_bar.py", year, guarded=1) > 200_000
+    outcome = run_in_sandbox(_code("peek_next_bar.py"), year, limits=QUICK)
+    assert outcome.status == "crashed", outcome
+    assert "IndexError" in outcome.reason and "strategy.py" in outcome.log
+
+
+@needs_sandbox
+@pytest.mark.parametrize("trade_from", [None, "2010-03-01"], ids=["no_warm_up", "warm_up"])
+def test_a_peek_that_catches_the_error_gains_nothing(year: pd.DataFrame, trade_from) -> None:
+    # It never finds a later bar, so it never trades: the figures of a blind strategy.
+    assert _preloaded_value("peek_next_bar.py", year, guarded=1) > 200_000
+    outcome = run_in_sandbox(
+        _code("peek_next_bar.py"), year, limits=QUICK, params={"guarded": "1"},
+        trade_from=None if trade_from is None else pd.Timestamp(trade_from),
+    )  # fmt: skip
+    assert outcome.ok and outcome.result is not None, outcome
+    assert outcome.result.fills == [] and set(outcome.result.equity) == {100_000.0}
+
+
+@needs_sandbox
+def test_no_data_frame_or_bars_file_reaches_the_strategy(year: pd.DataFrame) -> None:
+    assert _preloaded_value("peek_bars_file.py", year) > 200_000
+    outcome = _run("peek_bars_file.py", year)
+    assert outcome.ok and outcome.result is not None, outcome
+    assert "blocked: FileNotFoundError" in outcome.log
+    assert outcome.result.fills == [] and set(outcome.result.equity) == {100_000.0}
+
+
+class _Momentum(bt.Strategy):
+    """Holds 100 shares after a close above the one before, none after one below."""
+
+    def next(self) -> None:
+        if len(self) < 2:
+            return
+        if self.data.close[0] > self.data.close[-1] and not self.position:
+            self.buy(size=100)
+        elif self.data.close[0] < self.data.close[-1] and self.position:
+            self.close()
+
+
+@needs_sandbox
+def test_answering_out_of_turn_gains_nothing(year: pd.DataFrame) -> None:
+    # It answers for today itself to pull tomorrow's bar: its orders count from then,
+    # so it trades exactly as a strategy comparing today's close with yesterday's.
+    outcome = run_in_sandbox(_code("peek_stream.py"), year, limits=QUICK)
+    assert outcome.ok and outcome.result is not None, outcome
+    config = BacktestConfig()
+    blind = result_from_report(run_strategy_class(_Momentum, year, config), year, config)
+    assert len(outcome.result.fills) == len(blind.fills) > 50
+    assert outcome.result.equity.tolist() == blind.equity.tolist()
 
 
 # ------------------------------------------------------------------ benign runs

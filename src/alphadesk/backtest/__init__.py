@@ -51,8 +51,10 @@ Strategy code (a user's file, a model's variant: a Backtrader ``bt.Strategy`` su
 runs only through :func:`run_in_sandbox`: a static check (:func:`check_strategy_code`),
 then Backtrader with the same broker in a bubblewrap sandbox with no network, a read-only
 view of what it needs and resource limits (:mod:`.sandbox`). Without a sandbox it is a
-typed refusal, never an unsandboxed run. Such code reports only its orders' fills; the
-figures are recomputed outside the sandbox from those fills and the real bars.
+typed refusal, never an unsandboxed run. Such code gets its bars one at a time (no later
+bar exists in the sandbox: ``self.data.close[1]`` is an ``IndexError``) and answers each
+with its orders; the orders are traded and every figure computed outside the sandbox, on
+the real bars.
 
 Every door (the CLI, the MCP server, the strategy lab) runs a backtest through one
 function, :func:`run_backtest` (:mod:`.service`): a typed :class:`BacktestRequest` in, a

@@ -1,13 +1,15 @@
-"""A Backtrader strategy class (user or model code) run on the engines' broker, and its report.
+"""A Backtrader strategy class (user or model code) run on bars streamed to it, and its report.
 
-Inside the sandbox, :func:`run_strategy_class` runs the class with Backtrader on the
-run's broker (:func:`~alphadesk.backtest.broker.backtrader_broker`: cash, commission,
-slippage, fills at the next open) and reports its orders' fills, nothing more, as a
-JSON-ready :class:`NativeReport`. That report comes from untrusted code, which can write
-anything to any channel it can reach: outside, the parent replays the fills on the real
-bars under the same broker rules (:func:`~.fast.replay_fills`) and computes the prices of
-market fills, every cost, the account value and the round trips itself. Strategy code
-chooses its orders; it cannot choose its figures.
+Where the strategy runs (the sandbox), :func:`run_streamed` feeds Backtrader bars one
+message at a time (preload and vectorised indicators off: indicators compute bar by bar,
+as live), and answers each message with the orders the strategy placed
+(:mod:`.stream`); no later bar exists there yet. ``self.data.close[1]`` is an
+``IndexError``, as it would be live. The strategy trades on a local copy of the run's
+broker, which only shows it its account: outside, :func:`~.broker.trade_orders` trades
+the orders it answered with on the real bars, and :func:`result_from_report` replays
+those fills (:func:`~.fast.replay_fills`) to compute prices, costs, the account and the
+round trips. Strategy code chooses its orders, from the bars up to now; it cannot choose
+its fills or its figures.
 
 Sizing: ``self.buy()`` / ``self.sell()`` without a size use the run's :class:`Sizing`
 (whole shares of the account value at the signal bar's close); a sell while long (or a
@@ -20,19 +22,32 @@ and the result starts at ``start``, as ``trade_from`` does for the built-in stra
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import queue
+import threading
+from collections import deque
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import backtrader as bt
-import numpy as np
 import pandas as pd
 from pydantic import BaseModel, Field
 
-from .broker import backtrader_broker
+from .broker import Traded, backtrader_broker, trade_orders
 from .fast import FillClaim, replay_fills
 from .models import BacktestConfig, BacktestResult
+from .stream import Cancel, Hello, Op, Placed, Row
 
-__all__ = ["NativeReport", "result_from_report", "run_strategy_class"]
+__all__ = [
+    "NativeReport",
+    "report_from_trades",
+    "result_from_report",
+    "run_strategy_class",
+    "run_streamed",
+]
+
+# Gives the strategy's side its next bars, after sending the orders placed since the last
+# ones (``None`` before the first); ``None`` back at the end of the bars.
+Source = Callable[[list[Op] | None], list[Row] | None]
 
 
 class FillRow(BaseModel):
@@ -44,12 +59,9 @@ class FillRow(BaseModel):
 
 
 class NativeReport(BaseModel):
-    """What the sandboxed run reports: its orders' fills, nothing computed from them.
-
-    It comes from untrusted code: the parent recomputes every price it can, the costs,
-    the account and the round trips from these fills and the real bars
-    (:func:`result_from_report`).
-    """
+    """A strategy's run: its name and parameters (its own labels) and the fills the
+    broker outside made of its orders (:func:`report_from_trades`); the figures are
+    computed from them and the real bars (:func:`result_from_report`)."""
 
     strategy: str = Field(max_length=200)
     params: dict[str, Any]
@@ -58,23 +70,87 @@ class NativeReport(BaseModel):
     rejected: int = Field(ge=0)
 
 
-class _Recorder(bt.Analyzer):
-    """Every fill (market orders without a price: the parent prices them) and the bars run."""
+class _StreamedBars(bt.feed.DataBase):
+    """Bars as they come: each message's once the orders for the last ones are sent."""
+
+    params = (("source", None),)
 
     def start(self) -> None:
-        self.fills: list[tuple[float, int, float | None]] = []
-        self.rejected = 0
-        self.bars = 0
+        super().start()
+        self._rows: deque[Row] = deque()
+        self._sent_any = False
 
-    def notify_order(self, order: Any) -> None:
-        market = order.exectype == bt.Order.Market
-        for bit in order.executed.iterpending():
-            self.fills.append((bit.dt, int(bit.size), None if market else float(bit.price)))
-        if order.status == order.Margin:
-            self.rejected += 1
+    def _load(self) -> bool:
+        if not self._rows:
+            broker = self._env.broker
+            rows = self.p.source(broker.take_ops() if self._sent_any else None)
+            self._sent_any = True
+            if not rows:
+                return False
+            self._rows.extend(rows)
+        num, open_, high, low, close, volume = self._rows.popleft()
+        lines = self.lines
+        lines.datetime[0], lines.open[0], lines.high[0] = num, open_, high
+        lines.low[0], lines.close[0], lines.volume[0] = low, close, volume
+        return True
 
-    def stop(self) -> None:
-        self.bars = len(self.data)
+
+class _RecordingBroker(bt.brokers.BackBroker):
+    """The run's broker, noting each order the strategy places or cancels."""
+
+    def start(self) -> None:
+        super().start()
+        self._ops: list[Op] = []
+        self._inside = False
+
+    def take_ops(self) -> list[Op]:
+        ops, self._ops = self._ops, []
+        return ops
+
+    def next(self) -> None:
+        self._inside = True  # cancellations from here on are the broker's own
+        try:
+            super().next()
+        finally:
+            self._inside = False
+
+    def buy(self, owner: Any, data: Any, size: Any, *args: Any, **kwargs: Any) -> Any:
+        order = super().buy(owner, data, size, *args, **kwargs)
+        return self._placed("buy", order, kwargs.get("_checksubmit", True))
+
+    def sell(self, owner: Any, data: Any, size: Any, *args: Any, **kwargs: Any) -> Any:
+        order = super().sell(owner, data, size, *args, **kwargs)
+        return self._placed("sell", order, kwargs.get("_checksubmit", True))
+
+    def cancel(self, order: Any, bracket: bool = False) -> Any:
+        if not self._inside and not bracket:
+            self._ops.append(Cancel(ref=order.ref))
+        return super().cancel(order, bracket=bracket)
+
+    def _placed(self, side: str, order: Any, checksubmit: Any) -> Any:
+        p = order.p
+        oco = self._ocos.get(order.ref)
+        self._ops.append(
+            Placed.model_validate(
+                {
+                    "ref": order.ref,
+                    "side": side,
+                    "size": abs(order.created.size),
+                    "exectype": order.exectype,
+                    "price": p.price,
+                    "plimit": p.pricelimit,
+                    "trailamount": p.trailamount,
+                    "trailpercent": p.trailpercent,
+                    "valid": order.valid,
+                    "tradeid": p.tradeid,
+                    "oco": None if oco in (None, order.ref) else oco,
+                    "parent": None if p.parent is None else p.parent.ref,
+                    "transmit": p.transmit,
+                    "checksubmit": bool(checksubmit),
+                }
+            )
+        )
+        return order
 
 
 class _ConfigSizer(bt.Sizer):
@@ -126,6 +202,51 @@ def _coerce(cls: type[bt.Strategy], params: Mapping[str, str]) -> dict[str, Any]
     return out
 
 
+def run_streamed(
+    cls: type[bt.Strategy],
+    config: BacktestConfig,
+    source: Source,
+    hello: Callable[[Hello], None],
+    *,
+    params: Mapping[str, str] | None = None,
+    start: int = 0,
+) -> None:
+    """The strategy's side: run ``cls`` on the bars ``source`` gives, answering each
+    message with its orders; ``hello`` is told its name and parameters first.
+
+    Args:
+        cls: A ``bt.Strategy`` subclass.
+        config: Cash, costs, sizing, long/short (of its local broker and sizer).
+        source: Sends the orders placed since the last bars, returns the next bars.
+        hello: Receives the strategy's name and parameters before any bar.
+        params: Strategy parameters as text, converted to the type of each default.
+        start: First bar (position) to trade; earlier bars only warm up.
+    """
+    chosen = _coerce(cls, params or {})
+    every = dict(cls.params._getitems()) | chosen
+    hello(Hello(strategy=cls.__name__, params={k: v for k, v in every.items() if _plain(v)}))
+    cerebro = bt.Cerebro(stdstats=False, maxcpus=1, preload=False, runonce=False)
+    cerebro.adddata(_StreamedBars(source=source))
+    cerebro.broker = backtrader_broker(config, _RecordingBroker)
+    cerebro.addsizer(_ConfigSizer, config=config)
+    cerebro.addstrategy(_gated(cls, start), **chosen)
+    cerebro.run()
+
+
+def report_from_trades(hello: Hello, traded: Traded) -> NativeReport:
+    """The report of a streamed run: the strategy's labels, the broker's fills."""
+    return NativeReport(
+        strategy=hello.strategy,
+        params=hello.params,
+        bars=traded.bars,
+        fills=[FillRow(bar=f.bar, size=f.size, price=f.price) for f in traded.fills],
+        rejected=traded.rejected,
+    )
+
+
+_END = object()
+
+
 def run_strategy_class(
     cls: type[bt.Strategy],
     frame: pd.DataFrame,
@@ -134,7 +255,8 @@ def run_strategy_class(
     params: Mapping[str, str] | None = None,
     start: int = 0,
 ) -> NativeReport:
-    """Run the Backtrader strategy ``cls`` on ``frame`` with the run's broker and sizing.
+    """Run the trusted class ``cls`` in this process exactly as the sandbox runs code:
+    its side on a thread, bars streamed to it, its orders traded by :func:`trade_orders`.
 
     Args:
         cls: A ``bt.Strategy`` subclass.
@@ -146,29 +268,42 @@ def run_strategy_class(
     Returns:
         The report (every field JSON-ready).
     """
-    chosen = _coerce(cls, params or {})
-    feed = frame[["open", "high", "low", "close", "volume"]].copy()
-    feed.index = feed.index.tz_convert("UTC").tz_localize(None)
-    cerebro = bt.Cerebro(stdstats=False, maxcpus=1)
-    cerebro.adddata(bt.feeds.PandasData(dataname=feed, openinterest=None))
-    cerebro.broker = backtrader_broker(config)
-    cerebro.addsizer(_ConfigSizer, config=config)
-    cerebro.addstrategy(_gated(cls, start), **chosen)
-    cerebro.addanalyzer(_Recorder, _name="recorder")
-    strat = cerebro.run()[0]
-    rec = strat.analyzers.recorder
-    nums = np.array([bt.date2num(t.to_pydatetime()) for t in feed.index])
+    to_strategy: queue.Queue[Any] = queue.Queue()
+    to_broker: queue.Queue[Any] = queue.Queue()
+    hellos: list[Hello] = []
+    failed: list[BaseException] = []
 
-    def bar_of(num: float) -> int:
-        return int(np.abs(nums - num).argmin())
+    def source(ops: list[Op] | None) -> list[Row] | None:
+        if ops is not None:
+            to_broker.put(ops)
+        rows = to_strategy.get()
+        if rows is _END:
+            to_strategy.put(_END)  # the end stays, as a closed pipe's does
+            return None
+        return rows
 
-    return NativeReport(
-        strategy=cls.__name__,
-        params={k: v for k in strat.params._getkeys() if _plain(v := getattr(strat.params, k))},
-        bars=rec.bars,
-        fills=[FillRow(bar=bar_of(dt), size=size, price=price) for dt, size, price in rec.fills],
-        rejected=rec.rejected,
-    )
+    def strategy_side() -> None:
+        try:
+            run_streamed(cls, config, source, hellos.append, params=params, start=start)
+        except BaseException as exc:  # raised again in the caller's thread
+            failed.append(exc)
+        to_broker.put(None)
+
+    def exchange(rows: list[Row]) -> list[Op] | None:
+        to_strategy.put(rows)
+        ops: list[Op] | None = to_broker.get()
+        return ops
+
+    worker = threading.Thread(target=strategy_side, daemon=True)
+    worker.start()
+    try:
+        traded = trade_orders(frame, config, exchange, start=start)
+    finally:
+        to_strategy.put(_END)
+        worker.join()
+    if failed:
+        raise failed[0]
+    return report_from_trades(hellos[0], traded)
 
 
 def _plain(value: Any) -> bool:

@@ -14,11 +14,17 @@ Every strategy is checked first (:func:`~.checks.check_strategy_code`), then run
   files as resource limits; a wall-clock deadline that kills the whole process tree;
   a cap on its output.
 
-Nothing the strategy reports is taken as a figure: its report channel is a descriptor
-of its own process, which its code can reach, so the report carries only its orders'
-fills, and the parent replays them on the real bars (:func:`.native.result_from_report`):
-prices, costs, the account and the round trips are computed outside the sandbox. A run
-that stops before the last bar is an error.
+No bar reaches the sandbox before its time, and nothing it says is taken as a figure.
+The job holds no bars: the parent streams them in over the process's standard input, one
+message at a time (the warm-up bars before the first trading day together: they are its
+past), and sends the next only once the strategy has answered with the orders it placed
+(:mod:`.stream`). The parent trades those orders on its own broker
+(:func:`.broker.trade_orders`) and replays the fills on the real bars
+(:func:`.native.result_from_report`): fills, prices, costs, the account and the round
+trips are computed outside the sandbox. The channels are descriptors of the sandbox's
+process, which its code can reach: it can answer early or lie about its orders, never
+place an order for a bar after it has seen a later one. A run that stops before the last
+bar is an error.
 
 Outcomes are typed (:class:`SandboxOutcome`): ``completed``, ``rejected`` by the static
 check, ``killed`` by a limit (which one), ``crashed`` (the strategy raised; the traceback's
@@ -43,19 +49,22 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass
 from datetime import date, datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import pandas as pd
-from pydantic import ValidationError
 
 from . import sandbox_runner
 from .checks import CodeCheck, check_strategy_code
 from .frame import start_bar, validate_frame
 from .models import BacktestConfig, BacktestResult
+
+if TYPE_CHECKING:  # Backtrader loads only when a strategy runs
+    from .broker import Traded
+    from .stream import Hello, Op, Row
 
 __all__ = [
     "INSTALL_HINT",
@@ -313,7 +322,6 @@ def find_sandbox() -> Sandbox:
 def _write_job(
     folder: Path,
     code: str,
-    frame: pd.DataFrame,
     config: BacktestConfig,
     limits: Limits,
     params: Mapping[str, str],
@@ -329,7 +337,6 @@ def _write_job(
     }
     (folder / "job.json").write_text(json.dumps(job))
     (folder / "strategy.py").write_text(code)
-    frame.to_parquet(folder / "bars.parquet")
     return uid
 
 
@@ -345,7 +352,6 @@ def _preexec(limits: Limits) -> None:
 @dataclass(slots=True)
 class _Process:
     returncode: int
-    stdout: bytes
     stderr: bytes
     limit: Limit | None
     seconds: float
@@ -354,70 +360,139 @@ class _Process:
 
 # How often a run checks whether its caller cancelled it (the most a cancel waits).
 _CANCEL_POLL_S = 0.1
+_ANSWERS_CAP = 64 << 20  # all the orders a run may send, in bytes
 
 
-def _supervise(args: list[str], limits: Limits, cancel: threading.Event | None = None) -> _Process:
-    """Run ``args``; kill the whole tree at the deadline, when it prints too much or when
-    ``cancel`` is set.
+class _Channel:
+    """The sandboxed process under its limits: bars written to its standard input, its
+    answers read a line at a time from its standard output, what it prints kept.
 
-    Every process in the sandbox holds its output pipes, so their end of file means the
-    whole tree is gone: after a kill we still read to it (for a few seconds at most).
+    The whole tree is killed at the deadline, when it prints too much or when ``cancel``
+    is set. Every process in the sandbox holds its output pipes, so their end of file
+    means the whole tree is gone: after a kill they are still read to it (for a few
+    seconds at most).
     """
-    started = time.monotonic()
-    proc = subprocess.Popen(
-        args,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        start_new_session=True,
-        preexec_fn=lambda: _preexec(limits),
-    )
-    assert proc.stdout is not None and proc.stderr is not None
-    out, err = proc.stdout.fileno(), proc.stderr.fileno()
-    caps = {out: 64 << 20, err: limits.output_kb << 10}  # the report; what it prints
-    chunks: dict[int, list[bytes]] = {out: [], err: []}
-    sizes = {out: 0, err: 0}
-    limit: Limit | None = None
-    cancelled = False
-    deadline = started + limits.wall_seconds
-    with selectors.DefaultSelector() as selector:
-        for stream in (proc.stdout, proc.stderr):
-            selector.register(stream, selectors.EVENT_READ)
-        while selector.get_map():
-            if cancel is not None and cancel.is_set() and not cancelled:
-                cancelled, deadline = True, _killed(proc)
-            left = deadline - time.monotonic()
+
+    def __init__(self, args: list[str], limits: Limits, cancel: threading.Event | None) -> None:
+        self.started = time.monotonic()
+        self.proc = subprocess.Popen(
+            args,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+            preexec_fn=lambda: _preexec(limits),
+        )
+        assert self.proc.stdin and self.proc.stdout and self.proc.stderr
+        self.ins = self.proc.stdin.fileno()
+        self.out, self.err = self.proc.stdout.fileno(), self.proc.stderr.fileno()
+        os.set_blocking(self.ins, False)
+        self.caps = {self.out: _ANSWERS_CAP, self.err: limits.output_kb << 10}
+        self.sizes = {self.out: 0, self.err: 0}
+        self.printed: list[bytes] = []
+        self.inbox = bytearray()
+        self.outbox = b""
+        self.cancel = cancel
+        self.limit: Limit | None = None
+        self.cancelled = False
+        self.deadline = self.started + limits.wall_seconds
+        self.selector = selectors.DefaultSelector()
+        for fd in (self.out, self.err):
+            self.selector.register(fd, selectors.EVENT_READ)
+
+    def exchange(self, rows: list[Row]) -> list[Op] | None:
+        """Send bars; the orders answered (``None`` once the process has ended or was killed).
+
+        Raises:
+            StreamError: The answer is not a list of orders.
+        """
+        from .stream import decode_ops, encode_bars
+
+        self.outbox += encode_bars(rows)
+        if self.ins not in self.selector.get_map():
+            self.selector.register(self.ins, selectors.EVENT_WRITE)
+        line = self.receive()
+        return None if line is None else decode_ops(line)
+
+    def receive(self) -> bytes | None:
+        """The next line it writes once what was sent is written (``None`` if it ended)."""
+        self._pump(lambda: not self.outbox and b"\n" in self.inbox, (self.out,))
+        if b"\n" not in self.inbox:
+            return None
+        line, _, rest = bytes(self.inbox).partition(b"\n")
+        self.inbox = bytearray(rest)
+        return line
+
+    def kill(self) -> None:
+        if self.limit is None and not self.cancelled:
+            self.deadline = _killed(self.proc)
+
+    def finish(self) -> _Process:
+        """Close its input, read its pipes to their end, wait for it."""
+        self.outbox = b""
+        if self.ins in self.selector.get_map():
+            self.selector.unregister(self.ins)
+        with contextlib.suppress(OSError):
+            self.proc.stdin.close()  # type: ignore[union-attr]
+        self._pump(lambda: False, (self.out, self.err))
+        try:
+            code = self.proc.wait(timeout=max(0.1, self.deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            self.limit = self.limit or "wall"
+            _kill(self.proc)
+            code = self.proc.wait()
+        self.selector.close()
+        self.proc.stdout.close()  # type: ignore[union-attr]
+        self.proc.stderr.close()  # type: ignore[union-attr]
+        stderr = b"".join(self.printed)[: self.caps[self.err]]
+        seconds = time.monotonic() - self.started
+        return _Process(code, stderr, self.limit, seconds, self.cancelled)
+
+    def _pump(self, done: Callable[[], bool], streams: tuple[int, ...]) -> None:
+        """Move bytes until ``done()`` or every one of ``streams`` has ended."""
+        while not done() and any(fd in self.selector.get_map() for fd in streams):
+            if self.cancel is not None and self.cancel.is_set() and not self.cancelled:
+                self.cancelled, self.deadline = True, _killed(self.proc)
+            left = self.deadline - time.monotonic()
             if left <= 0:
-                if limit is not None or cancelled:
-                    break  # killed, yet something holds the pipes: give up on them
-                limit, deadline = "wall", _killed(proc)
+                if self.limit is not None or self.cancelled:
+                    return  # killed, yet something holds the pipes: give up on them
+                self.limit, self.deadline = "wall", _killed(self.proc)
                 continue
-            for key, _ in selector.select(timeout=min(left, _CANCEL_POLL_S)):
-                data = os.read(key.fd, 65536)
-                if not data:
-                    selector.unregister(key.fileobj)
-                    continue
-                if sizes[key.fd] <= caps[key.fd]:
-                    chunks[key.fd].append(data)
-                sizes[key.fd] += len(data)
-                if sizes[key.fd] > caps[key.fd] and limit is None:
-                    limit, deadline = "output", _killed(proc)
-    try:
-        returncode = proc.wait(timeout=max(0.1, deadline - time.monotonic()))
-    except subprocess.TimeoutExpired:
-        limit = limit or "wall"
-        _kill(proc)
-        returncode = proc.wait()
-    proc.stdout.close()
-    proc.stderr.close()
-    return _Process(
-        returncode,
-        b"".join(chunks[out]),
-        b"".join(chunks[err])[: caps[err]],
-        limit,
-        time.monotonic() - started,
-        cancelled,
-    )
+            for key, _ in self.selector.select(timeout=min(left, _CANCEL_POLL_S)):
+                if key.fd == self.ins:
+                    self._write()
+                else:
+                    self._read(key.fd)
+
+    def _write(self) -> None:
+        try:
+            sent = os.write(self.ins, self.outbox[: 1 << 16])
+        except BlockingIOError:
+            return
+        except OSError:  # it closed its input (ended or was killed)
+            sent = len(self.outbox)
+        self.outbox = self.outbox[sent:]
+        if not self.outbox:
+            self.selector.unregister(self.ins)
+
+    def _read(self, fd: int) -> None:
+        data = os.read(fd, 65536)
+        if not data:
+            self.selector.unregister(fd)
+            if fd == self.out and self.ins in self.selector.get_map():
+                self.selector.unregister(self.ins)  # nothing more will be read
+                self.outbox = b""
+            return
+        self.sizes[fd] += len(data)
+        if self.sizes[fd] > self.caps[fd]:
+            if self.limit is None:
+                self.limit, self.deadline = "output", _killed(self.proc)
+            return
+        if fd == self.out:
+            self.inbox += data
+        else:
+            self.printed.append(data)
 
 
 def _kill(proc: subprocess.Popen[bytes]) -> None:
@@ -508,7 +583,7 @@ def run_in_sandbox(
         return SandboxOutcome("sandbox_unavailable", str(exc), check=check)
     with tempfile.TemporaryDirectory(prefix="alphadesk-sandbox-") as tmp:
         folder = Path(tmp)
-        uid = _write_job(folder, code, frame, config, limits, params or {}, start)
+        uid = _write_job(folder, code, config, limits, params or {}, start)
         if sandbox.as_root:
             # Readable by the sandbox's user, and by its root (which holds no capability
             # to override file modes) through the group.
@@ -520,11 +595,45 @@ def run_in_sandbox(
         args += ["--perms", "0755", "--dir", str(Path(_INPUT).parent)]
         args += ["--ro-bind", str(folder), _INPUT, "--", sys.executable, "-I"]
         args += ["-c", _BOOT.format(paths=paths), _INPUT]
-        done = _supervise(args, limits, cancel)
+        done, hello, traded, broken = _trade(args, limits, cancel, frame, config, start)
     if done.cancelled:
         raise SandboxCancelled(f"cancelled after {done.seconds:.1f} s; its processes were killed")
     labels = {"symbol": symbol, "name": name, "notes": notes}
-    return _outcome(done, frame, config, check, start, labels)
+    return _outcome(done, frame, config, check, start, labels, hello, traded, broken)
+
+
+def _trade(
+    args: list[str],
+    limits: Limits,
+    cancel: threading.Event | None,
+    frame: pd.DataFrame,
+    config: BacktestConfig,
+    start: int,
+) -> tuple[_Process, Hello | None, Traded | None, str]:
+    """Start the sandbox, stream it the bars and trade its orders here, bar by bar."""
+    from .broker import trade_orders
+    from .stream import Hello
+
+    channel = _Channel(args, limits, cancel)
+    hello = traded = None
+    broken = ""
+    try:
+        line = channel.receive()
+        if line is not None:
+            hello = Hello.model_validate_json(line)
+            traded = trade_orders(frame, config, channel.exchange, start=start)
+    except ValueError as exc:  # its messages (StreamError, ValidationError)
+        broken = f"the strategy broke the exchange of bars and orders: {str(exc).splitlines()[0]}"
+        channel.kill()
+    except Exception as exc:  # Backtrader refused what it sent as an order
+        log.warning("the broker could not take a sandboxed strategy's orders", exc_info=True)
+        broken = f"the broker could not take the strategy's orders: {exc!r}"
+        channel.kill()
+    except BaseException:
+        channel.kill()
+        channel.finish()
+        raise
+    return channel.finish(), hello, traded, broken
 
 
 def _import_paths() -> list[Path]:
@@ -548,25 +657,28 @@ def _outcome(
     check: CodeCheck | None,
     start: int,
     labels: dict[str, Any],
+    hello: Hello | None,
+    traded: Traded | None,
+    broken: str,
 ) -> SandboxOutcome:
-    from .native import NativeReport, result_from_report
+    from .native import report_from_trades, result_from_report
 
     tail = _tail(done.stderr)
     limit = done.limit or _SIGNAL_LIMITS.get(done.returncode)
     if limit is not None:
         reason = f"the strategy {_LIMIT_WORDS[limit]}"
         return SandboxOutcome("killed", reason, None, check, limit, tail, done.seconds)
-    if done.returncode != 0:
+    if done.returncode != 0 and not broken:
         last = tail.splitlines()[-1] if tail else f"exit code {done.returncode}"
         reason = f"the strategy crashed: {last}"
         return SandboxOutcome("crashed", reason, None, check, None, tail, done.seconds)
-    try:
-        report = NativeReport.model_validate_json(done.stdout)
-        result = result_from_report(report, frame, config, start=start, **labels)
-    except ValidationError as exc:
-        reason = f"the sandbox gave no valid report: {str(exc).splitlines()[0]}"
+    if broken or hello is None or traded is None:
+        reason = broken or "the strategy ended before it was given a bar"
         return SandboxOutcome("crashed", reason, None, check, None, tail, done.seconds)
-    except ValueError as exc:  # a report that does not fit the bars
-        reason = f"the strategy's report does not fit its bars: {exc}"
+    try:
+        report = report_from_trades(hello, traded)
+        result = result_from_report(report, frame, config, start=start, **labels)
+    except ValueError as exc:  # it stopped early (or fills that do not fit: never here)
+        reason = f"the strategy's run does not fit its bars: {exc}"
         return SandboxOutcome("crashed", reason, None, check, None, tail, done.seconds)
     return SandboxOutcome("completed", "", result, check, None, tail, done.seconds)

@@ -1,16 +1,17 @@
-"""Inside the sandbox: apply the limits, load the strategy, run it, print the report.
+"""Inside the sandbox: apply the limits, load the strategy, run it on the bars streamed in.
 
 Run by :mod:`.sandbox` as ``python -I -c <bootstrap> INPUT_DIR`` inside bubblewrap; never
-imported by the parent process. ``INPUT_DIR`` (read-only) holds ``job.json``,
-``strategy.py`` and ``bars.parquet``. The report (a :class:`~.native.NativeReport` as
-JSON: the fills of the strategy's orders) goes to the original standard output; anything
-the strategy prints goes to standard error, so it cannot mix with the report by accident.
-The strategy's code can still reach that descriptor: the parent therefore trusts nothing
-in the report but the orders, and recomputes every figure from them and the bars.
+imported by the parent process. ``INPUT_DIR`` (read-only) holds ``job.json`` and
+``strategy.py``, no bars: they arrive on standard input, a message at a time, and the
+strategy's orders go back on the original standard output after each
+(:mod:`.stream`, :func:`~.native.run_streamed`). Anything the strategy prints goes to
+standard error, so it cannot mix with the orders by accident. The strategy's code can
+still reach both descriptors: the parent sends a bar only after the orders for the
+earlier ones are in, trades those orders itself and computes every figure.
 
-Exit codes: 0 report printed; 3 the strategy raised (traceback on stderr); 4 it ran out of
-memory; 5 it hit the process limit; 6 the job itself was unreadable; 7 it wrote past the
-file size limit or filled its scratch space.
+Exit codes: 0 ran to the end of the bars; 3 the strategy raised (traceback on stderr); 4
+it ran out of memory; 5 it hit the process limit; 6 the job itself was unreadable; 7 it
+wrote past the file size limit or filled its scratch space.
 """
 
 from __future__ import annotations
@@ -109,19 +110,28 @@ def main(argv: list[str]) -> int:
             os.kill(-1, signal.SIGKILL)  # whatever else it started in our PID namespace
         return code
 
-    report_fd = os.dup(1)
+    answers = os.fdopen(os.dup(1), "wb")
+    bars = os.fdopen(os.dup(0), "rb")
     os.dup2(2, 1)  # the strategy's prints go to stderr
     try:
-        import pandas as pd
+        from alphadesk.backtest.native import run_streamed
+        from alphadesk.backtest.stream import decode_bars, encode_ops
 
-        from alphadesk.backtest.native import run_strategy_class
+        def source(ops: Any) -> Any:
+            if ops is not None:
+                answers.write(encode_ops(ops))
+                answers.flush()
+            line = bars.readline()
+            return decode_bars(line) if line else None
 
-        # One thread: the process limit counts threads, and Arrow sizes its pool by CPUs.
-        frame = pd.read_parquet(folder / "bars.parquet", use_threads=False)
+        def hello(message: Any) -> None:
+            answers.write(message.model_dump_json().encode() + b"\n")
+            answers.flush()
+
         config = _config(job["config"])
         cls = _strategy_class(code)
-        report = run_strategy_class(
-            cls, frame, config, params=job.get("params") or {}, start=job.get("start", 0)
+        run_streamed(
+            cls, config, source, hello, params=job.get("params") or {}, start=job.get("start", 0)
         )
     except MemoryError:
         print("MemoryError: the strategy ran out of memory", file=sys.stderr)
@@ -132,9 +142,7 @@ def main(argv: list[str]) -> int:
         number = exc.errno if isinstance(exc, OSError) else None
         return end(_LIMIT_ERRNOS.get(number or 0, EXIT_CRASHED))
     if os.getpid() != main_pid:
-        os._exit(EXIT_CRASHED)  # a forked copy of the whole run reports nothing
-    with os.fdopen(report_fd, "w") as out:
-        out.write(report.model_dump_json())
+        os._exit(EXIT_CRASHED)  # a forked copy of the whole run ends quietly
     return 0
 
 
