@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo
 
 from .calendar import NEW_YORK
+from .models import DividendRecord, Dividends, Provenance
 
 if TYPE_CHECKING:
     import numpy as np
@@ -34,6 +35,7 @@ __all__ = [
     "ActionTable",
     "Dividend",
     "Split",
+    "dividend_timeline",
     "dividends_on_bars",
     "on_basis",
     "split_factors",
@@ -260,6 +262,21 @@ def _ratio_text(ratio: float) -> str:
             return f"{round(ratio * 2)}:2"
         return f"{ratio:g}:1"
     return f"1:{1 / ratio:g}"
+
+
+def dividend_timeline(symbol: str, records: list[Dividend], provenance: Provenance) -> Dividends:
+    """``records`` as a provider answers them, each known from :attr:`Dividend.known_at`."""
+    items = [
+        DividendRecord(
+            known_at=d.known_at,
+            ex_date=d.ex_date,
+            amount=d.amount,
+            declared=d.declared,
+            pay_date=d.pay_date,
+        )
+        for d in records
+    ]
+    return Dividends(symbol=symbol, items=items, provenance=provenance)
 
 
 def dividends_on_bars(
