@@ -258,3 +258,13 @@ def test_dividends_pass_through_the_chain_and_its_wrappers(tmp_path: object) -> 
     assert unconfigured.dividends("JPM", as_of).provenance.attempts[0].error == "NotConfigured"
     with pytest.raises(NoData, match="no dividend records for AMZN"):
         ProviderChain([LocalProvider(root), BundledProvider()]).dividends("AMZN", as_of)
+
+
+def test_a_dividend_before_a_split_is_on_the_as_of_basis(bundled: BundledProvider) -> None:
+    # AAPL paid $0.82 ex 2020-08-07, before its 4-for-1 split of 2020-08-31.
+    before = bundled.dividends("AAPL", end_of_day(date(2020, 8, 28)))
+    after = bundled.dividends("AAPL", end_of_day(date(2020, 9, 30)))
+    [b] = [r for r in before.items if r.ex_date == date(2020, 8, 7)]
+    [a] = [r for r in after.items if r.ex_date == date(2020, 8, 7)]
+    assert (b.amount, b.basis_amount) == (0.82, 0.82)
+    assert (a.amount, a.basis_amount) == (0.82, pytest.approx(0.82 / 4))

@@ -326,6 +326,7 @@ class DisguisedMarket:
                     "known_at": d.instant(r.known_at),
                     "ex_date": d.day(r.ex_date),
                     "amount": r.amount * f,
+                    "basis_amount": r.basis_amount * f,
                     "declared": r.declared and d.day(r.declared),
                     "pay_date": r.pay_date and d.day(r.pay_date),
                 }

@@ -226,6 +226,10 @@ class DividendRecord(_Record):
         description="The first session traded without it; holders at the previous close are paid."
     )
     amount: float = Field(description="Cash per share as traded on the ex-date.")
+    basis_amount: float = Field(
+        description="Cash per share in the shares of the answer's as_of (the basis of the "
+        "daily bars read then): amount divided by the splits effective after the ex-date."
+    )
     declared: date | None = None
     pay_date: date | None = None
 

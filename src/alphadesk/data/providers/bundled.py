@@ -390,7 +390,8 @@ class BundledProvider(Provider):
             source=records[0].source or "bundled actions.csv",
             notes=["each dividend known from its declaration day"],
         )
-        return dividend_timeline(symbol, records, provenance)
+        splits = actions.splits(symbol) if actions is not None else []
+        return dividend_timeline(symbol, records, splits, as_of, provenance)
 
     def _splits(self, symbol: str) -> list[Split] | None:
         actions = self._store.actions

@@ -209,7 +209,9 @@ class LocalProvider(Provider):
                 "symbol,ex_date,kind=dividend,amount[,declared,pay_date])",
                 provider=self.name,
             )
-        return dividend_timeline(symbol, records, self._provenance(self.root / _ACTIONS))
+        assert table is not None
+        provenance = self._provenance(self.root / _ACTIONS)
+        return dividend_timeline(symbol, records, table.splits(symbol), as_of, provenance)
 
     def _intraday_bars(self, symbol: str, as_of: datetime, interval: str) -> Bars:
         folder = self.root / "bars" / interval
