@@ -200,3 +200,14 @@ def test_impossible_orders_are_refused_and_old_rows_do_not_break_the_account(
     for route in ("/portfolio", "/portfolio/positions", "/portfolio/transactions"):
         broken = _error(client.get(route, params={"account": "broken"}), 409, "account_damaged")
         assert "stored starting cash of inf" in broken["message"]
+
+
+def test_the_valuation_lists_the_dividends_credited(client: httpx.Client) -> None:
+    _open(client, "income")
+    buy = {"side": "buy", "symbol": "JPM", "quantity": 100, "as_of": "2025-04-01",
+           "account": "income"}  # fmt: skip
+    assert client.post("/portfolio/orders", json=buy).status_code == 201
+    shown = client.get("/portfolio", params={"account": "income", "as_of": "2025-04-04"}).json()
+    assert [(d["symbol"], d["ex_date"], d["shares"], d["amount"], d["cash"])
+            for d in shown["dividends"]] == [("JPM", "2025-04-04", 100, 1.4, 140.0)]  # fmt: skip
+    assert shown["cash"] == pytest.approx(100_000 - 100 * 243.66 + 140)  # the 04-01 close

@@ -164,3 +164,15 @@ def test_an_account_with_rows_an_older_version_accepted_still_shows(
     broken = cli.invoke(app, ["portfolio", "--account", "broken"])
     assert broken.exit_code == 1 and "stored starting cash of inf" in broken.output
     assert "alphadesk portfolio reset --account broken" in broken.output
+
+
+def test_a_dividend_is_credited_and_listed(cli: CliRunner) -> None:
+    # JPM paid $1.40 a share ex 2025-04-04 (bundled Polygon record): 100 shares, $140.
+    bought = cli.invoke(app, ["portfolio", "buy", "JPM", "100", "--date", "2025-04-01"])
+    assert bought.exit_code == 0, bought.output
+    shown = cli.invoke(app, ["portfolio", "--as-of", "2025-04-04"]).output
+    assert "dividends credited" in shown and "$140.00" in shown
+    report = json.loads(cli.invoke(app, ["portfolio", "--as-of", "2025-04-04", "--json"]).output)
+    assert report["cash"] == pytest.approx(100_000 - 100 * _close("JPM", "2025-04-01") + 140)
+    listed = cli.invoke(app, ["portfolio", "orders"]).output
+    assert "dividends credited" in listed and "2025-04-04" in listed and "2025-07-03" in listed

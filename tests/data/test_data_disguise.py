@@ -214,3 +214,25 @@ def test_filings_earnings_and_quotes_name_no_filer_and_keep_their_times(
     assert disguised.price == pytest.approx(quote.price * disguise.factor("AAPL"))
     assert disguised.volume == quote.volume
     assert disguised.observed_at == disguise.instant(quote.observed_at)
+
+
+def test_dividends_are_disguised_like_the_prices() -> None:
+    from alphadesk.data.calendar import end_of_day
+
+    real = BundledProvider()
+    disguise = disguise_of(real, ["JPM"], seed=3)
+    as_of = end_of_day(date(2025, 5, 19))
+    seen = disguised_provider(real, disguise).dividends(
+        disguise.names["JPM"], disguise.instant(as_of)
+    )
+    truth = real.dividends("JPM", as_of)
+    factor = disguise.factor("JPM")
+    assert [(d.ex_date, d.amount, d.basis_amount) for d in seen.items] == [
+        (
+            disguise.day(d.ex_date),
+            pytest.approx(d.amount * factor),
+            pytest.approx(d.basis_amount * factor),
+        )
+        for d in truth.items
+    ]
+    assert seen.symbol == disguise.names["JPM"] != "JPM"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from datetime import UTC, date, datetime, timedelta
+from zoneinfo import ZoneInfo
 
 import pandas as pd
 import pytest
@@ -16,6 +17,8 @@ from alphadesk.data.calendar import end_of_day
 from alphadesk.data.errors import NoData, SkippedFile
 from alphadesk.data.providers.bundled import BUNDLED_DIR, BundledProvider
 from alphadesk.data.providers.local import LocalProvider
+
+NY = ZoneInfo("America/New_York")
 
 MANIFEST = json.loads((BUNDLED_DIR / "manifest.json").read_text())
 NEWS = pd.read_parquet(BUNDLED_DIR / "news.parquet")
@@ -220,8 +223,48 @@ def test_a_polygon_statement_counts_from_its_acceptance(bundled: BundledProvider
 
 def test_the_provider_lists_the_dividends_declared_by_as_of(bundled: BundledProvider) -> None:
     declared = bundled.dividends("JPM", end_of_day(date(2025, 5, 19)))  # Q3's declared then
-    assert [(d.ex_date, d.amount) for d in declared[-2:]] == [
+    assert [(d.ex_date, d.amount) for d in declared.items[-2:]] == [
         (date(2025, 4, 4), 1.4),
         (date(2025, 7, 3), 1.4),
     ]
-    assert bundled.dividends("KO", end_of_day(date(2025, 5, 19))) == []
+    assert declared.items[-1].known_at == datetime(2025, 5, 19, 9, 30, tzinfo=NY)
+    before = bundled.dividends("JPM", end_of_day(date(2025, 5, 16)))  # declared on the 19th
+    assert before.items[-1].ex_date == date(2025, 4, 4)
+    with pytest.raises(NoData, match="no dividend records for KO"):
+        bundled.dividends("KO", end_of_day(date(2025, 5, 19)))
+
+
+def test_dividends_pass_through_the_chain_and_its_wrappers(tmp_path: object) -> None:
+    from pathlib import Path
+
+    from alphadesk.data.sealed import SealedMarket
+
+    root = Path(str(tmp_path))
+    (root / "actions.csv").write_text(
+        "symbol,ex_date,kind,ratio,amount,declared\nKO,2025-03-14,dividend,,0.51,2025-02-13\n"
+    )
+    as_of = end_of_day(date(2025, 5, 19))
+    chain = SealedMarket(ProviderChain([LocalProvider(root), BundledProvider()]), as_of)
+    ko = chain.dividends("KO", as_of)  # the local folder's record
+    assert (ko.provenance.provider, [(d.ex_date, d.amount) for d in ko.items]) == (
+        "local",
+        [(date(2025, 3, 14), 0.51)],
+    )
+    jpm = chain.dividends("JPM", as_of)  # none local: the chain falls through to bundled
+    assert jpm.provenance.provider == "bundled"
+    assert "lists no dividends of JPM" in jpm.provenance.attempts[0].message
+    assert (date(2025, 7, 3), 1.4) in [(d.ex_date, d.amount) for d in jpm.items]
+    unconfigured = ProviderChain([LocalProvider(None), BundledProvider()])
+    assert unconfigured.dividends("JPM", as_of).provenance.attempts[0].error == "NotConfigured"
+    with pytest.raises(NoData, match="no dividend records for AMZN"):
+        ProviderChain([LocalProvider(root), BundledProvider()]).dividends("AMZN", as_of)
+
+
+def test_a_dividend_before_a_split_is_on_the_as_of_basis(bundled: BundledProvider) -> None:
+    # AAPL paid $0.82 ex 2020-08-07, before its 4-for-1 split of 2020-08-31.
+    before = bundled.dividends("AAPL", end_of_day(date(2020, 8, 28)))
+    after = bundled.dividends("AAPL", end_of_day(date(2020, 9, 30)))
+    [b] = [r for r in before.items if r.ex_date == date(2020, 8, 7)]
+    [a] = [r for r in after.items if r.ex_date == date(2020, 8, 7)]
+    assert (b.amount, b.basis_amount) == (0.82, 0.82)
+    assert (a.amount, a.basis_amount) == (0.82, pytest.approx(0.82 / 4))

@@ -16,6 +16,7 @@ import pytest
 from alphadesk.agent import ModelRetry, RunContext
 from alphadesk.analytics.zero_dte import VolSurface, build_zero_dte, session_years
 from alphadesk.data.calendar import session_close
+from alphadesk.data.errors import DataError
 from alphadesk.data.providers.bundled import BundledProvider
 from alphadesk.data.rates import risk_free_rate
 from alphadesk.data.web import TavilySearch
@@ -69,6 +70,29 @@ async def test_the_0dte_engine_uses_the_minutes_left_when_the_market_is_open(
     noon = datetime(2018, 12, 31, 17, 0, tzinfo=UTC)  # 12:00 New York
     report = await run_zero_dte_engine.call(_ctx(chat_deps, noon), {})
     assert report.session == date(2018, 12, 31) and report.minutes_to_expiry == 240
+
+
+@pytest.mark.parametrize(
+    ("day", "price"),
+    [(date(2025, 1, 7), 588.63), (date(2025, 3, 7), 575.92)],  # StockBench SPY closes
+)
+async def test_the_market_overview_reads_spy_on_its_days(
+    chat_deps: ChatDeps, day: date, price: float
+) -> None:
+    overview = await get_market_overview.call(_ctx(chat_deps, session_close(day)), {})
+    assert (overview.spy_price, overview.spy_origin) == (price, "observed")
+
+
+async def test_a_2025_day_without_spy_or_the_index_says_spy_is_missing(
+    chat_deps: ChatDeps,
+) -> None:
+    # SPY's last bar before 2025-01-15 is of 01-07 and the index ends in 2018: no price,
+    # neither a stale one passed off as that day's nor a modeled one.
+    overview = await get_market_overview.call(_ctx(chat_deps, session_close(date(2025, 1, 15))), {})
+    assert overview.spy_price is None and overview.spy_origin is None
+    assert any("SPY is missing on 2025-01-15" in m for m in overview.missing)
+    with pytest.raises(DataError, match="SPY is missing on 2025-01-15"):
+        await run_zero_dte_engine.call(_ctx(chat_deps, session_close(date(2025, 1, 15))), {})
 
 
 async def test_the_market_overview_models_spy_from_the_index(chat_deps: ChatDeps) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from datetime import date, datetime
+from datetime import UTC, date, datetime
 from typing import TYPE_CHECKING
 
 import typer
@@ -13,7 +13,9 @@ from alphadesk.cli.common import console, err_console, fail, parse_as_of, settin
 from alphadesk.money import usd
 
 if TYPE_CHECKING:
-    from alphadesk.portfolio import OrderRequest, PaperPortfolio
+    from rich.table import Table
+
+    from alphadesk.portfolio import DividendPaid, OrderLog, OrderRequest, PaperPortfolio
 
 __all__ = ["portfolio_app"]
 
@@ -110,6 +112,8 @@ def show(
         f"P&L {usd(report.total_pnl)} ({report.total_pnl_pct}%) · {report.orders} orders",
         highlight=False,
     )
+    if report.dividends:
+        console.print(_dividends_table(report.dividends))
     for note in report.missing:
         err_console.print(f"[yellow]{note}[/]")
 
@@ -253,6 +257,15 @@ def follow(
     _place(ctx, order, account, force)
 
 
+def _dividends_table(paid: list[DividendPaid]) -> Table:
+    from rich.table import Table
+
+    table = Table("symbol", "ex-date", "shares", "per share", "cash", title="dividends credited")
+    for d in paid:
+        table.add_row(d.symbol, f"{d.ex_date}", f"{d.shares:g}", f"{d.amount:g}", usd(d.cash))
+    return table
+
+
 def _when(instant: datetime) -> str:
     return f"{instant.astimezone():%Y-%m-%d %H:%M}"
 
@@ -264,12 +277,13 @@ def orders(
     as_json: bool = typer.Option(False, "--json", help="One JSON object per order."),
 ) -> None:
     """Every order of the account by trade date; forced orders (price not verified) are
-    marked, and when each was recorded is shown last."""
+    marked, and when each was recorded is shown last. The dividends credited so far follow."""
     from rich.table import Table
 
     with _refusals():
-        listed = _book(ctx).orders(account)
-        for row in _book(ctx).set_aside(account):
+        log = _book(ctx).log(account)
+        listed = log.orders
+        for row in log.set_aside:
             err_console.print(f"[yellow]{row.describe()}[/]", highlight=False)
     if as_json:
         for o in listed:
@@ -293,6 +307,22 @@ def orders(
                  _when(o.placed_at), o.source]  # fmt: skip
         table.add_row(*cells)
     console.print(table)
+    _print_dividends(ctx, log)
+
+
+def _print_dividends(ctx: typer.Context, log: OrderLog) -> None:
+    """The dividends the account's stocks paid by now, and the stocks without records."""
+    from alphadesk.data import build_provider
+    from alphadesk.portfolio import account_dividends
+
+    now = datetime.now(UTC)
+    credits, basis = account_dividends(log, build_provider(settings_from(ctx)), now)
+    paid = log.book(now, credits).dividends
+    if paid:
+        console.print(_dividends_table(paid))
+    for note in basis:
+        if note.startswith("no dividend records"):
+            err_console.print(f"[yellow]{note}[/]", highlight=False)
 
 
 @portfolio_app.command("open")

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo
 
 from .calendar import NEW_YORK
+from .models import DividendRecord, Dividends, Provenance
 
 if TYPE_CHECKING:
     import numpy as np
@@ -34,6 +35,8 @@ __all__ = [
     "ActionTable",
     "Dividend",
     "Split",
+    "dividend_cash",
+    "dividend_timeline",
     "dividends_on_bars",
     "on_basis",
     "split_factors",
@@ -262,6 +265,47 @@ def _ratio_text(ratio: float) -> str:
     return f"1:{1 / ratio:g}"
 
 
+def dividend_timeline(
+    symbol: str,
+    records: list[Dividend],
+    splits: list[Split],
+    as_of: datetime,
+    provenance: Provenance,
+) -> Dividends:
+    """``records`` as a provider answers them at ``as_of``, each known from
+    :attr:`Dividend.known_at`, its ``basis_amount`` in the shares of ``as_of``."""
+    items = [
+        DividendRecord(
+            known_at=d.known_at,
+            ex_date=d.ex_date,
+            amount=d.amount,
+            basis_amount=d.amount / _later_splits(d, splits, as_of),
+            declared=d.declared,
+            pay_date=d.pay_date,
+        )
+        for d in records
+    ]
+    return Dividends(symbol=symbol, items=items, provenance=provenance)
+
+
+def _later_splits(dividend: Dividend, splits: list[Split], as_of: datetime) -> float:
+    """The product of the ratios of the splits after ``dividend`` and by ``as_of``."""
+    factor = 1.0
+    for split in splits:
+        if dividend.effective < split.effective <= as_of:
+            factor *= split.ratio
+    return factor
+
+
+def dividend_cash(index: pd.DatetimeIndex, dividends: Dividends, as_of: datetime) -> pd.Series:
+    """:func:`dividends_on_bars` of a provider's answer (its ``basis_amount``: already on
+    the basis of the bars read at ``as_of``)."""
+    records = [
+        Dividend(dividends.symbol, r.ex_date, r.basis_amount, r.declared) for r in dividends.items
+    ]
+    return dividends_on_bars(index, records, [], as_of)
+
+
 def dividends_on_bars(
     index: pd.DatetimeIndex, dividends: list[Dividend], splits: list[Split], as_of: datetime
 ) -> pd.Series:
@@ -280,8 +324,7 @@ def dividends_on_bars(
         at = int(np.searchsorted(times, pd.Timestamp(dividend.effective).value))
         if at >= len(index) or index[at].date() != dividend.ex_date:
             continue  # no bar on its ex-date in these bars
-        later = [s.ratio for s in splits if dividend.effective < s.effective <= as_of]
-        out[at] += dividend.amount / float(np.prod(later)) if later else dividend.amount
+        out[at] += dividend.amount / _later_splits(dividend, splits, as_of)
     return pd.Series(out, index=index, name="dividend")
 
 

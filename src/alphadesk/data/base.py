@@ -23,6 +23,7 @@ from .errors import NoData, NotSupported
 from .models import (
     AnalystRatings,
     Coverage,
+    Dividends,
     Earnings,
     Filings,
     Fundamentals,
@@ -73,6 +74,7 @@ class DataKind(StrEnum):
     SHORT_INTEREST = "short_interest"
     ANALYST_RATINGS = "analyst_ratings"
     FILINGS = "filings"
+    DIVIDENDS = "dividends"
 
 
 # The provider to add for a kind no configured one serves (else yahoo, online).
@@ -131,6 +133,8 @@ class MarketData(Protocol):
         forms: Sequence[str] | None = None,
         limit: int = 20,
     ) -> Filings: ...
+
+    def dividends(self, symbol: str, as_of: datetime) -> Dividends: ...
 
 
 @runtime_checkable
@@ -312,6 +316,14 @@ class Provider:
         items = [f for f in filings.items if wanted is None or f.form.upper() in wanted]
         return filings.model_copy(update={"items": items[-limit:]})
 
+    def dividends(self, symbol: str, as_of: datetime) -> Dividends:
+        """The cash dividends declared at or before ``as_of``, by declaration (an
+        ex-date may be later). A provider without records for ``symbol`` raises
+        :class:`NoData`, so a chain asks the next one; an empty answer means records
+        exist and none was declared by then."""
+        sym, when = self._begin(DataKind.DIVIDENDS, symbol, as_of)
+        return _sorted(point_in_time(self._dividends(sym, when), when))
+
     # -- hooks: override the ones the provider serves -----------------------------------
 
     def _unsupported(self, kind: DataKind) -> NotSupported:
@@ -356,11 +368,14 @@ class Provider:
     def _analyst_ratings(self, symbol: str, as_of: datetime) -> AnalystRatings:
         raise self._unsupported(DataKind.ANALYST_RATINGS)
 
+    def _dividends(self, symbol: str, as_of: datetime) -> Dividends:
+        raise self._unsupported(DataKind.DIVIDENDS)
+
     def _filings(self, symbol: str, as_of: datetime) -> Filings:
         raise self._unsupported(DataKind.FILINGS)
 
 
-_TimelineT = TypeVar("_TimelineT", News, Earnings, AnalystRatings, Filings, Fundamentals)
+_TimelineT = TypeVar("_TimelineT", News, Earnings, AnalystRatings, Filings, Fundamentals, Dividends)
 
 
 def _sorted(timeline: _TimelineT) -> _TimelineT:

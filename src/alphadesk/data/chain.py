@@ -21,6 +21,7 @@ from .models import (
     AnalystRatings,
     Attempt,
     Coverage,
+    Dividends,
     Earnings,
     Filings,
     Fundamentals,
@@ -158,6 +159,9 @@ class ProviderChain(Provider):
             symbol,
             lambda p: p.analyst_ratings(symbol, as_of, days=36_500),
         )
+
+    def _dividends(self, symbol: str, as_of: datetime) -> Dividends:
+        return self._first(DataKind.DIVIDENDS, symbol, lambda p: p.dividends(symbol, as_of))
 
     def _filings(self, symbol: str, as_of: datetime) -> Filings:
         return self._first(

@@ -18,6 +18,7 @@ from .chain import ProviderChain
 from .models import (
     AnalystRatings,
     Coverage,
+    Dividends,
     Earnings,
     Filings,
     Fundamentals,
@@ -108,6 +109,10 @@ class CheckedMarket(ABC):
     ) -> Filings:
         self._check("filings", symbol, as_of)
         return self.inner.filings(symbol, as_of, forms=forms, limit=limit)
+
+    def dividends(self, symbol: str, as_of: datetime) -> Dividends:
+        self._check("dividends", symbol, as_of)
+        return self.inner.dividends(symbol, as_of)
 
 
 class CheckedIvHistory(CheckedMarket):

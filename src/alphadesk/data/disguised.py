@@ -24,6 +24,7 @@ from .errors import DataError, NoData, NotSupported
 from .models import (
     AnalystRatings,
     Coverage,
+    Dividends,
     Earnings,
     Filings,
     Fundamentals,
@@ -316,6 +317,24 @@ class DisguisedMarket:
         ]
         return self._timeline(filings, real, items)
 
+    def dividends(self, symbol: str, as_of: datetime) -> Dividends:
+        real, dividends = self._ask(symbol, as_of, self.inner.dividends)
+        d, f = self.disguise, self.disguise.factor(real)
+        items = [
+            r.model_copy(
+                update={
+                    "known_at": d.instant(r.known_at),
+                    "ex_date": d.day(r.ex_date),
+                    "amount": r.amount * f,
+                    "basis_amount": r.basis_amount * f,
+                    "declared": r.declared and d.day(r.declared),
+                    "pay_date": r.pay_date and d.day(r.pay_date),
+                }
+            )
+            for r in dividends.items
+        ]
+        return self._timeline(dividends, real, items)
+
     def _timeline(self, timeline: TimelineT, real: str, items: list[Any]) -> TimelineT:
         return timeline.model_copy(
             update={
@@ -326,7 +345,7 @@ class DisguisedMarket:
         )
 
 
-TimelineT = TypeVar("TimelineT", News, Earnings, AnalystRatings, Filings, Fundamentals)
+TimelineT = TypeVar("TimelineT", News, Earnings, AnalystRatings, Filings, Fundamentals, Dividends)
 
 
 def _times(value: float | None, factor: float) -> float | None:

@@ -219,6 +219,25 @@ class News(Timeline[NewsItem]):
     """News about a symbol, by publication time."""
 
 
+class DividendRecord(_Record):
+    """A cash dividend; ``known_at`` is its declaration (else its ex-date's open)."""
+
+    ex_date: date = Field(
+        description="The first session traded without it; holders at the previous close are paid."
+    )
+    amount: float = Field(description="Cash per share as traded on the ex-date.")
+    basis_amount: float = Field(
+        description="Cash per share in the shares of the answer's as_of (the basis of the "
+        "daily bars read then): amount divided by the splits effective after the ex-date."
+    )
+    declared: date | None = None
+    pay_date: date | None = None
+
+
+class Dividends(Timeline[DividendRecord]):
+    """A symbol's cash dividends declared by ``as_of``, by declaration (ex-dates may be later)."""
+
+
 class EarningsEvent(_Record):
     """An earnings release; ``known_at`` is the release time (or when it was announced)."""
 

@@ -6,11 +6,13 @@ Modules: :mod:`~alphadesk.portfolio.models` (contracts, orders, positions, refus
 :mod:`~alphadesk.portfolio.book` (replaying orders: cash, positions, collateral, rules),
 :mod:`~alphadesk.portfolio.account` (:class:`PaperPortfolio`, the SQLite order log),
 :mod:`~alphadesk.portfolio.fills` (a price against the trade date's bar),
+:mod:`~alphadesk.portfolio.dividends` (the cash dividends owed, from the data),
 :mod:`~alphadesk.portfolio.marks` and :mod:`~alphadesk.portfolio.report` (the account
 marked from the data at an instant).
 """
 
 from alphadesk.portfolio.account import DEFAULT_ACCOUNT, DEFAULT_CASH, OrderLog, PaperPortfolio
+from alphadesk.portfolio.dividends import account_dividends, dividend_credits
 from alphadesk.portfolio.fills import verify_price
 from alphadesk.portfolio.models import (
     ACCOUNT_PATTERN,
@@ -19,6 +21,8 @@ from alphadesk.portfolio.models import (
     AccountNotFound,
     Contract,
     DamagedAccount,
+    DividendCredit,
+    DividendPaid,
     InsufficientCash,
     Order,
     OrderRejected,
@@ -41,6 +45,8 @@ __all__ = [
     "AccountReport",
     "Contract",
     "DamagedAccount",
+    "DividendCredit",
+    "DividendPaid",
     "HeldPosition",
     "InsufficientCash",
     "Order",
@@ -53,6 +59,8 @@ __all__ = [
     "PriceNotVerified",
     "SetAside",
     "Valuation",
+    "account_dividends",
     "account_report",
+    "dividend_credits",
     "verify_price",
 ]

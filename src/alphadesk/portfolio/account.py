@@ -21,7 +21,7 @@ import bisect
 import math
 import re
 import sqlite3
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -45,6 +45,7 @@ from alphadesk.portfolio.models import (
     AccountExists,
     AccountNotFound,
     DamagedAccount,
+    DividendCredit,
     Order,
     OrderRejected,
     OrderRequest,
@@ -152,17 +153,25 @@ class OrderLog:
         """The orders traded at or before ``as_of`` (None: every order)."""
         return self.orders if as_of is None else [o for o in self.orders if o.as_of <= as_of]
 
-    def book(self, as_of: datetime | None = None) -> Book:
-        """The replayed book at ``as_of`` (default: every order)."""
-        return replay_orders(self.starting_cash, self.until(as_of))
+    def book(self, as_of: datetime | None = None, dividends: Sequence[DividendCredit] = ()) -> Book:
+        """The replayed book at ``as_of`` (default: every order), with the ``dividends``
+        whose ex-date opened by then (default: by now) credited to the shares held."""
+        until = as_of or datetime.now(UTC)
+        credited = [d for d in dividends if d.as_of <= until]
+        return replay_orders(self.starting_cash, self.until(as_of), credited)
 
-    def value(self, marks: Mapping[str, float | None], as_of: datetime | None = None) -> Valuation:
+    def value(
+        self,
+        marks: Mapping[str, float | None],
+        as_of: datetime | None = None,
+        dividends: Sequence[DividendCredit] = (),
+    ) -> Valuation:
         """The account at ``as_of`` and ``marks`` (per-share prices by contract key); a
         position without a mark is held at cost and listed in ``unpriced``; the rows set
-        aside are listed in ``set_aside``."""
-        orders = self.until(as_of)
-        book = replay_orders(self.starting_cash, orders)
-        found = valuation(self.account, self.starting_cash, book, marks, len(orders), as_of)
+        aside are listed in ``set_aside``; ``dividends`` as in :meth:`book`."""
+        book = self.book(as_of, dividends)
+        orders = len(self.until(as_of))
+        found = valuation(self.account, self.starting_cash, book, marks, orders, as_of)
         return found.model_copy(update={"set_aside": self.set_aside})
 
 

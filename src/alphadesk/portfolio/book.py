@@ -12,14 +12,15 @@ cost accounting: a trade that reduces a position realises
 trades only on or before its expiration, and expires on a trading day.
 
 Cash changes in one place, :meth:`Book.apply`; the valuation reads the cash the replay
-leaves, so a later cash event (a dividend credited to holders of record, paid by shorts)
-is one more entry of the trade-date timeline applied there.
+leaves. A cash dividend is one more entry of the timeline (:class:`DividendCredit`, at the
+open of its ex-date, before any order of that instant): the shares held then, i.e. at the
+previous close, get the amount each, and a short position pays it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, time
 from zoneinfo import ZoneInfo
 
@@ -27,6 +28,8 @@ from alphadesk.data.calendar import close_on_or_before, is_session, local_date
 from alphadesk.money import usd
 from alphadesk.portfolio.models import (
     Contract,
+    DividendCredit,
+    DividendPaid,
     InsufficientCash,
     OrderRejected,
     OrderRequest,
@@ -41,6 +44,7 @@ __all__ = [
     "expired_problem",
     "expires_at",
     "first_new_problem",
+    "in_trade_order",
     "replay_orders",
     "valuation",
 ]
@@ -105,6 +109,7 @@ class Book:
     cash: float
     positions: dict[str, Position]
     realized: float = 0.0
+    dividends: list[DividendPaid] = field(default_factory=list)
 
     def collateral(self, at: datetime | None = None) -> float:
         """Cash reserved at ``at`` (default: now) for the open short puts."""
@@ -115,8 +120,13 @@ class Book:
         position = self.positions.get(contract.key)
         return position.quantity if position else 0.0
 
-    def apply(self, order: OrderRequest) -> None:
-        """The book after ``order``: its position, realised P&L and cash."""
+    def apply(self, entry: OrderRequest | DividendCredit) -> None:
+        """The book after ``entry``: an order's position, realised P&L and cash, or a
+        dividend's cash to the shares held (none held: nothing)."""
+        if isinstance(entry, DividendCredit):
+            self._credit(entry)
+            return
+        order = entry
         key = order.contract.key
         held = self.positions.get(key) or Position(
             contract=order.contract, quantity=0.0, average_cost=0.0
@@ -146,12 +156,52 @@ class Book:
         )
         self.cash += order.cash_change
 
+    def _credit(self, dividend: DividendCredit) -> None:
+        shares = self.held(Contract(symbol=dividend.symbol))
+        if abs(shares) < _EPS:
+            return
+        cash = shares * dividend.amount
+        self.cash += cash
+        self.dividends.append(
+            DividendPaid(
+                symbol=dividend.symbol,
+                ex_date=dividend.ex_date,
+                shares=shares,
+                amount=dividend.amount,
+                cash=cash,
+                source=dividend.source,
+            )
+        )
 
-def replay_orders(starting_cash: float, orders: Iterable[OrderRequest]) -> Book:
-    """Cash, positions and realised P&L after ``orders``, in the order given."""
-    book = Book(cash=starting_cash, positions={})
+
+def in_trade_order(
+    orders: Iterable[OrderRequest], dividends: Iterable[DividendCredit] = ()
+) -> list[OrderRequest | DividendCredit]:
+    """``orders`` as given (in trade-date order) with ``dividends`` merged in by instant,
+    a dividend before an order of the same instant (an order at the ex-date's open is no
+    holder of record)."""
+    pending = sorted(dividends, key=lambda d: d.as_of)
+    merged: list[OrderRequest | DividendCredit] = []
+    at = 0
     for order in orders:
-        book.apply(order)
+        traded = order.as_of or datetime.now(UTC)
+        while at < len(pending) and pending[at].as_of <= traded:
+            merged.append(pending[at])
+            at += 1
+        merged.append(order)
+    return [*merged, *pending[at:]]
+
+
+def replay_orders(
+    starting_cash: float,
+    orders: Iterable[OrderRequest],
+    dividends: Iterable[DividendCredit] = (),
+) -> Book:
+    """Cash, positions and realised P&L after ``orders`` (in the order given) and the
+    ``dividends`` merged among them by instant."""
+    book = Book(cash=starting_cash, positions={})
+    for entry in in_trade_order(orders, dividends):
+        book.apply(entry)
     return book
 
 
@@ -285,5 +335,6 @@ def valuation(
         account_value=account_value,
         total_pnl=account_value - starting_cash,
         unpriced=unpriced,
+        dividends=book.dividends,
         orders=orders,
     )

@@ -8,8 +8,12 @@ from __future__ import annotations
 
 from datetime import date, datetime
 from typing import Literal
+from zoneinfo import ZoneInfo
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, model_validator
+
+from alphadesk.data.actions import MARKET_OPEN
+from alphadesk.data.calendar import NEW_YORK
 
 __all__ = [
     "ACCOUNT_PATTERN",
@@ -163,6 +167,35 @@ class OrderRequest(BaseModel):
         return (notional if self.side == "sell" else -notional) - self.fees
 
 
+class DividendCredit(BaseModel):
+    """A cash dividend as an entry of the account's timeline: at the open of ``ex_date``
+    the shares of ``symbol`` held at the previous close get ``amount`` each (a short
+    position pays it)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    symbol: str
+    ex_date: date
+    amount: float = Field(allow_inf_nan=False, description="Cash per share as traded.")
+    source: str = Field("", description="The provider whose record it is.")
+
+    @property
+    def as_of(self) -> datetime:
+        """When it is applied: the 09:30 New York open of the ex-date."""
+        return datetime.combine(self.ex_date, MARKET_OPEN, ZoneInfo(NEW_YORK))
+
+
+class DividendPaid(BaseModel):
+    """A dividend the replay applied: the shares held then and the cash it moved."""
+
+    symbol: str
+    ex_date: date
+    shares: float = Field(description="Held at the close before the ex-date; negative: short.")
+    amount: float = Field(description="Per share.")
+    cash: float = Field(description="shares x amount: received, or paid by a short.")
+    source: str = ""
+
+
 class Order(OrderRequest):
     """An order as recorded: ``as_of`` is its trade date, ``placed_at`` when it was recorded."""
 
@@ -229,5 +262,8 @@ class Valuation(BaseModel):
     unpriced: list[str] = Field(default_factory=list, description="Positions held at cost.")
     set_aside: list[SetAside] = Field(
         default_factory=list, description="Stored orders left out, and why."
+    )
+    dividends: list[DividendPaid] = Field(
+        default_factory=list, description="Dividends credited (or paid by shorts), in cash."
     )
     orders: int

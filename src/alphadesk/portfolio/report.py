@@ -1,6 +1,7 @@
 """The paper account at an instant, as the CLI, the API and the assistant show it: cash,
 positions marked from the data (:mod:`alphadesk.portfolio.marks`), P&L and account value,
-from the orders traded by then. A position without a mark is held at cost and named in
+from the orders traded by then and the cash dividends declared and gone ex by then
+(:mod:`alphadesk.portfolio.dividends`). A position without a mark is held at cost and named in
 ``missing`` with the orders that opened it, as is each stored order set aside."""
 
 from __future__ import annotations
@@ -11,7 +12,9 @@ from pydantic import AwareDatetime, BaseModel, Field
 
 from alphadesk.data.base import MarketData
 from alphadesk.portfolio.account import DEFAULT_ACCOUNT, PaperPortfolio
+from alphadesk.portfolio.dividends import account_dividends
 from alphadesk.portfolio.marks import marks
+from alphadesk.portfolio.models import DividendPaid
 
 __all__ = ["AccountReport", "HeldPosition", "account_report"]
 
@@ -47,6 +50,16 @@ class AccountReport(BaseModel):
     total_pnl: float = Field(description="account_value - starting_cash.")
     total_pnl_pct: float
     orders: int
+    dividends: list[DividendPaid] = Field(
+        default_factory=list,
+        description="Dividends credited to the shares held on each ex-date (a short pays), "
+        "already in cash.",
+    )
+    dividend_basis: list[str] = Field(
+        default_factory=list,
+        description="For each stock traded: where its dividend records came from, or that "
+        "it has none (no credit).",
+    )
 
 
 def _at_cost(key: str, orders: list[str], why: str) -> str:
@@ -67,7 +80,8 @@ def account_report(
     log = portfolio.log(account)  # one read: the marks and the valuation see the same orders
     held = [p.contract for p in log.book(as_of).positions.values() if p.quantity]
     found = marks(market, held, as_of)
-    valuation = log.value({k: m.price for k, m in found.items()}, as_of)
+    credits, dividend_basis = account_dividends(log, market, as_of)
+    valuation = log.value({k: m.price for k, m in found.items()}, as_of, credits)
     traded: dict[str, list[str]] = {key: [] for key in valuation.unpriced}
     for order in log.until(as_of):
         traded.get(order.contract.key, []).append(str(order.id))
@@ -103,4 +117,6 @@ def account_report(
         total_pnl=round(valuation.total_pnl, 2),
         total_pnl_pct=round(valuation.total_pnl / start * 100, 2) if start else 0.0,
         orders=valuation.orders,
+        dividends=[d.model_copy(update={"cash": round(d.cash, 2)}) for d in valuation.dividends],
+        dividend_basis=dividend_basis,
     )

@@ -233,6 +233,12 @@ def _portfolio_tab(client: ApiClient) -> None:
     if orders:
         st.markdown("**Orders**")
         st.dataframe(orders_table(orders), hide_index=True)
+    if report.get("dividends"):
+        st.markdown("**Dividends credited** (on the ex-date, to the shares held the close before)")
+        st.dataframe(report["dividends"], hide_index=True)
+    for note in report.get("dividend_basis", []):
+        if note.startswith("no dividend records"):
+            st.caption(inert(note))
 
 
 def _order_form(client: ApiClient) -> None:

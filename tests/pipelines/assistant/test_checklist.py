@@ -24,9 +24,10 @@ CHECKLIST: list[tuple[str, list[str], list[str]]] = [
     ("hi there", [], ["Hello!"]),
     ("good morning!", [], ["Hello!"]),
     ("thanks!", [], ["Hello!"]),
-    # "what's spy" calls the market tool and says what its figures are
-    ("what's spy at", ["get_market_overview"], ["SPY 250.69", "modeled", "2018-12-31"]),
-    ("where is SPY trading?", ["get_market_overview"], ["SPY 250.69", "modeled"]),
+    # "what's spy" calls the market tool and says what its figures are: SPY's own last
+    # bundled bar (2025-03-07), observed, not the index's 2018 close / 10
+    ("what's spy at", ["get_market_overview"], ["SPY 575.92", "observed", "2025-03-07"]),
+    ("where is SPY trading?", ["get_market_overview"], ["SPY 575.92", "observed"]),
     ("how's the market today", ["get_market_overview"], ["S&P 500", "VIX"]),
     ("what is the VIX at", ["get_market_overview"], ["VIX 28.34"]),
     # "show positions" calls get_positions

@@ -96,6 +96,17 @@ async def test_a_0dte_strangle_runs_the_engine_on_the_index_and_vix(make: Make) 
     assert "sell the 244 put at $0.30" in result.answer and result.numbers.ok
 
 
+async def test_what_spy_is_at_is_answered_from_the_last_spy_bar(make: Make) -> None:
+    # No --as-of: SPY is the subject, so its own data dates the answer (its last bundled
+    # bar, 2025-03-07, close 575.92 in the StockBench snapshot), not the index's 2018 end.
+    result, _ = await ask(make(), "what's spy at")
+    assert result.classification is not None and result.classification.symbols == ["SPY"]
+    assert result.as_of.date().isoformat() == "2025-03-07"
+    assert "last date the data covers for SPY." in (result.as_of_note or "")
+    assert "SPY 575.92 (observed SPY close)" in result.answer
+    assert "modeled" not in result.answer.split("Not available")[0]
+
+
 @pytest.mark.slow
 async def test_a_screen_iterates_and_deep_questions_reach_the_thinker(make: Make) -> None:
     result, events = await ask(make(), "find stocks in an uptrend")

@@ -4,12 +4,14 @@ answer streamed token by token from LiteLLM over a real local HTTP server."""
 
 from __future__ import annotations
 
+from datetime import date
 from typing import Any
 
 import pytest
 
 from alphadesk.agent.agent import FORCE_FINAL
 from alphadesk.agent.events import OutputRetry, TextDelta
+from alphadesk.data.calendar import session_close
 from alphadesk.llm.litellm_model import LiteLLMModel
 from alphadesk.llm.testing import ScriptedModel, json_answer, tool_calls
 from alphadesk.pipelines.assistant import ChatLimits
@@ -30,6 +32,7 @@ def route(strategy: str, calls: list[tuple[str, dict[str, Any]]], **extra: Any) 
     }
 
 
+CLOSE_2018 = session_close(date(2018, 12, 31))
 OVERVIEW = route("DIRECT", [("get_market_overview", {})])
 
 
@@ -99,7 +102,8 @@ async def test_a_made_up_price_is_flagged(make: Make) -> None:
     router = ScriptedModel([json_answer(OVERVIEW)])
     liar = ScriptedModel(["SPY is at $612.34 today, with the VIX at 28.34 (up 2.1%)."])
     pipeline = make({"router": router, "answer": liar})
-    result, events = await ask(pipeline, "where is SPY?")
+    # Dated at the index's last close: SPY itself would date it to its 2025 bars.
+    result, events = await ask(pipeline, "where is SPY?", as_of=CLOSE_2018)
     assert result.numbers.unverified == ["$612.34", "2.1%"]
     assert result.numbers.checked == 3 and result.numbers.traced == 1
     checked = [e for e in events if e.kind == "numbers_checked"]
@@ -124,7 +128,9 @@ async def test_the_answer_streams_from_litellm_token_by_token(
     openai_server.script(reply_text(text, chunk_delay_s=0.01))
     model = LiteLLMModel("openai/test-model", api_base=openai_server.api_base, timeout_s=5)
     router = ScriptedModel([json_answer(OVERVIEW)])
-    result, events = await ask(make({"router": router, "answer": model}), "where is SPY?")
+    result, events = await ask(
+        make({"router": router, "answer": model}), "where is SPY?", as_of=CLOSE_2018
+    )
     deltas = [e.text for e in events if isinstance(e, TextDelta)]
     assert len(deltas) > 10 and "".join(deltas) == text == result.answer
     assert result.numbers.ok and result.numbers.checked == 4  # 500 of "S&P 500" too

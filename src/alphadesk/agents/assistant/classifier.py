@@ -93,6 +93,8 @@ def _mentions(question: str) -> tuple[list[str], list[str]]:
     words = [w.strip(".-") for w in _WORD.findall(lowered) if w.strip(".-") not in _NOT_NAMES]
     if "s&p500" in lowered:
         tickers.append("S&P 500")
+    if re.search(r"\bspy\b", lowered) and "SPY" not in tickers:
+        tickers.append("SPY")  # the ETF in lower case ("what's spy at") is the ticker
     return tickers, words
 
 

@@ -20,12 +20,13 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import Any, ClassVar
 
-from ..actions import ActionTable, Dividend, Split
+from ..actions import ActionTable, Split, dividend_timeline
 from ..bars import Bars
 from ..base import Clock, DataKind, Provider, utc_now
 from ..errors import NoData, ProviderUnavailable
 from ..models import (
     Coverage,
+    Dividends,
     Earnings,
     Fact,
     Filings,
@@ -231,6 +232,7 @@ class BundledProvider(Provider):
             DataKind.FILINGS,
             DataKind.EARNINGS,
             DataKind.NEWS,
+            DataKind.DIVIDENDS,
         }
     )
 
@@ -357,9 +359,7 @@ class BundledProvider(Provider):
         if not holes:
             return bars
         note = "no bars at the source " + "; ".join(holes) + " (a hole, not filled)"
-        provenance = bars.provenance.model_copy(
-            update={"notes": [*bars.provenance.notes, note]}
-        )
+        provenance = bars.provenance.model_copy(update={"notes": [*bars.provenance.notes, note]})
         return replace(bars, provenance=provenance)
 
     def _entry(self, symbol: str, what: str) -> dict[str, Any]:
@@ -372,11 +372,26 @@ class BundledProvider(Provider):
         self._entry(symbol, "daily bars")
         return self._store.bars(symbol, self._clock())
 
-    def dividends(self, symbol: str, as_of: datetime) -> list[Dividend]:
-        """The cash dividends of ``symbol`` declared by ``as_of`` (ex-dates may be later),
-        per share as traded on each ex-date; empty when none is recorded."""
+    def _dividends(self, symbol: str, as_of: datetime) -> Dividends:
+        """The cash dividends of ``symbol`` (per share as traded on each ex-date); the
+        public method keeps those declared by ``as_of``."""
         actions = self._store.actions
-        return [] if actions is None else actions.dividends_known(symbol, as_of)
+        records = [] if actions is None else actions.dividends(symbol)
+        if not records:
+            raise NoData(
+                f"bundled has no dividend records for {symbol}; list them in the local "
+                "folder's actions.csv (kind dividend) to have them credited",
+                provider=self.name,
+            )
+        provenance = Provenance(
+            provider=self.name,
+            origin="observed",
+            retrieved_at=self._clock(),
+            source=records[0].source or "bundled actions.csv",
+            notes=["each dividend known from its declaration day"],
+        )
+        splits = actions.splits(symbol) if actions is not None else []
+        return dividend_timeline(symbol, records, splits, as_of, provenance)
 
     def _splits(self, symbol: str) -> list[Split] | None:
         actions = self._store.actions

@@ -41,12 +41,12 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
-from ..actions import ActionTable, Split
+from ..actions import ActionTable, Split, dividend_timeline
 from ..bars import BAR_FIELDS, Bars
 from ..base import Clock, DataKind, Provider, utc_now
 from ..calendar import bar_close_instants, end_of_day
 from ..errors import InvalidData, NoData, NotConfigured, SkippedFile
-from ..models import Fact, Fundamentals, Instrument, News, NewsItem, Provenance, Quote
+from ..models import Dividends, Fact, Fundamentals, Instrument, News, NewsItem, Provenance, Quote
 
 __all__ = ["LocalProvider"]
 
@@ -91,6 +91,7 @@ class LocalProvider(Provider):
             DataKind.NEWS,
             DataKind.FUNDAMENTALS,
             DataKind.INSTRUMENT,
+            DataKind.DIVIDENDS,
         }
     )
 
@@ -173,8 +174,8 @@ class LocalProvider(Provider):
         )
         return replace(bars, basis=basis)
 
-    def _splits(self, symbol: str) -> list[Split] | None:
-        """The symbol's splits when ``actions.csv`` lists any: its bars are then as traded.
+    def _actions(self) -> ActionTable | None:
+        """``actions.csv`` when the folder has one.
 
         Raises:
             SkippedFile: A malformed ``actions.csv`` (the message names the file and line).
@@ -188,7 +189,29 @@ class LocalProvider(Provider):
             # Splits or dividends unreadable: its bars cannot be put as traded, so they are
             # skipped (named) and a chain answers from its next provider.
             raise SkippedFile(f"{exc} (file skipped)", provider=self.name) from None
-        return table.splits(symbol) or None
+        return table
+
+    def _splits(self, symbol: str) -> list[Split] | None:
+        """The symbol's splits when ``actions.csv`` lists any: its bars are then as traded.
+
+        Raises:
+            SkippedFile: A malformed ``actions.csv`` (the message names the file and line).
+        """
+        table = self._actions()
+        return None if table is None else table.splits(symbol) or None
+
+    def _dividends(self, symbol: str, as_of: datetime) -> Dividends:
+        table = self._actions()
+        records = [] if table is None else table.dividends(symbol)
+        if not records:
+            raise NoData(
+                f"{self.root / _ACTIONS} lists no dividends of {symbol} (add rows: "
+                "symbol,ex_date,kind=dividend,amount[,declared,pay_date])",
+                provider=self.name,
+            )
+        assert table is not None
+        provenance = self._provenance(self.root / _ACTIONS)
+        return dividend_timeline(symbol, records, table.splits(symbol), as_of, provenance)
 
     def _intraday_bars(self, symbol: str, as_of: datetime, interval: str) -> Bars:
         folder = self.root / "bars" / interval

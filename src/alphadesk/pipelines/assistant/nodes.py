@@ -47,7 +47,7 @@ from alphadesk.data.web import WebSearch
 from alphadesk.llm.messages import ToolMessage, text_of
 from alphadesk.pipelines.agent_steps import AgentSteps, agent_report
 from alphadesk.pipelines.assistant.calls import CallBudget, PlannedCall, limited, run_planned
-from alphadesk.pipelines.assistant.clock import MARKET_SYMBOLS, resolve_as_of
+from alphadesk.pipelines.assistant.clock import market_symbols, resolve_as_of
 from alphadesk.pipelines.assistant.conversation import record_exchange
 from alphadesk.pipelines.assistant.events import Classified, ContextResolved, Routed
 from alphadesk.pipelines.assistant.models import ChatRequest, ChatResult, NumberCheck
@@ -230,7 +230,7 @@ class AssistantNodes:
             _, positions = self.deps.portfolio.positions(self.deps.account)
             symbols += list(dict.fromkeys(p.contract.symbol for p in positions))
         if c.question_type == "market":
-            symbols += MARKET_SYMBOLS
+            symbols = market_symbols(symbols, c.categories)
         return symbols
 
     async def _classify(self, q: Question) -> Classification:

@@ -17,6 +17,8 @@ from alphadesk import __version__
 from alphadesk.backtest import BacktestConfig, Costs, Sizing, frame_from_bars
 from alphadesk.cluster import RayCluster
 from alphadesk.config import CacheMode, MemorySettings, Settings
+from alphadesk.data.actions import dividend_cash
+from alphadesk.data.bars import Bars
 from alphadesk.data.base import MarketData
 from alphadesk.data.calendar import session_close, sessions_between
 from alphadesk.data.disguise import Disguise
@@ -136,7 +138,7 @@ async def evaluate(
 
         market = build_provider(settings)
     dates = _dates(spec)
-    frames, closes = _frames(market, spec, dates)
+    frames, closes, priced = _frames(market, spec, dates)
     how = Asked(
         market if given else None, desk_factory, wrap_model, cluster, workers, fresh, disguise
     )
@@ -150,6 +152,7 @@ async def evaluate(
         raise EvaluationError(f"{exc}; start the evaluation later") from None
     rows = [row | extra[(row["strategy"], row["symbol"])] for row in table_rows(scored)]
     manifest = run_manifest(spec, mode, records, made, started, time.monotonic() - wall, desk)
+    manifest["prices"] = priced
     files = write_files(folder, spec, rows, records, scored, manifest)
     return Evaluation(spec, folder, rows, records, scored, files, manifest)
 
@@ -269,21 +272,22 @@ def _last_close(spec: EvalSpec) -> datetime:
 
 def _frames(
     market: MarketData, spec: EvalSpec, dates: list[datetime]
-) -> tuple[dict[str, pd.DataFrame], dict[str, pd.Series]]:
+) -> tuple[dict[str, pd.DataFrame], dict[str, pd.Series], dict[str, str]]:
     """Each symbol's bars known at the last close (the harness's own read, not the desk's):
-    adjusted OHLCV for the backtests, raw closes to settle puts.
+    OHLCV for the backtests (see :func:`_priced`), raw closes to settle puts, and the basis
+    of each symbol's prices.
 
     Raises:
         EvaluationError: Symbols without bars over the whole window, all of them named,
             before any decision is made (an evaluation of fewer symbols than asked would
             answer another question).
     """
-    frames, closes, problems = {}, {}, []
+    frames, closes, priced, problems = {}, {}, {}, []
     end = _last_close(spec)
     for symbol in spec.symbols:
         try:
             bars = market.daily_bars(symbol, end)
-            frame, _notes = frame_from_bars(bars)
+            frame, priced[symbol] = _priced(market, bars, end)
             raw, _ = frame_from_bars(bars, adjust=False)
         except (DataError, ValueError) as exc:
             problems.append(str(exc) if symbol in str(exc) else f"{symbol}: {exc}")
@@ -301,7 +305,24 @@ def _frames(
             + ". Drop them, move the window (`alphadesk data list` shows each symbol's "
             "range), or take --universe all"
         )
-    return frames, closes
+    return frames, closes, priced
+
+
+def _priced(market: MarketData, bars: Bars, end: datetime) -> tuple[pd.DataFrame, str]:
+    """Prices as traded with each dividend credited as cash on its ex-date to the position
+    held, where the data has dividend records (and as-traded closes); else adjusted for
+    splits and dividends, as a symbol without records always was. With the basis."""
+    try:
+        dividends = market.dividends(bars.symbol, end)
+    except DataError as exc:
+        frame, notes = frame_from_bars(bars)
+        return frame, "; ".join([*notes, f"no dividend credited ({exc})"])
+    if "close" not in bars.fields:
+        frame, notes = frame_from_bars(bars)
+        return frame, "; ".join([*notes, "no dividend credited (no as-traded close)"])
+    cash = dividend_cash(bars.frame.index, dividends, end)
+    frame, notes = frame_from_bars(bars, adjust=False, dividends=cash)
+    return frame, "; ".join([*notes, f"{dividends.provenance.provider} dividend records"])
 
 
 def _gap(

@@ -124,7 +124,7 @@ def market_frames(protocol: Protocol = PROTOCOL) -> tuple[pd.DataFrame, ...]:
     """Opens, closes and dividends (cash per share on the ex-date) of the bundled
     StockBench data, one row per session from ``warmup`` sessions before the window to
     its end; the index of the first session of the window is ``protocol.warmup``."""
-    from alphadesk.data.actions import dividends_on_bars
+    from alphadesk.data.actions import dividend_cash
     from alphadesk.data.providers.bundled import BundledProvider
 
     market = BundledProvider()
@@ -133,7 +133,7 @@ def market_frames(protocol: Protocol = PROTOCOL) -> tuple[pd.DataFrame, ...]:
     for symbol in protocol.symbols:
         bars = market.daily_bars(symbol, as_of)
         frame = bars.frame
-        dividend = dividends_on_bars(frame.index, market.dividends(symbol, as_of), [], as_of)
+        dividend = dividend_cash(frame.index, market.dividends(symbol, as_of), as_of)
         days = pd.DatetimeIndex(frame.index.date)
         opens[symbol] = pd.Series(frame["open"].to_numpy(), index=days)
         closes[symbol] = pd.Series(frame["close"].to_numpy(), index=days)
