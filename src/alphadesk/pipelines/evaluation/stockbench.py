@@ -125,6 +125,7 @@ def market_frames(protocol: Protocol = PROTOCOL) -> tuple[pd.DataFrame, ...]:
     StockBench data, one row per session from ``warmup`` sessions before the window to
     its end; the index of the first session of the window is ``protocol.warmup``."""
     from alphadesk.data.actions import dividend_cash
+    from alphadesk.data.errors import NoData
     from alphadesk.data.providers.bundled import BundledProvider
 
     market = BundledProvider()
@@ -133,7 +134,10 @@ def market_frames(protocol: Protocol = PROTOCOL) -> tuple[pd.DataFrame, ...]:
     for symbol in protocol.symbols:
         bars = market.daily_bars(symbol, as_of)
         frame = bars.frame
-        dividend = dividend_cash(frame.index, market.dividends(symbol, as_of), as_of)
+        try:
+            dividend = dividend_cash(frame.index, market.dividends(symbol, as_of), as_of)
+        except NoData:  # the snapshot lists no dividend for it (AMZN pays none)
+            dividend = pd.Series(0.0, index=frame.index)
         days = pd.DatetimeIndex(frame.index.date)
         opens[symbol] = pd.Series(frame["open"].to_numpy(), index=days)
         closes[symbol] = pd.Series(frame["close"].to_numpy(), index=days)
