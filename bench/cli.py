@@ -1,6 +1,6 @@
 """How long a person waits for the command line: four commands, run whole, several times.
 
-    python bench/cli.py [--runs N] [--top K]
+    python bench/cli.py [--runs N] [--top K] [--quick]
 
 Each command runs in a fresh interpreter (as a person runs it), offline on the rules
 model and the bundled data, in a temporary data folder; after one warm-up run (the data
@@ -82,7 +82,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5, help="Timed runs per command.")
     parser.add_argument("--top", type=int, default=8, help="Costliest imports listed.")
+    parser.add_argument(
+        "--quick", action="store_true", help="smallest setting: one timed run, three imports"
+    )
     options = parser.parse_args()
+    if options.quick:
+        options.runs, options.top = 1, 3
     home = Path(tempfile.mkdtemp(prefix="alphadesk-bench-"))
     env = os.environ | {"ALPHADESK_DATA_DIR": str(home), "NO_COLOR": "1", "COLUMNS": "100"}
     print(f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}, {os.cpu_count()} cores")

@@ -1,6 +1,6 @@
 """The StockBench book's wall time: the trading desk (``rules``) over the 20 Dow stocks.
 
-    python bench/stockbench.py [--every N] [--workers N]
+    python bench/stockbench.py [--every N] [--workers N] [--quick]
 
 Runs ``alphadesk eval --benchmark stockbench --every N`` (default 1: every session of
 2025-03-01..06-30, 20 names x 83 decisions = 1,660 symbol-days) in a fresh folder and
@@ -43,7 +43,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--every", type=int, default=1)
     parser.add_argument("--workers", type=int, default=None)
+    parser.add_argument(
+        "--quick", action="store_true", help="smallest setting: every 20th session, one worker"
+    )
     args = parser.parse_args()
+    if args.quick:
+        args.every, args.workers = 20, 1
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         load = os.getloadavg()[0]

@@ -94,7 +94,7 @@ def test_a_block_that_does_not_start_with_a_command_is_refused() -> None:
 def test_a_page_whose_command_prints_another_column_fails_with_a_diff() -> None:
     good = (
         "```console check\n$ alphadesk data list | head -1\n"
-        "symbol provider from to rows <...>\n```\n"
+        "symbol provider ranges rows <...>\n```\n"
     )
     changed = good.replace("symbol provider", "ticker provider")
     assert checked_examples.check_page("good.md", good) == [], "the page says what it prints"
