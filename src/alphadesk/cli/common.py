@@ -44,6 +44,7 @@ __all__ = [
     "parse_day",
     "ray_cluster",
     "settings_from",
+    "window_day",
 ]
 
 BAD_INPUT = 2  # the exit code of a request that cannot run as given
@@ -162,6 +163,16 @@ def parse_day(value: str, option: str = "--as-of") -> date:
         return date.fromisoformat(value)
     except ValueError:
         raise fail(f"{option} {value!r} is not a date", "use YYYY-MM-DD, e.g. 2021-06-30") from None
+
+
+def window_day(value: str, option: str) -> date:
+    """A --from or --to date, or a clear error naming the option (exit 2)."""
+    try:
+        return date.fromisoformat(value)
+    except ValueError:
+        raise fail(
+            f"{option} {value!r} is not a date", "use YYYY-MM-DD, e.g. 2012-01-01", BAD_INPUT
+        ) from None
 
 
 def parse_as_of(

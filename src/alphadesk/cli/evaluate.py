@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-from datetime import date
 from pathlib import Path
 from typing import Any, Literal
 
@@ -21,6 +20,7 @@ from alphadesk.cli.common import (
     fail_invalid,
     ray_cluster,
     settings_from,
+    window_day,
 )
 from alphadesk.cli.progress import DecisionBar
 from alphadesk.cli.tables import Cell, Column, FitTable
@@ -28,15 +28,6 @@ from alphadesk.cli.tables import Cell, Column, FitTable
 __all__ = ["evaluate_command"]
 
 DEFAULT_SYMBOLS = ["AAPL,MSFT,IBM"]
-
-
-def _day(value: str, option: str) -> date:
-    try:
-        return date.fromisoformat(value)
-    except ValueError:
-        raise fail(
-            f"{option} {value!r} is not a date", "use YYYY-MM-DD, e.g. 2012-01-01", BAD_INPUT
-        ) from None
 
 
 def evaluate_command(
@@ -166,8 +157,8 @@ def evaluate_command(
         spec = EvalSpec(
             desk=desk,
             symbols=names,
-            start=_day(start, "--from"),
-            end=_day(end, "--to"),
+            start=window_day(start, "--from"),
+            end=window_day(end, "--to"),
             every=every,
             model=model,
             long_short=long_short,
@@ -217,7 +208,7 @@ def _symbols(
     from alphadesk.data import build_provider
     from alphadesk.pipelines.evaluation import universe as symbols_of
 
-    first, last = _day(start, "--from"), _day(end, "--to")
+    first, last = window_day(start, "--from"), window_day(end, "--to")
     found = symbols_of(build_provider(settings_from(ctx)).coverage(), first, last)
     if not found:
         raise fail(

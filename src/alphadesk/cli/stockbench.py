@@ -12,7 +12,14 @@ from typing import Any
 import typer
 from rich.text import Text
 
-from alphadesk.cli.common import BAD_INPUT, console, err_console, fail, settings_from
+from alphadesk.cli.common import (
+    BAD_INPUT,
+    console,
+    err_console,
+    fail,
+    settings_from,
+    window_day,
+)
 from alphadesk.cli.progress import DecisionBar
 from alphadesk.cli.tables import Column, FitTable
 
@@ -22,17 +29,6 @@ _DATA_HINT = (
     "the bundled StockBench bars of most names begin 2024-12-13, so 2025-01-14 is the first "
     "--from with 20 sessions before it; they end 2025-07-31"
 )
-
-
-def _day(value: str | None, option: str, default: date) -> date:
-    if value is None:
-        return default
-    try:
-        return date.fromisoformat(value)
-    except ValueError:
-        raise fail(
-            f"{option} {value!r} is not a date", "use YYYY-MM-DD, e.g. 2025-03-01", BAD_INPUT
-        ) from None
 
 
 def run_stockbench(
@@ -57,8 +53,8 @@ def run_stockbench(
     try:
         protocol = Protocol(
             symbols=tuple(names) or PROTOCOL.symbols,
-            start=_day(start, "--from", PROTOCOL.start),
-            end=_day(end, "--to", PROTOCOL.end),
+            start=window_day(start, "--from") if start else PROTOCOL.start,
+            end=window_day(end, "--to") if end else PROTOCOL.end,
         )
     except ValidationError as exc:
         raise fail(str(exc.errors()[0]["msg"]), "see `alphadesk eval --help`", BAD_INPUT) from None

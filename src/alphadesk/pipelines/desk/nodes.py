@@ -161,8 +161,13 @@ def _announced(output: DebateTurn | RiskView, part: Part) -> str:
     return text
 
 
-def _bookkeeping(step: StepOutcome[Any]) -> DeskState:
+def _bookkeeping(
+    step: StepOutcome[Any], output: AnalystName | Literal["plan", "proposal", "final"] | None = None
+) -> DeskState:
+    """A step's missing data, report and failure, and its output under ``output``."""
     update: DeskState = {"missing": step.missing}
+    if output is not None and step.output is not None:
+        update[output] = step.output
     if step.report is not None:
         update["reports"] = [step.report]
     if step.failure is not None:
@@ -273,10 +278,7 @@ class DeskNodes:
 
     async def run_analyst(self, name: AnalystName, state: DeskState) -> DeskState:
         step = await self._run(self.deps.agents.analysts[name], self._task(_TASKS[name], {}), {})
-        update = _bookkeeping(step)
-        if step.output is not None:
-            update[name] = step.output
-        return update
+        return _bookkeeping(step, name)
 
     async def reflect(self, state: DeskState) -> DeskState:
         deps = self.deps
@@ -384,10 +386,7 @@ class DeskNodes:
             debate=[_flat(entry) for entry in state.get("debate", [])],
         )
         step = await self._run(self.deps.agents.manager, task, state["facts"])
-        update = _bookkeeping(step)
-        if step.output is not None:
-            update["plan"] = step.output
-        return update
+        return _bookkeeping(step, "plan")
 
     async def trader(self, state: DeskState) -> DeskState:
         task = self._task(
@@ -397,10 +396,7 @@ class DeskNodes:
             memories=[_json(m) for m in state.get("memories", [])],
         )
         step = await self._run(self.deps.agents.trader, task, state["facts"])
-        update = _bookkeeping(step)
-        if step.output is not None:
-            update["proposal"] = step.output
-        return update
+        return _bookkeeping(step, "proposal")
 
     # -- the risk discussion and the final decision ---------------------------------------
 
@@ -461,10 +457,7 @@ class DeskNodes:
             memories=[_json(m) for m in state.get("memories", [])],
         )
         step = await self._run(self.deps.agents.judge, task, state["facts"])
-        update = _bookkeeping(step)
-        if step.output is not None:
-            update["final"] = step.output
-        return update
+        return _bookkeeping(step, "final")
 
     async def finish(self, state: DeskState) -> DeskState:
         request = self.request
