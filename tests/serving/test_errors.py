@@ -33,6 +33,8 @@ HOME = str(Path.home())
         (f"{os.getcwd()}/data/NVDA.csv is empty", "<path> is empty"),
         ("cannot read /usr/share/alphadesk/bars.parquet", "cannot read <path>"),
         ("cannot read ~/.alphadesk/alphadesk.sqlite", "cannot read <path>"),
+        ("cannot write to /tmp: disk full", "cannot write to <path>: disk full"),
+        ("no space left on /var/", "no space left on <path>"),
         (r"cannot read C:\Users\me\alphadesk\bars.db now", "cannot read <path> now"),
     ],
 )  # fmt: skip
@@ -46,6 +48,7 @@ def test_a_path_in_an_error_is_not_shown(text: str, shown: str) -> None:
         "GET is not allowed on /runs/some-id/replay",
         "see /runs/{run_id}; GET /runs lists the recorded runs",
         "read alphadesk://runs/abc123/report",
+        "GET /runs lists them; the schema is at /openapi.json",
         "use http://127.0.0.1:8000/docs or https://example.test/a/b",
         "buy/sell 5 contracts at 2021/06/30",
         f"see https://example.test{tempfile.gettempdir()}/a",

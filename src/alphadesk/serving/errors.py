@@ -32,6 +32,9 @@ _LONG_WORD = re.compile(rf"[^\s'\"`,;]{{{_ECHO_CHARS + 1},}}")  # quotes stay ar
 # An absolute path of two parts or more, not inside a URL (alphadesk://runs/x); whether it
 # names a file (/home/me/x) or a route (/runs/abc/report) its first part tells.
 _POSIX_PATH = re.compile(r"(?<![\w:/.~-])(~/|/)([\w.~@+-]+)((?:/[\w.~@+-]+)+/?)")
+# One part alone (/tmp, /srv) is a path only when this machine's root holds that name: a
+# route such as /runs or /openapi.json is not hidden.
+_ONE_PART = re.compile(r"(?<![\w:/.~-])/([\w.~@+-]+)/?(?![\w.~@+/-])")
 _WINDOWS_PATH = re.compile(r"(?<![\w])[A-Za-z]:\\(?:[^\\\s'\"]+\\)*[^\\\s'\"]*")
 PATH_SHOWN = "<path>"
 
@@ -85,10 +88,11 @@ def without_paths(text: str) -> str:
                 text,
             )
     text = _WINDOWS_PATH.sub(PATH_SHOWN, text)
-    if _POSIX_PATH.search(text) is None:
+    if _POSIX_PATH.search(text) is None and _ONE_PART.search(text) is None:
         return text
     top = _top_folders()
-    return _POSIX_PATH.sub(lambda m: PATH_SHOWN if m[1] == "~/" or m[2] in top else m[0], text)
+    text = _POSIX_PATH.sub(lambda m: PATH_SHOWN if m[1] == "~/" or m[2] in top else m[0], text)
+    return _ONE_PART.sub(lambda m: PATH_SHOWN if m[1] in top else m[0], text)
 
 
 def _top_folders() -> set[str]:
