@@ -14,7 +14,7 @@ from datetime import date, datetime
 from alphadesk.data.base import MarketData
 from alphadesk.data.calendar import close_on_or_before, is_session, local_date
 from alphadesk.data.errors import DataError
-from alphadesk.data.symbols import SPY_PER_INDEX
+from alphadesk.data.spy import spy_price
 from alphadesk.portfolio.models import Contract
 
 __all__ = ["Mark", "mark", "marks"]
@@ -36,8 +36,8 @@ def _price(market: MarketData, symbol: str, when: datetime) -> tuple[float, str]
     except DataError:
         if symbol != "SPY":
             raise
-        index = market.quote("^GSPC", when)
-        return index.price * SPY_PER_INDEX, f"S&P 500 / 10 (modeled) {index.observed_at.date()}"
+        found = spy_price(market, when)  # the index / 10 only of the same session
+        return found.price, f"{found.basis} {found.observed_at.date()}"
 
 
 def _expired(market: MarketData, contract: Contract, as_of: datetime) -> tuple[float, str]:

@@ -2,7 +2,7 @@
 
 The seed's market snapshot for a 0DTE SPY trader: the index and VIX figures come from
 :func:`alphadesk.tools.market.get_market_data` (one implementation), SPY from
-:func:`alphadesk.tools.options.zero_dte.spy_price` (observed, or the index / 10, labelled), and the
+:func:`alphadesk.data.spy.spy_price` (observed, or the index / 10, labelled), and the
 session a same-day option would expire at from the exchange calendar.
 """
 

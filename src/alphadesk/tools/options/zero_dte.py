@@ -30,10 +30,10 @@ from alphadesk.analytics.zero_dte import (
     payoff,
     session_years,
 )
-from alphadesk.data.calendar import close_on_or_before, local_date, market_status
-from alphadesk.data.errors import DataError, NoData
+from alphadesk.data.calendar import local_date, market_status
+from alphadesk.data.errors import DataError
 from alphadesk.data.rates import risk_free_rate
-from alphadesk.data.symbols import SPY_PER_INDEX
+from alphadesk.data.spy import spy_price as data_spy_price
 from alphadesk.tools.common import Source, ToolOutput, round_pct, round_price
 from alphadesk.tools.deps import ToolDeps
 
@@ -91,9 +91,7 @@ class ZeroDteReport(ToolOutput):
 async def spy_price(
     ctx: RunContext[ToolDeps],
 ) -> tuple[float, datetime, str, Source, list[str]]:
-    """SPY's price at the run's instant: observed when SPY has a price of the last session
-    closed by then (or later, live), else the S&P 500 index / 10 of that session
-    (labelled modeled).
+    """SPY's price at the run's instant (:func:`alphadesk.data.spy.spy_price`).
 
     Returns:
         price, when it was set, its basis in words, its source, and what was missing.
@@ -101,41 +99,9 @@ async def spy_price(
     Raises:
         DataError: neither SPY nor the index has a price of that session (it is missing).
     """
-    market = ctx.deps.market
-    session = _last_session(ctx.as_of)
-    try:
-        quote = await asyncio.to_thread(market.quote, _SPY, ctx.as_of)
-    except DataError as exc:
-        why = str(exc)
-    else:
-        if local_date(quote.observed_at) >= session:
-            source = Source(provider=quote.provenance.provider, origin=quote.provenance.origin)
-            return quote.price, quote.observed_at, f"observed SPY {quote.basis}", source, []
-        why = f"SPY has no bar of {session} (its last is of {local_date(quote.observed_at)})"
-    try:
-        index = await asyncio.to_thread(market.quote, _INDEX, ctx.as_of)
-    except DataError as exc:
-        raise NoData(
-            f"SPY is missing on {session}: {why}; the S&P 500 index: {exc}",
-            provider=exc.provider,
-        ) from exc
-    if local_date(index.observed_at) < session:
-        raise NoData(
-            f"SPY is missing on {session}: {why}; the S&P 500 index's last close is of "
-            f"{local_date(index.observed_at)}",
-            provider=index.provenance.provider,
-        )
-    basis = f"modeled: S&P 500 index {index.price:,.2f} / 10 (no SPY data)"
-    source = Source(provider=index.provenance.provider, origin="modeled")
-    return index.price * SPY_PER_INDEX, index.observed_at, basis, source, [why]
-
-
-def _last_session(as_of: datetime) -> date:
-    """The session of the last close at or before ``as_of``."""
-    closed = close_on_or_before(local_date(as_of))
-    if closed > as_of:  # that day's session has not closed yet
-        closed = market_status(as_of).previous_close
-    return local_date(closed)
+    found = await asyncio.to_thread(data_spy_price, ctx.deps.market, ctx.as_of)
+    source = Source(provider=found.provider, origin=found.origin)
+    return found.price, found.observed_at, found.basis, source, found.missing
 
 
 async def _volatility(ctx: RunContext[ToolDeps]) -> tuple[float, float | None, str, list[str]]:
