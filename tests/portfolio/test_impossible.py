@@ -150,5 +150,9 @@ def test_an_account_whose_starting_cash_is_not_an_amount_says_how_to_repair_it(
         account_report(book, MARKET, datetime(2021, 7, 30, 20, tzinfo=UTC), "broken")
     with pytest.raises(DamagedAccount):
         book.place(_sell(_put(date(2021, 7, 16)), quantity=1, price=0.05), "broken")
+    listed = {a.name: a for a in book.accounts()}["broken"]
+    assert listed.starting_cash is None and "reset" in (listed.damaged or "")
+    assert "Infinity" not in listed.model_dump_json()
     book.reset("broken", 2_000)  # repairs it
+    assert {a.name: a for a in book.accounts()}["broken"].damaged is None
     assert account_report(book, MARKET, TRADED, "broken").account_value == 2_000

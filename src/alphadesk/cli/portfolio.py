@@ -334,7 +334,7 @@ def open_account(
     """Open a new paper account with CASH (the default account, paper, opens itself)."""
     with _refusals():
         opened = _book(ctx).open_account(name, cash)
-    console.print(f"account {opened.name} opened with {usd(opened.starting_cash)}", highlight=False)
+    console.print(f"account {opened.name} opened with {usd(cash)}", highlight=False)
 
 
 @portfolio_app.command("accounts")
@@ -343,9 +343,14 @@ def accounts(ctx: typer.Context) -> None:
     from rich.table import Table
 
     table = Table("account", "starting cash", "opened")
-    for a in _book(ctx).accounts():
-        table.add_row(a.name, usd(a.starting_cash), _when(a.created_at))
+    found = _book(ctx).accounts()
+    for a in found:
+        cash = "damaged" if a.starting_cash is None else usd(a.starting_cash)
+        table.add_row(a.name, cash, _when(a.created_at))
     console.print(table)
+    for a in found:
+        if a.damaged:
+            console.print(a.damaged, highlight=False)
 
 
 @portfolio_app.command("reset")

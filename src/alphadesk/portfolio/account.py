@@ -223,8 +223,15 @@ class PaperPortfolio:
             rows = db.execute(
                 "SELECT name, starting_cash, created_at FROM portfolio_accounts ORDER BY name"
             ).fetchall()
-        return [Account(name=n, starting_cash=c, created_at=datetime.fromisoformat(t))
-                for n, c, t in rows]  # fmt: skip
+        return [
+            Account(
+                name=n,
+                starting_cash=None if _damage(n, c) else c,
+                created_at=datetime.fromisoformat(t),
+                damaged=_damage(n, c),
+            )
+            for n, c, t in rows
+        ]
 
     def account(self, name: str = DEFAULT_ACCOUNT) -> Account:
         """The account ``name``; the default one is opened on first use.
@@ -345,12 +352,9 @@ class PaperPortfolio:
         self, db: sqlite3.Connection, account: str, *, open_default: bool = False
     ) -> OrderLog:
         starting = _starting_cash(db, account, open_default=open_default)
-        if not math.isfinite(starting) or not 0 <= starting <= MAX_CASH:
-            raise DamagedAccount(
-                f"account {account!r} has a stored starting cash of {starting}, which is not "
-                f"an amount from $0 to {usd(MAX_CASH)}: reset it to repair it "
-                f"(alphadesk portfolio reset --account {account} --cash C)"
-            )
+        damage = _damage(account, starting)
+        if damage is not None:
+            raise DamagedAccount(damage)
         rows = db.execute(
             f"SELECT {_ORDER_COLUMNS} FROM portfolio_orders WHERE account = ?", (account,)
         ).fetchall()
@@ -375,6 +379,17 @@ def _insert_account(db: sqlite3.Connection, name: str, cash: float, created: dat
     db.execute(
         "INSERT INTO portfolio_accounts (name, starting_cash, created_at) VALUES (?, ?, ?)",
         (name, cash, _utc(created)),
+    )
+
+
+def _damage(account: str, starting: float) -> str | None:
+    """What is wrong with a stored starting cash that is not an amount, with the repair."""
+    if math.isfinite(starting) and 0 <= starting <= MAX_CASH:
+        return None
+    return (
+        f"account {account!r} has a stored starting cash of {starting}, which is not "
+        f"an amount from $0 to {usd(MAX_CASH)}: reset it to repair it "
+        f"(alphadesk portfolio reset --account {account} --cash C)"
     )
 
 

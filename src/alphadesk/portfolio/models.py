@@ -88,11 +88,13 @@ class DamagedAccount(ValueError):
 
 
 class Account(BaseModel):
-    """A paper account: its name, starting cash and when it was opened."""
+    """A paper account: its name, starting cash and when it was opened. A stored starting
+    cash that is not an amount reads as None, with what is wrong and how to repair it."""
 
     name: str
-    starting_cash: float
+    starting_cash: float | None
     created_at: AwareDatetime
+    damaged: str | None = None
 
 
 class Contract(BaseModel):
