@@ -115,3 +115,23 @@ def test_a_stock_without_dividend_records_says_so(tmp_path: Path) -> None:
     report = account_report(book, MARKET, session_close(date(2025, 7, 31)), "paper")
     assert report.dividends == []
     assert any(b.startswith("no dividend records for AMZN") for b in report.dividend_basis)
+
+
+def test_cash_a_dividend_brought_can_be_spent_after_its_ex_date(tmp_path: Path) -> None:
+    from alphadesk.portfolio import InsufficientCash
+    from alphadesk.portfolio.placing import place
+
+    book = PaperPortfolio(tmp_path / "p.sqlite")
+    book.reset(cash=24_366)  # exactly 100 JPM at the close of 2025-04-01
+    place(book, MARKET, OrderRequest(contract=JPM, side="buy", quantity=100, price=243.66,
+                                     as_of=session_close(date(2025, 4, 1))))  # fmt: skip
+    # The $140 of 2025-04-04 buys no share before the ex-date and one share (210.28) after.
+    with pytest.raises(InsufficientCash):
+        place(book, MARKET, OrderRequest(contract=JPM, side="buy", quantity=1, price=243.0,
+                                         as_of=session_close(date(2025, 4, 2))))  # fmt: skip
+    with pytest.raises(InsufficientCash):  # 140 < 2 x 210.28
+        place(book, MARKET, OrderRequest(contract=JPM, side="buy", quantity=2, price=210.28,
+                                         as_of=session_close(date(2025, 4, 4))))  # fmt: skip
+    placed = place(book, MARKET, OrderRequest(contract=JPM, side="buy", quantity=0.5,
+                                              price=210.28, as_of=session_close(date(2025, 4, 4))))  # fmt: skip
+    assert placed.quantity == 0.5

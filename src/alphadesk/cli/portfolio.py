@@ -120,13 +120,10 @@ def show(
 
 def _place(ctx: typer.Context, order: OrderRequest, account: str, force: bool) -> None:
     from alphadesk.data import build_provider
-    from alphadesk.portfolio import verify_price
+    from alphadesk.portfolio.placing import place
 
     with _refusals():
-        book = _book(ctx)
-        book.account(account)
-        checked = verify_price(build_provider(settings_from(ctx)), order, force=force)
-        placed = book.place(checked, account)
+        placed = place(_book(ctx), build_provider(settings_from(ctx)), order, account, force=force)
     forced = " [FORCED]" if placed.forced else ""
     console.print(
         f"order {placed.id}: {placed.side} {placed.quantity:g} {placed.contract.key} at "

@@ -272,8 +272,15 @@ class PaperPortfolio:
 
     # -- orders -----------------------------------------------------------------------------
 
-    def place(self, order: OrderRequest, account: str = DEFAULT_ACCOUNT) -> Order:
-        """Check and record ``order`` at its trade date (``as_of``; default: now).
+    def place(
+        self,
+        order: OrderRequest,
+        account: str = DEFAULT_ACCOUNT,
+        dividends: Sequence[DividendCredit] = (),
+    ) -> Order:
+        """Check and record ``order`` at its trade date (``as_of``; default: now), the cash of
+        ``dividends`` counted from their ex-dates (:func:`alphadesk.portfolio.placing.place`
+        gathers them from the data).
 
         Raises:
             AccountNotFound: no such account.
@@ -295,7 +302,7 @@ class PaperPortfolio:
             log = self._read(db, account, open_default=True)
             starting, timeline = log.starting_cash, log.orders
             at = bisect.bisect_right([o.as_of for o in timeline], order.as_of)
-            problem = first_new_problem(starting, timeline, order, at)
+            problem = first_new_problem(starting, timeline, order, at, dividends)
             if problem is not None:
                 raise problem
             cursor = db.execute(

@@ -253,28 +253,39 @@ def _problem(book: Book, order: OrderRequest) -> OrderRejected | None:
     return _cash_problem(book, order)
 
 
-def _problems(starting_cash: float, orders: Sequence[OrderRequest]) -> dict[int, OrderRejected]:
-    """The orders of a timeline that break a rule, by position in ``orders``."""
+def _problems(
+    starting_cash: float,
+    orders: Sequence[OrderRequest],
+    dividends: Sequence[DividendCredit] = (),
+) -> dict[int, OrderRejected]:
+    """The orders of a timeline that break a rule, by position in ``orders``, with the
+    ``dividends`` credited among them (their cash can be spent after the ex-date)."""
     book = Book(cash=starting_cash, positions={})
+    at = {id(order): i for i, order in enumerate(orders)}
     found: dict[int, OrderRejected] = {}
-    for i, order in enumerate(orders):
-        problem = _problem(book, order)
-        if problem is not None:
-            found[i] = problem
-        book.apply(order)
+    for entry in in_trade_order(orders, dividends):
+        if isinstance(entry, OrderRequest):
+            problem = _problem(book, entry)
+            if problem is not None:
+                found[at[id(entry)]] = problem
+        book.apply(entry)
     return found
 
 
 def first_new_problem(
-    starting_cash: float, timeline: Sequence[OrderRequest], new: OrderRequest, at: int
+    starting_cash: float,
+    timeline: Sequence[OrderRequest],
+    new: OrderRequest,
+    at: int,
+    dividends: Sequence[DividendCredit] = (),
 ) -> OrderRejected | None:
     """Why inserting ``new`` at index ``at`` of ``timeline`` (trade-date order) breaks a
     rule: at its own date or at any later order's. Problems the timeline already had
     (written before these rules) do not count against it."""
-    before = _problems(starting_cash, timeline)
+    before = _problems(starting_cash, timeline, dividends)
     known = {id(timeline[i]) for i in before}
     changed = [*timeline[:at], new, *timeline[at:]]
-    for i, problem in sorted(_problems(starting_cash, changed).items()):
+    for i, problem in sorted(_problems(starting_cash, changed, dividends).items()):
         order = changed[i]
         if order is new:
             return problem

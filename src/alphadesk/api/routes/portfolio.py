@@ -27,8 +27,8 @@ from alphadesk.portfolio import (
     PaperPortfolio,
     Position,
     account_report,
-    verify_price,
 )
+from alphadesk.portfolio.placing import place as place_order
 from alphadesk.store import RunStore
 
 __all__ = ["router"]
@@ -147,9 +147,7 @@ def transactions(request: Request, account: AccountName = "paper", as_of: AsOf =
 
 def _place(request: Request, order: OrderRequest, account: str, force: bool) -> Order:
     with _refusals():
-        book = _book(request)
-        book.account(account)
-        return book.place(verify_price(_ctx(request).market, order, force=force), account)
+        return place_order(_book(request), _ctx(request).market, order, account, force=force)
 
 
 @router.post("/orders", response_model=Order, status_code=201)
