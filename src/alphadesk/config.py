@@ -218,6 +218,9 @@ class ServerSettings(BaseModel):
     max_connections: int = Field(
         256, ge=1, description="open connections at once; one more is answered 503"
     )
+    max_connections_per_client: int = Field(
+        32, ge=1, description="open connections from one address (a proxy's excepted)"
+    )
 
 
 class Settings(BaseSettings):

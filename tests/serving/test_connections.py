@@ -19,6 +19,7 @@ from tests.support.live_api import LiveApi
 
 TIMEOUT_S = 0.5  # the server's header timeout in these tests
 MARGIN_S = 20.0  # what a busy machine may add before the server acts (a generous bound)
+HEALTH = b"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
 PARTIAL = b"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: "
 
 
@@ -124,7 +125,44 @@ def test_requests_on_a_kept_connection_and_a_slow_body_are_not_cut(live: LiveApi
     assert _error(answer)["type"] == "validation_error"
 
 
+def _connect_from(live: LiveApi, address: str) -> socket.socket:
+    port = int(live.url.rsplit(":", 1)[1])
+    return socket.create_connection(("127.0.0.1", port), timeout=MARGIN_S,
+                                    source_address=(address, 0))  # fmt: skip
+
+
+@pytest.mark.parametrize(("proxies", "refused"), [((), True), (("127.0.0.1",), False)])
+def test_one_address_holds_at_most_its_share_of_connections(
+    tmp_path: Path, proxies: tuple[str, ...], refused: bool
+) -> None:
+    """Two of eight from one address; another address is still served, and a proxy
+    (which carries many clients) is not held to it."""
+    config = ServerConfig(rate_per_minute=1_000_000, header_timeout_s=MARGIN_S, max_connections=8,
+                          max_connections_per_client=2, proxies=proxies)  # fmt: skip
+    with LiveApi(api_settings(tmp_path), config) as live:
+        held = [_connect_from(live, "127.0.0.1") for _ in range(2)]
+        try:
+            for sock in held:
+                sock.sendall(PARTIAL)
+            with _connect_from(live, "127.0.0.1") as third:
+                if not refused:  # a refused one is answered and closed before it sends
+                    third.sendall(HEALTH)
+                answer = _answer(third)
+            with _connect_from(live, "127.0.0.2") as other:
+                other.sendall(HEALTH)
+                assert _answer(other).startswith(b"HTTP/1.1 200 ")
+        finally:
+            for sock in held:
+                sock.close()
+    if refused:
+        assert answer.startswith(b"HTTP/1.1 503 "), answer[:200]
+        assert "this client has its limit of 2 connections" in _error(answer)["message"]
+    else:
+        assert answer.startswith(b"HTTP/1.1 200 "), answer[:200]
+
+
 def test_a_zero_timeout_or_cap_is_refused(tmp_path: Path) -> None:
-    for config in (ServerConfig(header_timeout_s=0), ServerConfig(max_connections=0)):
+    for config in (ServerConfig(header_timeout_s=0), ServerConfig(max_connections=0),
+                   ServerConfig(max_connections_per_client=0)):  # fmt: skip
         with pytest.raises(ValueError, match="must be positive"):
             config.check()

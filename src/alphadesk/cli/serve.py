@@ -91,7 +91,9 @@ def serve(
                           worker_max_runs=settings.server.worker_max_runs,
                           proxies=proxies(proxy, settings),
                           header_timeout_s=settings.server.header_timeout_s,
-                          max_connections=settings.server.max_connections)  # fmt: skip
+                          max_connections=settings.server.max_connections,
+                          max_connections_per_client=(
+                              settings.server.max_connections_per_client))  # fmt: skip
     if temporal is not None:
         try:
             import temporalio  # noqa: F401 - checked now, used by the first desk run

@@ -304,7 +304,8 @@ def serve_http(
     limits = settings.server
     config = ServerConfig(host=host, api_key=api_key, proxies=tuple(proxies),
                           header_timeout_s=limits.header_timeout_s,
-                          max_connections=limits.max_connections)  # fmt: skip
+                          max_connections=limits.max_connections,
+                          max_connections_per_client=limits.max_connections_per_client)  # fmt: skip
     config.check()
     pool = _pool(settings, workers)
     mcp_app = build_server(settings, runs=pool).streamable_http_app(host=host)

@@ -50,6 +50,8 @@ class ServerConfig:
         header_timeout_s: Seconds a connection has to send a request's headers (from when
             it opens, or from the end of the previous response); then it is closed (408).
         max_connections: Open connections at once; one more is answered 503 and closed.
+        max_connections_per_client: Open connections from one address (a proxy's excepted);
+            one more is answered 503 and closed, so one client cannot take every socket.
     """
 
     host: str = "127.0.0.1"
@@ -64,6 +66,7 @@ class ServerConfig:
     proxies: tuple[str, ...] = ()
     header_timeout_s: float = 10.0
     max_connections: int = 256
+    max_connections_per_client: int = 32
 
     def check(self) -> None:
         """Refuse a configuration that would expose the server, or that cannot run.
@@ -88,8 +91,13 @@ class ServerConfig:
             raise ValueError(f"workers must be at least 1, not {self.workers}")
         if self.worker_max_runs < 1:
             raise ValueError(f"worker_max_runs must be at least 1, not {self.worker_max_runs}")
-        if not self.header_timeout_s > 0 or self.max_connections < 1:
+        if (
+            not self.header_timeout_s > 0
+            or self.max_connections < 1
+            or self.max_connections_per_client < 1
+        ):
             raise ValueError(
-                f"header_timeout_s ({self.header_timeout_s}) and max_connections "
-                f"({self.max_connections}) must be positive"
+                f"header_timeout_s ({self.header_timeout_s}), max_connections "
+                f"({self.max_connections}) and max_connections_per_client "
+                f"({self.max_connections_per_client}) must be positive"
             )

@@ -1,8 +1,10 @@
-"""Connections before they are requests: a server keeps at most ``max_connections`` open
-and gives each ``header_timeout_s`` to send its request's headers. uvicorn alone keeps a
-connection whose headers never end (or that never sends any) open for good, and the guard
-(an ASGI middleware) only ever sees requests whose headers have ended: a client could
-hold every socket of the server without being counted once."""
+"""Connections before they are requests: a server keeps at most ``max_connections`` open,
+at most ``max_connections_per_client`` of them from one address (a configured proxy's
+excepted: it carries many clients), and gives each ``header_timeout_s`` to send its
+request's headers. uvicorn alone keeps a connection whose headers never end (or that
+never sends any) open for good, and the guard (an ASGI middleware) only ever sees
+requests whose headers have ended: a client could hold every socket of the server without
+being counted once."""
 
 from __future__ import annotations
 
@@ -14,6 +16,7 @@ from typing import Any
 from uvicorn.protocols.http.auto import AutoHTTPProtocol
 
 from alphadesk.serving.access import ACCESS_LOGGER
+from alphadesk.serving.config import ServerConfig
 from alphadesk.serving.errors import error_json
 
 __all__ = ["guarded_protocol"]
@@ -42,6 +45,8 @@ class _GuardedProtocol(_Base):
 
     header_timeout_s: float = 10.0
     max_connections: int = 256
+    max_connections_per_client: int = 32
+    proxies: tuple[str, ...] = ()
     _timer: asyncio.TimerHandle | None = None
     _awaited: object = None  # the request cycle current when the wait began
     _begun = False  # bytes of the awaited request have come
@@ -54,6 +59,17 @@ class _GuardedProtocol(_Base):
                     f"the server has its limit of {self.max_connections} connections open",
                     "retry in a moment")  # fmt: skip
             return
+        host = self.client[0] if self.client else None
+        if host is not None and "*" not in self.proxies and host not in self.proxies:
+            mine = sum(1 for c in self.connections if c.client and c.client[0] == host)
+            if mine > self.max_connections_per_client:
+                logger.warning("%s refused: %d connections open from it", _peer(self),
+                               self.max_connections_per_client)  # fmt: skip
+                _answer(transport, 503, "too_many_connections",
+                        f"this client has its limit of {self.max_connections_per_client} "
+                        "connections open",
+                        "close idle connections or retry in a moment")  # fmt: skip
+                return
         self._await_headers()
 
     def data_received(self, data: bytes) -> None:
@@ -98,10 +114,15 @@ class _GuardedProtocol(_Base):
                 "send the whole request at once")  # fmt: skip
 
 
-def guarded_protocol(header_timeout_s: float, max_connections: int) -> type[asyncio.Protocol]:
-    """uvicorn's HTTP protocol with at most ``max_connections`` open and
-    ``header_timeout_s`` for each request's headers, for ``uvicorn.Config(http=...)``."""
-    limits = {"header_timeout_s": header_timeout_s, "max_connections": max_connections}
+def guarded_protocol(config: ServerConfig) -> type[asyncio.Protocol]:
+    """uvicorn's HTTP protocol with ``config``'s connection caps and header timeout, for
+    ``uvicorn.Config(http=...)``."""
+    limits = {
+        "header_timeout_s": config.header_timeout_s,
+        "max_connections": config.max_connections,
+        "max_connections_per_client": config.max_connections_per_client,
+        "proxies": config.proxies,
+    }
     protocol: type[asyncio.Protocol] = type("GuardedProtocol", (_GuardedProtocol,), limits)
     return protocol
 

@@ -70,7 +70,7 @@ def http_server(
             log_level=log_level,
             log_config=log_config(log_level) if logging else None,
             access_log=False,
-            http=guarded_protocol(config.header_timeout_s, config.max_connections),
+            http=guarded_protocol(config),
             proxy_headers=bool(config.proxies),
             forwarded_allow_ips=list(config.proxies) or None,
         )
