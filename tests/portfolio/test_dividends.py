@@ -132,6 +132,7 @@ def test_cash_a_dividend_brought_can_be_spent_after_its_ex_date(tmp_path: Path) 
     with pytest.raises(InsufficientCash):  # 140 < 2 x 210.28
         place(book, MARKET, OrderRequest(contract=JPM, side="buy", quantity=2, price=210.28,
                                          as_of=session_close(date(2025, 4, 4))))  # fmt: skip
+    after = session_close(date(2025, 4, 4))
     placed = place(book, MARKET, OrderRequest(contract=JPM, side="buy", quantity=0.5,
-                                              price=210.28, as_of=session_close(date(2025, 4, 4))))  # fmt: skip
+                                              price=210.28, as_of=after))  # fmt: skip
     assert placed.quantity == 0.5
