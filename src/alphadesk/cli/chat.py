@@ -6,7 +6,7 @@ import asyncio
 import json
 import textwrap
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING
 
 import typer
 
@@ -19,6 +19,9 @@ from alphadesk.cli.common import (
     parse_as_of,
     settings_from,
 )
+
+if TYPE_CHECKING:
+    from alphadesk.pipelines.assistant import AssistantPipeline, ChatRequest
 
 __all__ = ["ask", "chat_app"]
 
@@ -46,7 +49,7 @@ def _as_of(value: str | None) -> datetime | None:
     return None if value is None else parse_as_of(value)
 
 
-def _pipeline(ctx: typer.Context, model: str | None) -> Any:
+def _pipeline(ctx: typer.Context, model: str | None) -> AssistantPipeline:
     from alphadesk.data import build_provider
     from alphadesk.pipelines.assistant import AssistantPipeline
 
@@ -58,7 +61,7 @@ def _pipeline(ctx: typer.Context, model: str | None) -> Any:
         raise fail(str(exc)) from None
 
 
-def _request(question: str, session: str | None, as_of: datetime | None) -> Any:
+def _request(question: str, session: str | None, as_of: datetime | None) -> ChatRequest:
     from pydantic import ValidationError
 
     from alphadesk.cli.common import fail_invalid
