@@ -60,10 +60,16 @@ def test_the_greeting_path_imports_nothing_heavy(args: list[str], tmp_path: Path
         assert "alphadesk.pipelines.assistant.pipeline" in modules
 
 
-def test_help_imports_neither_settings_nor_models(tmp_path: Path) -> None:
-    modules, output = _modules(["--help"], tmp_path)
-    assert "ask" in output and _heavy(modules) == []
-    assert not {"alphadesk.config", "alphadesk.store", "pydantic_settings", "numpy"} & modules
+@pytest.mark.parametrize("args", [["--help"], ["desk", "--help"], ["csp", "--help"]])
+def test_help_imports_neither_settings_nor_models(args: list[str], tmp_path: Path) -> None:
+    """Help is text: no settings, no store, no event loop (asyncio), and at the root no
+    pydantic (Typer itself builds a command's option parsers with it)."""
+    modules, output = _modules(args, tmp_path)
+    assert "Usage" in output and _heavy(modules) == []
+    unused = {"alphadesk.config", "alphadesk.store.runs", "pydantic_settings", "numpy", "asyncio"}
+    assert not unused & modules
+    if args == ["--help"]:
+        assert "pydantic" not in modules
 
 
 def test_a_market_question_does_import_the_analytics(tmp_path: Path) -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import shutil
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -111,6 +110,8 @@ def algo(
     validation period, and iterate until one meets the goal and survives its number of
     trials (deflated Sharpe ratio, PBO) or a budget runs out; then run the chosen strategy
     once on the holdout, which the search never saw."""
+    import asyncio
+
     from pydantic import ValidationError
 
     from alphadesk.cli.common import fail_invalid

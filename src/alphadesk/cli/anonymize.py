@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json as jsonlib
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -47,6 +46,8 @@ def run_anonymized(
 def _run(
     ctx: typer.Context, spec: EvalSpec, out: Path | None, seed: int, how: dict[str, Any]
 ) -> Anonymized:
+    import asyncio
+
     from alphadesk.data import DataError
     from alphadesk.llm.base import CacheMiss
     from alphadesk.pipelines.evaluation import EvaluationError, LookAheadError

@@ -3,7 +3,6 @@ symbol's daily bars, with its metrics."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import math
 from datetime import date
@@ -195,6 +194,8 @@ def _request(
 
 def _run(ctx: typer.Context, request: BacktestRequest) -> BacktestOutcome:
     """The one backtest (recorded as a run); a failure exits 2 with what to do."""
+    import asyncio
+
     from rich.markup import escape
 
     from alphadesk.backtest.service import BacktestError, run_backtest

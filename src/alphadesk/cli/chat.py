@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import textwrap
 from datetime import datetime
@@ -84,6 +83,8 @@ def ask(
     session: str | None = _SESSION,
 ) -> None:
     """Ask the assistant one question; the answer streams, its tool calls are shown."""
+    import asyncio
+
     from alphadesk.cli.chat_view import ChatView
 
     pipeline = _pipeline(ctx, model)
@@ -106,6 +107,7 @@ def chat(
     """An interactive session: ask, watch the tools run, read the answer as it streams."""
     if ctx.invoked_subcommand is not None:
         return
+    import asyncio
     import readline  # noqa: F401  (line editing and history for input())
 
     from alphadesk.cli.chat_view import ChatView

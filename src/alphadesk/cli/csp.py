@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 from typing import TYPE_CHECKING
 
@@ -55,6 +54,8 @@ def csp(
     temporal: str | None = typer.Option(None, "--temporal", metavar="ADDRESS", help=TEMPORAL_HELP),
 ) -> None:
     """Find a cash-secured put to sell: chart, options and research analysts, then synthesis."""
+    import asyncio
+
     from alphadesk.data import build_provider
     from alphadesk.data.errors import DataError
     from alphadesk.data.symbols import normalize_symbol

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from typing import TYPE_CHECKING
 
 import typer
@@ -63,6 +62,8 @@ def desk(
     temporal: str | None = typer.Option(None, "--temporal", metavar="ADDRESS", help=TEMPORAL_HELP),
 ) -> None:
     """BUY, HOLD or SELL: analysts, a bull/bear debate, a trader, a risk discussion and a judge."""
+    import asyncio
+
     from pydantic import ValidationError
 
     from alphadesk.cli.common import fail_invalid

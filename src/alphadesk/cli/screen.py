@@ -3,7 +3,6 @@ on one date or on every N-th session of a range."""
 
 from __future__ import annotations
 
-import asyncio
 from datetime import datetime
 from typing import TYPE_CHECKING, Literal
 
@@ -88,6 +87,8 @@ def screen(
     as_json: bool = typer.Option(False, "--json", help="Print the screen as JSON."),
 ) -> None:
     """Screen a universe for cash-secured puts: cheap checks first, agents on the survivors."""
+    import asyncio
+
     from alphadesk.data import build_provider
     from alphadesk.pipelines.csp.screen import ScreenRequest, run_screens
     from alphadesk.store import RunConflict

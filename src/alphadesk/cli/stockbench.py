@@ -3,7 +3,6 @@ protocol, printed beside the paper's published rows and the book baselines."""
 
 from __future__ import annotations
 
-import asyncio
 import json as jsonlib
 from datetime import date
 from pathlib import Path
@@ -83,6 +82,8 @@ def _run(
     workers: int | None,
     fresh: bool,
 ) -> DeskBook:
+    import asyncio
+
     from alphadesk.data import DataError
     from alphadesk.llm.base import CacheMiss
     from alphadesk.pipelines.evaluation import EvaluationError, LookAheadError

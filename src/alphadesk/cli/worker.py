@@ -3,7 +3,6 @@ path of ``alphadesk csp`` and ``alphadesk desk``, which submits a run and follow
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import logging
 from collections.abc import Sequence
@@ -38,6 +37,8 @@ def worker(
     ),
 ) -> None:
     """Work on the runs submitted with --temporal: a Temporal worker, until Ctrl-C."""
+    import asyncio
+
     try:
         from alphadesk.durable.server import dev_server
         from alphadesk.durable.worker import run_worker
@@ -97,6 +98,8 @@ def run_on_temporal(
 ) -> Sequence[PipelineResult]:
     """Run each request as a workflow, all at once (the workers share them out), following
     their events live; returns the results as the pipeline's result models."""
+    import asyncio
+
     from alphadesk.cli.live import LiveView
     from alphadesk.pipelines.base import pipeline_class
 
