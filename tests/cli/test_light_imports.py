@@ -76,3 +76,17 @@ def test_a_market_question_does_import_the_analytics(tmp_path: Path) -> None:
     """The check above can fail: the same probe sees the analytics when they are used."""
     modules, _ = _modules(["ask", "how does KO look technically"], tmp_path)
     assert "alphadesk.analytics" in modules and "langgraph" in modules
+
+
+def test_the_analytics_load_talib_without_polars() -> None:
+    """TA-Lib would import polars (no dependency of ours) to wrap its Series; the
+    analytics import it without, and TA-Lib still takes pandas Series."""
+    probe = (
+        "import sys; import alphadesk.analytics; from alphadesk.analytics._talib import talib; "
+        "import pandas as pd; sma = talib.SMA(pd.Series([1.0, 2.0, 3.0]), 2); "
+        "print(type(sma).__name__, sma.iloc[-1], 'polars' in sys.modules)"
+    )
+    done = subprocess.run(  # a generous margin: a busy machine takes seconds to start
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, check=True
+    )
+    assert done.stdout.split() == ["Series", "2.5", "False"]  # the mean of 2 and 3
