@@ -11,11 +11,15 @@ and its K costliest imports (cumulative, each counted where it was first importe
 Goals on two idle cores: ``ask hello`` <= 0.8 s, ``--help`` <= 0.3 s, ``desk AAPL
 --as-of 2024-06-28`` <= 3 s and ``csp NVDA --as-of 2024-11-29`` <= 2.5 s of wall time.
 The load average is printed with the figures: on a shared machine they are slower.
-Measured only on a shared 2-core machine so far (load average 8-10, other work running):
-ask hello 1.68 s wall, 0.59 s CPU; --help 0.52 s, 0.20 s CPU; desk 10.3 s, 3.9 s CPU; csp
-9.0 s, 3.6 s CPU. Side by side at load 15, the code before the greeting skipped the graph
-took 2.38 s of CPU for ask hello (now 0.64 s) and 0.36 s for --help (0.33 s, before the
-help skipped the stores); the desk and csp runs were unchanged (4.0 and 3.3 s of CPU).
+Measured only on a shared 2-core machine so far (load average 6-10, other work running):
+ask hello 0.74 s wall, 0.65 s CPU; --help 0.19 s, 0.19 s CPU; desk 6.4 s, 3.9 s CPU; csp
+9.0 s, 3.7 s CPU. Side by side with the code before (interleaved runs, load 6-10, CPU
+min): --help 0.27 -> 0.21 s (no pydantic, asyncio or store), desk 4.48 -> 4.07 s and csp
+3.79 -> 3.64 s (TA-Lib without polars, one company's SEC rows converted, no statement
+figures read for a company the SEC archive has); ask hello unchanged (0.76 s). What
+remains on the desk and csp paths: drawing the report's chart (matplotlib and mplfinance,
+about 0.5 s of CPU), LangGraph with LangChain's tracers, SciPy's clustering, the XNYS
+calendar (about 0.2 s) and pandas.
 """
 
 from __future__ import annotations

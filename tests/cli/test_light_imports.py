@@ -60,13 +60,33 @@ def test_the_greeting_path_imports_nothing_heavy(args: list[str], tmp_path: Path
         assert "alphadesk.pipelines.assistant.pipeline" in modules
 
 
-def test_help_imports_neither_settings_nor_models(tmp_path: Path) -> None:
-    modules, output = _modules(["--help"], tmp_path)
-    assert "ask" in output and _heavy(modules) == []
-    assert not {"alphadesk.config", "alphadesk.store", "pydantic_settings", "numpy"} & modules
+@pytest.mark.parametrize("args", [["--help"], ["desk", "--help"], ["csp", "--help"]])
+def test_help_imports_neither_settings_nor_models(args: list[str], tmp_path: Path) -> None:
+    """Help is text: no settings, no store, no event loop (asyncio), and at the root no
+    pydantic (Typer itself builds a command's option parsers with it)."""
+    modules, output = _modules(args, tmp_path)
+    assert "Usage" in output and _heavy(modules) == []
+    unused = {"alphadesk.config", "alphadesk.store.runs", "pydantic_settings", "numpy", "asyncio"}
+    assert not unused & modules
+    if args == ["--help"]:
+        assert "pydantic" not in modules
 
 
 def test_a_market_question_does_import_the_analytics(tmp_path: Path) -> None:
     """The check above can fail: the same probe sees the analytics when they are used."""
     modules, _ = _modules(["ask", "how does KO look technically"], tmp_path)
     assert "alphadesk.analytics" in modules and "langgraph" in modules
+
+
+def test_the_analytics_load_talib_without_polars() -> None:
+    """TA-Lib would import polars (no dependency of ours) to wrap its Series; the
+    analytics import it without, and TA-Lib still takes pandas Series."""
+    probe = (
+        "import sys; import alphadesk.analytics; from alphadesk.analytics._talib import talib; "
+        "import pandas as pd; sma = talib.SMA(pd.Series([1.0, 2.0, 3.0]), 2); "
+        "print(type(sma).__name__, sma.iloc[-1], 'polars' in sys.modules)"
+    )
+    done = subprocess.run(  # a generous margin: a busy machine takes seconds to start
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, check=True
+    )
+    assert done.stdout.split() == ["Series", "2.5", "False"]  # the mean of 2 and 3

@@ -7,9 +7,9 @@ from dataclasses import dataclass
 from typing import Literal
 
 import pandas as pd
-import talib
 
 from ._bars import require_bars
+from ._talib import talib
 from .errors import InvalidInput
 from .indicators import min_bars
 

@@ -14,10 +14,9 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-import talib
-from talib import abstract
 
 from ._bars import as_close, require_bars
+from ._talib import abstract, talib
 from .errors import InvalidInput
 
 __all__ = [

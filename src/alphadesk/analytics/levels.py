@@ -15,10 +15,10 @@ from typing import Literal
 
 import numpy as np
 import pandas as pd
-import talib
 from scipy.cluster.hierarchy import fcluster, linkage
 
 from ._memo import shared
+from ._talib import talib
 from .errors import InsufficientData, InvalidInput
 from .swings import PriceSource, fibonacci_from_bars, price_columns, swing_points
 

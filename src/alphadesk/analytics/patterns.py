@@ -21,9 +21,9 @@ from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
-import talib
 
 from ._memo import shared
+from ._talib import talib
 from .errors import InvalidInput
 from .levels import ATR_PERIOD
 from .swings import PriceSource, SwingPoint, price_columns, swing_points, zigzag

@@ -9,9 +9,9 @@ from typing import Literal
 
 import numpy as np
 import pandas as pd
-import talib
 
 from ._bars import has_columns
+from ._talib import talib
 from .errors import InsufficientData, InvalidInput
 from .levels import last_atr
 from .swings import PriceSource, price_columns, swing_points

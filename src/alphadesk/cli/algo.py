@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import asyncio
 import shutil
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import typer
 
@@ -22,6 +21,11 @@ from alphadesk.cli.common import (
     parse_day,
     settings_from,
 )
+
+if TYPE_CHECKING:
+    from alphadesk.config import Settings
+    from alphadesk.data.base import MarketData
+    from alphadesk.pipelines.algo.models import AlgoRequest, AlgoResult
 
 __all__ = ["algo"]
 
@@ -106,6 +110,8 @@ def algo(
     validation period, and iterate until one meets the goal and survives its number of
     trials (deflated Sharpe ratio, PBO) or a budget runs out; then run the chosen strategy
     once on the holdout, which the search never saw."""
+    import asyncio
+
     from pydantic import ValidationError
 
     from alphadesk.cli.common import fail_invalid
@@ -165,8 +171,14 @@ def algo(
 
 
 async def _run(
-    settings: Any, market: Any, request: Any, model: str | None, resume: str | None, *, live: bool
-) -> Any:
+    settings: Settings,
+    market: MarketData,
+    request: AlgoRequest,
+    model: str | None,
+    resume: str | None,
+    *,
+    live: bool,
+) -> AlgoResult | None:
     from alphadesk.cli.live import LiveView
     from alphadesk.pipelines.algo.pipeline import StrategyLab
     from alphadesk.pipelines.runner import PipelineRunner
@@ -181,7 +193,7 @@ async def _run(
         return await runner.analyze(request, resume_run_id=resume)
 
 
-def _print(result: Any, save: Path | None) -> None:
+def _print(result: AlgoResult, save: Path | None) -> None:
     from alphadesk.cli.report import Report
     from alphadesk.pipelines.algo.report import render_report
 

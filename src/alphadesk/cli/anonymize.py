@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import asyncio
 import json as jsonlib
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 
@@ -13,13 +12,23 @@ from alphadesk.cli.common import BAD_INPUT, console, err_console, fail, settings
 from alphadesk.cli.progress import DecisionBar
 from alphadesk.cli.tables import Column, FitTable
 
+if TYPE_CHECKING:
+    from alphadesk.pipelines.evaluation.anonymize import Anonymized
+    from alphadesk.pipelines.evaluation.models import EvalSpec
+
 __all__ = ["run_anonymized"]
 
 _HINT = "see `alphadesk eval --help`"
 
 
 def run_anonymized(
-    ctx: typer.Context, spec: Any, out: Path | None, *, seed: int | None, json: bool, **how: Any
+    ctx: typer.Context,
+    spec: EvalSpec,
+    out: Path | None,
+    *,
+    seed: int | None,
+    json: bool,
+    **how: Any,
 ) -> None:
     """Run both evaluations and print the side-by-side table (or it as JSON); ``how``:
     where and whether afresh they decide (``cluster``, ``workers``, ``fresh``)."""
@@ -34,7 +43,11 @@ def run_anonymized(
     _print(result)
 
 
-def _run(ctx: typer.Context, spec: Any, out: Path | None, seed: int, how: dict[str, Any]) -> Any:
+def _run(
+    ctx: typer.Context, spec: EvalSpec, out: Path | None, seed: int, how: dict[str, Any]
+) -> Anonymized:
+    import asyncio
+
     from alphadesk.data import DataError
     from alphadesk.llm.base import CacheMiss
     from alphadesk.pipelines.evaluation import EvaluationError, LookAheadError
@@ -65,7 +78,7 @@ def _run(ctx: typer.Context, spec: Any, out: Path | None, seed: int, how: dict[s
             ) from None
 
 
-def _print(result: Any) -> None:
+def _print(result: Anonymized) -> None:
     from alphadesk.pipelines.evaluation.anonymize import GAP_COLUMNS, gap_cells
 
     spec, disguise = result.spec, result.disguise

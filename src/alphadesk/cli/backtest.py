@@ -3,7 +3,6 @@ symbol's daily bars, with its metrics."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import math
 from datetime import date
@@ -16,6 +15,8 @@ from alphadesk.cli.common import BAD_INPUT, close_of, console, err_console, fail
 from alphadesk.cli.tables import Column, FitTable
 
 if TYPE_CHECKING:
+    from alphadesk.analytics.overfitting import DeflatedSharpe
+    from alphadesk.backtest.models import BacktestResult
     from alphadesk.backtest.service import BacktestOutcome, BacktestRequest
 
 __all__ = ["backtest"]
@@ -193,6 +194,8 @@ def _request(
 
 def _run(ctx: typer.Context, request: BacktestRequest) -> BacktestOutcome:
     """The one backtest (recorded as a run); a failure exits 2 with what to do."""
+    import asyncio
+
     from rich.markup import escape
 
     from alphadesk.backtest.service import BacktestError, run_backtest
@@ -223,7 +226,7 @@ def _strategy_file(strategy: str) -> str | None:
         ) from None
 
 
-def _deflated(result: Any, trials: int, sharpe_std: float | None) -> Any:
+def _deflated(result: BacktestResult, trials: int, sharpe_std: float | None) -> DeflatedSharpe:
     """The deflated Sharpe ratio of the run's daily returns as the best of ``trials``."""
     from alphadesk.analytics.errors import AnalyticsError
     from alphadesk.analytics.overfitting import deflated_sharpe_ratio
@@ -239,14 +242,14 @@ def _deflated(result: Any, trials: int, sharpe_std: float | None) -> Any:
         ) from None
 
 
-def _print_json(outcome: BacktestOutcome, deflated: Any | None) -> None:
+def _print_json(outcome: BacktestOutcome, deflated: DeflatedSharpe | None) -> None:
     out = {"run_id": outcome.run_id, **outcome.result.to_dict()}
     if deflated is not None:
         out["deflated_sharpe"] = _deflated_dict(deflated, outcome.result.config.periods_per_year)
     typer.echo(json.dumps(out, indent=2, default=str))
 
 
-def _deflated_dict(deflated: Any, periods_per_year: float) -> dict[str, Any]:
+def _deflated_dict(deflated: DeflatedSharpe, periods_per_year: float) -> dict[str, float]:
     sharpe, benchmark = deflated.annualised(periods_per_year)
     return {
         "probability": deflated.probability,
@@ -260,7 +263,7 @@ def _deflated_dict(deflated: Any, periods_per_year: float) -> dict[str, Any]:
     }
 
 
-def _print_deflated(deflated: Any, periods_per_year: float) -> None:
+def _print_deflated(deflated: DeflatedSharpe, periods_per_year: float) -> None:
     figures = _deflated_dict(deflated, periods_per_year)
     console.print(
         f"[bold]deflated Sharpe ratio {figures['probability']:.1%}[/]: the probability that "
@@ -280,7 +283,7 @@ def _num(value: float | None, digits: int = 2) -> str:
     return "-" if value is None else f"{value:,.{digits}f}"
 
 
-def _rows(result: Any) -> dict[str, str]:
+def _rows(result: BacktestResult) -> dict[str, str]:
     m = result.metrics()
     return {
         "final value": _num(m.final),
@@ -299,7 +302,7 @@ def _rows(result: Any) -> dict[str, str]:
     }
 
 
-def _print(result: Any, benchmark: Any | None, last_trades: int) -> None:
+def _print(result: BacktestResult, benchmark: BacktestResult | None, last_trades: int) -> None:
     spec = result.strategy or {}
     params = ", ".join(f"{k}={v}" for k, v in spec.get("params", {}).items())
     start, end = result.equity.index[0].date(), result.equity.index[-1].date()

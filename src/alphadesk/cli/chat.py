@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import textwrap
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING
 
 import typer
 
@@ -19,6 +18,9 @@ from alphadesk.cli.common import (
     parse_as_of,
     settings_from,
 )
+
+if TYPE_CHECKING:
+    from alphadesk.pipelines.assistant import AssistantPipeline, ChatRequest
 
 __all__ = ["ask", "chat_app"]
 
@@ -46,7 +48,7 @@ def _as_of(value: str | None) -> datetime | None:
     return None if value is None else parse_as_of(value)
 
 
-def _pipeline(ctx: typer.Context, model: str | None) -> Any:
+def _pipeline(ctx: typer.Context, model: str | None) -> AssistantPipeline:
     from alphadesk.data import build_provider
     from alphadesk.pipelines.assistant import AssistantPipeline
 
@@ -58,7 +60,7 @@ def _pipeline(ctx: typer.Context, model: str | None) -> Any:
         raise fail(str(exc)) from None
 
 
-def _request(question: str, session: str | None, as_of: datetime | None) -> Any:
+def _request(question: str, session: str | None, as_of: datetime | None) -> ChatRequest:
     from pydantic import ValidationError
 
     from alphadesk.cli.common import fail_invalid
@@ -81,6 +83,8 @@ def ask(
     session: str | None = _SESSION,
 ) -> None:
     """Ask the assistant one question; the answer streams, its tool calls are shown."""
+    import asyncio
+
     from alphadesk.cli.chat_view import ChatView
 
     pipeline = _pipeline(ctx, model)
@@ -103,6 +107,7 @@ def chat(
     """An interactive session: ask, watch the tools run, read the answer as it streams."""
     if ctx.invoked_subcommand is not None:
         return
+    import asyncio
     import readline  # noqa: F401  (line editing and history for input())
 
     from alphadesk.cli.chat_view import ChatView

@@ -4,11 +4,22 @@ answer on stdout token by token, then the figures it could not trace."""
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 
 from alphadesk.cli.common import console, err_console
+
+if TYPE_CHECKING:
+    from alphadesk.agent.events import BaseEvent, TextDelta, ToolFailed, ToolFinished, ToolStarted
+    from alphadesk.pipelines.assistant.events import (
+        ChatFinished,
+        Classified,
+        ContextResolved,
+        NumbersChecked,
+        Routed,
+        StateChanged,
+    )
 
 __all__ = ["ChatView"]
 
@@ -22,8 +33,8 @@ class ChatView:
         self.out, self.progress = out, progress
         self._streaming = False
 
-    def on_event(self, event: Any) -> None:
-        handler = getattr(self, f"_on_{event.kind}", None)
+    def on_event(self, event: BaseEvent) -> None:
+        handler = getattr(self, f"_on_{getattr(event, 'kind', '')}", None)
         if handler is not None:
             handler(event)
 
@@ -33,47 +44,47 @@ class ChatView:
             self._streaming = False
         self.progress.print(text, style=style, markup=False, highlight=False)
 
-    def _on_state(self, event: Any) -> None:
+    def _on_state(self, event: StateChanged) -> None:
         if event.state == "ERROR":
             self._note(f"✗ {event.reason}", "bold red")
         elif event.state != "IDLE":
             self._note(f"· {event.state.lower()}")
 
-    def _on_context(self, event: Any) -> None:
+    def _on_context(self, event: ContextResolved) -> None:
         if event.note:
             self._note(f"· {event.note}")
 
-    def _on_classified(self, event: Any) -> None:
+    def _on_classified(self, event: Classified) -> None:
         c = event.classification
         symbols = ", ".join(c.symbols) or "no symbols"
         self._note(f"· {c.question_type.replace('_', ' ')} question, {symbols}")
 
-    def _on_routed(self, event: Any) -> None:
+    def _on_routed(self, event: Routed) -> None:
         d = event.decision
         tools = ", ".join(d.selected_tools) or "no tools"
         turns = f", up to {event.max_turns} turns" if d.strategy == "ITERATIVE" else ""
         self._note(f"· {d.strategy} ({d.complexity}{turns}): {tools}")
 
-    def _on_tool_started(self, event: Any) -> None:
+    def _on_tool_started(self, event: ToolStarted) -> None:
         if event.agent == "classifier":
             return
         args = ", ".join(f"{k}={v}" for k, v in json.loads(event.arguments or "{}").items())
         self._note(f"  → {event.tool}({args[:_ARGS]})")
 
-    def _on_tool_finished(self, event: Any) -> None:
+    def _on_tool_finished(self, event: ToolFinished) -> None:
         if event.agent != "classifier":
             self._note(f"  ✓ {event.tool} {event.seconds:.2f}s", "green")
 
-    def _on_tool_failed(self, event: Any) -> None:
+    def _on_tool_failed(self, event: ToolFailed) -> None:
         self._note(f"  ✗ {event.tool}: {event.error[:200]}", "yellow")
 
-    def _on_text_delta(self, event: Any) -> None:
+    def _on_text_delta(self, event: TextDelta) -> None:
         if event.agent != "answer":
             return
         self._streaming = True
         self.out.print(event.text, end="", markup=False, highlight=False, soft_wrap=True)
 
-    def _on_numbers_checked(self, event: Any) -> None:
+    def _on_numbers_checked(self, event: NumbersChecked) -> None:
         if self._streaming:
             self.out.print()
             self._streaming = False
@@ -85,7 +96,7 @@ class ChatView:
                 markup=False,
             )
 
-    def _on_chat_finished(self, event: Any) -> None:
+    def _on_chat_finished(self, event: ChatFinished) -> None:
         r = event.result
         if self._streaming:
             self.out.print()

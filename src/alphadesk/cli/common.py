@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import typer
-from pydantic import ValidationError as PydanticValidationError
 from rich.console import Console
 
 from alphadesk.cli.validation import validation_problems
@@ -80,6 +79,8 @@ ROC_HELP = "Least premium per week, in percent of the strike. Default: 0.3."
 
 def settings_from(ctx: typer.Context) -> Settings:
     """The settings built by the root callback (``--config``, environment, defaults)."""
+    from pydantic import ValidationError
+
     from alphadesk.config import Settings  # its loaders cost a --help what it never reads
 
     root = ctx.find_root()
@@ -89,7 +90,7 @@ def settings_from(ctx: typer.Context) -> Settings:
             root.obj = Settings.load(config)
         except FileNotFoundError as exc:
             raise fail(str(exc), "name an existing TOML file with --config") from None
-        except PydanticValidationError as exc:
+        except ValidationError as exc:
             raise fail_invalid(exc, "fix the settings file or the ALPHADESK_* variable") from None
     return root.obj
 

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
-from typing import Any
+from typing import TYPE_CHECKING
 
 import typer
 
@@ -25,6 +24,11 @@ from alphadesk.cli.common import (
     settings_from,
 )
 from alphadesk.cli.worker import TEMPORAL_HELP, run_on_temporal
+
+if TYPE_CHECKING:
+    from alphadesk.config import Settings
+    from alphadesk.data.base import MarketData
+    from alphadesk.pipelines.csp.models import CspRequest, CspResult
 
 __all__ = ["csp"]
 
@@ -50,6 +54,8 @@ def csp(
     temporal: str | None = typer.Option(None, "--temporal", metavar="ADDRESS", help=TEMPORAL_HELP),
 ) -> None:
     """Find a cash-secured put to sell: chart, options and research analysts, then synthesis."""
+    import asyncio
+
     from alphadesk.data import build_provider
     from alphadesk.data.errors import DataError
     from alphadesk.data.symbols import normalize_symbol
@@ -96,14 +102,14 @@ def csp(
 
 
 async def _run(
-    settings: Any,
-    market: Any,
-    requests: list[Any],
+    settings: Settings,
+    market: MarketData,
+    requests: list[CspRequest],
     model: str | None,
     resume: str | None,
     *,
     live: bool,
-) -> list[Any]:
+) -> list[CspResult]:
     from alphadesk.cli.live import LiveView
     from alphadesk.pipelines.csp.pipeline import CspPipeline
     from alphadesk.pipelines.runner import PipelineRunner
@@ -120,7 +126,7 @@ async def _run(
         return await runner.analyze_many(requests)
 
 
-def _print(results: list[Any]) -> None:
+def _print(results: list[CspResult]) -> None:
     from alphadesk.cli.report import Report
     from alphadesk.pipelines.csp.report import render_report
 

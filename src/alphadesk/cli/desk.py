@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import asyncio
-from typing import Any
+from typing import TYPE_CHECKING
 
 import typer
 
@@ -20,6 +19,11 @@ from alphadesk.cli.common import (
     settings_from,
 )
 from alphadesk.cli.worker import TEMPORAL_HELP, run_on_temporal
+
+if TYPE_CHECKING:
+    from alphadesk.config import Settings
+    from alphadesk.data.base import MarketData
+    from alphadesk.pipelines.desk.models import DeskRequest, DeskResult
 
 __all__ = ["desk"]
 
@@ -58,6 +62,8 @@ def desk(
     temporal: str | None = typer.Option(None, "--temporal", metavar="ADDRESS", help=TEMPORAL_HELP),
 ) -> None:
     """BUY, HOLD or SELL: analysts, a bull/bear debate, a trader, a risk discussion and a judge."""
+    import asyncio
+
     from pydantic import ValidationError
 
     from alphadesk.cli.common import fail_invalid
@@ -91,6 +97,7 @@ def desk(
         raise fail_invalid(exc, "see `alphadesk desk --help`") from None
     except ValueError as exc:
         raise fail(str(exc)) from None
+    result: DeskResult | None
     if temporal is not None:
         if resume is not None:
             raise fail("--resume and --temporal together", "a Temporal run resumes itself")
@@ -113,8 +120,14 @@ def desk(
 
 
 async def _run(
-    settings: Any, market: Any, request: Any, model: str | None, resume: str | None, *, live: bool
-) -> Any:
+    settings: Settings,
+    market: MarketData,
+    request: DeskRequest,
+    model: str | None,
+    resume: str | None,
+    *,
+    live: bool,
+) -> DeskResult | None:
     from alphadesk.cli.live import LiveView
     from alphadesk.pipelines.desk.pipeline import TradingDesk
     from alphadesk.pipelines.runner import PipelineRunner
@@ -130,7 +143,7 @@ async def _run(
         return await runner.analyze(request, resume_run_id=resume)
 
 
-def _print(result: Any) -> None:
+def _print(result: DeskResult) -> None:
     from alphadesk.cli.report import Report
     from alphadesk.pipelines.desk.report import render_report
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 from pathlib import Path
 from typing import Any, Literal
@@ -229,6 +228,8 @@ def _run(
     workers: int | None = None,
     fresh: bool = False,
 ) -> Any:
+    import asyncio
+
     from alphadesk.data import DataError
     from alphadesk.llm.base import CacheMiss
     from alphadesk.pipelines.evaluation import EvaluationError, LookAheadError, evaluate

@@ -7,14 +7,21 @@ import textwrap
 import time
 from collections import deque
 from dataclasses import dataclass, field
-from typing import Any
 
 from rich.console import Group, RenderableType
 from rich.live import Live
 from rich.text import Text
 
+from alphadesk.agent.events import BaseEvent, ToolStarted, UsageUpdated
 from alphadesk.cli.common import console, err_console
 from alphadesk.cli.tables import Column, FitTable
+from alphadesk.pipelines.events import (
+    DebateMessage,
+    GateDecided,
+    ReflectionWritten,
+    StepFinished,
+    StepStarted,
+)
 
 __all__ = ["LiveView"]
 
@@ -72,27 +79,26 @@ class LiveView:
             self._live.__exit__(None, None, None)
             console.print()  # the report starts on a line of its own
 
-    def on_event(self, event: Any) -> None:
-        kind = event.kind
-        if kind == "step_started":
+    def on_event(self, event: BaseEvent) -> None:
+        if isinstance(event, StepStarted):
             self._by_run[event.run_id] = event.symbol
             row = self._row(event.symbol, event.agent)
             row.status, row.model, row.started = "running", event.model, time.monotonic()
             self._say(f"{row.symbol} {row.agent}: started ({row.model})")
-        elif kind == "step_finished":
+        elif isinstance(event, StepFinished):
             row = self._row(event.symbol, event.agent)
             row.status, row.ended, row.note = event.status, time.monotonic(), event.reason or ""
             note = f": {_short(row.note, 160)}" if row.note else ""
             self._say(
                 f"{row.symbol} {row.agent}: {row.status} in {row.ended - row.started:.1f}s{note}"
             )
-        elif kind == "tool_started":
+        elif isinstance(event, ToolStarted):
             row = self._row(self._symbol(event.run_id), event.agent)
             row.tools += 1
             row.last_tool = event.tool
-        elif kind in ("debate_message", "reflection_written", "gate_decided"):
+        elif isinstance(event, DebateMessage | ReflectionWritten | GateDecided):
             self._lines.append(_line(event))
-        elif kind == "usage":
+        elif isinstance(event, UsageUpdated):
             row = self._row(self._symbol(event.run_id), event.agent)
             row.tokens = event.agent_usage.total_tokens
             row.cost = event.agent_usage.cost_usd
@@ -141,9 +147,9 @@ class LiveView:
         return Group(table, *self._lines)
 
 
-def _line(event: Any) -> Text:
+def _line(event: DebateMessage | ReflectionWritten | GateDecided) -> Text:
     """A debate turn (or a reflection) as one line: who, which round, what was said."""
-    if event.kind == "gate_decided":
+    if isinstance(event, GateDecided):
         text = Text(f"{event.symbol} iteration {event.iteration} ", style="dim")
         text.append(
             f"{event.decision}", style="bold green" if event.decision == "SUCCESS" else "bold"
@@ -151,7 +157,7 @@ def _line(event: Any) -> Text:
         text.append(f" (best {event.best_variant}, score {event.best_score:.2f}): ")
         text.append(_short(event.reasoning))
         return text
-    if event.kind == "reflection_written":
+    if isinstance(event, ReflectionWritten):
         text = Text(f"{event.symbol} memory: ", style="bold blue")
         text.append(f"{event.action} of {event.decided_at.date()}: {event.lesson}")
         return text

@@ -6,9 +6,12 @@ and the last. Items done before (a resumed evaluation's) count as done, not in t
 from __future__ import annotations
 
 import time
-from typing import Any, Self
+from typing import TYPE_CHECKING, Self
 
 from alphadesk.cli.common import err_console
+
+if TYPE_CHECKING:
+    from alphadesk.pipelines.evaluation.models import DecisionRecord
 
 __all__ = ["CountingBar"]
 
@@ -102,6 +105,6 @@ class DecisionBar(CountingBar):
     def start(self, total: int) -> None:
         self.set_total(total)
 
-    def record(self, record: Any) -> None:
+    def record(self, record: DecisionRecord) -> None:
         self.failed += record.decision == "failed"
         self.advance(f"{record.symbol} {record.as_of.date()} · failed {self.failed}")

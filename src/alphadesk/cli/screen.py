@@ -3,8 +3,8 @@ on one date or on every N-th session of a range."""
 
 from __future__ import annotations
 
-import asyncio
-from typing import Any, Literal
+from datetime import datetime
+from typing import TYPE_CHECKING, Literal
 
 import typer
 
@@ -28,6 +28,12 @@ from alphadesk.cli.common import (
 )
 from alphadesk.cli.progress import CountingBar
 from alphadesk.cli.tables import Column, FitTable
+
+if TYPE_CHECKING:
+    from alphadesk import ScreenHistory, ScreenRequest, Settings
+    from alphadesk.data.base import MarketData
+    from alphadesk.pipelines.csp.models import CspResult
+    from alphadesk.pipelines.csp.prefilter import ScreenCheck, ScreenResult
 
 __all__ = ["screen"]
 
@@ -81,6 +87,8 @@ def screen(
     as_json: bool = typer.Option(False, "--json", help="Print the screen as JSON."),
 ) -> None:
     """Screen a universe for cash-secured puts: cheap checks first, agents on the survivors."""
+    import asyncio
+
     from alphadesk.data import build_provider
     from alphadesk.pipelines.csp.screen import ScreenRequest, run_screens
     from alphadesk.store import RunConflict
@@ -136,14 +144,14 @@ def screen(
 
 
 def _dates_and_symbols(
-    market: Any,
+    market: MarketData,
     symbols: list[str] | None,
     index: str | None,
     as_of: str | None,
     start: str | None,
     end: str | None,
     every: int,
-) -> tuple[list[Any], list[str]]:
+) -> tuple[list[datetime], list[str]]:
     """The dates to screen and the symbols, from the command's options."""
     from alphadesk.data.symbols import normalize_symbol
     from alphadesk.pipelines.csp.screen import rebalancing_dates
@@ -170,7 +178,7 @@ def _dates_and_symbols(
     return dates, universe
 
 
-def _recorded(settings: Any, run_id: str) -> Any:
+def _recorded(settings: Settings, run_id: str) -> ScreenRequest:
     """The request of the recorded screen ``run_id``."""
     from alphadesk.pipelines.csp.screen import ScreenRequest
     from alphadesk.store import RunNotFound, RunStore
@@ -184,7 +192,7 @@ def _recorded(settings: Any, run_id: str) -> Any:
     return ScreenRequest.model_validate(run.request)
 
 
-def _index_members(market: Any, index: str, dates: list[Any]) -> list[str]:
+def _index_members(market: MarketData, index: str, dates: list[datetime]) -> list[str]:
     """The symbols with data among the index's members on any of ``dates``; says how many
     members lack data."""
     from zoneinfo import ZoneInfo
@@ -224,7 +232,7 @@ class _Progress(CountingBar):
         super().__init__("screening", total)
         self.filtered = self.selected = self.errors = 0
 
-    def record(self, outcome: Any) -> None:
+    def record(self, outcome: tuple[datetime, ScreenCheck, CspResult | None]) -> None:
         day, check, result = outcome
         self.errors += check.error is not None
         self.filtered += not check.passed and check.error is None
@@ -235,7 +243,7 @@ class _Progress(CountingBar):
         self.advance(f"{check.symbol} {day.date()} · {counts}")
 
 
-def _print_one(result: Any) -> None:
+def _print_one(result: ScreenResult) -> None:
     ranked = FitTable(
         Column("#", right=True),
         "symbol",
@@ -276,7 +284,7 @@ def _print_one(result: Any) -> None:
     if result.errors:
         errors = FitTable("symbol", Column("error", text=True), title="Failed with an error")
         for check in result.errors:
-            errors.add_row(check.symbol, check.error)
+            errors.add_row(check.symbol, check.error or "")
         console.print(errors)
     failed = f", {len(result.errors)} failed with an error" if result.errors else ""
     console.print(
@@ -285,7 +293,7 @@ def _print_one(result: Any) -> None:
     )
 
 
-def _print_history(history: Any) -> None:
+def _print_history(history: ScreenHistory) -> None:
     headers = ["screened", "filtered", "analysed", "selected"]
     if history.counts.errors:  # a column only when something failed
         headers.append("errors")

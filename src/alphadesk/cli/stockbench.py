@@ -3,11 +3,10 @@ protocol, printed beside the paper's published rows and the book baselines."""
 
 from __future__ import annotations
 
-import asyncio
 import json as jsonlib
 from datetime import date
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 from rich.text import Text
@@ -22,6 +21,10 @@ from alphadesk.cli.common import (
 )
 from alphadesk.cli.progress import DecisionBar
 from alphadesk.cli.tables import Column, FitTable
+
+if TYPE_CHECKING:
+    from alphadesk.pipelines.evaluation.desk_book import DeskBook
+    from alphadesk.pipelines.evaluation.stockbench import Protocol
 
 __all__ = ["run_stockbench"]
 
@@ -60,7 +63,10 @@ def run_stockbench(
         raise fail(str(exc.errors()[0]["msg"]), "see `alphadesk eval --help`", BAD_INPUT) from None
     result = _run(ctx, protocol, every, model, out, workers, fresh)
     if json:
-        payload = {"folder": str(result.folder), "protocol": protocol.model_dump(mode="json")}
+        payload: dict[str, Any] = {
+            "folder": str(result.folder),
+            "protocol": protocol.model_dump(mode="json"),
+        }
         payload |= {"rows": [r.model_dump() for r in result.rows], "manifest": result.manifest}
         typer.echo(jsonlib.dumps(payload, indent=2))
         return
@@ -69,13 +75,15 @@ def run_stockbench(
 
 def _run(
     ctx: typer.Context,
-    protocol: Any,
+    protocol: Protocol,
     every: int,
     model: str,
     out: Path | None,
     workers: int | None,
     fresh: bool,
-) -> Any:
+) -> DeskBook:
+    import asyncio
+
     from alphadesk.data import DataError
     from alphadesk.llm.base import CacheMiss
     from alphadesk.pipelines.evaluation import EvaluationError, LookAheadError
@@ -108,7 +116,7 @@ def _run(
             raise fail(str(exc), "delete the folder's manifest.json to record again") from None
 
 
-def _print(result: Any) -> None:
+def _print(result: DeskBook) -> None:
     from alphadesk.pipelines.evaluation.stockbench import HEADERS, cells, notes, title
 
     rows = result.rows
@@ -116,7 +124,7 @@ def _print(result: Any) -> None:
         HEADERS[0], *(Column(h, right=True) for h in HEADERS[1:]), title=title(result.protocol)
     )
     for i, row in enumerate(rows):
-        shown: list[Any] = list(cells(row))
+        shown: list[str | Text] = list(cells(row))
         if row.source == "ours":
             shown[0] = Text(row.name, style="bold")
         last = i + 1 < len(rows) and rows[i + 1].source != row.source

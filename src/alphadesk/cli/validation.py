@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from pydantic import ValidationError
+    from pydantic_core import ErrorDetails
 
 __all__ = ["validation_problems"]
 
@@ -34,7 +35,7 @@ def validation_problems(exc: ValidationError, labels: Mapping[str, str] | None =
     return "; ".join(dict.fromkeys(problems))  # the same problem once
 
 
-def _plain(error: Any) -> str:
+def _plain(error: ErrorDetails) -> str:
     kind, ctx = error["type"], error.get("ctx") or {}
     if kind == "missing":
         return "is required"

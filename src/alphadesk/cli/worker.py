@@ -3,14 +3,21 @@ path of ``alphadesk csp`` and ``alphadesk desk``, which submits a run and follow
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import logging
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Literal, overload
 
 import typer
 
 from alphadesk.cli.common import err_console, fail, settings_from
+
+if TYPE_CHECKING:
+    from alphadesk.config import Settings
+    from alphadesk.data.base import MarketData
+    from alphadesk.pipelines.csp.models import CspRequest, CspResult
+    from alphadesk.pipelines.desk.models import DeskRequest, DeskResult
+    from alphadesk.pipelines.models import PipelineResult
 
 __all__ = ["TEMPORAL_HELP", "run_on_temporal", "worker"]
 
@@ -30,6 +37,8 @@ def worker(
     ),
 ) -> None:
     """Work on the runs submitted with --temporal: a Temporal worker, until Ctrl-C."""
+    import asyncio
+
     try:
         from alphadesk.durable.server import dev_server
         from alphadesk.durable.worker import run_worker
@@ -55,18 +64,42 @@ def worker(
         raise fail(str(exc)) from None
 
 
+@overload
 def run_on_temporal(
-    settings: Any,
-    market: Any,
-    kind: str,
-    requests: list[Any],
+    settings: Settings,
+    market: MarketData,
+    kind: Literal["desk"],
+    requests: Sequence[DeskRequest],
     *,
     address: str,
     model: str | None,
     live: bool,
-) -> list[Any]:
+) -> list[DeskResult]: ...
+@overload
+def run_on_temporal(
+    settings: Settings,
+    market: MarketData,
+    kind: Literal["csp"],
+    requests: Sequence[CspRequest],
+    *,
+    address: str,
+    model: str | None,
+    live: bool,
+) -> list[CspResult]: ...
+def run_on_temporal(
+    settings: Settings,
+    market: MarketData,
+    kind: Literal["desk", "csp"],
+    requests: Sequence[DeskRequest | CspRequest],
+    *,
+    address: str,
+    model: str | None,
+    live: bool,
+) -> Sequence[PipelineResult]:
     """Run each request as a workflow, all at once (the workers share them out), following
     their events live; returns the results as the pipeline's result models."""
+    import asyncio
+
     from alphadesk.cli.live import LiveView
     from alphadesk.pipelines.base import pipeline_class
 
@@ -85,7 +118,7 @@ def run_on_temporal(
     result_type = pipeline_class(kind).result_type
     view = LiveView(enabled=live)
 
-    async def run_all() -> list[Any]:
+    async def run_all() -> list[PipelineResult]:
         results = await asyncio.gather(
             *(
                 run_durably(settings, kind, r, address=address, model=model, on_event=view.on_event)

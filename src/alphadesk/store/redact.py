@@ -26,9 +26,10 @@ import json
 import logging
 import os
 import re
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from pydantic import BaseModel
+if TYPE_CHECKING:
+    from pydantic import BaseModel
 
 __all__ = [
     "REDACTED",
@@ -123,7 +124,7 @@ def redact_json(value: Any, secrets: list[str] | None = None) -> Any:
     return _redacted_json(value, secrets)
 
 
-Model = TypeVar("Model", bound=BaseModel)
+Model = TypeVar("Model", bound="BaseModel")
 
 
 def redact_model(model: Model, secrets: list[str]) -> tuple[Model, str]:

@@ -418,8 +418,10 @@ class BundledProvider(Provider):
         )
 
     def _fundamentals(self, symbol: str, as_of: datetime) -> Fundamentals:
-        facts = self._store.statement_facts(symbol)
-        if facts and symbol not in SecBundle.at().companies:
+        # The statements fill in for companies the SEC archive lacks: read only for those.
+        in_sec = symbol in SecBundle.at().companies
+        facts = [] if in_sec else self._store.statement_facts(symbol)
+        if facts:
             source = self._store.statements["source"]
             return Fundamentals(
                 symbol=symbol,
