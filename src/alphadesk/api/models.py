@@ -148,7 +148,9 @@ class FollowBody(_Body):
     """Place the order a desk run decided (``alphadesk portfolio follow``)."""
 
     run_id: str = Field(min_length=1, max_length=64)
-    quantity: int = Field(1, ge=1, le=100_000, description="Contracts (CSP) or shares (desk).")
+    quantity: int | None = Field(
+        None, ge=1, le=100_000, description="Contracts (CSP) or shares (desk); default 1."
+    )
     account: str = Field("paper", pattern=ACCOUNT_PATTERN)
     force: bool = _FORCE
 

@@ -181,11 +181,18 @@ def follow(body: FollowBody, request: Request) -> Any:
     """Place the order a desk's recorded decision stands for, dated the run's as-of: a CSP
     run sells its put (its strike x 100 per contract must be free cash), a trading-desk
     run buys or sells the stock at the judge's entry."""
-    from alphadesk.pipelines.follow import order_from_run
+    from alphadesk.pipelines.follow import orders_from_run
 
     settings = _ctx(request).settings
     try:
-        order = order_from_run(RunStore(settings.store_path), body.run_id, body.quantity)
+        orders = orders_from_run(RunStore(settings.store_path), body.run_id, body.quantity)
     except ValueError as exc:  # an unknown run (RunNotFound) is a 404 on its own
         raise ApiError(409, "no_order", str(exc)) from None
-    return _place(request, order, body.account, body.force)
+    if len(orders) != 1:
+        raise ApiError(
+            409,
+            "several_orders",
+            f"run {body.run_id} stands for {len(orders)} orders; this endpoint places one",
+            f"follow it with `alphadesk portfolio follow {body.run_id}`",
+        )
+    return _place(request, orders[0], body.account, body.force)
