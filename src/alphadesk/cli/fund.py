@@ -21,6 +21,7 @@ from alphadesk.cli.common import (
     parse_as_of,
     settings_from,
 )
+from alphadesk.cli.worker import TEMPORAL_HELP, run_on_temporal
 
 __all__ = ["fund"]
 
@@ -44,6 +45,7 @@ def fund(
     depth: Depth = typer.Option("standard", help="Each agent's turn budget."),
     as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
     resume: str | None = typer.Option(None, "--resume", metavar="RUN_ID", help=RESUME_HELP),
+    temporal: str | None = typer.Option(None, "--temporal", metavar="ADDRESS", help=TEMPORAL_HELP),
 ) -> None:
     """One book over many names: a desk decision on each, then target weights and orders."""
     from alphadesk.data import build_provider
@@ -58,12 +60,19 @@ def fund(
         request = _recorded(settings, resume)
     else:
         request = _request(ctx, market, symbols or [], universe, as_of, account, depth)
-    try:
-        result = asyncio.run(
-            _run(settings, market, request, model, workers, resume, live=not as_json)
+    if temporal is not None:
+        if resume is not None:
+            raise fail("--resume and --temporal together", "a Temporal run resumes itself")
+        (result,) = run_on_temporal(
+            settings, market, "fund", [request], address=temporal, model=model, live=not as_json
         )
-    except (DataError, ModelError, KeyError, RunConflict) as exc:
-        raise fail(str(exc)) from None
+    else:
+        try:
+            result = asyncio.run(
+                _run(settings, market, request, model, workers, resume, live=not as_json)
+            )
+        except (DataError, ModelError, KeyError, RunConflict) as exc:
+            raise fail(str(exc)) from None
     if result is None:
         raise fail("the run stopped before its orders", f"continue it with --resume {resume}")
     if as_json:

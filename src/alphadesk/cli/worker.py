@@ -78,10 +78,11 @@ def run_on_temporal(
     from alphadesk.data.errors import DataError
 
     for request in requests:  # fail fast, as a local run does, before anything is submitted
-        try:
-            market.daily_bars(request.symbol, request.as_of)
-        except DataError as exc:
-            raise fail(str(exc)) from None
+        for symbol in getattr(request, "symbols", None) or [request.symbol]:  # a fund's names
+            try:
+                market.daily_bars(symbol, request.as_of)
+            except DataError as exc:
+                raise fail(str(exc)) from None
     result_type = pipeline_class(kind).result_type
     view = LiveView(enabled=live)
 

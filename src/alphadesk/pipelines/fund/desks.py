@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import time
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import aclosing
@@ -25,6 +26,7 @@ from alphadesk.llm.base import Model
 from alphadesk.pipelines.desk.models import DeskRequest, DeskResult
 from alphadesk.pipelines.desk.pipeline import TradingDesk
 from alphadesk.pipelines.fund.models import DeskLine
+from alphadesk.pipelines.models import AgentReport
 from alphadesk.pipelines.runner import PipelineRunner
 from alphadesk.pool.batches import in_processes, start_processes
 from alphadesk.pool.processes import can_fork
@@ -38,10 +40,15 @@ _PRELOAD = [__name__, "alphadesk.data", "alphadesk.pipelines.desk"]
 _ANALYSTS = ("market", "sentiment", "news", "fundamentals")
 
 
-def desk_line(symbol: str, result: DeskResult | None, error: str | None = None) -> DeskLine:
-    """A desk's result as the fund reads it (``error``: the desk raised instead)."""
+def desk_line(
+    symbol: str, result: DeskResult | None, error: str | None = None, seconds: float = 0.0
+) -> DeskLine:
+    """A desk's result as the fund reads it (``error``: the desk raised instead), taking
+    ``seconds``."""
     if result is None:
-        return DeskLine(symbol=symbol, decision="failed", reason=error)
+        report = AgentReport(agent="desk", model="-", outcome="failed", reason=error,
+                             seconds=round(seconds, 3))  # fmt: skip
+        return DeskLine(symbol=symbol, decision="failed", reason=error, report=report)
     final = result.final
     missed = {}
     for name in _ANALYSTS:
@@ -49,6 +56,18 @@ def desk_line(symbol: str, result: DeskResult | None, error: str | None = None) 
         if report is not None and report.missing:
             missed[name] = list(report.missing)
     reason = f"{result.stage}: {result.reason}" if result.decision == "failed" else None
+    agents = result.agents
+    report = AgentReport(
+        agent="desk",
+        model=", ".join(sorted({a.model for a in agents})) or "-",
+        outcome="failed" if result.decision == "failed" else "completed",
+        reason=reason,
+        tool_calls=sum(a.tool_calls for a in agents),
+        requests=sum(a.requests for a in agents),
+        tokens=sum(a.tokens for a in agents),
+        cost_usd=sum(a.cost_usd for a in agents),
+        seconds=round(seconds, 3),
+    )
     return DeskLine(
         symbol=symbol,
         decision=result.decision,
@@ -58,16 +77,19 @@ def desk_line(symbol: str, result: DeskResult | None, error: str | None = None) 
         reason=reason,
         run_id=result.run_id,
         missed=missed,
+        report=report,
     )
 
 
 async def _decide(runner: _Runner, request: DeskRequest) -> DeskLine:
+    started = time.monotonic()
     try:
         result = await runner.analyze(request)
     except Exception as exc:  # one name's surprise is a failed line, not the end of the fund
         logger.exception("the desk on %s as of %s failed", request.symbol, request.as_of)
-        return desk_line(request.symbol, None, f"{type(exc).__name__}: {exc}")
-    return desk_line(request.symbol, result)
+        error = f"{type(exc).__name__}: {exc}"
+        return desk_line(request.symbol, None, error, time.monotonic() - started)
+    return desk_line(request.symbol, result, seconds=time.monotonic() - started)
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, field_validator, model_validator
 
-from alphadesk.pipelines.models import PipelineRequest, PipelineResult
+from alphadesk.pipelines.models import AgentReport, PipelineRequest, PipelineResult
 from alphadesk.portfolio import DEFAULT_ACCOUNT, DEFAULT_CASH, OrderRequest
 from alphadesk.portfolio.targets import BookLimits
 
@@ -79,6 +79,9 @@ class DeskLine(BaseModel):
     missed: dict[str, list[str]] = Field(
         default_factory=dict, description="Per analyst, the data its tools said was missing."
     )
+    report: AgentReport | None = Field(
+        None, description="The desk as one step of the fund: its agents' calls, tokens, cost."
+    )
 
 
 class TargetLine(BaseModel):
@@ -116,6 +119,7 @@ class FundResult(PipelineResult):
         found = super().decided()
         for desk in found["desks"]:
             desk.pop("run_id", None)
+            desk.pop("report", None)
         for order in found["orders"]:
             order.pop("source", None)
         return found

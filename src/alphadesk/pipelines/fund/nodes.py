@@ -56,6 +56,7 @@ class FundNodeDeps:
     settings: Settings
     market: MarketData
     desks: DeskRuns
+    desk_model: str  # the desks' models, as the step events name them
     steps: AgentSteps
     run: PipelineRun
 
@@ -73,7 +74,8 @@ class FundNodes:
     def _announce(self, symbol: str, line: DeskLine | None = None) -> None:
         run = self.deps.run
         if line is None:
-            run.emit(StepStarted(run_id=run.run_id, agent="desk", symbol=symbol, model="desk"))
+            model = self.deps.desk_model
+            run.emit(StepStarted(run_id=run.run_id, agent="desk", symbol=symbol, model=model))
             return
         status = "failed" if line.decision == "failed" else "completed"
         said = line.reason if line.decision == "failed" else line.decision
@@ -142,7 +144,8 @@ class FundNodes:
             book=request.book,
             limits=request.limits,
             desks=state.get("desks", []),
-            agents=state.get("reports", []),
+            agents=[d.report for d in state.get("desks", []) if d.report is not None]
+            + state.get("reports", []),
             data_missing=sorted(set(state.get("missing", []))),
             run_id=self.deps.run.run_id,
         )

@@ -62,13 +62,16 @@ class Fund:
         self.models = AgentModels(settings, [PORTFOLIO_MANAGER], override=model, models=models)
 
     @property
+    def desk_label(self) -> str:
+        """The models of the desks' agents."""
+        agents = default_agents().all
+        desk = AgentModels(self.settings, agents, override=self.model, models=self.models_given)
+        return desk.label([spec.name for spec in agents])
+
+    @property
     def model_label(self) -> str:
         """The models of the desks' agents and of the manager."""
-        desk = AgentModels(
-            self.settings, default_agents().all, override=self.model, models=self.models_given
-        )
-        names = {desk(spec.name).name for spec in default_agents().all}
-        names.add(self.models(PORTFOLIO_MANAGER.name).name)
+        names = {*self.desk_label.split(", "), self.models(PORTFOLIO_MANAGER.name).name}
         return ", ".join(sorted(names))
 
     def title(self, request: FundRequest) -> str:
@@ -95,6 +98,7 @@ class Fund:
             settings=self.settings,
             market=self.market,
             desks=self.desk_runs(),
+            desk_model=self.desk_label,
             steps=AgentSteps(run, self.models, self.settings.limits),
             run=run,
         )
