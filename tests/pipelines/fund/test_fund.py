@@ -142,3 +142,21 @@ def test_a_manager_that_keeps_breaking_the_limits_fails_the_run_naming_them(
     assert result.orders == [] and result.targets == [] and result.cash_after is None
     assert len(manager.requests) == 3  # the first answer and two retries, each told why
     assert "Failed at portfolio_manager" in render_report(result)
+
+
+@pytest.mark.slow  # worker processes
+def test_desks_in_worker_processes_decide_as_in_this_process(
+    settings: Settings, market: MarketData
+) -> None:
+    request = _request(settings, market)
+    here = _run(settings, market, request)
+    fund = Fund(settings, market, model="rules", workers=2)
+    fund.pool = fund.desk_runs().started(len(SYMBOLS))  # None when this process cannot fork
+    try:
+        there = asyncio.run(PipelineRunner(settings, fund).analyze(request))
+    finally:
+        if fund.pool is not None:
+            fund.pool.shutdown(wait=True)
+    assert there is not None and there.decided() == here.decided()
+    store = RunStore(settings.store_path)
+    assert all(store.get(d.run_id or "").kind == "desk" for d in there.desks)
