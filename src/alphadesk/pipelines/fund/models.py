@@ -50,7 +50,11 @@ class FundRequest(PipelineRequest):
     symbol: str = Field("", description="What is decided: the index, or the symbols.")
     symbols: list[str] = Field(min_length=1, max_length=100)
     universe: str | None = Field(None, description="The index the symbols were its members of.")
-    book: BookSnapshot = Field(default_factory=BookSnapshot)
+    book: BookSnapshot = Field(
+        default_factory=BookSnapshot,
+        description="The account's book at as_of (fund_request reads it); default: an empty "
+        "$100,000 book.",
+    )
     limits: BookLimits = Field(default_factory=BookLimits)
 
     @model_validator(mode="before")

@@ -26,7 +26,6 @@ from alphadesk.pipelines.events import StepFinished, StepStarted
 from alphadesk.pipelines.fund.desks import DeskRuns
 from alphadesk.pipelines.fund.models import DeskLine, FundRequest, FundResult, TargetLine
 from alphadesk.pipelines.models import AgentReport, Failure
-from alphadesk.portfolio import OrderRequest
 from alphadesk.portfolio.targets import nav_of, orders_for_targets
 
 __all__ = ["FUND_STATE", "FundNodeDeps", "FundNodes", "FundState"]
@@ -211,10 +210,6 @@ def _rebalanced(
             "rationale": decision.rationale,
             "orders": orders,
             "costs": costs,
-            "cash_after": book.cash + sum(_cash(o) for o in orders),
+            "cash_after": book.cash + sum(o.cash_change for o in orders),
         }
     )
-
-
-def _cash(order: OrderRequest) -> float:
-    return order.cash_change
