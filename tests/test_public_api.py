@@ -27,6 +27,8 @@ EXPORTED = [
     "CspResult",
     "DeskRequest",
     "DeskResult",
+    "FundRequest",
+    "FundResult",
     "PipelineRunner",
     "ScreenHistory",
     "ScreenRequest",
@@ -41,6 +43,7 @@ EXPORTED = [
 def test_the_exported_names_are_pinned_and_each_is_the_object_it_names() -> None:
     from alphadesk.data import build_provider
     from alphadesk.pipelines.desk.models import DeskResult
+    from alphadesk.pipelines.fund.models import FundResult
     from alphadesk.pipelines.runner import PipelineRunner
 
     assert sorted(alphadesk.__all__) == EXPORTED
@@ -51,6 +54,7 @@ def test_the_exported_names_are_pinned_and_each_is_the_object_it_names() -> None
     assert alphadesk.build_provider is build_provider
     assert alphadesk.PipelineRunner is PipelineRunner
     assert alphadesk.DeskResult is DeskResult
+    assert alphadesk.FundResult is FundResult
     assert set(EXPORTED) <= set(dir(alphadesk))
 
 

@@ -30,6 +30,8 @@ __all__ = [
     "CspResult",
     "DeskRequest",
     "DeskResult",
+    "FundRequest",
+    "FundResult",
     "PipelineRunner",
     "ScreenHistory",
     "ScreenRequest",
@@ -48,6 +50,7 @@ if TYPE_CHECKING:
     from alphadesk.pipelines.csp.models import CspRequest, CspResult
     from alphadesk.pipelines.csp.screen import ScreenHistory, ScreenRequest
     from alphadesk.pipelines.desk.models import DeskRequest, DeskResult
+    from alphadesk.pipelines.fund.models import FundRequest, FundResult
     from alphadesk.pipelines.runner import PipelineRunner
     from alphadesk.public import arun, run
 

@@ -35,6 +35,8 @@ EXPORTS: dict[str, str] = {
     "CspResult": "alphadesk.pipelines.csp.models:CspResult",
     "DeskRequest": "alphadesk.pipelines.desk.models:DeskRequest",
     "DeskResult": "alphadesk.pipelines.desk.models:DeskResult",
+    "FundRequest": "alphadesk.pipelines.fund.models:FundRequest",
+    "FundResult": "alphadesk.pipelines.fund.models:FundResult",
     "ScreenRequest": "alphadesk.pipelines.csp.screen:ScreenRequest",
     "ScreenHistory": "alphadesk.pipelines.csp.screen:ScreenHistory",
     "run": "alphadesk.public:run",
@@ -46,6 +48,7 @@ _KINDS = {
     "AlgoRequest": "algo",
     "CspRequest": "csp",
     "DeskRequest": "desk",
+    "FundRequest": "fund",
     "ScreenRequest": "screen",
 }
 
@@ -92,8 +95,8 @@ async def arun(
     """Run the pipeline ``request`` is for, in this process, as one recorded run.
 
     Args:
-        request: A ``CspRequest``, ``DeskRequest``, ``ScreenRequest``, ``AlgoRequest`` or
-            ``ChatRequest``.
+        request: A ``CspRequest``, ``DeskRequest``, ``FundRequest``, ``ScreenRequest``,
+            ``AlgoRequest`` or ``ChatRequest``.
         settings: Default ``Settings.load()`` (the ``ALPHADESK_*`` variables).
         market: Default ``build_provider(settings)``.
         model: A model string for every agent (``rules`` offline), else the settings'.

@@ -22,6 +22,7 @@ from alphadesk.agents.algo import default_agents as algo_agents
 from alphadesk.agents.assistant import ANSWER, CLASSIFIER, ROUTER, THINKER
 from alphadesk.agents.csp import default_agents as csp_agents
 from alphadesk.agents.desk import default_agents as desk_agents
+from alphadesk.agents.fund import PORTFOLIO_MANAGER
 from alphadesk.agents.spec import AgentSpec
 from alphadesk.tools.catalog import toolsets
 
@@ -39,6 +40,7 @@ def every_spec() -> list[AgentSpec[Any, Any]]:
         csp.narrator,
         *desk_agents().all,
         *algo_agents().all,
+        PORTFOLIO_MANAGER,
         CLASSIFIER,
         ROUTER,
         ANSWER,

@@ -91,6 +91,12 @@ async def worker_here(
 def _request(kind: str, settings: Settings) -> PipelineRequest:
     if kind == "csp":
         return CspRequest(symbol="NVDA", as_of=AS_OF)
+    if kind == "fund":
+        from alphadesk.pipelines.fund.book import fund_request
+
+        market = build_provider(settings)
+        return fund_request(market, settings.store_path, AS_OF, symbols=["NVDA", "AAPL"],
+                            account="paper", depth="quick")  # fmt: skip
     return DeskRequest.from_settings(settings, symbol="NVDA", as_of=AS_OF)
 
 
@@ -103,7 +109,7 @@ def _paid_calls(store: RunStore, run_id: str) -> Counter[str]:
     return Counter(e["agent"] for e in store.ledger(run_id) if not e["cached"])
 
 
-@pytest.mark.parametrize("kind", ["csp", "desk"])
+@pytest.mark.parametrize("kind", ["csp", "desk", "fund"])
 async def test_a_pipeline_run_as_a_workflow_decides_and_records_as_the_local_run(
     temporal: str, tmp_path: Path, kind: str
 ) -> None:
@@ -126,7 +132,9 @@ async def test_a_pipeline_run_as_a_workflow_decides_and_records_as_the_local_run
             charts=False,
             on_event=followed.append,
         )
-    assert _decided(result) == _decided(local.model_dump(mode="json"))
+    # A fund's desks are runs of their own: its decision is what it decided without them.
+    decided = build_pipeline(kind, settings, build_provider(settings)).result_type
+    assert decided.model_validate(result).decided() == local.decided()
 
     store = RunStore(settings.store_path)
     run = store.get(result["run_id"])

@@ -34,7 +34,7 @@ async def test_lists_every_catalogue_tool_with_its_own_schema_and_as_of(data_dir
     async with mcp_session(data_dir) as session:
         tools = {t.name: t for t in (await session.list_tools()).tools}
     catalog = tool_catalog()
-    assert sorted(tools) == sorted([*catalog.names, "screen", "ask", "backtest"])
+    assert sorted(tools) == sorted([*catalog.names, "screen", "fund", "ask", "backtest"])
     for entry in catalog:
         listed = tools[entry.name].input_schema
         assert "as_of" in listed["properties"], entry.name

@@ -86,7 +86,7 @@ def test_every_date_is_optional_and_empty_means_the_last_close_the_data_covers(
     dates = {d.key: d.value for d in app.date_input}
     assert dates == {
         "desk_as_of": None, "csp_as_of": None, "chat_as_of": None, "pf_as_of": None,
-        "order_as_of": None, "order_expiration": None,
+        "order_as_of": None, "order_expiration": None, "fund_as_of": None,
     }  # fmt: skip
     # With the defaults AAPL is analysed as of the last close its bundled bars cover.
     (last,) = [c.end for c in BundledProvider().coverage() if c.symbol == "AAPL"]
@@ -113,6 +113,21 @@ def test_the_desk_tab_streams_a_decision_and_shows_its_report(app: AppTest) -> N
     table = app.dataframe[0].value
     assert set(table["agent"]) >= {"market", "news", "bull", "bear", "judge"}
     assert set(table["status"]) == {"completed"}
+
+
+def test_the_fund_tab_streams_a_rebalance_and_shows_its_report(app: AppTest) -> None:
+    app.date_input(key="fund_as_of").set_value(date(2025, 5, 15))
+    app.button(key="fund_go").click().run()
+    assert not app.exception and not app.error, [e.value for e in app.error]
+    said = next(s.value for s in app.success)
+    assert said.startswith("AAPL, JPM, PG: rebalance, 1 order(s), cash after $"), said
+    texts = _texts(app)
+    assert "# Fund: AAPL, JPM, PG as of 2025-05-15" in texts and "## Orders" in texts
+    table = app.dataframe[-1].value
+    assert list(table["agent"]).count("desk") == 3 and "portfolio_manager" in set(table["agent"])
+    app.text_input(key="fund_symbols").input("AAPL ZZZQ")
+    app.button(key="fund_go").click().run()
+    assert next(e.value for e in app.error).startswith("ZZZQ: no provider had daily bars")
 
 
 def test_the_csp_tab_and_an_unknown_symbol(app: AppTest) -> None:

@@ -19,6 +19,7 @@ __all__ = [
     "ChatBody",
     "CspBody",
     "FollowBody",
+    "FundBody",
     "Health",
     "OrderBody",
     "ReplayResponse",
@@ -76,6 +77,25 @@ class AnalyzeBody(_Body):
         description="Risk discussion exchanges (each: all three argue, then answer the others).",
     )
     memory: bool | None = Field(None, description="Recall and reflect (default: the settings).")
+
+
+class FundBody(_Body):
+    """One book over many names (``alphadesk fund``): the desk on each, then the
+    portfolio manager's target weights and orders, from the account's holdings and cash."""
+
+    symbols: list[str] | None = Field(
+        None, min_length=1, max_length=100, examples=[["AAPL", "JPM", "PG"]],
+        description="The names; or give universe.",
+    )  # fmt: skip
+    universe: str | None = Field(
+        None, max_length=24, examples=["dow30"], description="Every member of an index instead."
+    )
+    as_of: date | None = _AS_OF
+    model: str | None = _MODEL
+    depth: Depth = "standard"
+    account: str = Field(
+        "paper", pattern=ACCOUNT_PATTERN, description="The paper account whose book it is."
+    )
 
 
 class CspBody(_Body):
@@ -148,7 +168,9 @@ class FollowBody(_Body):
     """Place the order a desk run decided (``alphadesk portfolio follow``)."""
 
     run_id: str = Field(min_length=1, max_length=64)
-    quantity: int = Field(1, ge=1, le=100_000, description="Contracts (CSP) or shares (desk).")
+    quantity: int | None = Field(
+        None, ge=1, le=100_000, description="Contracts (CSP) or shares (desk); default 1."
+    )
     account: str = Field("paper", pattern=ACCOUNT_PATTERN)
     force: bool = _FORCE
 

@@ -16,6 +16,7 @@ from alphadesk.cli.csp import csp
 from alphadesk.cli.data import data_app
 from alphadesk.cli.desk import desk
 from alphadesk.cli.evaluate import evaluate_command
+from alphadesk.cli.fund import fund
 from alphadesk.cli.help import ReadableHelpGroup
 from alphadesk.cli.mcp import mcp
 from alphadesk.cli.portfolio import portfolio_app
@@ -40,6 +41,7 @@ app.add_typer(data_app, name="data")
 app.command("csp")(csp)
 app.command("screen")(screen)
 app.command("desk")(desk)
+app.command("fund")(fund)
 app.add_typer(chat_app, name="chat")
 app.command("ask")(ask)
 app.add_typer(portfolio_app, name="portfolio")

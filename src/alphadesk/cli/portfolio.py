@@ -15,7 +15,7 @@ from alphadesk.money import usd
 if TYPE_CHECKING:
     from rich.table import Table
 
-    from alphadesk.portfolio import DividendPaid, OrderLog, OrderRequest, PaperPortfolio
+    from alphadesk.portfolio import DividendPaid, Order, OrderLog, OrderRequest, PaperPortfolio
 
 __all__ = ["portfolio_app"]
 
@@ -124,6 +124,10 @@ def _place(ctx: typer.Context, order: OrderRequest, account: str, force: bool) -
 
     with _refusals():
         placed = place(_book(ctx), build_provider(settings_from(ctx)), order, account, force=force)
+    _said_placed(placed)
+
+
+def _said_placed(placed: Order) -> None:
     forced = " [FORCED]" if placed.forced else ""
     console.print(
         f"order {placed.id}: {placed.side} {placed.quantity:g} {placed.contract.key} at "
@@ -230,28 +234,38 @@ portfolio_app.command("sell")(_trade("sell"))
 @portfolio_app.command("follow")
 def follow(
     ctx: typer.Context,
-    run_id: str = typer.Argument(..., metavar="RUN_ID", help="A desk run (alphadesk runs list)."),
-    contracts: int = typer.Option(
-        1,
+    run_id: str = typer.Argument(
+        ..., metavar="RUN_ID", help="A recorded run (alphadesk runs list)."
+    ),
+    contracts: int | None = typer.Option(
+        None,
         "--quantity",
         "--contracts",
         min=1,
-        help="Contracts for a CSP run, shares for a trading-desk run.",
+        help="Contracts for a CSP run, shares for a trading-desk run (default 1); a fund "
+        "run's orders carry their own.",
     ),
     force: bool = _FORCE,
     account: str = _ACCOUNT,
 ) -> None:
-    """Place the order a desk's recorded decision stands for, dated the run's as-of: a CSP
-    run sells its put (strike x 100 per contract must be free cash), a trading-desk run
-    buys or sells the stock at the judge's entry."""
-    from alphadesk.pipelines.follow import order_from_run
+    """Place the orders a recorded decision stands for, dated the run's as-of: a CSP run
+    sells its put (strike x 100 per contract must be free cash), a trading-desk run buys or
+    sells the stock at the judge's entry, a fund run places every order of its rebalance
+    (once)."""
+    from alphadesk.data import build_provider
+    from alphadesk.pipelines.follow import follow_run
     from alphadesk.store import RunNotFound, RunStore
 
-    try:
-        order = order_from_run(RunStore(settings_from(ctx).store_path), run_id, contracts)
-    except (RunNotFound, ValueError) as exc:
-        raise fail(str(exc)) from None
-    _place(ctx, order, account, force)
+    settings = settings_from(ctx)
+    with _refusals():
+        try:
+            store, market = RunStore(settings.store_path), build_provider(settings)
+            placed = follow_run(store, _book(ctx), market, run_id, account=account,
+                                quantity=contracts, force=force)  # fmt: skip
+        except RunNotFound as exc:
+            raise fail(str(exc)) from None
+    for order in placed:
+        _said_placed(order)
 
 
 def _dividends_table(paid: list[DividendPaid]) -> Table:

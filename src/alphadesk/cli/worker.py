@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from alphadesk.data.base import MarketData
     from alphadesk.pipelines.csp.models import CspRequest, CspResult
     from alphadesk.pipelines.desk.models import DeskRequest, DeskResult
+    from alphadesk.pipelines.fund.models import FundRequest, FundResult
     from alphadesk.pipelines.models import PipelineResult
 
 __all__ = ["TEMPORAL_HELP", "run_on_temporal", "worker"]
@@ -86,11 +87,22 @@ def run_on_temporal(
     model: str | None,
     live: bool,
 ) -> list[CspResult]: ...
+@overload
 def run_on_temporal(
     settings: Settings,
     market: MarketData,
-    kind: Literal["desk", "csp"],
-    requests: Sequence[DeskRequest | CspRequest],
+    kind: Literal["fund"],
+    requests: Sequence[FundRequest],
+    *,
+    address: str,
+    model: str | None,
+    live: bool,
+) -> list[FundResult]: ...
+def run_on_temporal(
+    settings: Settings,
+    market: MarketData,
+    kind: Literal["desk", "csp", "fund"],
+    requests: Sequence[DeskRequest | CspRequest | FundRequest],
     *,
     address: str,
     model: str | None,
@@ -111,10 +123,11 @@ def run_on_temporal(
     from alphadesk.data.errors import DataError
 
     for request in requests:  # fail fast, as a local run does, before anything is submitted
-        try:
-            market.daily_bars(request.symbol, request.as_of)
-        except DataError as exc:
-            raise fail(str(exc)) from None
+        for symbol in getattr(request, "symbols", None) or [request.symbol]:  # a fund's names
+            try:
+                market.daily_bars(symbol, request.as_of)
+            except DataError as exc:
+                raise fail(str(exc)) from None
     result_type = pipeline_class(kind).result_type
     view = LiveView(enabled=live)
 

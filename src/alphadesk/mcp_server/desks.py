@@ -1,4 +1,5 @@
-"""The desks that are not catalogue tools, as MCP tools: ``screen`` (the CSP screen) and
+"""The desks that are not catalogue tools, as MCP tools: ``screen`` (the CSP screen),
+``fund`` (the trading desk on many names, then the portfolio manager on one book) and
 ``ask`` (the assistant), run through the same pipelines and runner as the CLI and the HTTP
 API, in the server's worker processes (:mod:`alphadesk.serving.jobs`), and ``backtest``
 (:mod:`.backtest`, in its sandbox). Each takes a pydantic model of arguments (its input
@@ -27,13 +28,15 @@ from alphadesk.mcp_server.schemas import MODEL_SCHEMA
 from alphadesk.pipelines.assistant.models import ChatResult
 from alphadesk.pipelines.csp.prefilter import ScreenCheck
 from alphadesk.pipelines.csp.screen import ScreenCounts
+from alphadesk.pipelines.fund.models import FundResult
 from alphadesk.pipelines.models import Depth
 from alphadesk.pool import Runs
 from alphadesk.pool.jobs import ask
+from alphadesk.portfolio.models import ACCOUNT_PATTERN
 from alphadesk.serving import jobs
 from alphadesk.tools.assistant.deps import DeskVerdict
 
-__all__ = ["DESKS", "DeskTool", "Desks", "ScreenOutcome"]
+__all__ = ["DESKS", "DeskTool", "Desks", "FundArgs", "ScreenOutcome"]
 
 _AS_OF = Field(
     None,
@@ -73,6 +76,22 @@ class ScreenOutcome(BaseModel):
     candidates: list[DeskVerdict] = Field(description="The desk's verdicts, best first.")
     filtered: list[ScreenCheck] = Field(description="Turned away before any model call.")
     errors: list[ScreenCheck] = Field(description="Symbols whose screening failed.")
+
+
+class FundArgs(_Args):
+    """One book over many names: the trading desk on each, then the portfolio manager's
+    target weights and orders from the paper account's holdings and cash."""
+
+    symbols: list[str] | None = Field(
+        None, min_length=1, max_length=100, description="The names; or give universe."
+    )
+    universe: str | None = Field(
+        None, max_length=24, description="Every member of an index instead (e.g. dow30)."
+    )
+    as_of: date | None = _AS_OF
+    model: str | None = _MODEL
+    depth: Depth = "standard"
+    account: str = Field("paper", pattern=ACCOUNT_PATTERN, description="The paper account.")
 
 
 class AskArgs(_Args):
@@ -172,6 +191,33 @@ async def _screen(desks: Desks, args: ScreenArgs, sink: Progress) -> ScreenOutco
     )
 
 
+async def _fund(desks: Desks, args: FundArgs, sink: Progress) -> FundResult:
+    import asyncio
+
+    from alphadesk.data.symbols import normalize_symbol
+    from alphadesk.pipelines.fund.book import fund_request
+    from alphadesk.portfolio import AccountNotFound
+
+    model = desks.guards.model(args.model)
+    symbols = [normalize_symbol(s) for s in args.symbols or []]
+    at, _ = instant(desks.market, args.as_of, symbols)
+    try:
+        request = await asyncio.to_thread(
+            fund_request, desks.market, desks.settings.store_path, at, symbols=symbols,
+            universe=args.universe, account=args.account, depth=args.depth,
+        )  # fmt: skip
+    except (AccountNotFound, ValueError) as exc:  # no data: DeskTool.call says so
+        raise CallError(f"fund: {exc}") from None
+    limit = desks.settings.mcp.max_symbols
+    if len(request.symbols) > limit:
+        raise CallError(
+            f"{len(request.symbols)} names in the book, the server's limit is {limit} a call "
+            "([mcp] max_symbols); pass up to that many symbols"
+        )
+    result: FundResult = await desks.runs.run("fund", request, sink, model=model)
+    return result
+
+
 async def _ask(desks: Desks, args: AskArgs, sink: Progress) -> ChatResult:
     from alphadesk.pipelines.assistant import ChatRequest
 
@@ -197,6 +243,17 @@ DESKS: dict[str, DeskTool] = {
             ScreenArgs,
             ScreenOutcome,
             _screen,
+        ),
+        DeskTool(
+            "fund",
+            "Run one book over many names: the trading desk decides BUY, HOLD or SELL on "
+            "each, then a portfolio manager sets each name's target weight (with its reason) "
+            "within the book's limits and the paper account's cash, and the orders that reach "
+            "them; each desk and the fund are recorded runs (alphadesk portfolio follow "
+            "RUN_ID places the orders).",
+            FundArgs,
+            FundResult,
+            _fund,
         ),
         DeskTool(
             "ask",

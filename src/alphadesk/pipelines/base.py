@@ -82,6 +82,7 @@ PIPELINES: dict[str, str] = {
     "assistant": "alphadesk.pipelines.assistant.pipeline:AssistantPipeline",
     "csp": "alphadesk.pipelines.csp.pipeline:CspPipeline",
     "desk": "alphadesk.pipelines.desk.pipeline:TradingDesk",
+    "fund": "alphadesk.pipelines.fund.pipeline:Fund",
     "screen": "alphadesk.pipelines.csp.screen:ScreenPipeline",
 }
 

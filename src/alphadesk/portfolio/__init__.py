@@ -8,7 +8,8 @@ Modules: :mod:`~alphadesk.portfolio.models` (contracts, orders, positions, refus
 :mod:`~alphadesk.portfolio.fills` (a price against the trade date's bar),
 :mod:`~alphadesk.portfolio.dividends` (the cash dividends owed, from the data),
 :mod:`~alphadesk.portfolio.marks` and :mod:`~alphadesk.portfolio.report` (the account
-marked from the data at an instant).
+marked from the data at an instant), :mod:`~alphadesk.portfolio.targets` (a book's limits,
+target weights, and the orders that reach them within the limits).
 """
 
 from alphadesk.portfolio.account import DEFAULT_ACCOUNT, DEFAULT_CASH, OrderLog, PaperPortfolio
@@ -34,6 +35,12 @@ from alphadesk.portfolio.models import (
     Valuation,
 )
 from alphadesk.portfolio.report import AccountReport, HeldPosition, account_report
+from alphadesk.portfolio.targets import (
+    BookLimits,
+    TargetWeight,
+    check_targets,
+    orders_for_targets,
+)
 
 __all__ = [
     "ACCOUNT_PATTERN",
@@ -43,6 +50,7 @@ __all__ = [
     "AccountExists",
     "AccountNotFound",
     "AccountReport",
+    "BookLimits",
     "Contract",
     "DamagedAccount",
     "DividendCredit",
@@ -58,9 +66,12 @@ __all__ = [
     "PositionValue",
     "PriceNotVerified",
     "SetAside",
+    "TargetWeight",
     "Valuation",
     "account_dividends",
     "account_report",
+    "check_targets",
     "dividend_credits",
+    "orders_for_targets",
     "verify_price",
 ]

@@ -1,5 +1,5 @@
 """The alphadesk web UI (``alphadesk ui``): the desks with live progress, the assistant, the
-recorded runs and the paper portfolio, all over the HTTP API.
+recorded runs, the paper portfolio and the fund, all over the HTTP API.
 
 This runs on the UI server: it alone talks to the API, at the address and with the key it
 was started with. The browser sees what is drawn here, never the key.
@@ -30,7 +30,8 @@ from alphadesk.ui.progress import Progress
 from alphadesk.ui.views import show_run
 
 _ANALYSTS = ["market", "sentiment", "news", "fundamentals"]
-_KINDS = ["all", "desk", "csp", "assistant", "algo"]
+_KINDS = ["all", "desk", "fund", "csp", "assistant", "algo"]
+_INDICES = ["", "dow30", "nasdaq100", "sp500"]
 _EARLIEST = date(1970, 1, 1)
 
 
@@ -82,10 +83,13 @@ def _as_of(key: str, label: str = "as of the close of", of: str = "the symbol") 
     return chosen.isoformat() if isinstance(chosen, date) else None
 
 
-def _stream_run(client: ApiClient, path: str, body: dict[str, Any]) -> Progress:
-    """Run a desk over its stream, redrawing the agents and the debate as events arrive."""
+def _stream_run(
+    client: ApiClient, path: str, body: dict[str, Any], symbol: str | None = None
+) -> Progress:
+    """Run a desk over its stream, redrawing the agents and the debate as events arrive
+    (``symbol``: what its status says it is about, default the body's symbol)."""
     progress = Progress()
-    symbol = body["symbol"]
+    symbol = symbol or body["symbol"]
     status = st.status(inert(f"{symbol}: starting"), expanded=True)
     table, debate = status.empty(), status.empty()
     try:
@@ -132,6 +136,33 @@ def _desk_tab(client: ApiClient, health: dict[str, Any]) -> None:
         final = result.get("final") or {}
         st.success(inert(f"{result['symbol']}: {result['decision']}"
                          + (f" at {final['entry']}" if final.get("entry") else "")))  # fmt: skip
+        show_run(client, str(result["run_id"]))
+
+
+def _fund_tab(client: ApiClient, health: dict[str, Any]) -> None:
+    with st.form("fund"):
+        names = st.text_input("symbols", "AAPL JPM PG", key="fund_symbols")
+        universe = st.selectbox("or every member of", _INDICES, key="fund_universe")
+        as_of = _as_of("fund_as_of", of="the symbols")
+        account = st.text_input("paper account (its holdings and cash)", "paper",
+                                key="fund_account")  # fmt: skip
+        depth = st.selectbox("depth", ["quick", "standard", "deep"], 1, key="fund_depth")
+        model = _model(health, "fund_model")
+        go = st.form_submit_button("Rebalance", key="fund_go")
+    if not go:
+        return
+    symbols = [s for s in names.replace(",", " ").split() if s] if not universe else None
+    body = {"symbols": symbols, "universe": universe or None, "as_of": as_of,
+            "account": account, "depth": depth, "model": model}  # fmt: skip
+    progress = _stream_run(client, "/fund/stream", body, universe or " ".join(symbols or []))
+    if progress.result:
+        result = progress.result
+        orders = len(result.get("orders") or [])
+        after = result.get("cash_after")
+        said = f"{result['symbol']}: {result['decision']}, {orders} order(s)"
+        said += f", cash after {money(after)}" if after is not None else ""
+        said += f" ({result['reason']})" if result.get("reason") else ""
+        st.success(inert(said))
         show_run(client, str(result["run_id"]))
 
 
@@ -306,6 +337,7 @@ def main() -> None:
         "Runs": partial(_runs_tab, client),
         "Evaluation": partial(_evals_tab, client),
         "Portfolio": partial(_portfolio_tab, client),
+        "Fund": partial(_fund_tab, client, health),
     }
     try:
         for container, draw in zip(st.tabs(list(tabs)), tabs.values(), strict=True):

@@ -12,6 +12,7 @@ __all__ = ["AgentRow", "Progress"]
 @dataclass
 class AgentRow:
     agent: str
+    symbol: str = ""
     model: str = "-"
     status: str = "running"
     tools: int = 0
@@ -26,7 +27,7 @@ class Progress:
 
     run_id: str | None = None
     as_of: str | None = None  # the instant the run analyses at, once the server said it
-    agents: dict[str, AgentRow] = field(default_factory=dict)
+    agents: dict[tuple[str, str], AgentRow] = field(default_factory=dict)
     debate: list[str] = field(default_factory=list)
     result: dict[str, Any] | None = None
     error: dict[str, Any] | None = None
@@ -44,8 +45,14 @@ class Progress:
         return [vars(row).copy() for row in self.agents.values()]
 
     def _row(self, data: dict[str, Any]) -> AgentRow:
-        name = str(data.get("agent", "?"))
-        return self.agents.setdefault(name, AgentRow(agent=name))
+        """The row of an agent on a symbol (a fund runs the same agents on many); an event
+        that names no symbol (a tool call) goes to the agent's latest row."""
+        name, symbol = str(data.get("agent", "?")), str(data.get("symbol") or "")
+        if not symbol:
+            mine = [key for key in self.agents if key[0] == name]
+            if mine:
+                return self.agents[mine[-1]]
+        return self.agents.setdefault((name, symbol), AgentRow(agent=name, symbol=symbol))
 
     def _on_step_started(self, data: dict[str, Any]) -> None:
         row = self._row(data)

@@ -13,7 +13,7 @@ from alphadesk.data.base import MarketData
 from alphadesk.data.calendar import session_close
 from alphadesk.pipelines.assistant import ChatRequest
 from alphadesk.pipelines.assistant.events import sse_frame
-from alphadesk.pipelines.follow import order_from_run
+from alphadesk.pipelines.follow import orders_from_run
 from alphadesk.portfolio import Contract, OrderRequest
 from alphadesk.store import RunStore
 from alphadesk.store.conversations import ConversationStore
@@ -150,7 +150,7 @@ async def test_the_csp_desk_is_a_tool_and_its_decision_becomes_an_order(make: Ma
     assert _answer_tools(result) == ["run_csp_desk"] and result.numbers.ok
     (desk_run,) = RunStore(pipeline.settings.store_path).recent(kind="csp")
     assert desk_run.status == "select" and desk_run.as_of == result.as_of
-    order = order_from_run(RunStore(pipeline.settings.store_path), desk_run.id)
+    (order,) = orders_from_run(RunStore(pipeline.settings.store_path), desk_run.id)
     assert order.side == "sell" and order.contract.right == "put"
     assert f"The csp desk on NVDA: select. Sell 1 NVDA {order.contract.expiration} " in (
         result.answer
@@ -190,10 +190,10 @@ async def test_the_trading_desk_is_a_tool_and_its_decision_becomes_an_order(make
     assert f"The trading desk on AAPL: {decision}." in result.answer
     if decision == "HOLD":
         with pytest.raises(ValueError, match="no order to place"):
-            order_from_run(store, desk_run.id)
+            orders_from_run(store, desk_run.id)
         return
     final = desk_run.result["final"]
-    order = order_from_run(store, desk_run.id, 10)
+    (order,) = orders_from_run(store, desk_run.id, 10)
     assert order.contract == Contract(symbol="AAPL") and order.quantity == 10
     assert order.side == ("buy" if decision == "BUY" else "sell")
     assert order.price == final["entry"] and order.source == f"desk run {desk_run.id}"

@@ -1,4 +1,5 @@
-"""The desks: ``/analyze`` (trading desk), ``/csp`` and ``/screen``; JSON or a live stream."""
+"""The desks: ``/analyze`` (trading desk), ``/fund``, ``/csp`` and ``/screen``; JSON or a
+live stream."""
 
 from __future__ import annotations
 
@@ -11,11 +12,12 @@ from sse_starlette import EventSourceResponse
 from alphadesk.agent.events import EventSink
 from alphadesk.api.context import ApiContext
 from alphadesk.api.errors import ApiError, ErrorBody
-from alphadesk.api.models import AnalyzeBody, CspBody, ScreenBody
+from alphadesk.api.models import AnalyzeBody, CspBody, FundBody, ScreenBody
 from alphadesk.api.streaming import SSE_RESPONSES, Accepted, release, stream_run, unless_gone
 from alphadesk.pipelines.csp.models import CspRequest, CspResult
 from alphadesk.pipelines.csp.prefilter import ScreenResult
 from alphadesk.pipelines.desk.models import DeskRequest, DeskResult
+from alphadesk.pipelines.fund.models import FundRequest, FundResult
 from alphadesk.serving import jobs
 from alphadesk.store.runs import new_run_id
 
@@ -59,10 +61,33 @@ def _csp_request(ctx: ApiContext, body: CspBody) -> CspRequest:
     )
 
 
+async def _fund_request(ctx: ApiContext, body: FundBody) -> FundRequest:
+    """The fund's request, each symbol checked against the data and the account read: an
+    unknown symbol or account, or an empty universe, records no run."""
+    import asyncio
+
+    from alphadesk.pipelines.fund.book import fund_request
+    from alphadesk.portfolio import AccountNotFound
+
+    symbols = [ctx.symbol(s) for s in body.symbols or []]
+    instant = ctx.as_of(body.as_of, symbols)
+    try:
+        return await asyncio.to_thread(
+            fund_request, ctx.market, ctx.settings.store_path, instant, symbols=symbols,
+            universe=body.universe, account=body.account, depth=body.depth,
+        )  # fmt: skip
+    except AccountNotFound as exc:
+        hint = "POST /portfolio/accounts opens one; GET /portfolio/accounts lists them"
+        raise ApiError(404, "account_not_found", str(exc), hint) from None
+    except ValueError as exc:  # no symbol, both symbols and universe, an unknown index
+        raise ApiError(422, "validation_error", str(exc), "give symbols or universe") from None
+
+
 async def _run(http: Request, kind: str, model: str | None, request: Any) -> Any:
     ctx = _ctx(http)
     ctx.model(model)
-    await ctx.preflight(request)  # an unknown symbol: no run recorded
+    if not isinstance(request, FundRequest):  # a fund's request checked every symbol
+        await ctx.preflight(request)  # an unknown symbol: no run recorded
     slot = ctx.slots.claim()
     try:
         return await unless_gone(http, ctx.analyze(kind, model, request))
@@ -72,7 +97,8 @@ async def _run(http: Request, kind: str, model: str | None, request: Any) -> Any
 
 async def _stream(ctx: ApiContext, kind: str, model: str | None, request: Any) -> Any:
     ctx.model(model)
-    await ctx.preflight(request)
+    if not isinstance(request, FundRequest):
+        await ctx.preflight(request)
     slot = ctx.slots.claim()
     run_id = new_run_id()
     accepted = Accepted(run_id=run_id, pipeline=kind, request=request.model_dump(mode="json"))
@@ -100,6 +126,24 @@ async def analyze_stream(body: AnalyzeBody, request: Request) -> Any:
     decision). Closing the connection cancels the run."""
     ctx = _ctx(request)
     return await _stream(ctx, "desk", body.model, _desk_request(ctx, body))
+
+
+@router.post("/fund", response_model=FundResult)
+async def fund(body: FundBody, request: Request) -> Any:
+    """One book over many names: the trading desk on each (each a recorded run), then the
+    portfolio manager's target weights within the book's limits and cash, the orders that
+    reach them and the cash after; `POST /portfolio/follow` places the orders. The run is
+    recorded (see `/runs/{id}`)."""
+    ctx = _ctx(request)
+    return await _run(request, "fund", body.model, await _fund_request(ctx, body))
+
+
+@router.post("/fund/stream", responses=SSE_RESPONSES, response_class=EventSourceResponse)
+async def fund_stream(body: FundBody, request: Request) -> Any:
+    """The same run as `/fund`, as server-sent events: `accepted` at once, each desk's
+    start and decision and the manager's step as they happen, then `result`."""
+    ctx = _ctx(request)
+    return await _stream(ctx, "fund", body.model, await _fund_request(ctx, body))
 
 
 @router.post("/csp", response_model=CspResult)

@@ -174,16 +174,23 @@ def place(body: OrderBody, request: Request) -> Any:
     return _place(request, order, body.account, body.force)
 
 
-@router.post("/follow", response_model=Order, status_code=201)
+@router.post("/follow", response_model=Order | list[Order], status_code=201)
 def follow(body: FollowBody, request: Request) -> Any:
-    """Place the order a desk's recorded decision stands for, dated the run's as-of: a CSP
-    run sells its put (its strike x 100 per contract must be free cash), a trading-desk
-    run buys or sells the stock at the judge's entry."""
-    from alphadesk.pipelines.follow import order_from_run
+    """Place the orders a recorded decision stands for, dated the run's as-of: a CSP run
+    sells its put (its strike x 100 per contract must be free cash), a trading-desk run
+    buys or sells the stock at the judge's entry (each answers its order); a fund run
+    places every order of its rebalance, once (it answers the list)."""
+    from alphadesk.pipelines.follow import follow_run
 
-    settings = _ctx(request).settings
-    try:
-        order = order_from_run(RunStore(settings.store_path), body.run_id, body.quantity)
-    except ValueError as exc:  # an unknown run (RunNotFound) is a 404 on its own
-        raise ApiError(409, "no_order", str(exc)) from None
-    return _place(request, order, body.account, body.force)
+    ctx = _ctx(request)
+    with _refusals():
+        try:
+            placed = follow_run(RunStore(ctx.settings.store_path), _book(request), ctx.market,
+                                body.run_id, account=body.account, quantity=body.quantity,
+                                force=body.force)  # fmt: skip
+        except OrderRejected:
+            raise
+        except ValueError as exc:  # an unknown run (RunNotFound) is a 404 on its own
+            raise ApiError(409, "no_order", str(exc)) from None
+    source = placed[0].source if placed else ""
+    return placed if source.startswith("fund run") else placed[0]

@@ -1,0 +1,1 @@
+"""The fund: the trading desk on every name of a book, then the portfolio manager."""
