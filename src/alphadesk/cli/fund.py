@@ -3,8 +3,7 @@ orders from the portfolio manager, within the book's limits and cash."""
 
 from __future__ import annotations
 
-import asyncio
-from typing import Any
+from typing import TYPE_CHECKING
 
 import typer
 
@@ -22,6 +21,11 @@ from alphadesk.cli.common import (
     settings_from,
 )
 from alphadesk.cli.worker import TEMPORAL_HELP, run_on_temporal
+
+if TYPE_CHECKING:
+    from alphadesk.config import Settings
+    from alphadesk.data.base import MarketData
+    from alphadesk.pipelines.fund.models import FundRequest, FundResult
 
 __all__ = ["fund"]
 
@@ -63,10 +67,13 @@ def fund(
     if temporal is not None:
         if resume is not None:
             raise fail("--resume and --temporal together", "a Temporal run resumes itself")
+        result: FundResult | None
         (result,) = run_on_temporal(
             settings, market, "fund", [request], address=temporal, model=model, live=not as_json
         )
     else:
+        import asyncio
+
         try:
             result = asyncio.run(
                 _run(settings, market, request, model, workers, resume, live=not as_json)
@@ -85,13 +92,13 @@ def fund(
 
 def _request(
     ctx: typer.Context,
-    market: Any,
+    market: MarketData,
     symbols: list[str],
     universe: str | None,
     as_of: str | None,
     account: str,
-    depth: Any,
-) -> Any:
+    depth: Depth,
+) -> FundRequest:
     """The request, or a clear error (exit 2) before anything is recorded."""
     from alphadesk.data.errors import DataError
     from alphadesk.pipelines.fund.book import fund_request
@@ -111,7 +118,7 @@ def _request(
         raise fail(str(exc), "see `alphadesk fund --help`", BAD_INPUT) from None
 
 
-def _recorded(settings: Any, run_id: str) -> Any:
+def _recorded(settings: Settings, run_id: str) -> FundRequest:
     from alphadesk.pipelines.fund.models import FundRequest
     from alphadesk.store import RunNotFound, RunStore
 
@@ -125,15 +132,15 @@ def _recorded(settings: Any, run_id: str) -> Any:
 
 
 async def _run(
-    settings: Any,
-    market: Any,
-    request: Any,
+    settings: Settings,
+    market: MarketData,
+    request: FundRequest,
     model: str | None,
     workers: int,
     resume: str | None,
     *,
     live: bool,
-) -> Any:
+) -> FundResult | None:
     from alphadesk.cli.live import LiveView
     from alphadesk.pipelines.fund.pipeline import Fund
     from alphadesk.pipelines.runner import PipelineRunner
@@ -152,7 +159,7 @@ async def _run(
             pipeline.pool.shutdown(wait=True, cancel_futures=True)
 
 
-def _print(result: Any) -> None:
+def _print(result: FundResult) -> None:
     from alphadesk.cli.report import Report
     from alphadesk.pipelines.fund.report import render_report
 
