@@ -35,8 +35,8 @@ EXPORTS: dict[str, str] = {
     "CspResult": "alphadesk.pipelines.csp.models:CspResult",
     "DeskRequest": "alphadesk.pipelines.desk.models:DeskRequest",
     "DeskResult": "alphadesk.pipelines.desk.models:DeskResult",
-    "ScreenRequest": "alphadesk.pipelines.csp.screen:ScreenRequest",
-    "ScreenHistory": "alphadesk.pipelines.csp.screen:ScreenHistory",
+    "ScreenRequest": "alphadesk.pipelines.screen.models:ScreenRequest",
+    "ScreenHistory": "alphadesk.pipelines.screen.models:ScreenHistory",
     "run": "alphadesk.public:run",
     "arun": "alphadesk.public:arun",
 }

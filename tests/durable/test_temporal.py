@@ -233,7 +233,8 @@ async def test_the_assistant_answers_as_a_workflow_as_it_does_here(
 async def test_a_screen_runs_as_a_workflow_and_decides_as_it_does_here(
     temporal: str, tmp_path: Path
 ) -> None:
-    from alphadesk.pipelines.csp.screen import ScreenHistory, ScreenRequest, run_screens
+    from alphadesk.pipelines.screen.models import ScreenHistory, ScreenRequest
+    from alphadesk.pipelines.screen.pipeline import run_screens
 
     request = ScreenRequest(symbols=["NVDA", "AAPL", "^GSPC"], dates=[AS_OF])
     local_settings = Settings(data_dir=tmp_path / "local")

@@ -82,7 +82,8 @@ def screen(
 ) -> None:
     """Screen a universe for cash-secured puts: cheap checks first, agents on the survivors."""
     from alphadesk.data import build_provider
-    from alphadesk.pipelines.csp.screen import ScreenRequest, run_screens
+    from alphadesk.pipelines.screen.models import ScreenRequest
+    from alphadesk.pipelines.screen.pipeline import run_screens
     from alphadesk.store import RunConflict
 
     del strategy  # csp is the only one today; the option names what is screened for
@@ -146,7 +147,7 @@ def _dates_and_symbols(
 ) -> tuple[list[Any], list[str]]:
     """The dates to screen and the symbols, from the command's options."""
     from alphadesk.data.symbols import normalize_symbol
-    from alphadesk.pipelines.csp.screen import rebalancing_dates
+    from alphadesk.pipelines.screen.pipeline import rebalancing_dates
 
     if index is not None and symbols:
         raise fail("SYMBOLs and --universe exclude each other", "give one or the other")
@@ -172,7 +173,7 @@ def _dates_and_symbols(
 
 def _recorded(settings: Any, run_id: str) -> Any:
     """The request of the recorded screen ``run_id``."""
-    from alphadesk.pipelines.csp.screen import ScreenRequest
+    from alphadesk.pipelines.screen.models import ScreenRequest
     from alphadesk.store import RunNotFound, RunStore
 
     try:

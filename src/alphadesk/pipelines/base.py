@@ -82,7 +82,7 @@ PIPELINES: dict[str, str] = {
     "assistant": "alphadesk.pipelines.assistant.pipeline:AssistantPipeline",
     "csp": "alphadesk.pipelines.csp.pipeline:CspPipeline",
     "desk": "alphadesk.pipelines.desk.pipeline:TradingDesk",
-    "screen": "alphadesk.pipelines.csp.screen:ScreenPipeline",
+    "screen": "alphadesk.pipelines.screen.pipeline:ScreenPipeline",
 }
 
 
