@@ -1,6 +1,7 @@
 """Graph state is typed: the desk's, the CSP's, the lab's and the screen's nodes read and
-write their models, and the graph keeps them as JSON through one codec; every pipeline names its graph's
-shape; the settings' budgets are the engine's one limits type."""
+write their models, and the graph keeps them as JSON through one codec; every pipeline names
+its graph's shape and lives at pipelines/<kind>/pipeline.py; the settings' budgets are the
+engine's one limits type."""
 
 from __future__ import annotations
 
