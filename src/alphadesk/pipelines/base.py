@@ -2,14 +2,16 @@
 strategy lab, the assistant, the screen) follows, so the runner records, resumes, replays and
 runs each of them durably the same way.
 
-A pipeline is a typed request, a graph that starts with ``{"request": ...}`` and ends with a
+A pipeline is a typed request, a graph that starts from an empty state and ends with a
 ``result``, the graph's node functions bound to one run with their dependencies, a typed
-result and a Markdown report of it. Nodes read and write the pipeline's typed state; the
-graph's channels (and so its checkpoints and a durable workflow's history) hold it as JSON,
-converted at each node by the pipeline's ``StateCodec``. The graph's topology is
-a pure function of the request, so the same graph runs here (``PipelineRunner``) or as a
-durable workflow whose nodes run on workers. Route functions are ``async``: a sync one would
-run on a thread pool, which a workflow's event loop does not have.
+result and a Markdown report of it. The request reaches the nodes one way: bound into them
+with their frozen dependencies by ``nodes(request, run)``, never in the graph's state. Nodes
+read and write the pipeline's typed state; the graph's channels (and so its checkpoints and
+a durable workflow's history) hold it as JSON, converted at each node by the pipeline's
+``StateCodec``. The graph's topology is a pure function of the request, so the same graph
+runs here (``PipelineRunner``) or as a durable workflow whose nodes run on workers. Route
+functions are ``async``: a sync one would run on a thread pool, which a workflow's event
+loop does not have.
 
 Compiling a graph costs more than a whole offline decision, so every pipeline names what of
 a request its topology depends on (``graph_shape(request)``, ``()`` when nothing): its graph
@@ -238,8 +240,7 @@ async def run_graph(
     """``pipeline``'s graph for ``request``, run in this process within ``run``; None when
     stopped at ``run.interrupt_after``."""
     graph = compiled_graph(pipeline, request)
-    initial = {"request": request.model_dump(mode="json")}
-    state = await run.invoke(graph, initial, pipeline.nodes(request, run))
+    state = await run.invoke(graph, {}, pipeline.nodes(request, run))
     if "result" not in state:
         return None
     return pipeline.result_type.model_validate(state["result"])

@@ -87,7 +87,6 @@ class Lesson(BaseModel):
 class LabState(TypedDict, total=False):
     """Graph state, typed; the graph keeps it as JSON (``LAB_STATE``)."""
 
-    request: AlgoRequest
     lessons: list[Lesson]
     sheets: list[FactSheet]
     brief: ResearchBrief

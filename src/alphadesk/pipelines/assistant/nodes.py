@@ -20,7 +20,9 @@ import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime
-from typing import Annotated, Any, TypedDict, TypeVar
+from typing import Annotated, Any, TypeVar
+
+from typing_extensions import TypedDict  # pydantic reads a TypedDict of it on Python 3.11
 
 from alphadesk.agent import Agent, RunContext, RunResult, Toolset
 from alphadesk.agents.assistant import (
@@ -82,7 +84,6 @@ _Body = Callable[[Question, "ChatState", dict[str, Any]], Awaitable[None]]
 class ChatState(TypedDict, total=False):
     """Graph state; plain JSON so every checkpoint can be stored and resumed."""
 
-    request: dict[str, Any]
     phase: str  # the state machine's state (events.State)
     seconds: float  # spent so far, of the question's request_timeout_s
     as_of: str

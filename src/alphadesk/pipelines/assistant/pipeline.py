@@ -194,7 +194,7 @@ class AssistantPipeline:
 
         async def answer(run: PipelineRun) -> ChatResult:
             node = self.nodes(request, run)
-            state: ChatState = {"request": request.model_dump(mode="json")}
+            state: ChatState = {}
             step = "plan"
             while True:
                 update = await node(step)(state)

@@ -45,7 +45,6 @@ class CspState(TypedDict, total=False):
     """Graph state, typed; the graph keeps it as JSON (``CSP_STATE``) so every checkpoint
     can be stored and resumed."""
 
-    request: CspRequest
     chart: ChartAnalysis
     options: OptionsAnalysis
     research: ResearchAnalysis
