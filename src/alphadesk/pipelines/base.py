@@ -183,7 +183,6 @@ class PipelineRun:
         )
         return dict(state)
 
-
     async def _check_resumable(self, graph: CompiledGraph, config: RunnableConfig) -> None:
         """Raise ``CheckpointIncompatible`` unless this graph can go on from the run's last
         checkpoint: every channel it holds is one of the graph's, and its state reads as

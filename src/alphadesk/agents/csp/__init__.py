@@ -33,8 +33,13 @@ class CspAgents:
         """The analysts (the narrator is optional and named ``orchestrator``)."""
         return [self.chart.name, self.options.name, self.research.name]
 
+    @property
+    def all(self) -> list[AgentSpec[CspDeps, Any]]:
+        """The analysts and the narrator."""
+        return [self.chart, self.options, self.research, self.narrator]
+
     def by_name(self, name: str) -> AgentSpec[CspDeps, Any]:
-        for spec in (self.chart, self.options, self.research, self.narrator):
+        for spec in self.all:
             if spec.name == name:
                 return spec
         raise KeyError(f"no csp agent {name!r}; the agents are {self.names}")

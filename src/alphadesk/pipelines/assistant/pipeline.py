@@ -24,7 +24,8 @@ from alphadesk.config import Settings, UsageLimits
 from alphadesk.data.base import Clock, MarketData, utc_now
 from alphadesk.data.web import WebSearch, web_search
 from alphadesk.llm.base import Model
-from alphadesk.pipelines.agent_steps import AgentModels, AgentSteps
+from alphadesk.pipelines.agent_pipeline import AgentPipeline
+from alphadesk.pipelines.agent_steps import AgentSteps
 from alphadesk.pipelines.assistant.desks import desk_runners
 from alphadesk.pipelines.assistant.events import ChatFinished
 from alphadesk.pipelines.assistant.models import ChatRequest, ChatResult
@@ -56,7 +57,7 @@ AGENTS: dict[str, AgentSpec[Any, Any]] = {
 }
 
 
-class AssistantPipeline:
+class AssistantPipeline(AgentPipeline[ChatRequest, ChatResult]):
     """The assistant over one settings object and one market.
 
     Args:
@@ -86,9 +87,11 @@ class AssistantPipeline:
         account: str = DEFAULT_ACCOUNT,
         catalog: ToolCatalog | None = None,
     ) -> None:
-        self.settings, self.market, self.clock, self.account = settings, market, clock, account
-        self.agent_models = AgentModels(settings, AGENTS.values(), override=model, models=models)
-        self.models: dict[str, Model] = self.agent_models.resolved()
+        super().__init__(
+            settings, market, AGENTS.values(), render_report, model=model, models=models
+        )
+        self.models.resolved()  # a bad model name fails here, not mid-question
+        self.clock, self.account = clock, account
         self.conversations = ConversationStore(settings.store_path)
         self.portfolio = PaperPortfolio(settings.store_path)
         self._catalog = catalog
@@ -100,10 +103,6 @@ class AssistantPipeline:
         """The tools the router may choose from (every tool's module is imported on first
         use: a greeting needs none)."""
         return self._catalog or tool_catalog()
-
-    @property
-    def model_label(self) -> str:
-        return ", ".join(sorted({m.name for m in self.models.values()}))
 
     # -- the one entry point ------------------------------------------------------------
 
@@ -163,15 +162,12 @@ class AssistantPipeline:
     def title(self, request: ChatRequest) -> str:
         return request.question[:60]
 
-    def report(self, result: ChatResult) -> str:
-        return render_report(result)
-
     def nodes(self, request: ChatRequest, run: PipelineRun) -> Nodes:
         """The graph's node functions for one question, bound to its run."""
         deps = AssistantDeps(
             settings=self.settings,
             market=self.market,
-            steps=AgentSteps(run, self.agent_models, self.limits(request)),
+            steps=AgentSteps(run, self.models, self.limits(request)),
             conversations=self.conversations,
             portfolio=self.portfolio,
             account=self.account,

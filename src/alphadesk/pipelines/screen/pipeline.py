@@ -19,13 +19,14 @@ from datetime import date, datetime
 
 from langgraph.graph import END, START, StateGraph
 
+from alphadesk.agents.csp import default_agents
 from alphadesk.cluster import RayCluster
 from alphadesk.config import Settings
 from alphadesk.data.base import MarketData
 from alphadesk.data.calendar import session_close, sessions_between
 from alphadesk.llm.base import Model
+from alphadesk.pipelines.agent_pipeline import AgentPipeline
 from alphadesk.pipelines.base import Nodes, PipelineRun
-from alphadesk.pipelines.csp.pipeline import CspPipeline
 from alphadesk.pipelines.runner import PipelineRunner
 from alphadesk.pipelines.screen.fanout import FanOut
 from alphadesk.pipelines.screen.models import Outcome, ScreenHistory, ScreenRequest
@@ -49,8 +50,10 @@ def rebalancing_dates(start: date, end: date, every: int) -> list[datetime]:
     return [session_close(day) for day in sessions[::every]]
 
 
-class ScreenPipeline:
-    """The screen: where its symbol-dates run (see ``FanOut``) and with which models."""
+class ScreenPipeline(AgentPipeline[ScreenRequest, ScreenHistory]):
+    """The screen: where its symbol-dates run (see ``FanOut``) and with which models (the
+    CSP desk's, which its runs are labelled with; a request naming its model runs them with
+    that one)."""
 
     kind = "screen"
     request_type = ScreenRequest
@@ -70,17 +73,19 @@ class ScreenPipeline:
         on_outcome: Callable[[Outcome], None] | None = None,
         pool: ProcessPoolExecutor | None = None,
     ) -> None:
-        self.settings, self.market = settings, market
-        self.model, self.models = model, models
+        desk = default_agents()
+        super().__init__(
+            settings,
+            market,
+            desk.all,
+            render_report,
+            labelled=desk.names,
+            model=model,
+            models=models,
+        )
+        self.model, self.given = model, models  # what each worker's desk runs with
         self.workers, self.concurrency, self.cluster = workers, concurrency, cluster
         self.charts, self.on_outcome, self.pool = charts, on_outcome, pool
-
-    @property
-    def model_label(self) -> str:
-        """The desk runs' models (a request naming its model runs them with that one)."""
-        return CspPipeline(
-            self.settings, self.market, model=self.model, models=self.models
-        ).model_label
 
     def title(self, request: ScreenRequest) -> str:
         first, last = request.dates[0].date(), request.dates[-1].date()
@@ -88,16 +93,13 @@ class ScreenPipeline:
         index = f" of the {request.universe} members" if request.universe else ""
         return f"csp screen {when}, {len(request.symbols)} symbols{index}"
 
-    def report(self, result: ScreenHistory) -> str:
-        return render_report(result)
-
     def fanout(self, request: ScreenRequest) -> FanOut:
         """Where and how widely ``request``'s symbol-dates run."""
         return FanOut(
             settings=self.settings,
             market=self.market,
             model=request.model or self.model,
-            models=self.models,
+            models=self.given,
             workers=self.workers,
             concurrency=self.concurrency,
             cluster=self.cluster,
