@@ -1,7 +1,7 @@
-"""Graph state is typed: the desk's, the CSP's, the lab's and the screen's nodes read and
-write their models, and the graph keeps them as JSON through one codec; every pipeline names
-its graph's shape and lives at pipelines/<kind>/pipeline.py; the settings' budgets are the
-engine's one limits type."""
+"""Graph state is typed: the desk's, the CSP's, the lab's, the screen's and the assistant's
+nodes read and write their models, and the graph keeps them as JSON through one codec;
+every pipeline names its graph's shape and lives at pipelines/<kind>/pipeline.py; the
+settings' budgets are the engine's one limits type."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from alphadesk.agent import UsageLimits
 from alphadesk.config import Settings, run_budgets
 from alphadesk.data.base import MarketData
 from alphadesk.pipelines.algo.nodes import LabState
+from alphadesk.pipelines.assistant.nodes import ChatState
 from alphadesk.pipelines.base import PIPELINES, compiled_graph, pipeline_class
 from alphadesk.pipelines.csp.models import CspRequest
 from alphadesk.pipelines.csp.nodes import CspState
@@ -32,7 +33,7 @@ def _untyped(hint: Any) -> bool:
     return hint is Any or any(_untyped(arg) for arg in get_args(hint))
 
 
-@pytest.mark.parametrize("state", [DeskState, CspState, LabState, ScreenState])
+@pytest.mark.parametrize("state", [DeskState, CspState, LabState, ScreenState, ChatState])
 def test_no_graph_state_holds_untyped_json(state: type) -> None:
     hints = get_type_hints(state)
     untyped = [name for name, hint in hints.items() if _untyped(hint)]

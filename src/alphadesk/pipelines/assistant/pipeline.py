@@ -30,6 +30,7 @@ from alphadesk.pipelines.assistant.desks import desk_runners
 from alphadesk.pipelines.assistant.events import ChatFinished
 from alphadesk.pipelines.assistant.models import ChatRequest, ChatResult
 from alphadesk.pipelines.assistant.nodes import (
+    CHAT_STATE,
     NODES,
     AssistantDeps,
     AssistantNodes,
@@ -190,16 +191,16 @@ class AssistantPipeline(AgentPipeline[ChatRequest, ChatResult]):
 
         async def answer(run: PipelineRun) -> ChatResult:
             node = self.nodes(request, run)
-            state: ChatState = {}
+            state: dict[str, Any] = {}  # as the graph keeps it: JSON
             step = "plan"
             while True:
                 update = await node(step)(state)
                 for key, value in update.items():
                     added = key in ("calls", "agents")  # ChatState's list reducers
-                    state[key] = state.get(key, []) + value if added else value  # type: ignore[literal-required]
+                    state[key] = state.get(key, []) + value if added else value
                 if step == "finish":
                     return ChatResult.model_validate(state["result"])
-                step = next_after_plan(state) if step == "plan" else "finish"
+                step = next_after_plan(CHAT_STATE.load(state)) if step == "plan" else "finish"
 
         return answer
 
@@ -220,16 +221,16 @@ class AssistantPipeline(AgentPipeline[ChatRequest, ChatResult]):
         graph.add_conditional_edges(
             "plan", _after_plan, ["execute", "iterate", "respond", "finish"]
         )
-        graph.add_conditional_edges("execute", _unless_failed, ["respond", "finish"])
+        graph.add_conditional_edges("execute", _after_execute, ["respond", "finish"])
         graph.add_edge("iterate", "finish")
         graph.add_edge("respond", "finish")
         graph.add_edge("finish", END)
         return graph
 
 
-async def _after_plan(state: ChatState) -> str:
-    return next_after_plan(state)
-
-
-async def _unless_failed(state: ChatState) -> str:
+def _unless_failed(state: ChatState) -> str:
     return "finish" if state.get("error") else "respond"
+
+
+_after_plan = CHAT_STATE.route(next_after_plan)
+_after_execute = CHAT_STATE.route(_unless_failed)
