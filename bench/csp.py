@@ -37,8 +37,9 @@ from alphadesk.llm.rules import RulesModel
 from alphadesk.llm.wrapper import ModelWrapper
 from alphadesk.pipelines.csp.models import CspRequest, CspResult
 from alphadesk.pipelines.csp.pipeline import CspPipeline
-from alphadesk.pipelines.csp.screen import ScreenRequest, rebalancing_dates, run_screens
 from alphadesk.pipelines.runner import PipelineRunner
+from alphadesk.pipelines.screen.models import ScreenRequest
+from alphadesk.pipelines.screen.pipeline import rebalancing_dates, run_screens
 
 
 class SlowModel(ModelWrapper):

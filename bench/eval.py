@@ -339,7 +339,7 @@ def _or(scoring: tuple[float, float], run: Timing) -> tuple[float, float]:
 
 
 def _dates(spec: EvalSpec) -> list[Any]:
-    from alphadesk.pipelines.csp.screen import rebalancing_dates
+    from alphadesk.pipelines.screen.pipeline import rebalancing_dates
 
     return rebalancing_dates(spec.start, spec.end, spec.every)
 

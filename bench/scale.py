@@ -45,13 +45,9 @@ from alphadesk.data.providers.bundled import BundledProvider
 from alphadesk.llm.testing import add_rules_latency
 from alphadesk.pipelines.csp.models import CspRequest
 from alphadesk.pipelines.csp.pipeline import CspPipeline
-from alphadesk.pipelines.csp.screen import (
-    ScreenHistory,
-    ScreenRequest,
-    rebalancing_dates,
-    run_screens,
-)
 from alphadesk.pipelines.runner import PipelineRunner
+from alphadesk.pipelines.screen.models import ScreenHistory, ScreenRequest
+from alphadesk.pipelines.screen.pipeline import rebalancing_dates, run_screens
 
 
 def _table(history: ScreenHistory) -> pd.DataFrame:

@@ -20,8 +20,9 @@ from alphadesk.cli.app import app
 from alphadesk.cluster import RayCluster
 from alphadesk.config import Settings
 from alphadesk.data.providers.bundled import BundledProvider
-from alphadesk.pipelines.csp.screen import ScreenRequest, rebalancing_dates, run_screens
 from alphadesk.pipelines.evaluation import EvalSpec, evaluate, evaluate_anonymized
+from alphadesk.pipelines.screen.models import ScreenRequest
+from alphadesk.pipelines.screen.pipeline import rebalancing_dates, run_screens
 from alphadesk.store import RunStore
 from tests.support.requires import from_test_extra
 

@@ -48,10 +48,10 @@ if TYPE_CHECKING:
     from alphadesk.pipelines.algo.models import AlgoRequest, AlgoResult
     from alphadesk.pipelines.assistant.models import ChatRequest, ChatResult
     from alphadesk.pipelines.csp.models import CspRequest, CspResult
-    from alphadesk.pipelines.csp.screen import ScreenHistory, ScreenRequest
     from alphadesk.pipelines.desk.models import DeskRequest, DeskResult
     from alphadesk.pipelines.fund.models import FundRequest, FundResult
     from alphadesk.pipelines.runner import PipelineRunner
+    from alphadesk.pipelines.screen.models import ScreenHistory, ScreenRequest
     from alphadesk.public import arun, run
 
 

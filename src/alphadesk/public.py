@@ -37,8 +37,8 @@ EXPORTS: dict[str, str] = {
     "DeskResult": "alphadesk.pipelines.desk.models:DeskResult",
     "FundRequest": "alphadesk.pipelines.fund.models:FundRequest",
     "FundResult": "alphadesk.pipelines.fund.models:FundResult",
-    "ScreenRequest": "alphadesk.pipelines.csp.screen:ScreenRequest",
-    "ScreenHistory": "alphadesk.pipelines.csp.screen:ScreenHistory",
+    "ScreenRequest": "alphadesk.pipelines.screen.models:ScreenRequest",
+    "ScreenHistory": "alphadesk.pipelines.screen.models:ScreenHistory",
     "run": "alphadesk.public:run",
     "arun": "alphadesk.public:arun",
 }

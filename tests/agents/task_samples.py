@@ -12,6 +12,16 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from alphadesk.agents.algo.tasks import (
+    AlgoTask,
+    FailureTask,
+    GateTask,
+    LeaderTask,
+    StrategistTask,
+    SubagentTask,
+    SynthesizerTask,
+    TrajectoryTask,
+)
 from alphadesk.agents.assistant.models import Classification
 from alphadesk.agents.assistant.tasks import (
     AnswerTask,
@@ -21,8 +31,8 @@ from alphadesk.agents.assistant.tasks import (
     ThinkerTask,
 )
 from alphadesk.agents.csp import CspDeps
-from alphadesk.agents.csp import default_agents as csp_agents
 from alphadesk.agents.csp.models import ChartAnalysis, CspConstraints
+from alphadesk.agents.csp.tasks import ChartTask, NarrativeTask, OptionsTask, ResearchTask
 from alphadesk.data.providers.bundled import BundledProvider
 
 AS_OF = datetime(2024, 11, 29, 21, tzinfo=UTC)
@@ -60,12 +70,24 @@ def _csp(name: str) -> Callable[[], Any]:
         constraints=CspConstraints(dte_max=30, delta_max=0.25),
         chart=ChartAnalysis.model_validate(CHART),
     )
-    return lambda: csp_agents().prompt(name, deps, AS_OF)
+    tasks: dict[str, Callable[[], Any]] = {
+        "chart": lambda: ChartTask(symbol=deps.symbol, as_of=AS_OF),
+        "options": lambda: OptionsTask(
+            symbol=deps.symbol,
+            as_of=AS_OF,
+            constraints=deps.constraints,
+            chart_context=deps.chart,
+        ),
+        "research": lambda: ResearchTask(
+            symbol=deps.symbol, as_of=AS_OF, horizon_days=deps.horizon_days
+        ),
+    }
+    return tasks[name]
 
 
 def _narrative() -> Any:
     decision = _Decision(symbol="NVDA", decision="sell", run_id="r1", agents=["chart"])
-    return csp_agents().narrative_prompt("NVDA", AS_OF, decision)
+    return NarrativeTask(symbol="NVDA", as_of=AS_OF, decision=decision)
 
 
 def _desk(name: str, *, task: str | None = None, **context: Any) -> Callable[[], Any]:
@@ -88,10 +110,8 @@ def _desk(name: str, *, task: str | None = None, **context: Any) -> Callable[[],
     return lambda: kind(symbol="NVDA", as_of=AS_OF, facts=FACTS, **context)
 
 
-def _algo(template: str, **context: Any) -> Callable[[], Any]:
-    from alphadesk.agents.algo import task_prompt
-
-    return lambda: task_prompt(template, "AAPL", AS_OF, **context)
+def _algo(kind: type[AlgoTask], **context: Any) -> Callable[[], Any]:
+    return lambda: kind(symbol="AAPL", as_of=AS_OF, **context)
 
 
 CLASSIFICATION = Classification.model_validate(
@@ -192,18 +212,18 @@ SAMPLES: dict[str, Callable[[], Any]] = {
         risk_debate=[{"speaker": "safe", "view": "Keep the stop."}],
         memories=MEMORIES,
     ),
-    "algo.research": _algo("research", directive="find an edge for: beat buy and hold"),
+    "algo.research": _algo(SubagentTask, directive="find an edge for: beat buy and hold"),
     "algo.synthesizer": _algo(
-        "synthesizer", domain="technical", reports=[{"domain": "technical", "finding": "trend"}]
+        SynthesizerTask, domain="technical", reports=[{"domain": "technical", "finding": "trend"}]
     ),
     "algo.leader": _algo(
-        "leader",
+        LeaderTask,
         goal="beat buy and hold",
         sheets=[{"domain": "technical", "approaches": ["trend"]}],
         feedback=None,
     ),
     "algo.strategist": _algo(
-        "strategist",
+        StrategistTask,
         iteration=2,
         goal="beat buy and hold",
         n=3,
@@ -213,7 +233,7 @@ SAMPLES: dict[str, Callable[[], Any]] = {
         library=[{"template": "sma_cross", "parameters": {"fast": [5, 10]}}],
     ),
     "algo.failure": _algo(
-        "failure",
+        FailureTask,
         iteration=1,
         iterations=3,
         goal="beat buy and hold",
@@ -221,9 +241,9 @@ SAMPLES: dict[str, Callable[[], Any]] = {
         history=[],
         trials={"trials": 6, "deflated_sharpe": 0.902, "pbo": 0.824, "refused": "overfitting"},
     ),
-    "algo.trajectory": _algo("trajectory", trajectory={"shape": "rising", "scores": [0.2, 0.4]}),
+    "algo.trajectory": _algo(TrajectoryTask, trajectory={"shape": "rising", "scores": [0.2, 0.4]}),
     "algo.gate": _algo(
-        "gate",
+        GateTask,
         iteration=2,
         iterations=3,
         goal="beat buy and hold",

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from alphadesk.agents.csp import CspDeps, default_agents
+from alphadesk.agents.csp.tasks import ChartTask, OptionsTask, ResearchTask
 from alphadesk.agents.spec import model_for
 from alphadesk.config import CacheMode, ModelSettingsConfig, Settings
 from alphadesk.data.providers.bundled import BundledProvider
@@ -36,11 +37,15 @@ def test_every_task_template_renders_with_its_context() -> None:
     agents = default_agents()
     deps = CspDeps(market=BundledProvider(), symbol="NVDA")
     as_of = close_of("2024-11-29")
-    for name in agents.names:
-        prompt = agents.prompt(name, deps, as_of).render()
+    options = OptionsTask(
+        symbol="NVDA", as_of=as_of, constraints=deps.constraints, chart_context=None
+    )
+    research = ResearchTask(symbol="NVDA", as_of=as_of, horizon_days=deps.horizon_days)
+    for task in (ChartTask(symbol="NVDA", as_of=as_of), options, research):
+        prompt = task.render()
         assert "NVDA as of 2024-11-29" in prompt and "$" not in prompt.replace("$ ", "")
-    assert '"dte_max": 45' in agents.prompt("options", deps, as_of).render()
-    assert "within 45 days" in agents.prompt("research", deps, as_of).render()
+    assert '"dte_max": 45' in options.render()
+    assert "within 45 days" in research.render()
     for spec in (agents.chart, agents.options, agents.research, agents.narrator):
         assert not spec.agent.instructions.startswith("<!--")  # the version line is dropped
 

@@ -12,8 +12,9 @@ from alphadesk.agents.csp.models import CspConstraints
 from alphadesk.cli.app import app
 from alphadesk.config import Settings
 from alphadesk.data.base import MarketData
-from alphadesk.pipelines.csp.prefilter import prefilter
-from alphadesk.pipelines.csp.screen import ScreenRequest, run_screens
+from alphadesk.pipelines.screen.models import ScreenRequest
+from alphadesk.pipelines.screen.pipeline import run_screens
+from alphadesk.pipelines.screen.prefilter import prefilter
 from alphadesk.store import RunStore
 from tests.pipelines.conftest import close_of
 

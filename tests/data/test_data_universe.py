@@ -10,7 +10,7 @@ from tests.support.requires import from_test_extra
 
 from alphadesk.data.models import Coverage
 from alphadesk.data.universe import IndexMembership, bundled_membership, with_data
-from alphadesk.pipelines.csp.screen import ScreenRequest
+from alphadesk.pipelines.screen.models import ScreenRequest
 
 MEMBERSHIP = bundled_membership()
 

@@ -241,7 +241,8 @@ async def test_the_assistant_answers_as_a_workflow_as_it_does_here(
 async def test_a_screen_runs_as_a_workflow_and_decides_as_it_does_here(
     temporal: str, tmp_path: Path
 ) -> None:
-    from alphadesk.pipelines.csp.screen import ScreenHistory, ScreenRequest, run_screens
+    from alphadesk.pipelines.screen.models import ScreenHistory, ScreenRequest
+    from alphadesk.pipelines.screen.pipeline import run_screens
 
     request = ScreenRequest(symbols=["NVDA", "AAPL", "^GSPC"], dates=[AS_OF])
     local_settings = Settings(data_dir=tmp_path / "local")
@@ -564,7 +565,7 @@ async def test_a_node_heartbeats_at_every_model_turn_and_tool_call(tmp_path: Pat
     environment.on_heartbeat = lambda *details: beats.append(details[0])
 
     update = await environment.run(
-        activities.run_node, NodeCall(job=job, node="chart", state={"request": request})
+        activities.run_node, NodeCall(job=job, node="chart", state={})
     )
 
     assert "chart" in update  # the chart analyst's analysis, as in a local run

@@ -17,7 +17,7 @@ from alphadesk.config import McpSettings, Settings
 from alphadesk.data import build_provider
 from alphadesk.data.calendar import close_on_or_before
 from alphadesk.mcp_server.guards import Guards
-from alphadesk.pipelines.csp.prefilter import prefilter
+from alphadesk.pipelines.screen.prefilter import prefilter
 from alphadesk.serving.allowed import ModelNotAllowed
 from alphadesk.store.runs import RunStore
 from tests.mcp_server.client import cli_json, mcp_session

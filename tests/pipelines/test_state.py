@@ -1,6 +1,7 @@
-"""Graph state is typed: the desk's, the CSP's and the lab's nodes read and write their
-models, and the graph keeps them as JSON through one codec; every pipeline names its graph's
-shape; the settings' budgets are the engine's one limits type."""
+"""Graph state is typed: the desk's, the CSP's, the lab's, the screen's and the assistant's
+nodes read and write their models, and the graph keeps them as JSON through one codec;
+every pipeline names its graph's shape and lives at pipelines/<kind>/pipeline.py; the
+settings' budgets are the engine's one limits type."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from alphadesk.agent import UsageLimits
 from alphadesk.config import Settings, run_budgets
 from alphadesk.data.base import MarketData
 from alphadesk.pipelines.algo.nodes import LabState
+from alphadesk.pipelines.assistant.nodes import ChatState
 from alphadesk.pipelines.base import PIPELINES, compiled_graph, pipeline_class
 from alphadesk.pipelines.csp.models import CspRequest
 from alphadesk.pipelines.csp.nodes import CspState
@@ -21,6 +23,7 @@ from alphadesk.pipelines.csp.pipeline import CspPipeline
 from alphadesk.pipelines.desk.models import DeskResult
 from alphadesk.pipelines.desk.nodes import DESK_STATE, DeskState
 from alphadesk.pipelines.models import Failure
+from alphadesk.pipelines.screen.nodes import ScreenState
 from tests.pipelines.conftest import close_of
 from tests.pipelines.desk.conftest import decide
 
@@ -30,7 +33,7 @@ def _untyped(hint: Any) -> bool:
     return hint is Any or any(_untyped(arg) for arg in get_args(hint))
 
 
-@pytest.mark.parametrize("state", [DeskState, CspState, LabState])
+@pytest.mark.parametrize("state", [DeskState, CspState, LabState, ScreenState, ChatState])
 def test_no_graph_state_holds_untyped_json(state: type) -> None:
     hints = get_type_hints(state)
     untyped = [name for name, hint in hints.items() if _untyped(hint)]
@@ -69,6 +72,11 @@ def test_a_bad_state_is_refused_with_the_field_named() -> None:
 @pytest.mark.parametrize("kind", sorted(PIPELINES))
 def test_every_pipeline_names_its_graph_shape(kind: str) -> None:
     assert callable(pipeline_class(kind).graph_shape)
+
+
+@pytest.mark.parametrize("kind", sorted(PIPELINES))
+def test_every_pipeline_is_its_kinds_pipeline_module(kind: str) -> None:
+    assert pipeline_class(kind).__module__ == f"alphadesk.pipelines.{kind}.pipeline"
 
 
 def test_csp_requests_share_one_compiled_graph(settings: Settings, market: MarketData) -> None:

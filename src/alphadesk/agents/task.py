@@ -10,11 +10,10 @@ from __future__ import annotations
 
 import functools
 import json
-from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from datetime import datetime
 from string import Template
-from typing import Any, ClassVar, TypeVar
+from typing import Any, ClassVar
 
 from pydantic import BaseModel
 
@@ -22,9 +21,7 @@ from alphadesk.agents.spec import load_prompt
 from alphadesk.kept import Kept
 from alphadesk.llm.messages import UserMessage
 
-__all__ = ["AgentTask", "SymbolTask", "render_value", "task_kind"]
-
-TaskT = TypeVar("TaskT", bound="AgentTask")
+__all__ = ["AgentTask", "SymbolTask", "render_value"]
 
 
 def render_value(value: Any) -> str:
@@ -95,10 +92,3 @@ def _template(package: str, template: str) -> Template:
 def _shown(package: str, template: str) -> frozenset[str]:
     """The names a task template shows."""
     return frozenset(_template(package, template).get_identifiers())
-
-
-def task_kind(tasks: Mapping[str, type[TaskT]], name: str) -> type[TaskT]:
-    """The task class of ``name``; KeyError naming the known ones."""
-    if name not in tasks:
-        raise KeyError(f"no task template {name!r}; the templates are {sorted(tasks)}")
-    return tasks[name]

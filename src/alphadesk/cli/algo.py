@@ -120,6 +120,7 @@ def algo(
     from alphadesk.data.symbols import normalize_symbol
     from alphadesk.llm.base import ModelError
     from alphadesk.pipelines.algo.models import AlgoRequest
+    from alphadesk.store import RunConflict
 
     settings = settings_from(ctx)
     check_models(settings, model)
@@ -154,7 +155,7 @@ def algo(
         raise fail_invalid(exc, "see `alphadesk algo --help`") from None
     try:
         result = asyncio.run(_run(settings, market, request, model, resume, live=not as_json))
-    except (DataError, ModelError, KeyError) as exc:
+    except (DataError, ModelError, KeyError, RunConflict) as exc:
         raise fail(str(exc)) from None
     except ValueError as exc:  # too few bars for three periods: names the minimum
         raise fail(str(exc), code=BAD_INPUT) from None

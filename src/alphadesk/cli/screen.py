@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from alphadesk import ScreenHistory, ScreenRequest, Settings
     from alphadesk.data.base import MarketData
     from alphadesk.pipelines.csp.models import CspResult
-    from alphadesk.pipelines.csp.prefilter import ScreenCheck, ScreenResult
+    from alphadesk.pipelines.screen.prefilter import ScreenCheck, ScreenResult
 
 __all__ = ["screen"]
 
@@ -90,7 +90,8 @@ def screen(
     import asyncio
 
     from alphadesk.data import build_provider
-    from alphadesk.pipelines.csp.screen import ScreenRequest, run_screens
+    from alphadesk.pipelines.screen.models import ScreenRequest
+    from alphadesk.pipelines.screen.pipeline import run_screens
     from alphadesk.store import RunConflict
 
     del strategy  # csp is the only one today; the option names what is screened for
@@ -154,7 +155,7 @@ def _dates_and_symbols(
 ) -> tuple[list[datetime], list[str]]:
     """The dates to screen and the symbols, from the command's options."""
     from alphadesk.data.symbols import normalize_symbol
-    from alphadesk.pipelines.csp.screen import rebalancing_dates
+    from alphadesk.pipelines.screen.pipeline import rebalancing_dates
 
     if index is not None and symbols:
         raise fail("SYMBOLs and --universe exclude each other", "give one or the other")
@@ -180,7 +181,7 @@ def _dates_and_symbols(
 
 def _recorded(settings: Settings, run_id: str) -> ScreenRequest:
     """The request of the recorded screen ``run_id``."""
-    from alphadesk.pipelines.csp.screen import ScreenRequest
+    from alphadesk.pipelines.screen.models import ScreenRequest
     from alphadesk.store import RunNotFound, RunStore
 
     try:

@@ -85,7 +85,7 @@ class PipelineWorkflow:
         graph = pipeline.graph(request, lambda name: self._node(job, name))
         try:
             self._queue = await self._claim(job)
-            state = await graph.compile().ainvoke({"request": job.request})
+            state = await graph.compile().ainvoke({})  # the nodes are bound to the request
             result: dict[str, Any] = await self._on_worker(
                 job,
                 lambda: workflow.execute_activity(

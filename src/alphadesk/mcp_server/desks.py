@@ -26,10 +26,10 @@ from alphadesk.mcp_server.calls import Progress, content_of, instant, problems
 from alphadesk.mcp_server.guards import CallError, Guards
 from alphadesk.mcp_server.schemas import MODEL_SCHEMA
 from alphadesk.pipelines.assistant.models import ChatResult
-from alphadesk.pipelines.csp.prefilter import ScreenCheck
-from alphadesk.pipelines.csp.screen import ScreenCounts
 from alphadesk.pipelines.fund.models import FundResult
 from alphadesk.pipelines.models import Depth
+from alphadesk.pipelines.screen.models import ScreenCounts
+from alphadesk.pipelines.screen.prefilter import ScreenCheck
 from alphadesk.pool import Runs
 from alphadesk.pool.jobs import ask
 from alphadesk.portfolio.models import ACCOUNT_PATTERN
@@ -165,7 +165,7 @@ class DeskTool:
 
 async def _screen(desks: Desks, args: ScreenArgs, sink: Progress) -> ScreenOutcome:
     from alphadesk.pipelines.assistant.desks import csp_verdict
-    from alphadesk.pipelines.csp.screen import ScreenRequest
+    from alphadesk.pipelines.screen.models import ScreenRequest
 
     model = desks.guards.model(args.model)
     universe = jobs.universe(desks.market, args.symbols)

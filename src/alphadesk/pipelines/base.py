@@ -2,14 +2,16 @@
 strategy lab, the assistant, the screen) follows, so the runner records, resumes, replays and
 runs each of them durably the same way.
 
-A pipeline is a typed request, a graph that starts with ``{"request": ...}`` and ends with a
+A pipeline is a typed request, a graph that starts from an empty state and ends with a
 ``result``, the graph's node functions bound to one run with their dependencies, a typed
-result and a Markdown report of it. Nodes read and write the pipeline's typed state; the
-graph's channels (and so its checkpoints and a durable workflow's history) hold it as JSON,
-converted at each node by the pipeline's ``StateCodec``. The graph's topology is
-a pure function of the request, so the same graph runs here (``PipelineRunner``) or as a
-durable workflow whose nodes run on workers. Route functions are ``async``: a sync one would
-run on a thread pool, which a workflow's event loop does not have.
+result and a Markdown report of it. The request reaches the nodes one way: bound into them
+with their frozen dependencies by ``nodes(request, run)``, never in the graph's state. Nodes
+read and write the pipeline's typed state; the graph's channels (and so its checkpoints and
+a durable workflow's history) hold it as JSON, converted at each node by the pipeline's
+``StateCodec``. The graph's topology is a pure function of the request, so the same graph
+runs here (``PipelineRunner``) or as a durable workflow whose nodes run on workers. Route
+functions are ``async``: a sync one would run on a thread pool, which a workflow's event
+loop does not have.
 
 Compiling a graph costs more than a whole offline decision, so every pipeline names what of
 a request its topology depends on (``graph_shape(request)``, ``()`` when nothing): its graph
@@ -25,7 +27,7 @@ from importlib import import_module
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
-from pydantic import BaseModel, TypeAdapter
+from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from alphadesk.agent import UsageLedger
 from alphadesk.agent.events import EventSink
@@ -35,6 +37,7 @@ from alphadesk.kept import Kept
 from alphadesk.llm.base import Model
 from alphadesk.llm.journal import Journal
 from alphadesk.pipelines.models import PipelineResult
+from alphadesk.store.runs import RunConflict
 
 if TYPE_CHECKING:  # the graph library is imported by the runs that build a graph
     from langchain_core.runnables import RunnableConfig
@@ -46,6 +49,7 @@ if TYPE_CHECKING:  # the graph library is imported by the runs that build a grap
 
 __all__ = [
     "PIPELINES",
+    "CheckpointIncompatible",
     "DirectAnswer",
     "NodeFunction",
     "Nodes",
@@ -71,6 +75,9 @@ NodeFunction = Callable[..., Awaitable[dict[str, Any]]]
 Nodes = Callable[[str], NodeFunction]
 
 _NODES = "alphadesk_nodes"  # the run's node functions in its config (never checkpointed)
+# Channels checkpoints once had that no graph reads any more: the request (now bound into
+# the nodes) is left behind harmlessly by a run checkpointed before it left the state.
+_RETIRED = frozenset({"request"})
 # Compiled graphs by pipeline class and shape, shared by the process: compiling is most of a
 # rules decision's cost, and a graph's nodes find the run's functions in its config, so a
 # graph holds nothing of any run.
@@ -83,8 +90,19 @@ PIPELINES: dict[str, str] = {
     "csp": "alphadesk.pipelines.csp.pipeline:CspPipeline",
     "desk": "alphadesk.pipelines.desk.pipeline:TradingDesk",
     "fund": "alphadesk.pipelines.fund.pipeline:Fund",
-    "screen": "alphadesk.pipelines.csp.screen:ScreenPipeline",
+    "screen": "alphadesk.pipelines.screen.pipeline:ScreenPipeline",
 }
+
+
+class CheckpointIncompatible(RunConflict):
+    """A run's checkpoints hold a graph state this version cannot read (written before the
+    state changed shape): it cannot be resumed, only run again."""
+
+    def __init__(self, run_id: str, problem: str) -> None:
+        super().__init__(
+            f"run {run_id} cannot be resumed: its checkpoint was written by an earlier version "
+            f"of alphadesk ({problem}); run the same request again without --resume"
+        )
 
 
 class StateCodec(Generic[StateT]):
@@ -159,10 +177,30 @@ class PipelineRun:
         if resume:
             saved = await graph.aget_state(config)
             resume = bool(saved.values)
+            if resume:
+                await self._check_resumable(graph, config)
         state = await graph.ainvoke(
             None if resume else dict(initial), config, interrupt_after=self.interrupt_after
         )
         return dict(state)
+
+    async def _check_resumable(self, graph: CompiledGraph, config: RunnableConfig) -> None:
+        """Raise ``CheckpointIncompatible`` unless this graph can go on from the run's last
+        checkpoint: every channel it holds is one of the graph's, and its state reads as
+        the graph's typed state."""
+        assert self.checkpointer is not None
+        saved = await self.checkpointer.aget_tuple(config)
+        values: dict[str, Any] = dict(saved.checkpoint["channel_values"]) if saved else {}
+        unknown = sorted(set(values) - set(graph.channels) - _RETIRED)
+        if unknown:
+            raise CheckpointIncompatible(self.run_id, f"state keys {unknown} are gone")
+        schema = graph.builder.state_schema
+        state = {key: value for key, value in values.items() if key in schema.__annotations__}
+        try:
+            StateCodec(schema).load(state)
+        except ValidationError as exc:
+            fields = sorted({".".join(map(str, e["loc"][:1])) for e in exc.errors()})
+            raise CheckpointIncompatible(self.run_id, f"state keys {fields} changed") from None
 
 
 # A request a pipeline answers without its graph (``Pipeline.direct``), within a run.
@@ -239,8 +277,7 @@ async def run_graph(
     """``pipeline``'s graph for ``request``, run in this process within ``run``; None when
     stopped at ``run.interrupt_after``."""
     graph = compiled_graph(pipeline, request)
-    initial = {"request": request.model_dump(mode="json")}
-    state = await run.invoke(graph, initial, pipeline.nodes(request, run))
+    state = await run.invoke(graph, {}, pipeline.nodes(request, run))
     if "result" not in state:
         return None
     return pipeline.result_type.model_validate(state["result"])

@@ -14,7 +14,7 @@ from alphadesk.pool import WorkerEnv
 from alphadesk.serving.errors import Refusal
 
 if TYPE_CHECKING:
-    from alphadesk.pipelines.csp.screen import ScreenHistory, ScreenRequest
+    from alphadesk.pipelines.screen.models import ScreenHistory, ScreenRequest
 
 __all__ = ["replay", "screen", "universe"]
 
@@ -38,8 +38,8 @@ async def screen(
 ) -> ScreenHistory:
     """A recorded screen of ``order``'s universe, each survivor's run with its chart, each
     symbol's outcome said (a line of text) as it comes; its history."""
-    from alphadesk.pipelines.csp.screen import ScreenPipeline
     from alphadesk.pipelines.runner import PipelineRunner
+    from alphadesk.pipelines.screen.pipeline import ScreenPipeline
 
     def heard(outcome: Any) -> None:
         _day, check, result = outcome

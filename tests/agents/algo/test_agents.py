@@ -9,11 +9,12 @@ from typing import Any
 import pytest
 
 from alphadesk.agent import ModelRetry, RunContext
-from alphadesk.agents.algo import AlgoDeps, default_agents, task_prompt
+from alphadesk.agents.algo import AlgoDeps, default_agents
 from alphadesk.agents.algo.developer import STRATEGIST, new_distinct_variants
 from alphadesk.agents.algo.gate import QUALITY_GATE, only_what_passed
 from alphadesk.agents.algo.models import GateDecision, ResearchBrief, StrategyBatch
 from alphadesk.agents.algo.research import LEADER, SUBAGENTS
+from alphadesk.agents.algo.tasks import AlgoTask, FailureTask, GateTask, LeaderTask, StrategistTask
 from alphadesk.agents.algo.templates import TEMPLATES
 from alphadesk.backtest.checks import check_strategy_code
 from alphadesk.llm.rules import Transcript
@@ -21,8 +22,8 @@ from alphadesk.llm.rules import Transcript
 AS_OF = datetime(2012, 12, 31, 21, tzinfo=UTC)
 
 
-def _decide(policy: Any, template: str, **context: Any) -> Any:
-    task = task_prompt(template, "AAPL", AS_OF, **context)
+def _decide(policy: Any, kind: type[AlgoTask], **context: Any) -> Any:
+    task = kind(symbol="AAPL", as_of=AS_OF, **context)
     return policy.decide(Transcript(task.render(), {}, 0, task=task))
 
 
@@ -46,7 +47,7 @@ def _strategist(last: dict[str, Any] | None, tried: dict[str, Any], n: int = 3) 
     brief = {"approaches": ["trend", "momentum", "breakout", "mean_reversion"]}
     return _decide(
         STRATEGIST.policy,
-        "strategist",
+        StrategistTask,
         iteration=2,
         goal="Sharpe above 1",
         n=n,
@@ -110,7 +111,7 @@ def test_the_leader_prefers_approaches_not_tried_on_a_second_research() -> None:
     ]
     feedback = {"reason": "every approach failed", "approaches_tried": ["trend", "momentum"]}
     brief: ResearchBrief = _decide(
-        LEADER.policy, "leader", goal="g", sheets=sheets, feedback=feedback
+        LEADER.policy, LeaderTask, goal="g", sheets=sheets, feedback=feedback
     )
     assert brief.approaches[:2] == ["mean_reversion", "breakout"]
     assert brief.research_quality == "low" and brief.gaps
@@ -121,7 +122,7 @@ def _gate(failure: str, trajectory: str | None = None, refinements: int = 0) -> 
     reading = {"status": "DIVERGING", "next_action": trajectory} if trajectory else None
     return _decide(
         QUALITY_GATE.policy,
-        "gate",
+        GateTask,
         iteration=3,
         iterations=5,
         goal="g",
@@ -193,7 +194,7 @@ def test_past_successes_lead_the_brief() -> None:
     ]
     feedback = {"reason": None, "approaches_tried": [], "lessons": lessons}
     brief: ResearchBrief = _decide(
-        LEADER.policy, "leader", goal="g", sheets=sheets, feedback=feedback
+        LEADER.policy, LeaderTask, goal="g", sheets=sheets, feedback=feedback
     )
     assert brief.approaches[:2] == ["breakout", "trend"]
 
@@ -208,7 +209,7 @@ def test_a_domain_missing_a_long_line_of_data_is_a_gap_within_its_bound() -> Non
     ]
     feedback = {"reason": None, "approaches_tried": [], "lessons": []}
     brief: ResearchBrief = _decide(
-        LEADER.policy, "leader", goal="g", sheets=sheets, feedback=feedback
+        LEADER.policy, LeaderTask, goal="g", sheets=sheets, feedback=feedback
     )
     (gap,) = brief.gaps
     assert gap.startswith("fundamental: no data (fundamentals: the local folder")
@@ -268,7 +269,7 @@ def test_the_failure_analyst_names_overfitting_when_the_trial_figures_refuse() -
 
     analysis = _decide(
         FAILURE_ANALYST.policy,
-        "failure",
+        FailureTask,
         iteration=3,
         iterations=6,
         goal="Sharpe above 0.5",
@@ -299,7 +300,7 @@ def test_the_rules_gate_needs_the_trial_figures_too(
     )
     gate: GateDecision = _decide(
         QUALITY_GATE.policy,
-        "gate",
+        GateTask,
         iteration=2,
         iterations=5,
         goal="g",

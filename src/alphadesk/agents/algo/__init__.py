@@ -10,15 +10,12 @@ deterministic ``rules`` policy for offline runs.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Any
 
 from alphadesk.agents.algo.deps import AlgoDeps
-from alphadesk.agents.algo.tasks import ALGO_TASKS, AlgoTask
 from alphadesk.agents.spec import AgentSpec
-from alphadesk.agents.task import task_kind
 
-__all__ = ["AlgoAgents", "AlgoDeps", "default_agents", "task_prompt"]
+__all__ = ["AlgoAgents", "AlgoDeps", "default_agents"]
 
 
 @dataclass(frozen=True)
@@ -48,12 +45,6 @@ class AlgoAgents:
     @property
     def names(self) -> list[str]:
         return [spec.name for spec in self.all]
-
-
-def task_prompt(template: str, symbol: str, as_of: datetime, **context: Any) -> AlgoTask:
-    """The task of ``template`` for the symbol and date, with ``context`` (the template's
-    other values, by name)."""
-    return task_kind(ALGO_TASKS, template)(symbol=symbol, as_of=as_of, **context)
 
 
 def default_agents() -> AlgoAgents:

@@ -11,7 +11,6 @@ from typing import Any
 from alphadesk.agents.task import SymbolTask
 
 __all__ = [
-    "ALGO_TASKS",
     "AlgoTask",
     "FailureTask",
     "GateTask",
@@ -91,17 +90,3 @@ class GateTask(AlgoTask):
     trajectory: Json | None
     trials: Json | None = None  # the figures of this iteration's best, with any refusal
     refinements: int
-
-
-ALGO_TASKS: dict[str, type[AlgoTask]] = {
-    kind.template: kind
-    for kind in (
-        SubagentTask,
-        SynthesizerTask,
-        LeaderTask,
-        StrategistTask,
-        FailureTask,
-        TrajectoryTask,
-        GateTask,
-    )
-}

@@ -7,14 +7,12 @@ validators tying it to the facts, and a deterministic ``rules`` policy for offli
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Any
 
 from pydantic import BaseModel
 
 from alphadesk.agents.csp.deps import CspDeps
 from alphadesk.agents.csp.models import ChartAnalysis, OptionsAnalysis, ResearchAnalysis
-from alphadesk.agents.csp.tasks import ChartTask, CspTask, NarrativeTask, OptionsTask, ResearchTask
 from alphadesk.agents.spec import AgentSpec
 
 __all__ = ["CspAgents", "CspDeps", "default_agents"]
@@ -22,7 +20,8 @@ __all__ = ["CspAgents", "CspDeps", "default_agents"]
 
 @dataclass(frozen=True)
 class CspAgents:
-    """The desk's three analysts, and how each one's task and verdict read."""
+    """The desk's three analysts and its narrator, and how each analyst's verdict reads.
+    Each agent's task is a typed object of ``agents.csp.tasks``."""
 
     chart: AgentSpec[CspDeps, ChartAnalysis]
     options: AgentSpec[CspDeps, OptionsAnalysis]
@@ -34,27 +33,16 @@ class CspAgents:
         """The analysts (the narrator is optional and named ``orchestrator``)."""
         return [self.chart.name, self.options.name, self.research.name]
 
+    @property
+    def all(self) -> list[AgentSpec[CspDeps, Any]]:
+        """The analysts and the narrator."""
+        return [self.chart, self.options, self.research, self.narrator]
+
     def by_name(self, name: str) -> AgentSpec[CspDeps, Any]:
-        for spec in (self.chart, self.options, self.research, self.narrator):
+        for spec in self.all:
             if spec.name == name:
                 return spec
         raise KeyError(f"no csp agent {name!r}; the agents are {self.names}")
-
-    def narrative_prompt(self, symbol: str, as_of: datetime, decision: BaseModel) -> CspTask:
-        return NarrativeTask(symbol=symbol, as_of=as_of, decision=decision)
-
-    def prompt(self, name: str, deps: CspDeps, as_of: datetime) -> CspTask:
-        """The task of analyst ``name``, from what the earlier analysts found."""
-        symbol = deps.symbol
-        if name == self.chart.name:
-            return ChartTask(symbol=symbol, as_of=as_of)
-        if name == self.options.name:
-            return OptionsTask(
-                symbol=symbol, as_of=as_of, constraints=deps.constraints, chart_context=deps.chart
-            )
-        if name == self.research.name:
-            return ResearchTask(symbol=symbol, as_of=as_of, horizon_days=deps.horizon_days)
-        raise KeyError(f"no csp analyst {name!r}; the analysts are {self.names}")
 
     @staticmethod
     def rejection(name: str, output: BaseModel) -> str | None:

@@ -15,9 +15,9 @@ from alphadesk.api.errors import ApiError, ErrorBody
 from alphadesk.api.models import AnalyzeBody, CspBody, FundBody, ScreenBody
 from alphadesk.api.streaming import SSE_RESPONSES, Accepted, release, stream_run, unless_gone
 from alphadesk.pipelines.csp.models import CspRequest, CspResult
-from alphadesk.pipelines.csp.prefilter import ScreenResult
 from alphadesk.pipelines.desk.models import DeskRequest, DeskResult
 from alphadesk.pipelines.fund.models import FundRequest, FundResult
+from alphadesk.pipelines.screen.prefilter import ScreenResult
 from alphadesk.serving import jobs
 from alphadesk.store.runs import new_run_id
 
@@ -164,7 +164,7 @@ async def csp_stream(body: CspBody, request: Request) -> Any:
 async def screen(body: ScreenBody, request: Request) -> Any:
     """Screen a universe for cash-secured puts: cheap checks first, the desk on survivors
     (one recorded run per survivor), best first. The screen is recorded as a run too."""
-    from alphadesk.pipelines.csp.screen import ScreenRequest
+    from alphadesk.pipelines.screen.models import ScreenRequest
 
     ctx = _ctx(request)
     model = ctx.model(body.model)

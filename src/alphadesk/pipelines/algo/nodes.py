@@ -15,7 +15,7 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict
 from typing_extensions import TypedDict  # pydantic reads a TypedDict of it on Python 3.11
 
-from alphadesk.agents.algo import AlgoAgents, AlgoDeps, task_prompt
+from alphadesk.agents.algo import AlgoAgents, AlgoDeps
 from alphadesk.agents.algo.models import (
     FactSheet,
     FailureAnalysis,
@@ -26,6 +26,16 @@ from alphadesk.agents.algo.models import (
     TrajectoryReading,
 )
 from alphadesk.agents.algo.research import DOMAINS
+from alphadesk.agents.algo.tasks import (
+    AlgoTask,
+    FailureTask,
+    GateTask,
+    LeaderTask,
+    StrategistTask,
+    SubagentTask,
+    SynthesizerTask,
+    TrajectoryTask,
+)
 from alphadesk.agents.algo.templates import TEMPLATES
 from alphadesk.agents.spec import AgentSpec
 from alphadesk.analytics.fuzzy import parse_goal
@@ -77,7 +87,6 @@ class Lesson(BaseModel):
 class LabState(TypedDict, total=False):
     """Graph state, typed; the graph keeps it as JSON (``LAB_STATE``)."""
 
-    request: AlgoRequest
     lessons: list[Lesson]
     sheets: list[FactSheet]
     brief: ResearchBrief
@@ -184,15 +193,9 @@ class LabNodes:
         )
 
     async def _run(
-        self,
-        spec: AgentSpec[Any, Any],
-        template: str,
-        deps: AlgoDeps | None = None,
-        **context: Any,
+        self, spec: AgentSpec[Any, Any], task: AlgoTask, deps: AlgoDeps | None = None
     ) -> StepOutcome[Any]:
-        request = self.request
-        prompt = task_prompt(template, request.symbol, request.as_of, **context)
-        return await self.deps.steps.run(spec, prompt, deps or self._tool_deps(), request)
+        return await self.deps.steps.run(spec, task, deps or self._tool_deps(), self.request)
 
     # -- research ------------------------------------------------------------------------
 
@@ -206,9 +209,9 @@ class LabNodes:
 
         async def investigate(spec: AgentSpec[Any, Any]) -> StepOutcome[Any]:
             async with slots:
-                return await self._run(
-                    spec, "research", directive=f"find an edge for: {request.goal}"
-                )
+                directive = f"find an edge for: {request.goal}"
+                task = SubagentTask(symbol=request.symbol, as_of=request.as_of, directive=directive)
+                return await self._run(spec, task)
 
         found = await asyncio.gather(*(investigate(s) for s in agents.subagents))
         update = _bookkeeping(found) | {"lessons": lessons, "research_round": round_}
@@ -219,9 +222,12 @@ class LabNodes:
             *(
                 self._run(
                     agents.synthesizers[domain],
-                    "synthesizer",
-                    domain=domain,
-                    reports=[r for r in reports if r["domain"] == domain],
+                    SynthesizerTask(
+                        symbol=request.symbol,
+                        as_of=request.as_of,
+                        domain=domain,
+                        reports=[r for r in reports if r["domain"] == domain],
+                    ),
                 )
                 for domain in DOMAINS
             )
@@ -232,10 +238,13 @@ class LabNodes:
         facts: list[FactSheet] = [step.output for step in sheets if step.output]
         leader = await self._run(
             agents.leader,
-            "leader",
-            goal=request.goal,
-            sheets=[_json(sheet) for sheet in facts],
-            feedback=self._feedback(state, lessons),
+            LeaderTask(
+                symbol=request.symbol,
+                as_of=request.as_of,
+                goal=request.goal,
+                sheets=[_json(sheet) for sheet in facts],
+                feedback=self._feedback(state, lessons),
+            ),
         )
         update = _merge(update, _bookkeeping([leader]))
         if leader.output is not None:
@@ -274,10 +283,9 @@ class LabNodes:
             if record.template:
                 tried.setdefault(record.template, []).append(record.parameters)
         used = frozenset(r.variant_id for r in state.get("records", []))
-        step = await self._run(
-            self.deps.agents.strategist,
-            "strategist",
-            self._tool_deps(used),
+        task = StrategistTask(
+            symbol=request.symbol,
+            as_of=request.as_of,
             iteration=iteration,
             goal=request.goal,
             n=request.variants,
@@ -286,6 +294,7 @@ class LabNodes:
             tried=tried,
             library=_LIBRARY,
         )
+        step = await self._run(self.deps.agents.strategist, task, self._tool_deps(used))
         update = _bookkeeping([step]) | {"iteration": iteration}
         if step.output is not None:
             batch: StrategyBatch = step.output
@@ -333,45 +342,45 @@ class LabNodes:
         views = [r.brief() for r in records]
         history = state.get("iterations", [])
         scores = [h.best_score for h in history] + [max(r.score for r in records)]
-        counts: dict[str, Any] = {
-            "iteration": iteration,
-            "iterations": request.iterations,
-            "goal": request.goal,
-        }
         analyses = []
         if not candidate.passed or refusal is not None:
-            analyses.append(
-                self._run(
-                    agents.failure,
-                    "failure",
-                    variants=views,
-                    history=[_history_line(h, state.get("records", [])) for h in history],
-                    trials=figures,
-                    **counts,
-                )
+            failed = FailureTask(
+                symbol=request.symbol,
+                as_of=request.as_of,
+                iteration=iteration,
+                iterations=request.iterations,
+                goal=request.goal,
+                variants=views,
+                history=[_history_line(h, state.get("records", [])) for h in history],
+                trials=figures,
             )
+            analyses.append(self._run(agents.failure, failed))
         if len(scores) >= 2:
             stats = asdict(classify_trajectory(scores)) | {"scores": scores}
-            analyses.append(self._run(agents.trajectory, "trajectory", trajectory=stats))
+            trajectory = TrajectoryTask(
+                symbol=request.symbol, as_of=request.as_of, trajectory=stats
+            )
+            analyses.append(self._run(agents.trajectory, trajectory))
         done = await asyncio.gather(*analyses)
         update = _bookkeeping(done)
         if "verdict" in update:
             return update
         failure = next((s.output for s in done if isinstance(s.output, FailureAnalysis)), None)
         reading = next((s.output for s in done if isinstance(s.output, TrajectoryReading)), None)
-        prompt = task_prompt(
-            "gate",
-            request.symbol,
-            request.as_of,
+        task = GateTask(
+            symbol=request.symbol,
+            as_of=request.as_of,
+            iteration=iteration,
+            iterations=request.iterations,
+            goal=request.goal,
             variants=views,
             failure=failure.model_dump(mode="json") if failure else None,
             trajectory=reading.model_dump(mode="json") if reading else None,
             trials=figures,
             refinements=state.get("refinements", 0),
-            **counts,
         )
         deps = self._tool_deps(verdicts=_verdicts(records, candidate, refusal))
-        step = await self.deps.steps.run(agents.gate, prompt, deps, request)
+        step = await self._run(agents.gate, task, deps)
         update = _merge(update, _bookkeeping([step]))
         if step.output is None:
             return update

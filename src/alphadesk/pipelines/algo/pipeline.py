@@ -30,7 +30,8 @@ from alphadesk.config import CacheMode, Settings
 from alphadesk.data.base import MarketData
 from alphadesk.data.sealed import seal
 from alphadesk.llm.base import Model
-from alphadesk.pipelines.agent_steps import AgentModels, AgentSteps
+from alphadesk.pipelines.agent_pipeline import AgentPipeline
+from alphadesk.pipelines.agent_steps import AgentSteps
 from alphadesk.pipelines.algo.backtests import (
     Backtester,
     Periods,
@@ -66,7 +67,7 @@ LESSONS = "strategy_lessons"  # the lab's collection in the shared memory store
 LAB_CONFIG = BacktestConfig(costs=Costs(commission=0.001, slippage=0.0005))
 
 
-class StrategyLab:
+class StrategyLab(AgentPipeline[AlgoRequest, AlgoResult]):
     """The lab's agents, models, memory and backtester. Stateless per run."""
 
     kind = "algo"
@@ -86,22 +87,16 @@ class StrategyLab:
         config: BacktestConfig = LAB_CONFIG,
         backtest_concurrency: int = 4,
     ) -> None:
-        self.settings, self.market = settings, market
         self.agents = agents or default_agents()
-        self.models = AgentModels(settings, self.agents.all, override=model, models=models)
+        super().__init__(
+            settings, market, self.agents.all, render_report, model=model, models=models
+        )
         self.memory = memory if memory is not None else _open_memory(settings)
         self.backtester, self.config = backtester, config
         self.backtest_concurrency = backtest_concurrency  # sandboxes (processes) at once
 
-    @property
-    def model_label(self) -> str:
-        return self.models.label(self.agents.names)
-
     def title(self, request: AlgoRequest) -> str:
-        return f"algo {request.symbol}: {request.goal}"
-
-    def report(self, result: AlgoResult) -> str:
-        return render_report(result)
+        return f"{super().title(request)}: {request.goal}"
 
     def nodes(self, request: AlgoRequest, run: PipelineRun) -> Nodes:
         """The graph's node functions, bound to one run and the request's three periods:

@@ -122,8 +122,8 @@ class ScreenTool:
         from alphadesk.data.errors import NoData
         from alphadesk.data.universe import bundled_membership
         from alphadesk.pipelines.base import pipeline_class
-        from alphadesk.pipelines.csp.screen import ScreenRequest
         from alphadesk.pipelines.runner import PipelineRunner
+        from alphadesk.pipelines.screen.models import ScreenRequest
 
         universe = symbol
         day = local_date(as_of)

@@ -20,7 +20,10 @@ import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime
-from typing import Annotated, Any, TypedDict, TypeVar
+from typing import Annotated, Any, TypeVar
+
+from pydantic import AwareDatetime, JsonValue
+from typing_extensions import TypedDict  # pydantic reads a TypedDict of it on Python 3.11
 
 from alphadesk.agent import Agent, RunContext, RunResult, Toolset
 from alphadesk.agents.assistant import (
@@ -49,7 +52,7 @@ from alphadesk.pipelines.agent_steps import AgentSteps, agent_report
 from alphadesk.pipelines.assistant.calls import CallBudget, PlannedCall, limited, run_planned
 from alphadesk.pipelines.assistant.clock import market_symbols, resolve_as_of
 from alphadesk.pipelines.assistant.conversation import record_exchange
-from alphadesk.pipelines.assistant.events import Classified, ContextResolved, Routed
+from alphadesk.pipelines.assistant.events import Classified, ContextResolved, Routed, State
 from alphadesk.pipelines.assistant.models import ChatRequest, ChatResult, NumberCheck
 from alphadesk.pipelines.assistant.numbers import check_numbers
 from alphadesk.pipelines.assistant.question import CallRecord, Question
@@ -58,7 +61,7 @@ from alphadesk.pipelines.assistant.smalltalk import (
     SMALL_TALK_DECISION,
     is_small_talk,
 )
-from alphadesk.pipelines.base import NodeFunction, PipelineRun
+from alphadesk.pipelines.base import NodeFunction, PipelineRun, StateCodec
 from alphadesk.pipelines.models import AgentReport
 from alphadesk.portfolio import PaperPortfolio
 from alphadesk.store import ConversationStore
@@ -66,7 +69,7 @@ from alphadesk.tools.assistant.deps import ChatDeps, DeskRunner
 from alphadesk.tools.catalog import ToolCatalog, tool_catalog
 from alphadesk.tools.deps import ToolDeps
 
-__all__ = ["NODES", "AssistantDeps", "AssistantNodes", "ChatState"]
+__all__ = ["CHAT_STATE", "NODES", "AssistantDeps", "AssistantNodes", "ChatState"]
 
 logger = logging.getLogger(__name__)
 
@@ -76,29 +79,32 @@ _SMALL_TALK = 150  # tokens: a greeting's answer is a sentence or two
 
 # A node's work: the question as the node sees it, the graph's state, and the update it
 # fills as it goes (what it found before a failure is kept).
-_Body = Callable[[Question, "ChatState", dict[str, Any]], Awaitable[None]]
+_Body = Callable[[Question, "ChatState", "ChatState"], Awaitable[None]]
 
 
 class ChatState(TypedDict, total=False):
-    """Graph state; plain JSON so every checkpoint can be stored and resumed."""
+    """Graph state, typed; the graph keeps it as JSON (``CHAT_STATE``) so every checkpoint
+    can be stored and resumed."""
 
-    request: dict[str, Any]
-    phase: str  # the state machine's state (events.State)
+    phase: State  # the state machine's state
     seconds: float  # spent so far, of the question's request_timeout_s
-    as_of: str
+    as_of: AwareDatetime
     as_of_note: str | None
     small_talk: bool
-    classification: dict[str, Any]
-    route: dict[str, Any]
+    classification: Classification
+    route: RouterDecision
     max_turns: int
-    results: list[dict[str, Any]]  # the planned calls' results, as JSON
+    results: list[JsonValue]  # the planned calls' results, as the answer writer reads them
     sources: list[str]  # what the answer's figures are traced to
     answer: str
-    numbers: dict[str, Any]
-    calls: Annotated[list[dict[str, Any]], operator.add]
-    agents: Annotated[list[dict[str, Any]], operator.add]
+    numbers: NumberCheck
+    calls: Annotated[list[CallRecord], operator.add]
+    agents: Annotated[list[AgentReport], operator.add]
     error: str
-    result: dict[str, Any]
+    result: ChatResult
+
+
+CHAT_STATE = StateCodec(ChatState)
 
 
 @dataclass(frozen=True)
@@ -146,21 +152,21 @@ class AssistantNodes:
         if name not in NODES:
             raise KeyError(f"no node {name!r}; the nodes are {list(NODES)}")
         if name == "finish":
-            return self._finish
+            return CHAT_STATE.node(self._finish)
         body: _Body = getattr(self, f"_{name}")
-        return self._node(body)
+        return CHAT_STATE.node(self._node(body))
 
     # -- every node ---------------------------------------------------------------------
 
-    def _node(self, body: _Body) -> NodeFunction:
+    def _node(self, body: _Body) -> Callable[[ChatState], Awaitable[ChatState]]:
         """``body`` within what is left of the question's time; a failure is an ERROR
         state for the user (the log keeps the trace), not a crash."""
 
-        async def node(state: ChatState) -> dict[str, Any]:
-            q = Question.at(self.run.run_id, self.run.emit, dict(state))
+        async def node(state: ChatState) -> ChatState:
+            q = Question.at(self.run.run_id, self.run.emit, state)
             spent = state.get("seconds", 0.0)
             left = self.request.limits.request_timeout_s - spent
-            out: dict[str, Any] = {}
+            out: ChatState = {}
             started = time.monotonic()
             try:
                 async with asyncio.timeout(max(left, 0.0)) as deadline:
@@ -168,7 +174,7 @@ class AssistantNodes:
             except Exception as exc:
                 q.fail(self._failure(exc, timed_out=deadline.expired()))
             seconds = spent + time.monotonic() - started
-            return out | q.update() | {"seconds": seconds}
+            return {**out, **q.update(), "seconds": seconds}
 
         return node
 
@@ -198,30 +204,32 @@ class AssistantNodes:
 
     # -- PLANNING -----------------------------------------------------------------------
 
-    async def _plan(self, q: Question, state: ChatState, out: dict[str, Any]) -> None:
+    async def _plan(self, q: Question, state: ChatState, out: ChatState) -> None:
         q.to("PLANNING")
-        out["as_of"] = (self.request.as_of or self.asked_at).isoformat()
+        out["as_of"] = self.request.as_of or self.asked_at
         if is_small_talk(self.request.question):  # no classifier, router or tool
             q.emit(Classified(**q.ids, classification=SMALL_TALK_CLASSIFICATION))
             q.emit(Routed(**q.ids, decision=SMALL_TALK_DECISION, max_turns=1))
             out.update(
-                small_talk=True,
-                classification=SMALL_TALK_CLASSIFICATION.model_dump(mode="json"),
-                route=SMALL_TALK_DECISION.model_dump(mode="json"),
-                max_turns=1,
+                {
+                    "small_talk": True,
+                    "classification": SMALL_TALK_CLASSIFICATION,
+                    "route": SMALL_TALK_DECISION,
+                    "max_turns": 1,
+                }
             )
             return
         c = await self._classify(q)
-        out["classification"] = c.model_dump(mode="json")
+        out["classification"] = c
         as_of, note = resolve_as_of(self.deps.market, self.request.as_of, self._about(c),
                                     self.asked_at)  # fmt: skip
-        out.update(as_of=as_of.isoformat(), as_of_note=note)
+        out.update({"as_of": as_of, "as_of_note": note})
         session = self.request.session_id or ""
         q.emit(ContextResolved(**q.ids, session_id=session, as_of=as_of, note=note))
         decision = await self._route(q, c)
         turns = min(decision.max_turns, self.request.limits.max_iterations)
         q.emit(Routed(**q.ids, decision=decision, max_turns=turns))
-        out.update(route=decision.model_dump(mode="json"), max_turns=turns)
+        out.update({"route": decision, "max_turns": turns})
 
     def _about(self, c: Classification) -> list[str]:
         """The symbols whose data decides the question's instant."""
@@ -252,7 +260,7 @@ class AssistantNodes:
 
     # -- EXECUTING ----------------------------------------------------------------------
 
-    async def _execute(self, q: Question, state: ChatState, out: dict[str, Any]) -> None:
+    async def _execute(self, q: Question, state: ChatState, out: ChatState) -> None:
         """DIRECT's and PARALLEL's calls, all at once, without a model turn."""
         c, decision = _planned(state)
         q.to("EXECUTING")
@@ -261,7 +269,7 @@ class AssistantNodes:
         out["sources"] = [json.dumps(o.result, default=str) for o in outcomes if o.ok]
         out["results"] = json.loads(json.dumps([o.as_json() for o in outcomes], default=str))
 
-    async def _iterate(self, q: Question, state: ChatState, out: dict[str, Any]) -> None:
+    async def _iterate(self, q: Question, state: ChatState, out: ChatState) -> None:
         """ITERATIVE: a tool loop whose last turn is the answer, streamed."""
         c, decision = _planned(state)
         q.to("EXECUTING")
@@ -272,8 +280,8 @@ class AssistantNodes:
         ctx = self._context(q, state)
         run = await self._agent(q, "answer", agent, task, ctx.deps, as_of=ctx.as_of)
         sources = [text_of(m.content) for m in run.messages if isinstance(m, ToolMessage)]
-        out.update(sources=sources, answer=run.output)
-        out.update(q.check(self._numbers(run.output, sources)))
+        out.update({"sources": sources, "answer": run.output})
+        out["numbers"] = q.check(self._numbers(run.output, sources))
 
     def _toolset(self, decision: RouterDecision) -> Toolset:
         """The routed tools, under the question's call budget and tool timeout."""
@@ -294,7 +302,7 @@ class AssistantNodes:
         )
         return RunContext(
             deps=deps,
-            as_of=datetime.fromisoformat(state["as_of"]),
+            as_of=state["as_of"],
             run_id=self.run.run_id,
             agent="assistant",
             ledger=self.run.ledger,
@@ -303,8 +311,8 @@ class AssistantNodes:
 
     # -- RESPONDING ---------------------------------------------------------------------
 
-    async def _respond(self, q: Question, state: ChatState, out: dict[str, Any]) -> None:
-        c = Classification.model_validate(state["classification"])
+    async def _respond(self, q: Question, state: ChatState, out: ChatState) -> None:
+        c = state["classification"]
         q.to("RESPONDING")
         task = self._task(AnswerTask, state, c, results=state.get("results", []))
         agent = answer_agent(c.asset_class, Toolset("none"), 1)
@@ -312,10 +320,9 @@ class AssistantNodes:
             agent, deps = replace(agent, max_tokens=_SMALL_TALK), None
         else:
             agent, deps = configured(agent, self.deps.settings), self._context(q, state).deps
-        as_of = datetime.fromisoformat(state["as_of"])
-        run = await self._agent(q, "answer", agent, task, deps, as_of=as_of)
+        run = await self._agent(q, "answer", agent, task, deps, as_of=state["as_of"])
         out["answer"] = run.output
-        out.update(q.check(self._numbers(run.output, state.get("sources", []))))
+        out["numbers"] = q.check(self._numbers(run.output, state.get("sources", [])))
 
     def _numbers(self, answer: str, sources: list[str]) -> NumberCheck:
         texts = [*sources, self.request.question, *(m.content for m in self.history)]
@@ -328,7 +335,7 @@ class AssistantNodes:
         return kind(
             history=self._history_text,
             question=self.request.question,
-            as_of=datetime.fromisoformat(state["as_of"]),
+            as_of=state["as_of"],
             as_of_note=state.get("as_of_note"),
             classification=c,
             **values,
@@ -342,27 +349,27 @@ class AssistantNodes:
 
     # -- IDLE ---------------------------------------------------------------------------
 
-    async def _finish(self, state: ChatState) -> dict[str, Any]:
+    async def _finish(self, state: ChatState) -> ChatState:
         """The result; the exchange into the conversation and every call into the audit
         log, unless replaying (a replay repeats a run, it writes nothing new)."""
-        q = Question.at(self.run.run_id, self.run.emit, dict(state))
+        q = Question.at(self.run.run_id, self.run.emit, state)
         q.to("IDLE")
-        calls = [CallRecord(**call) for call in state.get("calls", [])]
+        calls = state.get("calls", [])
         result = self._result(state, calls)
         if self.deps.settings.cache is not CacheMode.REPLAY:
             record_exchange(self.deps.conversations, result, calls)
-        return {"phase": q.state, "result": result.model_dump(mode="json")}
+        return {"phase": q.state, "result": result}
 
     def _result(self, state: ChatState, calls: list[CallRecord]) -> ChatResult:
         records = [call.as_result() for call in calls]
         c = state.get("classification")
         error = state.get("error")
         return ChatResult(
-            symbol=", ".join(c["symbols"]) if c else "",
+            symbol=", ".join(c.symbols) if c else "",
             as_of=state.get("as_of") or self.request.as_of or self.asked_at,
             decision="error" if error else "completed",
             reason=error,
-            agents=[AgentReport.model_validate(a) for a in state.get("agents", [])],
+            agents=state.get("agents", []),
             session_id=self.request.session_id or "",
             run_id=self.run.run_id,
             question=self.request.question,
@@ -380,8 +387,7 @@ class AssistantNodes:
 
 
 def _planned(state: ChatState) -> tuple[Classification, RouterDecision]:
-    c = Classification.model_validate(state["classification"])
-    return c, RouterDecision.model_validate(state["route"])
+    return state["classification"], state["route"]
 
 
 def next_after_plan(state: ChatState) -> str:

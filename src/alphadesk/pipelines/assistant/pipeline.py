@@ -24,11 +24,13 @@ from alphadesk.config import Settings, UsageLimits
 from alphadesk.data.base import Clock, MarketData, utc_now
 from alphadesk.data.web import WebSearch, web_search
 from alphadesk.llm.base import Model
-from alphadesk.pipelines.agent_steps import AgentModels, AgentSteps
+from alphadesk.pipelines.agent_pipeline import AgentPipeline
+from alphadesk.pipelines.agent_steps import AgentSteps
 from alphadesk.pipelines.assistant.desks import desk_runners
 from alphadesk.pipelines.assistant.events import ChatFinished
 from alphadesk.pipelines.assistant.models import ChatRequest, ChatResult
 from alphadesk.pipelines.assistant.nodes import (
+    CHAT_STATE,
     NODES,
     AssistantDeps,
     AssistantNodes,
@@ -56,7 +58,7 @@ AGENTS: dict[str, AgentSpec[Any, Any]] = {
 }
 
 
-class AssistantPipeline:
+class AssistantPipeline(AgentPipeline[ChatRequest, ChatResult]):
     """The assistant over one settings object and one market.
 
     Args:
@@ -86,9 +88,11 @@ class AssistantPipeline:
         account: str = DEFAULT_ACCOUNT,
         catalog: ToolCatalog | None = None,
     ) -> None:
-        self.settings, self.market, self.clock, self.account = settings, market, clock, account
-        self.agent_models = AgentModels(settings, AGENTS.values(), override=model, models=models)
-        self.models: dict[str, Model] = self.agent_models.resolved()
+        super().__init__(
+            settings, market, AGENTS.values(), render_report, model=model, models=models
+        )
+        self.models.resolved()  # a bad model name fails here, not mid-question
+        self.clock, self.account = clock, account
         self.conversations = ConversationStore(settings.store_path)
         self.portfolio = PaperPortfolio(settings.store_path)
         self._catalog = catalog
@@ -100,10 +104,6 @@ class AssistantPipeline:
         """The tools the router may choose from (every tool's module is imported on first
         use: a greeting needs none)."""
         return self._catalog or tool_catalog()
-
-    @property
-    def model_label(self) -> str:
-        return ", ".join(sorted({m.name for m in self.models.values()}))
 
     # -- the one entry point ------------------------------------------------------------
 
@@ -163,15 +163,12 @@ class AssistantPipeline:
     def title(self, request: ChatRequest) -> str:
         return request.question[:60]
 
-    def report(self, result: ChatResult) -> str:
-        return render_report(result)
-
     def nodes(self, request: ChatRequest, run: PipelineRun) -> Nodes:
         """The graph's node functions for one question, bound to its run."""
         deps = AssistantDeps(
             settings=self.settings,
             market=self.market,
-            steps=AgentSteps(run, self.agent_models, self.limits(request)),
+            steps=AgentSteps(run, self.models, self.limits(request)),
             conversations=self.conversations,
             portfolio=self.portfolio,
             account=self.account,
@@ -194,16 +191,16 @@ class AssistantPipeline:
 
         async def answer(run: PipelineRun) -> ChatResult:
             node = self.nodes(request, run)
-            state: ChatState = {"request": request.model_dump(mode="json")}
+            state: dict[str, Any] = {}  # as the graph keeps it: JSON
             step = "plan"
             while True:
                 update = await node(step)(state)
                 for key, value in update.items():
                     added = key in ("calls", "agents")  # ChatState's list reducers
-                    state[key] = state.get(key, []) + value if added else value  # type: ignore[literal-required]
+                    state[key] = state.get(key, []) + value if added else value
                 if step == "finish":
                     return ChatResult.model_validate(state["result"])
-                step = next_after_plan(state) if step == "plan" else "finish"
+                step = next_after_plan(CHAT_STATE.load(state)) if step == "plan" else "finish"
 
         return answer
 
@@ -224,16 +221,16 @@ class AssistantPipeline:
         graph.add_conditional_edges(
             "plan", _after_plan, ["execute", "iterate", "respond", "finish"]
         )
-        graph.add_conditional_edges("execute", _unless_failed, ["respond", "finish"])
+        graph.add_conditional_edges("execute", _after_execute, ["respond", "finish"])
         graph.add_edge("iterate", "finish")
         graph.add_edge("respond", "finish")
         graph.add_edge("finish", END)
         return graph
 
 
-async def _after_plan(state: ChatState) -> str:
-    return next_after_plan(state)
-
-
-async def _unless_failed(state: ChatState) -> str:
+def _unless_failed(state: ChatState) -> str:
     return "finish" if state.get("error") else "respond"
+
+
+_after_plan = CHAT_STATE.route(next_after_plan)
+_after_execute = CHAT_STATE.route(_unless_failed)

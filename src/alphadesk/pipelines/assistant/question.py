@@ -10,15 +10,18 @@ moves from EXECUTING to RESPONDING. What a node saw goes back into the graph's s
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
+
+from typing_extensions import TypedDict
 
 from alphadesk.agent import events as ev
 from alphadesk.pipelines.assistant.events import NumbersChecked, State, StateChanged
 from alphadesk.pipelines.assistant.models import NumberCheck, ToolCallRecord
 from alphadesk.pipelines.models import AgentReport
 
-__all__ = ["CallRecord", "Question"]
+__all__ = ["CallRecord", "Question", "QuestionUpdate"]
 
 _ANSWERING = "answer"
 
@@ -44,6 +47,15 @@ class CallRecord:
         )
 
 
+class QuestionUpdate(TypedDict, total=False):
+    """What one node's question adds to the graph's state (a part of ``ChatState``)."""
+
+    phase: State
+    calls: list[CallRecord]
+    agents: list[AgentReport]
+    error: str
+
+
 @dataclass
 class Question:
     """The state of one question while one node works on it."""
@@ -56,9 +68,10 @@ class Question:
     error: str | None = None
 
     @classmethod
-    def at(cls, run_id: str, forward: ev.EventSink, graph_state: dict[str, Any]) -> Question:
+    def at(cls, run_id: str, forward: ev.EventSink, graph_state: Mapping[str, Any]) -> Question:
         """The question where the graph's state left it."""
-        return cls(run_id, forward, state=graph_state.get("phase", "IDLE"))
+        phase: State = graph_state.get("phase", "IDLE")
+        return cls(run_id, forward, state=phase)
 
     @property
     def ids(self) -> dict[str, str]:
@@ -92,16 +105,19 @@ class Question:
         self.error = reason
         self.to("ERROR", reason)
 
-    def check(self, numbers: NumberCheck) -> dict[str, Any]:
+    def check(self, numbers: NumberCheck) -> NumberCheck:
+        """``numbers``, announced."""
         self.emit(NumbersChecked(**self.ids, check=numbers))
-        return {"numbers": numbers.model_dump(mode="json")}
+        return numbers
 
-    def update(self) -> dict[str, Any]:
+    def update(self) -> QuestionUpdate:
         """What this node adds to the graph's state: where the state machine is, the
         tool calls it made, how its agents ran, and its error if it failed."""
-        update: dict[str, Any] = {
+        update: QuestionUpdate = {
             "phase": self.state,
-            "calls": [vars(call).copy() for call in self.calls.values()],
-            "agents": [report.model_dump(mode="json") for report in self.reports],
+            "calls": list(self.calls.values()),
+            "agents": list(self.reports),
         }
-        return update | ({"error": self.error} if self.error else {})
+        if self.error:
+            update["error"] = self.error
+        return update

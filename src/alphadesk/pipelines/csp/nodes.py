@@ -17,6 +17,7 @@ from typing_extensions import TypedDict  # pydantic reads a TypedDict of it on P
 
 from alphadesk.agents.csp import CspAgents, CspDeps
 from alphadesk.agents.csp.models import ChartAnalysis, OptionsAnalysis, ResearchAnalysis
+from alphadesk.agents.csp.tasks import ChartTask, CspTask, NarrativeTask, OptionsTask, ResearchTask
 from alphadesk.agents.spec import AgentSpec
 from alphadesk.data.base import MarketData
 from alphadesk.data.errors import DataError
@@ -44,7 +45,6 @@ class CspState(TypedDict, total=False):
     """Graph state, typed; the graph keeps it as JSON (``CSP_STATE``) so every checkpoint
     can be stored and resumed."""
 
-    request: CspRequest
     chart: ChartAnalysis
     options: OptionsAnalysis
     research: ResearchAnalysis
@@ -93,11 +93,11 @@ class CspNodes:
     async def chart(self, state: CspState) -> CspState:
         """The chart agent; with ``parallel_research`` the research agent alongside, which
         is cancelled when the chart rejects."""
-        agents, run = self.deps.agents, self.deps.run
+        run = self.deps.run
         if not self.request.parallel_research:
-            return (await self._step(agents.chart, state)).update
-        research = asyncio.create_task(self._step(agents.research, state))
-        chart = await self._step(agents.chart, state)
+            return (await self._chart(state)).update
+        research = asyncio.create_task(self._research(state))
+        chart = await self._chart(state)
         if chart.stopped:
             if not research.done():  # a research that already finished is simply unused
                 research.cancel()
@@ -117,10 +117,29 @@ class CspNodes:
         return _merge(chart.update, found.update)
 
     async def options(self, state: CspState) -> CspState:
-        return (await self._step(self.deps.agents.options, state)).update
+        deps = self._tool_deps(state)
+        task = OptionsTask(
+            symbol=deps.symbol,
+            as_of=self.request.as_of,
+            constraints=deps.constraints,
+            chart_context=deps.chart,
+        )
+        return (await self._step(self.deps.agents.options, task, deps)).update
 
     async def research(self, state: CspState) -> CspState:
-        return (await self._step(self.deps.agents.research, state)).update
+        return (await self._research(state)).update
+
+    async def _chart(self, state: CspState) -> _Step:
+        deps = self._tool_deps(state)
+        task = ChartTask(symbol=deps.symbol, as_of=self.request.as_of)
+        return await self._step(self.deps.agents.chart, task, deps)
+
+    async def _research(self, state: CspState) -> _Step:
+        deps = self._tool_deps(state)
+        task = ResearchTask(
+            symbol=deps.symbol, as_of=self.request.as_of, horizon_days=deps.horizon_days
+        )
+        return await self._step(self.deps.agents.research, task, deps)
 
     async def finish(self, state: CspState) -> CspState:
         request, run, market = self.request, self.deps.run, self.deps.market
@@ -160,17 +179,18 @@ class CspNodes:
         spec = agents.narrator
         if steps.models(spec.name).name == RULES_MODEL or result.synthesis is None:
             return result
-        prompt = agents.narrative_prompt(request.symbol, request.as_of, result)
-        step = await steps.run(spec, prompt, None, request)  # the narrator has no tools
+        task = NarrativeTask(symbol=request.symbol, as_of=request.as_of, decision=result)
+        step = await steps.run(spec, task, None, request)  # the narrator has no tools
         update: dict[str, Any] = {"agents": [*result.agents, *filter(None, [step.report])]}
         if step.output is not None:
             update["synthesis"] = result.synthesis.model_copy(update={"narrative": step.output})
         return result.model_copy(update=update)
 
-    async def _step(self, spec: AgentSpec[CspDeps, Any], state: CspState) -> _Step:
-        """Run one agent and turn its outcome into a state update."""
-        agents, request = self.deps.agents, self.request
-        deps = CspDeps(
+    def _tool_deps(self, state: CspState) -> CspDeps:
+        """What an analyst's tools read: the market, the request, what the analysts before
+        it found."""
+        request = self.request
+        return CspDeps(
             market=self.deps.market,
             run_dir=self.deps.run.run_dir,
             symbol=request.symbol,
@@ -178,9 +198,11 @@ class CspNodes:
             chart=state.get("chart"),
             options=state.get("options"),
         )
-        prompt = agents.prompt(spec.name, deps, request.as_of)
-        rejection = partial(agents.rejection, spec.name)
-        step = await self.deps.steps.run(spec, prompt, deps, request, rejection=rejection)
+
+    async def _step(self, spec: AgentSpec[CspDeps, Any], task: CspTask, deps: CspDeps) -> _Step:
+        """Run one agent on its ``task`` and turn its outcome into a state update."""
+        rejection = partial(self.deps.agents.rejection, spec.name)
+        step = await self.deps.steps.run(spec, task, deps, self.request, rejection=rejection)
         update: CspState = {"missing": step.missing}
         if step.report is not None:
             update["reports"] = [step.report]

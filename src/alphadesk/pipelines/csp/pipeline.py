@@ -23,7 +23,8 @@ from alphadesk.agents.csp import CspAgents, default_agents
 from alphadesk.config import Settings
 from alphadesk.data.base import MarketData
 from alphadesk.llm.base import Model
-from alphadesk.pipelines.agent_steps import AgentModels, AgentSteps
+from alphadesk.pipelines.agent_pipeline import AgentPipeline
+from alphadesk.pipelines.agent_steps import AgentSteps
 from alphadesk.pipelines.base import Nodes, PipelineRun
 from alphadesk.pipelines.csp.models import CspRequest, CspResult
 from alphadesk.pipelines.csp.nodes import CSP_STATE, CspNodeDeps, CspNodes, CspState
@@ -32,7 +33,7 @@ from alphadesk.pipelines.csp.report import render_report
 __all__ = ["CspPipeline", "CspState"]
 
 
-class CspPipeline:
+class CspPipeline(AgentPipeline[CspRequest, CspResult]):
     """The CSP pipeline's agents and models. Stateless per analysis, so one pipeline can
     analyse many symbols concurrently (a screen)."""
 
@@ -49,24 +50,16 @@ class CspPipeline:
         models: Mapping[str, Model] | None = None,
         agents: CspAgents | None = None,
     ) -> None:
-        self.settings, self.market = settings, market
         self.agents = agents or default_agents()
-        self.models = AgentModels(
+        super().__init__(
             settings,
-            [*(self.agents.by_name(n) for n in self.agents.names), self.agents.narrator],
-            override=model,
+            market,
+            self.agents.all,
+            render_report,
+            labelled=self.agents.names,
+            model=model,
             models=models,
         )
-
-    @property
-    def model_label(self) -> str:
-        return self.models.label(self.agents.names)
-
-    def title(self, request: CspRequest) -> str:
-        return f"csp {request.symbol}"
-
-    def report(self, result: CspResult) -> str:
-        return render_report(result)
 
     def nodes(self, request: CspRequest, run: PipelineRun) -> Nodes:
         """The graph's node functions, bound to one run."""

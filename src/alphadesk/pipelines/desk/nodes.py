@@ -90,7 +90,6 @@ class DeskState(TypedDict, total=False):
     """Graph state, typed; the graph keeps it as JSON (``DESK_STATE``) so every checkpoint
     can be stored and an interrupted run resumed."""
 
-    request: DeskRequest
     market: MarketReport
     sentiment: SentimentReport
     news: NewsReport

@@ -33,7 +33,8 @@ from alphadesk.agents.desk import DeskAgents, default_agents
 from alphadesk.config import CacheMode, Settings
 from alphadesk.data.base import MarketData
 from alphadesk.llm.base import Model
-from alphadesk.pipelines.agent_steps import AgentModels, AgentSteps
+from alphadesk.pipelines.agent_pipeline import AgentPipeline
+from alphadesk.pipelines.agent_steps import AgentSteps
 from alphadesk.pipelines.base import Nodes, PipelineRun
 from alphadesk.pipelines.desk.memory import DeskMemory, open_memory
 from alphadesk.pipelines.desk.models import DebateEntry, DeskRequest, DeskResult, RiskEntry
@@ -44,7 +45,7 @@ from alphadesk.store import RunStore
 __all__ = ["TradingDesk"]
 
 
-class TradingDesk:
+class TradingDesk(AgentPipeline[DeskRequest, DeskResult]):
     """The desk's agents, models and memory. Stateless per analysis."""
 
     kind = "desk"
@@ -61,21 +62,12 @@ class TradingDesk:
         agents: DeskAgents | None = None,
         memory: DeskMemory | None = None,
     ) -> None:
-        self.settings, self.market = settings, market
         self.agents = agents or default_agents()
-        self.models = AgentModels(settings, self.agents.all, override=model, models=models)
+        super().__init__(
+            settings, market, self.agents.all, render_report, model=model, models=models
+        )
         self.memory = memory if memory is not None else open_memory(settings)
         self.store = RunStore(settings.store_path)
-
-    @property
-    def model_label(self) -> str:
-        return self.models.label(self.agents.names)
-
-    def title(self, request: DeskRequest) -> str:
-        return f"desk {request.symbol}"
-
-    def report(self, result: DeskResult) -> str:
-        return render_report(result)
 
     def nodes(self, request: DeskRequest, run: PipelineRun) -> Nodes:
         """The graph's node functions, bound to one run."""

@@ -252,7 +252,7 @@ def cache_mode(settings: Settings, folder: Path, spec: EvalSpec) -> CacheMode:
 
 
 def _dates(spec: EvalSpec) -> list[datetime]:
-    from alphadesk.pipelines.csp.screen import rebalancing_dates
+    from alphadesk.pipelines.screen.pipeline import rebalancing_dates
 
     try:
         dates = rebalancing_dates(spec.start, spec.end, spec.every)

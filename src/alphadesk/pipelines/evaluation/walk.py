@@ -194,7 +194,7 @@ def _desk_request(settings: Settings, symbol: str, instant: datetime) -> Any:
 
 
 async def _screen(runner: PipelineRunner[Any, Any], symbol: str, instant: datetime) -> Any:
-    from alphadesk.pipelines.csp.prefilter import screen_symbol
+    from alphadesk.pipelines.screen.prefilter import screen_symbol
 
     return await screen_symbol(runner, symbol, instant)
 

@@ -24,7 +24,8 @@ from alphadesk.agents.fund import PORTFOLIO_MANAGER
 from alphadesk.config import Settings
 from alphadesk.data.base import MarketData
 from alphadesk.llm.base import Model
-from alphadesk.pipelines.agent_steps import AgentModels, AgentSteps
+from alphadesk.pipelines.agent_pipeline import AgentPipeline
+from alphadesk.pipelines.agent_steps import AgentSteps
 from alphadesk.pipelines.base import Nodes, PipelineRun
 from alphadesk.pipelines.fund.desks import DeskRuns
 from alphadesk.pipelines.fund.models import FundRequest, FundResult
@@ -34,7 +35,7 @@ from alphadesk.pipelines.fund.report import render_report
 __all__ = ["Fund"]
 
 
-class Fund:
+class Fund(AgentPipeline[FundRequest, FundResult]):
     """The fund's desks, manager and models. Stateless per run.
 
     ``workers`` (default 1: here) and ``concurrency`` say where and how widely the desks
@@ -56,29 +57,17 @@ class Fund:
         concurrency: int = 4,
         pool: ProcessPoolExecutor | None = None,
     ) -> None:
-        self.settings, self.market = settings, market
+        desk = default_agents().all
+        super().__init__(settings, market, [PORTFOLIO_MANAGER, *desk], render_report,
+                         model=model, models=models)  # fmt: skip
+        self._desk_agents = [spec.name for spec in desk]
         self.model, self.models_given = model, models
         self.workers, self.concurrency, self.pool = workers, concurrency, pool
-        self.models = AgentModels(settings, [PORTFOLIO_MANAGER], override=model, models=models)
 
     @property
     def desk_label(self) -> str:
         """The models of the desks' agents."""
-        agents = default_agents().all
-        desk = AgentModels(self.settings, agents, override=self.model, models=self.models_given)
-        return desk.label([spec.name for spec in agents])
-
-    @property
-    def model_label(self) -> str:
-        """The models of the desks' agents and of the manager."""
-        names = {*self.desk_label.split(", "), self.models(PORTFOLIO_MANAGER.name).name}
-        return ", ".join(sorted(names))
-
-    def title(self, request: FundRequest) -> str:
-        return f"fund {request.symbol}"
-
-    def report(self, result: FundResult) -> str:
-        return render_report(result)
+        return self.models.label(self._desk_agents)
 
     def desk_runs(self) -> DeskRuns:
         """Where and how widely the desks run."""

@@ -18,14 +18,9 @@ from alphadesk.cli.app import app
 from alphadesk.config import Settings
 from alphadesk.data import build_provider
 from alphadesk.data.calendar import sessions_between
-from alphadesk.pipelines.csp.screen import (
-    ScreenHistory,
-    ScreenPipeline,
-    ScreenRequest,
-    rebalancing_dates,
-    run_screens,
-)
 from alphadesk.pipelines.runner import PipelineRunner
+from alphadesk.pipelines.screen.models import ScreenHistory, ScreenRequest
+from alphadesk.pipelines.screen.pipeline import ScreenPipeline, rebalancing_dates, run_screens
 from alphadesk.store import RunStore
 from tests.pipelines.conftest import close_of
 
@@ -182,7 +177,7 @@ async def test_a_crash_on_one_symbol_is_an_error_not_a_filtered_symbol(tmp_path:
 def test_screen_command_lists_errors_apart_from_filtered_symbols(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from alphadesk.pipelines.csp import prefilter
+    from alphadesk.pipelines.screen import prefilter
 
     checks = prefilter.prefilter
 

@@ -18,7 +18,6 @@ from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import aclosing
 from dataclasses import dataclass
-from datetime import datetime
 from functools import partial
 
 from alphadesk.cluster import RayCluster, cluster_cpus
@@ -27,17 +26,16 @@ from alphadesk.data.base import MarketData
 from alphadesk.llm.base import Model
 from alphadesk.pipelines.csp.models import CspRequest, CspResult
 from alphadesk.pipelines.csp.pipeline import CspPipeline
-from alphadesk.pipelines.csp.prefilter import ScreenCheck, screen_symbol
 from alphadesk.pipelines.runner import PipelineRunner
+from alphadesk.pipelines.screen.models import Outcome
+from alphadesk.pipelines.screen.prefilter import ScreenCheck, screen_symbol
 from alphadesk.pool.batches import in_processes, on_ray, start_processes
 from alphadesk.pool.processes import can_fork
 
-__all__ = ["FanOut", "Outcome"]
+__all__ = ["FanOut"]
 
 logger = logging.getLogger(__name__)
 
-# One symbol on one date: the pre-filter's check and, if it passed, the desk's result.
-Outcome = tuple[datetime, ScreenCheck, CspResult | None]
 _Runner = PipelineRunner[CspRequest, CspResult]
 
 

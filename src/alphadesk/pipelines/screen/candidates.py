@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from alphadesk.pipelines.csp.models import CspResult
-from alphadesk.pipelines.csp.prefilter import ScreenCheck
+from alphadesk.pipelines.screen.prefilter import ScreenCheck
 
 __all__ = ["save_table"]
 
