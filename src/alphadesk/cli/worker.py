@@ -68,31 +68,24 @@ def run_on_temporal(
     """Run each request as a workflow, all at once (the workers share them out), following
     their events live; returns the results as the pipeline's result models."""
     from alphadesk.cli.live import LiveView
-    from alphadesk.pipelines.base import pipeline_class
+    from alphadesk.data.errors import DataError
+    from alphadesk.durable.runs import TemporalRuns, TemporalUnavailable
 
     try:
-        from alphadesk.durable.client import run_durably
-    except ImportError:
+        runs = TemporalRuns(settings, address)
+    except TemporalUnavailable:
         raise fail("Temporal is not installed", "pip install 'alphadesk[temporal]'") from None
-
-    from alphadesk.data.errors import DataError
-
     for request in requests:  # fail fast, as a local run does, before anything is submitted
         try:
             market.daily_bars(request.symbol, request.as_of)
         except DataError as exc:
             raise fail(str(exc)) from None
-    result_type = pipeline_class(kind).result_type
     view = LiveView(enabled=live)
 
     async def run_all() -> list[Any]:
-        results = await asyncio.gather(
-            *(
-                run_durably(settings, kind, r, address=address, model=model, on_event=view.on_event)
-                for r in requests
-            )
+        return list(
+            await asyncio.gather(*(runs.run(kind, r, view.on_event, model=model) for r in requests))
         )
-        return [result_type.model_validate(result) for result in results]
 
     try:
         with view:

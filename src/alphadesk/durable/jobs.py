@@ -6,9 +6,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["DEFAULT_QUEUE", "NodeCall", "PipelineJob", "Timeouts"]
+__all__ = ["DEFAULT_QUEUE", "NodeCall", "PipelineJob", "Timeouts", "workflow_id"]
 
 DEFAULT_QUEUE = "alphadesk"
+
+
+def workflow_id(run_id: str) -> str:
+    """The workflow a run is recorded under: its id is known before anything runs."""
+    return f"alphadesk-{run_id}"
 
 
 @dataclass(frozen=True)
