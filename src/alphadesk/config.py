@@ -141,10 +141,10 @@ class DeskSettings(BaseModel):
         description="which analysts run: market, sentiment, news, fundamentals",
     )
     max_debate_rounds: int = Field(
-        1, ge=1, le=5, description="bull/bear exchanges (both argue, then each rebuts)"
+        1, ge=1, le=5, description="bull/bear debate rounds (both argue, then each rebuts)"
     )
     max_risk_discuss_rounds: int = Field(
-        1, ge=1, le=5, description="risk exchanges (all argue, then each rebuts)"
+        1, ge=1, le=5, description="risk discussion rounds (all argue, then each rebuts)"
     )
 
 

@@ -64,7 +64,7 @@ def _describe(event: BaseEvent | str) -> str | None:
         return f"{event.agent} {event.status}" + (f": {event.reason}" if event.reason else "")
     if isinstance(event, DebateMessage):
         said = "answered the others" if event.part == "rebuttal" else "argued"
-        return f"{event.agent} {said} in the {event.debate} debate (exchange {event.round})"
+        return f"{event.agent} {said} in the {event.debate} debate (round {event.round})"
     if isinstance(event, ToolStarted):
         return f"{event.agent} called {event.tool}"
     return None

@@ -1,5 +1,5 @@
-"""The debates: every side hears the others. In each exchange the speakers state their
-cases at once, then each answers the others' cases of that same exchange, before the
+"""The debates: every side hears the others. In each round the speakers state their
+cases at once, then each answers the others' cases of that same round, before the
 manager or the judge decides. Checked on the prompts the offline rules models received."""
 
 from __future__ import annotations
@@ -178,18 +178,18 @@ async def test_rounds_count_exchanges_in_the_result_the_events_and_the_report(
     report = render_report(result)
     debate = report.split("## Investment debate")[1].split("## Investment plan")[0]
     marks = [
-        "### Exchange 1",
+        "### Round 1",
         "**Bull** argues",
         "**Bear** argues",
         "**Bull** answers",
         "**Bear** answers",
-        "### Exchange 2",
+        "### Round 2",
         "**Bull** argues",
     ]
     at = 0
     for mark in marks:
         at = debate.index(mark, at)
-    assert "### Exchange 2" in report.split("## Risk discussion")[1]
+    assert "### Round 2" in report.split("## Risk discussion")[1]
 
 
 async def test_a_failure_mid_debate_stops_the_desk_with_a_typed_failure(

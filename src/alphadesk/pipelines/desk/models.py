@@ -34,10 +34,10 @@ class DeskRequest(PipelineRequest):
 
     analysts: list[AnalystName] = Field(default_factory=_all_analysts, min_length=1)
     max_debate_rounds: int = Field(
-        1, ge=1, le=5, description="Bull/bear exchanges: both argue, then each rebuts the other."
+        1, ge=1, le=5, description="Bull/bear rounds: both argue, then each rebuts the other."
     )
     max_risk_discuss_rounds: int = Field(
-        1, ge=1, le=5, description="Risk exchanges: all three argue, then each rebuts the others."
+        1, ge=1, le=5, description="Risk rounds: all three argue, then each rebuts the others."
     )
     memory: bool = Field(True, description="Recall and reflect when the desk has a memory.")
 
@@ -58,8 +58,8 @@ Part = Literal["argument", "rebuttal"]
 
 
 class DebateEntry(BaseModel):
-    """One researcher's turn: its argument in an exchange (``round``), or its rebuttal of
-    the other side's argument of that exchange."""
+    """One researcher's turn: its argument in a ``round``, or its rebuttal of the other
+    side's argument of that round."""
 
     speaker: Literal["bull", "bear"]
     round: int
@@ -68,8 +68,8 @@ class DebateEntry(BaseModel):
 
 
 class RiskEntry(BaseModel):
-    """One risk analyst's turn: its view in an exchange (``round``), or its rebuttal of the
-    other two's views of that exchange."""
+    """One risk analyst's turn: its view in a ``round``, or its rebuttal of the other
+    two's views of that round."""
 
     speaker: Literal["risky", "safe", "neutral"]
     round: int

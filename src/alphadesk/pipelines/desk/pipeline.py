@@ -11,11 +11,11 @@
              x max_risk_discuss_rounds
           -> judge -> finish -> END
 
-One exchange (what ``--rounds`` and ``--risk-rounds`` count) is two steps: every speaker
-states its case, then each answers the others' cases of that exchange; from the second
-exchange on, a case also answers the others' last rebuttals. That is the shortest critical
+One round (what ``--rounds`` and ``--risk-rounds`` count) is two steps: every speaker
+states its case, then each answers the others' cases of that round; from the second
+round on, a case also answers the others' last rebuttals. That is the shortest critical
 path on which every side has answered every other before the manager or the judge
-decides: two model calls per exchange. Taking turns (bull, then bear, then bull) needs
+decides: two model calls per round. Taking turns (bull, then bear, then bull) needs
 three for the same, and one concurrent step alone leaves every case unanswered.
 
 A failed step routes straight to ``finish`` with a typed failure naming the agent: no
@@ -142,7 +142,7 @@ def _next(node: str) -> Callable[..., Awaitable[str]]:
 
 
 def _loop(node: str, then: str, rounds: int, turns: str) -> Callable[..., Awaitable[str]]:
-    """Start another exchange at ``node`` until ``rounds`` exchanges are spoken, then go on
+    """Start another round at ``node`` until ``rounds`` rounds are spoken, then go on
     to ``then``."""
 
     def route(state: DeskState) -> str:
