@@ -145,9 +145,9 @@ def _slow_screens(root: Path, latency: float, concurrency: int, cpus: int, symbo
 
 def _temporal_overhead(root: Path, runs: int) -> None:
     """Local desk runs against the same runs as workflows: the cost of durability."""
-    from alphadesk.durable.jobs import workflow_id
     from alphadesk.durable.runs import TemporalRuns
     from alphadesk.durable.server import connect, dev_server
+    from alphadesk.durable.wire import workflow_id
     from alphadesk.durable.worker import run_worker
 
     days = rebalancing_dates(date(2012, 1, 3), date(2012, 12, 31), 5)[:runs]

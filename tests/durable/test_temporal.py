@@ -32,9 +32,9 @@ from alphadesk.config import CacheMode, ModelSettingsConfig, Settings
 from alphadesk.data import build_provider
 from alphadesk.data.calendar import session_close
 from alphadesk.durable.activities import PipelineActivities
-from alphadesk.durable.jobs import DEFAULT_QUEUE, NodeCall, PipelineJob, Timeouts, workflow_id
 from alphadesk.durable.runs import DurableRunFailed, TemporalRuns, TemporalUnavailable
 from alphadesk.durable.server import connect, dev_server, temporal_binary
+from alphadesk.durable.wire import DEFAULT_QUEUE, NodeCall, Timeouts, WorkflowInput, workflow_id
 from alphadesk.durable.worker import run_worker
 from alphadesk.durable.workflow import never_retried
 from alphadesk.llm.testing import add_rules_latency
@@ -561,7 +561,7 @@ async def test_a_failed_workflow_marks_its_run_failed_but_never_a_finished_one(
     store.finish(finished, status="select", result={"decision": "select"})
 
     for run_id in (running, finished, "never-recorded"):
-        await activities.fail_run(PipelineJob(kind="csp", request=request, run_id=run_id), "boom")
+        await activities.fail_run(WorkflowInput(kind="csp", request=request, run_id=run_id), "boom")
 
     assert store.get(running).status == "failed" and store.get(running).error == "boom"
     assert store.get(finished).status == "select" and store.get(finished).error is None
@@ -571,7 +571,7 @@ async def test_a_node_heartbeats_at_every_model_turn_and_tool_call(tmp_path: Pat
     settings = Settings(data_dir=tmp_path)
     activities = PipelineActivities(settings, build_provider(settings), "queue-of-a-test")
     request = CspRequest(symbol="NVDA", as_of=AS_OF).model_dump(mode="json")
-    job = PipelineJob(kind="csp", request=request, run_id="beating", charts=False)
+    job = WorkflowInput(kind="csp", request=request, run_id="beating", charts=False)
     environment = ActivityEnvironment()
     beats: list[str] = []
     environment.on_heartbeat = lambda *details: beats.append(details[0])

@@ -24,7 +24,7 @@ from typing import Any
 
 from alphadesk.agent.events import EventSink
 from alphadesk.config import Settings
-from alphadesk.durable.jobs import DEFAULT_QUEUE, PipelineJob, Timeouts, workflow_id
+from alphadesk.durable.wire import DEFAULT_QUEUE, Timeouts, WorkflowInput, workflow_id
 from alphadesk.pipelines.base import pipeline_class
 from alphadesk.pipelines.events import parse_event
 from alphadesk.pool.jobs import Job
@@ -114,7 +114,7 @@ class TemporalRuns(Runs):
 
         durable_pipeline(kind)
         client = await connect(self.address, self.namespace)
-        job = PipelineJob(
+        job = WorkflowInput(
             kind=kind,
             request=request.model_dump(mode="json"),
             run_id=run_id or new_run_id(),

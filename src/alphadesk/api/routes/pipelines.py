@@ -1,4 +1,5 @@
-"""The desks: ``/analyze`` (trading desk), ``/csp`` and ``/screen``; JSON or a live stream."""
+"""The pipelines' routes: ``/analyze`` (the trading desk), ``/csp`` (the CSP desk) and
+``/screen`` (the CSP screen); JSON or a live stream."""
 
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ __all__ = ["router"]
 
 _ERRORS: dict[int | str, dict[str, Any]] = {code: {"model": ErrorBody} for code in (404, 422, 429)}
 
-router = APIRouter(tags=["desks"], responses=_ERRORS)
+router = APIRouter(tags=["pipelines"], responses=_ERRORS)
 
 
 def _ctx(request: Request) -> ApiContext:
