@@ -7,11 +7,12 @@ variables (nested with ``__``, e.g. ``ALPHADESK_MODELS__QUICK``), a TOML file, d
 from __future__ import annotations
 
 import os
+import warnings
 from enum import StrEnum
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, model_validator
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -133,6 +134,10 @@ class DataSettings(BaseModel):
     )
 
 
+# Renamed settings keys, old -> new: the old still works, with a warning naming the new.
+DESK_RENAMED = {"max_debate_rounds": "rounds", "max_risk_discuss_rounds": "risk_rounds"}
+
+
 class DeskSettings(BaseModel):
     """Defaults of the trading desk's requests (each request may override them)."""
 
@@ -140,12 +145,29 @@ class DeskSettings(BaseModel):
         default_factory=lambda: ["market", "sentiment", "news", "fundamentals"],
         description="which analysts run: market, sentiment, news, fundamentals",
     )
-    max_debate_rounds: int = Field(
+    rounds: int = Field(
         1, ge=1, le=5, description="bull/bear debate rounds (both argue, then each rebuts)"
     )
-    max_risk_discuss_rounds: int = Field(
+    risk_rounds: int = Field(
         1, ge=1, le=5, description="risk discussion rounds (all argue, then each rebuts)"
     )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _renamed(cls, values: Any) -> Any:
+        if not isinstance(values, dict):
+            return values
+        values = dict(values)
+        for old, new in DESK_RENAMED.items():
+            if old in values:
+                warnings.warn(
+                    f"the setting desk.{old} is now desk.{new} "
+                    f"(ALPHADESK_DESK__{new.upper()}): rename it",
+                    FutureWarning,
+                    stacklevel=2,
+                )
+                values.setdefault(new, values.pop(old))
+        return values
 
 
 class AssistantSettings(BaseModel):

@@ -41,8 +41,8 @@ def _desk_request(ctx: ApiContext, body: AnalyzeBody) -> DeskRequest:
             as_of=ctx.as_of(body.as_of, [symbol]),
             depth=body.depth,
             analysts=body.analysts,
-            max_debate_rounds=body.rounds,
-            max_risk_discuss_rounds=body.risk_rounds,
+            rounds=body.rounds,
+            risk_rounds=body.risk_rounds,
             memory=body.memory,
         )
     except ValueError as exc:  # a pydantic ValidationError is a ValueError

@@ -4,11 +4,11 @@
           -> brief (fact sheet, situation, recall)
           -> debate (bull and bear argue, concurrently)
           -> rebuttal (each answers the other's argument, concurrently)
-             x max_debate_rounds
+             x rounds
           -> manager -> trader
           -> risk (risky, safe and neutral give their views, concurrently)
           -> risk_rebuttal (each answers the other two's views, concurrently)
-             x max_risk_discuss_rounds
+             x risk_rounds
           -> judge -> finish -> END
 
 One round (what ``--rounds`` and ``--risk-rounds`` count) is two steps: every speaker
@@ -94,7 +94,7 @@ class TradingDesk:
     def graph_shape(request: DeskRequest) -> Hashable:
         """What of ``request`` the graph depends on: requests alike in it share one
         compiled graph."""
-        rounds = (request.max_debate_rounds, request.max_risk_discuss_rounds)
+        rounds = (request.rounds, request.risk_rounds)
         return tuple(request.analysts), request.memory, rounds
 
     @staticmethod
@@ -121,12 +121,12 @@ class TradingDesk:
             graph.add_conditional_edges(stage, _next(then), [then, "finish"])
         graph.add_conditional_edges(
             "rebuttal",
-            _loop("debate", "manager", request.max_debate_rounds, "debate"),
+            _loop("debate", "manager", request.rounds, "debate"),
             ["debate", "manager", "finish"],
         )
         graph.add_conditional_edges(
             "risk_rebuttal",
-            _loop("risk", "judge", request.max_risk_discuss_rounds, "risk_debate"),
+            _loop("risk", "judge", request.risk_rounds, "risk_debate"),
             ["risk", "judge", "finish"],
         )
         graph.add_edge("judge", "finish")
