@@ -205,17 +205,17 @@ class MemorySettings(BaseModel):
 
 
 class McpSettings(BaseModel):
-    """What an MCP client may make ``alphadesk mcp`` do; every desk run also keeps
-    ``[limits]``."""
+    """What an MCP client may make ``alphadesk mcp`` do with its run tools; each of their
+    runs also keeps ``[limits]``."""
 
     models: list[str] = Field(
         default_factory=list,
-        description="model strings a client may name in a desk call, besides rules and the "
-        "configured ones (a client must not spend the owner's money on any model it names)",
+        description="model strings a client may name in a run tool's call, besides rules and "
+        "the configured ones (a client must not spend the owner's money on any model it names)",
     )
-    max_runs: int = Field(2, ge=1, le=32, description="desk calls at once; one more is refused")
+    max_runs: int = Field(2, ge=1, le=32, description="run tool calls at once; one more is refused")
     call_timeout_s: float = Field(
-        900.0, gt=0, description="one desk call's wall time; past it the run is interrupted"
+        900.0, gt=0, description="one run tool call's wall time; past it the run is interrupted"
     )
     max_symbols: int = Field(50, ge=1, le=100, description="symbols one screen call may take")
 

@@ -155,7 +155,7 @@ async def test_a_secret_echoed_back_in_an_error_is_redacted(data_dir: Path) -> N
     assert "[REDACTED]: no provider had daily bars" in _text(result)
 
 
-async def test_a_cancelled_desk_call_is_recorded_interrupted_and_the_server_goes_on(
+async def test_a_cancelled_run_tool_call_is_recorded_interrupted_and_the_server_goes_on(
     data_dir: Path,
 ) -> None:
     started = anyio.Event()
