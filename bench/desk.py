@@ -125,8 +125,8 @@ async def run(latency: float, *, sequential: bool) -> tuple[float, int, DeskResu
     request = DeskRequest(
         symbol=SYMBOL,
         as_of=session_close(date.fromisoformat(DAY)),
-        max_debate_rounds=1,
-        max_risk_discuss_rounds=1,
+        rounds=1,
+        risk_rounds=1,
     )
     started = time.perf_counter()
     result = await PipelineRunner(settings, desk).analyze(request)

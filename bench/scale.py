@@ -141,8 +141,9 @@ def _slow_screens(root: Path, latency: float, concurrency: int, cpus: int, symbo
 
 def _temporal_overhead(root: Path, runs: int) -> None:
     """Local desk runs against the same runs as workflows: the cost of durability."""
-    from alphadesk.durable.client import run_durably, workflow_id
+    from alphadesk.durable.runs import TemporalRuns
     from alphadesk.durable.server import connect, dev_server
+    from alphadesk.durable.wire import workflow_id
     from alphadesk.durable.worker import run_worker
 
     days = rebalancing_dates(date(2012, 1, 3), date(2012, 12, 31), 5)[:runs]
@@ -165,21 +166,17 @@ def _temporal_overhead(root: Path, runs: int) -> None:
             run_worker(settings, address, task_queue=queue, ready=lambda _: ready.set())
         )
         await ready.wait()
+        runs = TemporalRuns(settings, address, task_queue=queue, charts=False)
         results = []
         start = time.perf_counter()
         for request in requests:
-            results.append(
-                await run_durably(settings, "csp", request, address=address, task_queue=queue,
-                                  charts=False)
-            )  # fmt: skip
+            results.append(await runs.run("csp", request))
         wall = time.perf_counter() - start
         worker.cancel()
         client = await connect(address)
         activities = 0
         for result in results:
-            history = await client.get_workflow_handle(
-                workflow_id(result["run_id"])
-            ).fetch_history()
+            history = await client.get_workflow_handle(workflow_id(result.run_id)).fetch_history()
             activities += sum(
                 e.HasField("activity_task_scheduled_event_attributes") for e in history.events
             )

@@ -149,8 +149,8 @@ async def run_desk(settings: Settings, market: MarketData, tally: Tally) -> None
     request = DeskRequest(
         symbol="AAPL",
         as_of=session_close(date(2012, 3, 30)),
-        max_debate_rounds=1,
-        max_risk_discuss_rounds=1,
+        rounds=1,
+        risk_rounds=1,
     )
     result = await PipelineRunner(settings, desk).analyze(request)
     assert result is not None and result.decision != "failed", result

@@ -19,7 +19,7 @@ def test_environment_overrides_toml(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     toml.write_text(
         'cache = "record"\ndata_dir = "~/elsewhere"\n'
         '[models]\nquick = "from-file"\ndeep = "anthropic/claude-x"\n'
-        "[models.per_agent]\nchart = \"openai/gpt-4o\"\n[limits]\nrequests = 7\n"
+        '[models.per_agent]\nchart = "openai/gpt-4o"\n[limits]\nrequests = 7\n'
     )
     monkeypatch.setenv("ALPHADESK_MODELS__QUICK", "ollama/llama3")
     settings = Settings.load(toml)
@@ -79,3 +79,27 @@ def test_a_data_folder_still_to_make_or_already_there_is_accepted(tmp_path: Path
     assert Settings(data_dir=tmp_path / "new" / "data").data_dir == tmp_path / "new" / "data"
     assert Settings(data_dir=tmp_path).data_dir == tmp_path
     assert not (tmp_path / "new").exists()  # checked, not made
+
+
+def test_the_desks_old_round_keys_still_work_and_name_their_new_keys(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    toml = tmp_path / "alphadesk.toml"
+    toml.write_text("[desk]\nmax_debate_rounds = 3\n")
+    with pytest.warns(FutureWarning, match=r"desk\.max_debate_rounds is now desk\.rounds"):
+        settings = Settings.load(toml)
+    assert (settings.desk.rounds, settings.desk.risk_rounds) == (3, 1)
+
+    monkeypatch.setenv("ALPHADESK_DESK__MAX_RISK_DISCUSS_ROUNDS", "2")
+    with pytest.warns(FutureWarning, match="ALPHADESK_DESK__RISK_ROUNDS"):
+        settings = Settings()
+    assert (settings.desk.rounds, settings.desk.risk_rounds) == (1, 2)
+
+    monkeypatch.setenv("ALPHADESK_DESK__RISK_ROUNDS", "4")  # the new name wins
+    with pytest.warns(FutureWarning):
+        assert Settings().desk.risk_rounds == 4
+    monkeypatch.delenv("ALPHADESK_DESK__MAX_RISK_DISCUSS_ROUNDS")
+    assert Settings().desk.risk_rounds == 4
+
+    with pytest.warns(FutureWarning), pytest.raises(ValidationError, match="rounds"):
+        Settings(desk={"max_debate_rounds": 9})  # still checked: at most 5

@@ -11,8 +11,9 @@ A checked example is a fenced block tagged ``console check``::
 
 Each line starting with ``$ `` is a command (run with bash, ``alphadesk`` on the PATH, a
 100-column terminal, an empty data folder shared by the page's examples, so a page can
-build on its earlier commands); the lines under it are what it must print on stdout
-(``2>&1`` in the command shows stderr too). Compared line by line, with:
+build on its earlier commands, and ``$REPO`` the checkout, for its ``scripts/``); the
+lines under it are what it must print on stdout (``2>&1`` in the command shows stderr
+too). Compared line by line, with:
 
 - a line ``...`` standing for any number of lines, and ``<...>`` for any text within a line;
 - run ids (``20261121-202950-33bab3``) and durations (``0.4s``, ``12 ms``) matching any other;
@@ -177,6 +178,7 @@ def environment(folder: Path) -> dict[str, str]:
         NO_COLOR="1",
         TERM="dumb",
         ALPHADESK_DATA_DIR=str(folder / "data"),
+        REPO=str(Path(__file__).resolve().parents[2]),  # the checkout, for its scripts/
     )
     return env
 

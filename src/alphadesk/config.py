@@ -7,11 +7,12 @@ variables (nested with ``__``, e.g. ``ALPHADESK_MODELS__QUICK``), a TOML file, d
 from __future__ import annotations
 
 import os
+import warnings
 from enum import StrEnum
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, model_validator
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -133,6 +134,10 @@ class DataSettings(BaseModel):
     )
 
 
+# Renamed settings keys, old -> new: the old still works, with a warning naming the new.
+DESK_RENAMED = {"max_debate_rounds": "rounds", "max_risk_discuss_rounds": "risk_rounds"}
+
+
 class DeskSettings(BaseModel):
     """Defaults of the trading desk's requests (each request may override them)."""
 
@@ -140,12 +145,29 @@ class DeskSettings(BaseModel):
         default_factory=lambda: ["market", "sentiment", "news", "fundamentals"],
         description="which analysts run: market, sentiment, news, fundamentals",
     )
-    max_debate_rounds: int = Field(
-        1, ge=1, le=5, description="bull/bear exchanges (both argue, then each rebuts)"
+    rounds: int = Field(
+        1, ge=1, le=5, description="bull/bear debate rounds (both argue, then each rebuts)"
     )
-    max_risk_discuss_rounds: int = Field(
-        1, ge=1, le=5, description="risk exchanges (all argue, then each rebuts)"
+    risk_rounds: int = Field(
+        1, ge=1, le=5, description="risk discussion rounds (all argue, then each rebuts)"
     )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _renamed(cls, values: Any) -> Any:
+        if not isinstance(values, dict):
+            return values
+        values = dict(values)
+        for old, new in DESK_RENAMED.items():
+            if old in values:
+                warnings.warn(
+                    f"the setting desk.{old} is now desk.{new} "
+                    f"(ALPHADESK_DESK__{new.upper()}): rename it",
+                    FutureWarning,
+                    stacklevel=2,
+                )
+                values.setdefault(new, values.pop(old))
+        return values
 
 
 class AssistantSettings(BaseModel):
@@ -183,17 +205,17 @@ class MemorySettings(BaseModel):
 
 
 class McpSettings(BaseModel):
-    """What an MCP client may make ``alphadesk mcp`` do; every desk run also keeps
-    ``[limits]``."""
+    """What an MCP client may make ``alphadesk mcp`` do with its run tools; each of their
+    runs also keeps ``[limits]``."""
 
     models: list[str] = Field(
         default_factory=list,
-        description="model strings a client may name in a desk call, besides rules and the "
-        "configured ones (a client must not spend the owner's money on any model it names)",
+        description="model strings a client may name in a run tool's call, besides rules and "
+        "the configured ones (a client must not spend the owner's money on any model it names)",
     )
-    max_runs: int = Field(2, ge=1, le=32, description="desk calls at once; one more is refused")
+    max_runs: int = Field(2, ge=1, le=32, description="run tool calls at once; one more is refused")
     call_timeout_s: float = Field(
-        900.0, gt=0, description="one desk call's wall time; past it the run is interrupted"
+        900.0, gt=0, description="one run tool call's wall time; past it the run is interrupted"
     )
     max_symbols: int = Field(50, ge=1, le=100, description="symbols one screen call may take")
 

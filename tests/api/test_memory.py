@@ -55,7 +55,7 @@ def test_the_freed_heap_is_given_back_when_the_last_run_ends(
     from alphadesk.serving import slots as module
 
     trims: list[int] = []
-    monkeypatch.setattr(module, "release_freed_memory", lambda: trims.append(1))
+    monkeypatch.setattr(module, "trim_heap", lambda: trims.append(1))
     slots = module.RunSlots(limit=2)
     first, second = slots.claim(), slots.claim()
     first.release()

@@ -25,15 +25,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from pydantic import BaseModel
 from temporalio.testing import ActivityEnvironment
 
 from alphadesk.config import CacheMode, ModelSettingsConfig, Settings
 from alphadesk.data import build_provider
 from alphadesk.data.calendar import session_close
 from alphadesk.durable.activities import PipelineActivities
-from alphadesk.durable.client import DurableRunFailed, run_durably, workflow_id
-from alphadesk.durable.jobs import DEFAULT_QUEUE, NodeCall, PipelineJob, Timeouts
+from alphadesk.durable.runs import DurableRunFailed, TemporalRuns, TemporalUnavailable
 from alphadesk.durable.server import connect, dev_server, temporal_binary
+from alphadesk.durable.wire import DEFAULT_QUEUE, NodeCall, Timeouts, WorkflowInput, workflow_id
 from alphadesk.durable.worker import run_worker
 from alphadesk.durable.workflow import never_retried
 from alphadesk.llm.testing import add_rules_latency
@@ -88,6 +89,25 @@ async def worker_here(
         await asyncio.gather(task, return_exceptions=True)
 
 
+async def _durably(
+    settings: Settings,
+    kind: str,
+    request: BaseModel,
+    *,
+    address: str,
+    task_queue: str = DEFAULT_QUEUE,
+    charts: bool = True,
+    timeouts: Timeouts | None = None,
+    model: str | None = None,
+    run_id: str | None = None,
+    on_event: Any = None,
+) -> dict[str, Any]:
+    """The run through ``TemporalRuns``, its typed result as the JSON the store records."""
+    runs = TemporalRuns(settings, address, task_queue=task_queue, charts=charts, timeouts=timeouts)
+    result = await runs.run(kind, request, on_event, model=model, run_id=run_id)
+    return dict(result.model_dump(mode="json"))
+
+
 def _request(kind: str, settings: Settings) -> PipelineRequest:
     if kind == "csp":
         return CspRequest(symbol="NVDA", as_of=AS_OF)
@@ -123,7 +143,7 @@ async def test_a_pipeline_run_as_a_workflow_decides_and_records_as_the_local_run
     settings = Settings(data_dir=tmp_path / "durable")
     followed: list[Any] = []
     async with worker_here(settings, temporal) as queue:
-        result = await run_durably(
+        result = await _durably(
             settings,
             kind,
             request,
@@ -189,7 +209,7 @@ async def test_the_strategy_lab_runs_as_a_workflow_and_records_as_the_local_run(
 
     settings = Settings(data_dir=tmp_path / "durable")
     async with worker_here(settings, temporal) as queue:
-        result = await run_durably(
+        result = await _durably(
             settings, "algo", request, address=temporal, task_queue=queue, charts=False
         )
     assert _without_places(result) == _without_places(local.model_dump(mode="json"))
@@ -227,7 +247,7 @@ async def test_the_assistant_answers_as_a_workflow_as_it_does_here(
 
     settings = Settings(data_dir=tmp_path / "durable")
     async with worker_here(settings, temporal) as queue:
-        result = await run_durably(
+        result = await _durably(
             settings, "assistant", request, address=temporal, task_queue=queue, charts=False
         )
     durable = ChatResult.model_validate(result)
@@ -250,7 +270,7 @@ async def test_a_screen_runs_as_a_workflow_and_decides_as_it_does_here(
 
     settings = Settings(data_dir=tmp_path / "durable")
     async with worker_here(settings, temporal) as queue:
-        result = await run_durably(
+        result = await _durably(
             settings, "screen", request, address=temporal, task_queue=queue, charts=False
         )
     durable = ScreenHistory.model_validate(result)
@@ -338,7 +358,7 @@ async def test_a_worker_killed_mid_run_hands_it_over_without_redoing_completed_a
     run_id = f"kill-{uuid.uuid4().hex[:6]}"
     try:
         running = asyncio.create_task(
-            run_durably(
+            _durably(
                 settings,
                 "desk",
                 request,
@@ -397,7 +417,7 @@ async def test_an_authentication_failure_is_a_typed_failure_asked_once(
     models = ModelSettingsConfig(api_base=openai_server.api_base, max_retries=3, timeout_s=30)
     settings = Settings(data_dir=tmp_path, models=models, cache=CacheMode.OFF)
     async with worker_here(settings, temporal) as queue:
-        result = await run_durably(
+        result = await _durably(
             settings,
             "csp",
             CspRequest(symbol="NVDA", as_of=AS_OF),
@@ -418,13 +438,13 @@ async def test_a_job_no_retry_can_mend_fails_the_workflow_at_once_with_its_reaso
     request = CspRequest(symbol="NVDA", as_of=AS_OF)
     async with worker_here(settings, temporal) as queue:
         with pytest.raises(DurableRunFailed, match="unknown model 'no-such-model'"):
-            await run_durably(
+            await _durably(
                 settings, "csp", request, address=temporal, task_queue=queue,
                 model="no-such-model", charts=False,
             )  # fmt: skip
     assert not [run for run in RunStore(settings.store_path).recent() if run.status == "running"]
     with pytest.raises(ValueError, match="unknown pipeline 'no-such-pipeline'"):
-        await run_durably(settings, "no-such-pipeline", request, address=temporal)
+        await _durably(settings, "no-such-pipeline", request, address=temporal)
 
 
 async def test_a_cancelled_workflow_leaves_its_run_failed_not_running(
@@ -443,7 +463,7 @@ async def test_a_cancelled_workflow_leaves_its_run_failed_not_running(
 
         async with worker_here(settings, temporal) as queue:
             running = asyncio.create_task(
-                run_durably(
+                _durably(
                     settings,
                     "csp",
                     request,
@@ -475,8 +495,8 @@ def test_errors_a_retry_cannot_mend_are_never_retried() -> None:
 
 
 async def test_no_server_at_the_address_is_a_clear_error(tmp_path: Path) -> None:
-    with pytest.raises(RuntimeError, match=re.escape("no Temporal server at 127.0.0.1:9")):
-        await run_durably(
+    with pytest.raises(TemporalUnavailable, match=re.escape("no Temporal server at 127.0.0.1:9")):
+        await _durably(
             Settings(data_dir=tmp_path),
             "csp",
             CspRequest(symbol="NVDA", as_of=AS_OF),
@@ -484,6 +504,7 @@ async def test_no_server_at_the_address_is_a_clear_error(tmp_path: Path) -> None
             charts=False,
         )
     assert issubclass(DurableRunFailed, RuntimeError)
+    assert issubclass(TemporalUnavailable, RuntimeError)
 
 
 def test_alphadesk_worker_dev_serves_a_run_submitted_with_temporal(tmp_path: Path) -> None:
@@ -549,7 +570,7 @@ async def test_a_failed_workflow_marks_its_run_failed_but_never_a_finished_one(
     store.finish(finished, status="select", result={"decision": "select"})
 
     for run_id in (running, finished, "never-recorded"):
-        await activities.fail_run(PipelineJob(kind="csp", request=request, run_id=run_id), "boom")
+        await activities.fail_run(WorkflowInput(kind="csp", request=request, run_id=run_id), "boom")
 
     assert store.get(running).status == "failed" and store.get(running).error == "boom"
     assert store.get(finished).status == "select" and store.get(finished).error is None
@@ -559,7 +580,7 @@ async def test_a_node_heartbeats_at_every_model_turn_and_tool_call(tmp_path: Pat
     settings = Settings(data_dir=tmp_path)
     activities = PipelineActivities(settings, build_provider(settings), "queue-of-a-test")
     request = CspRequest(symbol="NVDA", as_of=AS_OF).model_dump(mode="json")
-    job = PipelineJob(kind="csp", request=request, run_id="beating", charts=False)
+    job = WorkflowInput(kind="csp", request=request, run_id="beating", charts=False)
     environment = ActivityEnvironment()
     beats: list[str] = []
     environment.on_heartbeat = lambda *details: beats.append(details[0])
@@ -608,7 +629,6 @@ async def test_the_api_sends_desk_runs_to_the_temporal_workers(
 async def test_temporal_behind_the_pools_interface_gives_the_typed_result_of_a_local_run(
     temporal: str, tmp_path: Path
 ) -> None:
-    from alphadesk.durable.runs import TemporalRuns
     from alphadesk.pipelines.csp.models import CspResult
     from alphadesk.pool import InProcess
 

@@ -60,7 +60,7 @@ async def test_with_a_key_only_a_client_that_sends_it_is_served(data_dir: Path) 
             prompts = [p.name for p in (await session.list_prompts()).prompts]
             prompt = await session.get_prompt("should_i_buy", {"symbol": "nvda"})
     assert {"run_csp_desk", "screen", "ask", "backtest"} <= set(names)
-    assert "A desk call may name a model among: rules." in (started.instructions or "")
+    assert "A run tool's call may name a model among: rules." in (started.instructions or "")
     assert not tested.is_error
     assert [c.mime_type for c in run.contents] == ["text/markdown", "application/json"] + 2 * [
         "image/png"

@@ -138,8 +138,8 @@ async def test_the_trading_desk_reports_its_debate_and_records_its_decision(data
     assert not result.is_error, _text(result)
     verdict = result.structured_content
     assert verdict is not None and verdict["decision"] in ("BUY", "HOLD", "SELL")
-    assert "bull argued in the investment debate (exchange 1)" in messages
-    assert "bear answered the others in the investment debate (exchange 1)" in messages
+    assert "bull argued in the investment debate (round 1)" in messages
+    assert "bear answered the others in the investment debate (round 1)" in messages
     assert messages[-1] == "judge completed"
     run = RunStore(Settings(data_dir=data_dir).store_path).get(verdict["run_id"])
     assert run.kind == "desk" and run.result is not None
@@ -155,7 +155,7 @@ async def test_a_secret_echoed_back_in_an_error_is_redacted(data_dir: Path) -> N
     assert "[REDACTED]: no provider had daily bars" in _text(result)
 
 
-async def test_a_cancelled_desk_call_is_recorded_interrupted_and_the_server_goes_on(
+async def test_a_cancelled_run_tool_call_is_recorded_interrupted_and_the_server_goes_on(
     data_dir: Path,
 ) -> None:
     started = anyio.Event()

@@ -1,4 +1,4 @@
-"""``alphadesk mcp --workers N`` as a client sees it: the desks run in the server's worker
+"""``alphadesk mcp --workers N`` as a client sees it: the run tools' runs go to the server's worker
 processes, their progress streamed back; a cancelled or timed-out call cancels the
 worker's run (recorded interrupted); a killed worker costs its call only (an MCP error
 naming it, the run recorded interrupted with why) and the next call is served."""

@@ -17,7 +17,7 @@ from alphadesk import __version__
 from alphadesk.api import docs, errors
 from alphadesk.api.context import ApiContext
 from alphadesk.api.models import Health
-from alphadesk.api.routes import chat, desks, evals, portfolio, runs
+from alphadesk.api.routes import chat, evals, pipelines, portfolio, runs
 from alphadesk.config import Settings
 from alphadesk.data.base import MarketData
 from alphadesk.pool import InProcess, WorkerPool
@@ -85,7 +85,7 @@ def create_app(
         settings=settings, config=config, market=market, runs=pool or InProcess(settings, market)
     )
     errors.install(app)
-    for module in (desks, chat, runs, evals, portfolio):
+    for module in (pipelines, chat, runs, evals, portfolio):
         app.include_router(module.router)
     app.add_api_route("/health", health, methods=["GET"], response_model=Health, tags=["server"])
     app.add_middleware(Guard, config=config)

@@ -17,7 +17,6 @@ from alphadesk.config import Settings
 from alphadesk.data.base import MarketData
 from alphadesk.data.calendar import close_on_or_before
 from alphadesk.data.symbols import normalize_symbol
-from alphadesk.pipelines.base import pipeline_class
 from alphadesk.pipelines.models import PipelineRequest
 from alphadesk.pool import Runs
 from alphadesk.serving import ServerConfig
@@ -32,12 +31,14 @@ _CHECKED = 4096  # symbol-instants remembered as having data (or being checked)
 @dataclass
 class ApiContext:
     """Built once when the app starts; routes read it from ``request.app.state.ctx``.
-    ``runs`` is where pipeline runs execute: the worker pool, or this process."""
+    ``runs`` is where jobs execute: the worker pool, or this process; ``pipeline_runs``
+    where pipeline runs do: ``runs``, or the Temporal workers when the server has some."""
 
     settings: Settings
     config: ServerConfig
     market: MarketData
     runs: Runs
+    pipeline_runs: Runs = field(init=False)
     slots: RunSlots = field(init=False)
     models: AllowedModels = field(init=False)
     _checks: OrderedDict[tuple[str, datetime], asyncio.Future[Any]] = field(init=False, repr=False)
@@ -46,6 +47,11 @@ class ApiContext:
         self.slots = RunSlots(self.config.max_runs, "--max-runs")
         self.models = AllowedModels(self.settings, self.config.models)
         self._checks = OrderedDict()
+        self.pipeline_runs = self.runs
+        if self.config.temporal is not None:
+            from alphadesk.durable.runs import TemporalRuns
+
+            self.pipeline_runs = TemporalRuns(self.settings, self.config.temporal)
 
     @property
     def default_model(self) -> str:
@@ -116,22 +122,9 @@ class ApiContext:
         """One pipeline run: in a worker process (or this one), or on the Temporal workers
         when the server has some (a client that goes away then stops following; the run
         goes on)."""
-        if self.config.temporal is None:
-            return await self.runs.run(
-                kind, request, on_event, model=self.model(model), run_id=run_id
-            )
-        from alphadesk.durable.client import DurableRunFailed, run_durably
-
-        try:
-            result = await run_durably(
-                self.settings, kind, request, address=self.config.temporal,
-                model=self.model(model), on_event=on_event, run_id=run_id,
-            )  # fmt: skip
-        except DurableRunFailed as exc:
-            raise ApiError(502, "durable_run_failed", str(exc), "see the worker's log") from None
-        except RuntimeError as exc:  # nobody answers at the address
-            raise ApiError(503, "temporal_unavailable", str(exc)) from None
-        return pipeline_class(kind).result_type.model_validate(result)
+        return await self.pipeline_runs.run(
+            kind, request, on_event, model=self.model(model), run_id=run_id
+        )
 
 
 def thread_safe(sink: EventSink) -> EventSink:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping
+from types import UnionType
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -23,6 +24,7 @@ from alphadesk.data.errors import (
     ProviderUnavailable,
     RateLimited,
 )
+from alphadesk.durable.runs import DurableRunFailed, TemporalUnavailable
 from alphadesk.llm.base import ModelError
 from alphadesk.pool import WorkerDied
 from alphadesk.portfolio.models import OrderRejected
@@ -53,30 +55,34 @@ def error_response(
     return JSONResponse(body, status_code=status, headers=dict(headers or {}))
 
 
+# Exceptions whose message says it all, in the order they are tried (a subclass first):
+# the status, the error's type, and the hint.
+_PLAIN: tuple[tuple[type[BaseException] | UnionType, int, str, str | None], ...] = (
+    (InvalidSymbol, 422, "invalid_symbol", "pass a ticker such as NVDA"),
+    (RateLimited | ProviderUnavailable, 503, "provider_unavailable", "try again later"),
+    (NotConfigured, 503, "not_configured", None),
+    (DataError, 422, "data_error", None),
+    (RunNotFound, 404, "run_not_found", "GET /runs lists the recorded runs"),
+    (OrderRejected, 409, "order_rejected", None),
+    (ModelError, 502, "model_error", "check the model string and its key"),
+    (DurableRunFailed, 502, "durable_run_failed", "see the worker's log"),
+    (TemporalUnavailable, 503, "temporal_unavailable", None),
+)
+
+
 def from_exception(exc: BaseException) -> Refusal:
     """The API error an exception of the lower layers stands for (a refusal of the serving
     layer stands for itself)."""
     if isinstance(exc, Refusal):
         return exc
-    if isinstance(exc, InvalidSymbol):
-        return ApiError(422, "invalid_symbol", str(exc), "pass a ticker such as NVDA")
     if isinstance(exc, NoData):
         hint = f"did you mean {', '.join(exc.suggestions)}?" if exc.suggestions else None
         return ApiError(404, "no_data", str(exc), hint or "GET /health lists the data providers")
-    if isinstance(exc, RateLimited | ProviderUnavailable):
-        return ApiError(503, "provider_unavailable", str(exc), "try again later")
-    if isinstance(exc, NotConfigured):
-        return ApiError(503, "not_configured", str(exc))
-    if isinstance(exc, DataError):
-        return ApiError(422, "data_error", str(exc))
-    if isinstance(exc, RunNotFound):
-        return ApiError(404, "run_not_found", str(exc), "GET /runs lists the recorded runs")
-    if isinstance(exc, OrderRejected):
-        return ApiError(409, "order_rejected", str(exc))
+    for kind, status, type_, fix in _PLAIN:
+        if isinstance(exc, kind):
+            return ApiError(status, type_, str(exc), fix)
     if isinstance(exc, ClientGone):  # nobody reads this answer
         return ApiError(499, "client_closed", "the client closed the connection: run cancelled")
-    if isinstance(exc, ModelError):
-        return ApiError(502, "model_error", str(exc), "check the model string and its key")
     if isinstance(exc, WorkerDied):
         return ApiError(503, "worker_died", f"the run stopped: {exc}",
                         "the run is recorded interrupted; start it again")  # fmt: skip
@@ -123,5 +129,5 @@ def install(app: FastAPI) -> None:
     app.add_exception_handler(RequestValidationError, _on_validation)
     app.add_exception_handler(StarletteHTTPException, _on_http)
     for kind in (Refusal, ClientGone, DataError, RunNotFound, OrderRejected, ModelError,
-                 Exception):  # fmt: skip
+                 DurableRunFailed, TemporalUnavailable, Exception):  # fmt: skip
         app.add_exception_handler(kind, _on_api_error)

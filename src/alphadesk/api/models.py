@@ -68,13 +68,13 @@ class AnalyzeBody(_Body):
         None,
         ge=1,
         le=5,
-        description="Bull/bear debate exchanges (each: both argue, then each answers the other).",
+        description="Bull/bear debate rounds (each: both argue, then each answers the other).",
     )
     risk_rounds: int | None = Field(
         None,
         ge=1,
         le=5,
-        description="Risk discussion exchanges (each: all three argue, then answer the others).",
+        description="Risk discussion rounds (each: all three argue, then answer the others).",
     )
     memory: bool | None = Field(None, description="Recall and reflect (default: the settings).")
 

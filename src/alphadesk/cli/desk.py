@@ -43,14 +43,14 @@ def desk(
         "--rounds",
         min=1,
         max=5,
-        help="Bull/bear exchanges: both argue, then each rebuts the other.",
+        help="Bull/bear rounds: both argue, then each rebuts the other.",
     ),
     risk_rounds: int | None = typer.Option(
         None,
         "--risk-rounds",
         min=1,
         max=5,
-        help="Risk exchanges: all three argue, then each rebuts the others.",
+        help="Risk rounds: all three argue, then each rebuts the others.",
     ),
     memory: bool | None = typer.Option(
         None, "--memory/--no-memory", help="Recall and reflect (default: the settings)."
@@ -89,8 +89,8 @@ def desk(
             as_of=instant,
             depth=depth,
             analysts=[a.strip() for a in analysts.split(",") if a.strip()] if analysts else None,
-            max_debate_rounds=rounds,
-            max_risk_discuss_rounds=risk_rounds,
+            rounds=rounds,
+            risk_rounds=risk_rounds,
             memory=memory,
         )
     except ValidationError as exc:

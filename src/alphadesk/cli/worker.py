@@ -6,7 +6,7 @@ from __future__ import annotations
 import contextlib
 import logging
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Literal, overload
+from typing import TYPE_CHECKING, Any, Literal, overload
 
 import typer
 
@@ -113,32 +113,25 @@ def run_on_temporal(
     import asyncio
 
     from alphadesk.cli.live import LiveView
-    from alphadesk.pipelines.base import pipeline_class
+    from alphadesk.data.errors import DataError
+    from alphadesk.durable.runs import TemporalRuns, TemporalUnavailable
 
     try:
-        from alphadesk.durable.client import run_durably
-    except ImportError:
+        runs = TemporalRuns(settings, address)
+    except TemporalUnavailable:
         raise fail("Temporal is not installed", "pip install 'alphadesk[temporal]'") from None
-
-    from alphadesk.data.errors import DataError
-
     for request in requests:  # fail fast, as a local run does, before anything is submitted
         for symbol in getattr(request, "symbols", None) or [request.symbol]:  # a fund's names
             try:
                 market.daily_bars(symbol, request.as_of)
             except DataError as exc:
                 raise fail(str(exc)) from None
-    result_type = pipeline_class(kind).result_type
     view = LiveView(enabled=live)
 
-    async def run_all() -> list[PipelineResult]:
-        results = await asyncio.gather(
-            *(
-                run_durably(settings, kind, r, address=address, model=model, on_event=view.on_event)
-                for r in requests
-            )
+    async def run_all() -> list[Any]:
+        return list(
+            await asyncio.gather(*(runs.run(kind, r, view.on_event, model=model) for r in requests))
         )
-        return [result_type.model_validate(result) for result in results]
 
     try:
         with view:

@@ -20,7 +20,7 @@ from temporalio import activity
 from alphadesk.agent.events import BaseEvent, EventSink
 from alphadesk.config import Settings
 from alphadesk.data.base import MarketData
-from alphadesk.durable.jobs import NodeCall, PipelineJob
+from alphadesk.durable.wire import NodeCall, WorkflowInput
 from alphadesk.pipelines.base import Nodes, Pipeline, PipelineRun, build_pipeline
 from alphadesk.pipelines.recording import RunRecorder
 from alphadesk.pipelines.runner import record_result, start_recording
@@ -52,7 +52,7 @@ class PipelineActivities:
         self._runs: dict[str, _OpenRun] = {}
 
     @activity.defn(name="alphadesk.claim_run")
-    async def claim_run(self, job: PipelineJob) -> str:
+    async def claim_run(self, job: WorkflowInput) -> str:
         """Take the run on in this worker: record it (the first time) or take it over from a
         worker that is gone. Returns the task queue its nodes go to from now on."""
         self._open(job)
@@ -73,7 +73,7 @@ class PipelineActivities:
             beating.cancel()
 
     @activity.defn(name="alphadesk.finish_run")
-    async def finish_run(self, job: PipelineJob, state: dict[str, Any]) -> dict[str, Any]:
+    async def finish_run(self, job: WorkflowInput, state: dict[str, Any]) -> dict[str, Any]:
         """Record the run's result (report, result file, artefacts); returns the result."""
         record = self.store.get(job.run_id)
         if record.result is not None:  # recorded already, by an attempt that died after it
@@ -87,7 +87,7 @@ class PipelineActivities:
         return saved.model_dump(mode="json")
 
     @activity.defn(name="alphadesk.fail_run")
-    async def fail_run(self, job: PipelineJob, reason: str) -> None:
+    async def fail_run(self, job: WorkflowInput, reason: str) -> None:
         """Record that the workflow failed (an error no retry mends): the run reads
         ``failed`` with the reason, not ``running`` forever."""
         self._close(job.run_id, self._runs.get(job.run_id))
@@ -99,7 +99,7 @@ class PipelineActivities:
             self.store.finish(job.run_id, status="failed", error=reason)
         logger.warning("run %s failed: %s", job.run_id, reason)
 
-    def _open(self, job: PipelineJob) -> _OpenRun:
+    def _open(self, job: WorkflowInput) -> _OpenRun:
         """The run as this worker holds it: recorded anew, or resumed from the store.
 
         Synchronous on purpose: concurrent nodes of a run (the trading desk's analysts) must not

@@ -105,14 +105,17 @@ def _free_port(host: str) -> int:
 
 async def connect(address: str, namespace: str = "default", *, wait_s: float = 3.0) -> Client:
     """A Temporal client, trying for ``wait_s`` (a server just started takes a moment);
-    ``RuntimeError`` naming the address when nothing answers there."""
+    :class:`~alphadesk.durable.runs.TemporalUnavailable` naming the address when nothing
+    answers there."""
+    from alphadesk.durable.runs import TemporalUnavailable
+
     deadline = time.monotonic() + wait_s
     while True:
         try:
             return await Client.connect(address, namespace=namespace)
         except RuntimeError:
             if time.monotonic() >= deadline:
-                raise RuntimeError(
+                raise TemporalUnavailable(
                     f"no Temporal server at {address}; start one with "
                     "`alphadesk worker --dev`, or point --temporal at yours"
                 ) from None

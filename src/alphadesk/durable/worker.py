@@ -20,8 +20,8 @@ from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner, SandboxR
 from alphadesk.config import Settings
 from alphadesk.data import build_provider
 from alphadesk.durable.activities import PipelineActivities
-from alphadesk.durable.jobs import DEFAULT_QUEUE
 from alphadesk.durable.server import connect
+from alphadesk.durable.wire import DEFAULT_QUEUE
 from alphadesk.durable.workflow import PipelineWorkflow
 
 __all__ = ["run_worker"]

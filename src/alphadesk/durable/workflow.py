@@ -31,7 +31,7 @@ with workflow.unsafe.imports_passed_through():
 
     from alphadesk.data.errors import DataError, ProviderUnavailable
     from alphadesk.data.errors import RateLimited as DataRateLimited
-    from alphadesk.durable.jobs import NodeCall, PipelineJob
+    from alphadesk.durable.wire import NodeCall, WorkflowInput
     from alphadesk.llm.base import ModelError
     from alphadesk.pipelines.base import NodeFunction, pipeline_class
     from alphadesk.store import RunConflict, RunNotFound
@@ -76,7 +76,7 @@ class PipelineWorkflow:
         self._moving = asyncio.Lock()  # concurrent nodes that lose their worker move once
 
     @workflow.run
-    async def run(self, job: PipelineJob) -> dict[str, Any]:
+    async def run(self, job: WorkflowInput) -> dict[str, Any]:
         try:
             pipeline = durable_pipeline(job.kind)
             request = pipeline.request_type.model_validate(job.request)
@@ -102,7 +102,7 @@ class PipelineWorkflow:
             raise
         return result
 
-    async def _fail(self, job: PipelineJob, reason: str) -> None:
+    async def _fail(self, job: WorkflowInput, reason: str) -> None:
         """Mark the run failed with ``reason``, so it never reads ``running`` forever."""
         await workflow.execute_activity(
             "alphadesk.fail_run",
@@ -111,7 +111,7 @@ class PipelineWorkflow:
             retry_policy=RETRY,
         )
 
-    def _node(self, job: PipelineJob, name: str) -> NodeFunction:
+    def _node(self, job: WorkflowInput, name: str) -> NodeFunction:
         async def run(state: dict[str, Any]) -> dict[str, Any]:
             call = NodeCall(job=job, node=name, state=dict(state))
             update: dict[str, Any] = await self._on_worker(
@@ -124,7 +124,7 @@ class PipelineWorkflow:
 
         return run
 
-    async def _claim(self, job: PipelineJob) -> str:
+    async def _claim(self, job: WorkflowInput) -> str:
         queue: str = await workflow.execute_activity(
             "alphadesk.claim_run",
             job,
@@ -133,7 +133,7 @@ class PipelineWorkflow:
         )
         return queue
 
-    async def _on_worker(self, job: PipelineJob, start: Callable[[], Awaitable[Any]]) -> Any:
+    async def _on_worker(self, job: WorkflowInput, start: Callable[[], Awaitable[Any]]) -> Any:
         """``start()`` on the worker that holds the run; when that worker is gone, another
         worker takes the run over and ``start()`` runs again there."""
         while True:
@@ -148,7 +148,7 @@ class PipelineWorkflow:
                         workflow.logger.warning("worker %s is gone; moving the run", queue)
                         self._queue = await self._claim(job)
 
-    def _options(self, job: PipelineJob) -> dict[str, Any]:
+    def _options(self, job: WorkflowInput) -> dict[str, Any]:
         return {
             "task_queue": self._queue,
             "schedule_to_start_timeout": timedelta(seconds=job.timeouts.pickup),

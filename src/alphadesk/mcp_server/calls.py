@@ -103,8 +103,8 @@ class ToolCaller:
     Attributes:
         market: The market data every tool reads.
         deps: The tools' dependencies for one call, given who follows its events (the
-            desks' runs report to it) and the model a desk call asked for.
-        guards: Which models a desk call may name, how many run at once and how long.
+            run tools' runs report to it) and the model a run tool's call asked for.
+        guards: Which models a run tool's call may name, how many run at once and how long.
     """
 
     market: MarketData
@@ -114,18 +114,18 @@ class ToolCaller:
     async def call(
         self, entry: CatalogEntry, arguments: dict[str, Any], on_event: EventSink
     ) -> types.CallToolResult:
-        """Run the tool, its events (and its desk runs' events) to ``on_event``; a mistake
+        """Run the tool, its events (and its runs' events) to ``on_event``; a mistake
         the caller can fix raises :class:`CallError`."""
         arguments = dict(arguments)
         day = _as_of_day(arguments.pop(AS_OF, None))
-        desk = entry.toolset == "desks"
-        model = self.guards.model(arguments.pop(MODEL, None)) if desk else None
+        runs = entry.toolset == "desks"  # the desk tools are run tools: a call makes a run
+        model = self.guards.model(arguments.pop(MODEL, None)) if runs else None
         kwargs = _validated(entry.tool, arguments)
         at, said = instant(self.market, day, _symbols(kwargs))
         deps = self.deps(on_event, model)
         ctx = RunContext(deps=deps, as_of=at, run_id="mcp", agent="mcp", emit=on_event)
         try:
-            async with self.guards.desk_call() if desk else nullcontext():
+            async with self.guards.run_call() if runs else nullcontext():
                 value = await entry.tool.call(ctx, kwargs)
         except (ModelRetry, DataError, InvalidSymbol) as exc:
             raise CallError(f"{entry.name}: {exc}") from None

@@ -1,6 +1,6 @@
 """What a client may make the MCP server do (``[mcp]`` in the settings): which models a
-desk call may name, how many desk calls run at once (the serving layer's allow-list and
-run slots) and for how long. Each desk run also keeps the settings' ``[limits]``
+run tool's call may name, how many such calls run at once (the serving layer's allow-list
+and run slots) and for how long. Each of their runs also keeps the settings' ``[limits]``
 (requests, tokens, cost, wall time), as under the HTTP API."""
 
 from __future__ import annotations
@@ -42,8 +42,8 @@ class Guards:
         return self.models.check(name)
 
     @asynccontextmanager
-    async def desk_call(self) -> AsyncIterator[None]:
-        """One desk call: refused at once (RunsBusy) when ``max_runs`` are running,
+    async def run_call(self) -> AsyncIterator[None]:
+        """One call of a run tool: refused at once (RunsBusy) when ``max_runs`` are running,
         cancelled past ``call_timeout_s`` (a run it had begun is recorded interrupted; one
         stopped before its worker began it leaves no record)."""
         limit = self.settings.mcp.call_timeout_s

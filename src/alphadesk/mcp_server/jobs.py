@@ -1,8 +1,9 @@
 """The MCP desk tools' runs as jobs for the server's ``Runs`` (worker processes, or this
-process): a desk's verdict on one symbol (the screen and the assistant's answer are the
-servers' shared jobs, :mod:`alphadesk.serving.jobs` and :func:`alphadesk.pool.jobs.ask`).
-Each builds its pipeline from the worker's settings and market, so a run's CPU work never
-stalls the server's other clients."""
+process; the desk tools are run tools, as those of ``run_tools.py``): a desk's verdict on
+one symbol (the screen and the assistant's answer are the servers' shared jobs,
+:mod:`alphadesk.serving.jobs` and :func:`alphadesk.pool.jobs.ask`). Each builds its pipeline
+from the worker's settings and market, so a run's CPU work never stalls the server's other
+clients."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """The MCP server: the tool catalogue listed and called through the SDK's low-level
-``Server``, served over stdio or streamable HTTP (behind the servers' guard). The desks'
-runs execute in a pool of worker processes (or, embedded and in tests, in this process),
+``Server``, served over stdio or streamable HTTP (behind the servers' guard). The run
+tools' runs execute in a pool of worker processes (or, embedded and in tests, in this process),
 their events streamed back as progress; a worker that dies costs its call only."""
 
 from __future__ import annotations
@@ -23,11 +23,11 @@ from alphadesk.agent.events import BaseEvent, EventSink, ToolStarted
 from alphadesk.config import Settings
 from alphadesk.data.base import MarketData
 from alphadesk.mcp_server.calls import ToolCaller
-from alphadesk.mcp_server.desks import DESKS, Desks
 from alphadesk.mcp_server.guards import CallError, Guards
 from alphadesk.mcp_server.jobs import pooled_desks
 from alphadesk.mcp_server.prompts import Prompts
 from alphadesk.mcp_server.resources import Resources
+from alphadesk.mcp_server.run_tools import RUN_TOOLS, RunToolDeps
 from alphadesk.mcp_server.schemas import mcp_tool
 from alphadesk.pipelines.events import DebateMessage, StepFinished, StepStarted
 from alphadesk.pool import InProcess, Runs, WorkerDied, WorkerPool
@@ -46,8 +46,8 @@ Handler = Callable[..., Awaitable[Any]]
 _INSTRUCTIONS = (
     "alphadesk: point-in-time market analysis. Every tool takes an optional as_of "
     "(YYYY-MM-DD); without it, now or the last close the data covers (each result says "
-    "which). The desks (run_csp_desk, run_trading_desk, screen, ask, backtest) run whole "
-    "pipelines, record the run and return its id: read alphadesk://runs/{id} for its "
+    "which). The run tools (run_csp_desk, run_trading_desk, run_csp_screen, screen, ask, "
+    "backtest) each make a recorded run and return its id: read alphadesk://runs/{id} for its "
     "report, result and charts. alphadesk://data/universe lists the symbols."
 )
 
@@ -64,7 +64,7 @@ def _describe(event: BaseEvent | str) -> str | None:
         return f"{event.agent} {event.status}" + (f": {event.reason}" if event.reason else "")
     if isinstance(event, DebateMessage):
         said = "answered the others" if event.part == "rebuttal" else "argued"
-        return f"{event.agent} {said} in the {event.debate} debate (exchange {event.round})"
+        return f"{event.agent} {said} in the {event.debate} debate (round {event.round})"
     if isinstance(event, ToolStarted):
         return f"{event.agent} called {event.tool}"
     return None
@@ -147,11 +147,11 @@ def _answered(handler: Handler) -> Handler:
 def _tool_handlers(
     settings: Settings, market: MarketData, guards: Guards, runs: Runs
 ) -> dict[str, Any]:
-    """``tools/list`` and ``tools/call``: the catalogue's tools, then the other desks."""
+    """``tools/list`` and ``tools/call``: the catalogue's tools, then the other run tools."""
     catalog = tool_catalog()
     caller = ToolCaller(market, _deps_factory(settings, market, runs), guards)
-    desks = Desks(settings, market, guards, runs)
-    listed = [mcp_tool(entry) for entry in catalog] + [d.listed() for d in DESKS.values()]
+    deps = RunToolDeps(settings, market, guards, runs)
+    listed = [mcp_tool(entry) for entry in catalog] + [t.listed() for t in RUN_TOOLS.values()]
 
     async def list_tools(
         _ctx: ServerRequestContext[Any, Any], _params: types.PaginatedRequestParams | None
@@ -161,12 +161,12 @@ def _tool_handlers(
     async def call_tool(
         ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
-        entry, desk = catalog.get(params.name), DESKS.get(params.name)
+        entry, run_tool = catalog.get(params.name), RUN_TOOLS.get(params.name)
         arguments = params.arguments or {}
         if entry is not None:
             run = functools.partial(caller.call, entry, arguments)
-        elif desk is not None:
-            run = functools.partial(desk.call, desks, arguments)
+        elif run_tool is not None:
+            run = functools.partial(run_tool.call, deps, arguments)
         else:
             raise MCPError(
                 types.INVALID_PARAMS,
@@ -234,8 +234,8 @@ def _resource_handlers(settings: Settings, market: MarketData) -> dict[str, Any]
 def build_server(
     settings: Settings, market: MarketData | None = None, runs: Runs | None = None
 ) -> Server[Any]:
-    """The MCP server over every catalogue tool, the desks, the recorded runs and the
-    prompts, with ``market`` (default: the settings'); the desks' runs execute in ``runs``
+    """The MCP server over every catalogue tool, the run tools, the recorded runs and the
+    prompts, with ``market`` (default: the settings'); the run tools' runs execute in ``runs``
     (default: this process)."""
     if market is None:
         from alphadesk.data import build_provider
@@ -246,14 +246,14 @@ def build_server(
     return Server(
         "alphadesk",
         version=__version__,
-        instructions=f"{_INSTRUCTIONS} A desk call may name a model among: {models}.",
+        instructions=f"{_INSTRUCTIONS} A run tool's call may name a model among: {models}.",
         **_tool_handlers(settings, market, guards, runs or InProcess(settings, market)),
         **_resource_handlers(settings, market),
     )
 
 
 def _pool(settings: Settings, workers: int | None) -> WorkerPool | None:
-    """``workers`` processes to run the desks, or None: this process runs them."""
+    """``workers`` processes for the run tools' runs, or None: this process runs them."""
     if workers is None:
         return None
     return WorkerPool(settings, workers, max_runs=settings.server.worker_max_runs)
@@ -267,7 +267,7 @@ async def _running(pool: WorkerPool | None) -> AsyncIterator[None]:
         return
     await pool.start()
     pids = ", ".join(str(pid) for pid in pool.pids)
-    print(f"alphadesk MCP: desks run in {pool.size} worker process"
+    print(f"alphadesk MCP: runs go to {pool.size} worker process"
           f"{'es' if pool.size > 1 else ''} (pid {pids})", file=sys.stderr, flush=True)  # fmt: skip
     try:
         yield
@@ -277,7 +277,7 @@ async def _running(pool: WorkerPool | None) -> AsyncIterator[None]:
 
 async def serve_stdio(settings: Settings, workers: int | None = None) -> None:
     """Serve one client on this process's stdin and stdout until it closes them, the
-    desks running in ``workers`` processes (None: this one)."""
+    run tools' runs in ``workers`` processes (None: this one)."""
     from mcp.server.stdio import stdio_server
 
     pool = _pool(settings, workers)
@@ -296,7 +296,7 @@ def serve_http(
 ) -> None:
     """Serve streamable HTTP at ``/mcp`` behind the servers' guard (the key off loopback,
     Host names, rate and body limits) on their HTTP server (connection cap, header
-    timeout, ``X-Forwarded-For`` only from ``proxies``), the desks running in ``workers``
+    timeout, ``X-Forwarded-For`` only from ``proxies``), the run tools' runs in ``workers``
     processes (None: this one), started and stopped with the server."""
     from alphadesk.serving.guard import Guard
     from alphadesk.serving.http import http_server

@@ -43,7 +43,7 @@ class DebateMessage(BaseEvent):
     kind: Literal["debate_message"] = "debate_message"
     symbol: str
     debate: Literal["investment", "risk"]
-    round: int = Field(description="The exchange the turn belongs to.")
+    round: int = Field(description="The round of the debate the turn belongs to.")
     part: Literal["argument", "rebuttal"] = Field(
         "argument", description="The speaker's case, or its answer to the others' case."
     )

@@ -35,9 +35,9 @@ from typing import Any
 
 from alphadesk.config import Settings
 from alphadesk.data.base import MarketData
+from alphadesk.pool.heap import trim_heap
 from alphadesk.pool.jobs import Job, WorkerEnv, warm_up
 from alphadesk.pool.loop import StartFirstLoop, call_first, run_first
-from alphadesk.pool.memory import release_freed_memory
 
 __all__ = ["MarketFactory", "worker_main"]
 
@@ -130,7 +130,7 @@ class _Worker:
         if task.cancelled():  # cancelled before its first step: ``_run`` never ran to say so
             self.send(("cancelled", job_id, None))
         if not self.tasks:  # idle: give the runs' freed heap back
-            release_freed_memory()
+            trim_heap()
 
     async def _run(self, job_id: str, job: Job, started: Callable[[], None]) -> None:
         def emit(event: Any) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from alphadesk.pool.memory import release_freed_memory
+from alphadesk.pool.heap import trim_heap
 from alphadesk.serving.errors import Refusal
 
 __all__ = ["RunSlots", "RunsBusy", "Slot"]
@@ -50,4 +50,4 @@ class RunSlots:
     def release(self) -> None:
         self.active -= 1
         if self.active == 0:  # the server is idle: give the runs' freed heap back
-            release_freed_memory()
+            trim_heap()

@@ -122,7 +122,7 @@ def _desk_tab(client: ApiClient, health: dict[str, Any]) -> None:
         symbol = st.text_input("symbol", "NVDA", key="desk_symbol")
         as_of = _as_of("desk_as_of")
         analysts = st.multiselect("analysts", _ANALYSTS, _ANALYSTS, key="desk_analysts")
-        rounds = st.number_input("debate exchanges", 1, 5, 1, key="desk_rounds")
+        rounds = st.number_input("debate rounds", 1, 5, 1, key="desk_rounds")
         depth = st.selectbox("depth", ["quick", "standard", "deep"], 1, key="desk_depth")
         model = _model(health, "desk_model")
         go = st.form_submit_button("Decide", key="desk_go")

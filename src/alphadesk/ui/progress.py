@@ -77,7 +77,7 @@ class Progress:
         )
         verb = " answers" if data.get("part") == "rebuttal" else ""
         self.debate.append(
-            f"**{data['agent']}**{verb}, {data['debate']} exchange {data['round']}"
+            f"**{data['agent']}**{verb}, {data['debate']} round {data['round']}"
             f"{conviction}{size}: {data['text']}"
         )
 

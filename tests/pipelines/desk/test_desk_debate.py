@@ -1,5 +1,5 @@
-"""The debates: every side hears the others. In each exchange the speakers state their
-cases at once, then each answers the others' cases of that same exchange, before the
+"""The debates: every side hears the others. In each round the speakers state their
+cases at once, then each answers the others' cases of that same round, before the
 manager or the judge decides. Checked on the prompts the offline rules models received."""
 
 from __future__ import annotations
@@ -66,9 +66,7 @@ async def test_each_side_answers_the_others_argument_of_the_same_exchange(
     settings: Settings, market: MarketData
 ) -> None:
     models = heard()
-    result = await decide(
-        settings, market, "AAPL", "2012-03-30", models=models, max_debate_rounds=2
-    )
+    result = await decide(settings, market, "AAPL", "2012-03-30", models=models, rounds=2)
     assert result.decision == "BUY", result.reason
     bull, bear = models["bull"].prompts, models["bear"].prompts
     assert len(bull) == len(bear) == 4  # per exchange: an argument, then a rebuttal
@@ -108,9 +106,7 @@ async def test_each_risk_analyst_answers_the_other_two_before_the_judge(
     settings: Settings, market: MarketData
 ) -> None:
     models = heard()
-    result = await decide(
-        settings, market, "AAPL", "2012-03-30", models=models, max_risk_discuss_rounds=1
-    )
+    result = await decide(settings, market, "AAPL", "2012-03-30", models=models, risk_rounds=1)
     assert result.decision == "BUY", result.reason
     personas = ("risky", "safe", "neutral")
     for persona in personas:
@@ -131,21 +127,17 @@ async def test_each_risk_analyst_answers_the_other_two_before_the_judge(
     assert result.final is not None and result.final.size_fraction == pytest.approx(last[1])
 
 
-async def test_rounds_count_exchanges_in_the_result_the_events_and_the_report(
+async def test_rounds_count_in_the_result_the_events_and_the_report(
     tmp_path: Path, market: MarketData
 ) -> None:
     settings = Settings(
         data_dir=tmp_path / "d",
-        desk=DeskSettings(
-            analysts=["market", "sentiment"], max_debate_rounds=2, max_risk_discuss_rounds=2
-        ),
+        desk=DeskSettings(analysts=["market", "sentiment"], rounds=2, risk_rounds=2),
     )
     request = DeskRequest.from_settings(settings, symbol="KO", as_of=close_of("2015-06-30"))
-    assert (request.max_debate_rounds, request.max_risk_discuss_rounds) == (2, 2)
+    assert (request.rounds, request.risk_rounds) == (2, 2)
     events: list[Any] = []
-    fields = request.model_dump(
-        include={"analysts", "max_debate_rounds", "max_risk_discuss_rounds"}
-    )
+    fields = request.model_dump(include={"analysts", "rounds", "risk_rounds"})
     result = await decide(settings, market, "KO", "2015-06-30", events=events, **fields)
     order = [
         (n, part, speaker)
@@ -178,18 +170,18 @@ async def test_rounds_count_exchanges_in_the_result_the_events_and_the_report(
     report = render_report(result)
     debate = report.split("## Investment debate")[1].split("## Investment plan")[0]
     marks = [
-        "### Exchange 1",
+        "### Round 1",
         "**Bull** argues",
         "**Bear** argues",
         "**Bull** answers",
         "**Bear** answers",
-        "### Exchange 2",
+        "### Round 2",
         "**Bull** argues",
     ]
     at = 0
     for mark in marks:
         at = debate.index(mark, at)
-    assert "### Exchange 2" in report.split("## Risk discussion")[1]
+    assert "### Round 2" in report.split("## Risk discussion")[1]
 
 
 async def test_a_failure_mid_debate_stops_the_desk_with_a_typed_failure(

@@ -20,7 +20,7 @@ def test_requests_alike_in_shape_share_one_compiled_graph(
     desk = TradingDesk(settings, market)
     apple = DeskRequest(symbol="AAPL", as_of=close_of("2012-03-30"))
     exxon = DeskRequest(symbol="XOM", as_of=close_of("2020-03-31"))
-    longer = apple.model_copy(update={"max_debate_rounds": 2})
+    longer = apple.model_copy(update={"rounds": 2})
     fewer = apple.model_copy(update={"analysts": ["market"]})
     assert compiled_graph(desk, apple) is compiled_graph(desk, exxon)
     assert compiled_graph(desk, longer) is not compiled_graph(desk, apple)

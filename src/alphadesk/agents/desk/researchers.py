@@ -1,7 +1,7 @@
 """The bull and bear researchers (one factory, two stances) and the research manager.
 
 A researcher argues its side from the analysts' evidence and weighs lessons of similar past
-situations; in the same exchange it then answers the other side's argument point by point,
+situations; in the same round it then answers the other side's argument point by point,
 each point against a fact of its own or conceded. The manager (deep tier) reads the debate
 and writes the investment plan.
 """
@@ -101,7 +101,7 @@ def _answer(point: dict[str, Any], own: list[Evidence]) -> Evidence | None:
 
 
 def _rebut(stance: Stance, t: Transcript) -> DebateTurn:
-    """Answer the other side's argument of this exchange, point by point, from the facts:
+    """Answer the other side's argument of this round, point by point, from the facts:
     each of its points against a fact of mine (from the same analyst where I have one), or
     conceded; each point conceded costs conviction."""
     side = _SIDES[stance]

@@ -1,9 +1,9 @@
 """The risk team: risky, safe and neutral analysts (one factory, three personas) and the
 risk judge (deep tier) whose decision is final.
 
-Each analyst sizes the trader's proposal to its appetite; in the same exchange it then
+Each analyst sizes the trader's proposal to its appetite; in the same round it then
 answers the other two's views, each against its own limits, and moves toward their sizes
-(again in each later exchange). The judge takes the median of each analyst's last size; a
+(again in each later round). The judge takes the median of each analyst's last size; a
 position two analysts oppose, or one sized to nothing, becomes a reasoned HOLD (a
 decision, not a failure).
 """
@@ -129,7 +129,7 @@ def _replies(persona: Persona, mine: float, others: dict[str, Any]) -> str:
 
 
 def _rebut_view(persona: Persona, t: Transcript) -> RiskView:
-    """Answer the other two's views of this exchange, each against my own limits, and move
+    """Answer the other two's views of this round, each against my own limits, and move
     toward their sizes."""
     task = t.task_as(RiskRebuttalTask)
     own, others = task.own_view, task.others

@@ -56,12 +56,12 @@ class FundamentalsTask(DeskTask):
 
 @dataclass(frozen=True, kw_only=True)
 class ResearcherTask(DeskTask):
-    """The bull's or bear's argument in one exchange of the debate: its case from the
-    analysts' reports, answering (after the first exchange) the other side's last rebuttal."""
+    """The bull's or bear's argument in one round of the debate: its case from the
+    analysts' reports, answering (after the first round) the other side's last rebuttal."""
 
     template = "researcher"
-    exchange: int
-    exchanges: int
+    round: int
+    rounds: int
     stance: str
     opponent: str
     briefing: dict[str, Json]
@@ -72,11 +72,11 @@ class ResearcherTask(DeskTask):
 @dataclass(frozen=True, kw_only=True)
 class RebuttalTask(DeskTask):
     """The bull's or bear's rebuttal: its answer to the other side's argument of the same
-    exchange, beside its own."""
+    round, beside its own."""
 
     template = "rebuttal"
-    exchange: int
-    exchanges: int
+    round: int
+    rounds: int
     stance: str
     opponent: str
     own_turn: Json
@@ -99,12 +99,12 @@ class TraderTask(DeskTask):
 
 @dataclass(frozen=True, kw_only=True)
 class RiskTask(DeskTask):
-    """A risk analyst's (risky, safe or neutral) view in one exchange of the risk
-    discussion, answering (after the first exchange) the other two's last rebuttals."""
+    """A risk analyst's (risky, safe or neutral) view in one round of the risk
+    discussion, answering (after the first round) the other two's last rebuttals."""
 
     template = "risk"
-    exchange: int
-    exchanges: int
+    round: int
+    rounds: int
     persona: str
     proposal: Json
     briefing: dict[str, Json]
@@ -113,12 +113,12 @@ class RiskTask(DeskTask):
 
 @dataclass(frozen=True, kw_only=True)
 class RiskRebuttalTask(DeskTask):
-    """A risk analyst's rebuttal: its answer to the other two's views of the same exchange,
+    """A risk analyst's rebuttal: its answer to the other two's views of the same round,
     beside its own."""
 
     template = "risk_rebuttal"
-    exchange: int
-    exchanges: int
+    round: int
+    rounds: int
     persona: str
     proposal: Json
     own_view: Json

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Literal, get_args
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import AliasChoices, BaseModel, Field, field_validator
 
 from alphadesk.agents.desk.models import (
     AnalystName,
@@ -19,7 +19,7 @@ from alphadesk.agents.desk.models import (
     SentimentReport,
     TradeProposal,
 )
-from alphadesk.config import Settings
+from alphadesk.config import DESK_RENAMED, Settings
 from alphadesk.pipelines.models import PipelineRequest, PipelineResult
 
 __all__ = ["DebateEntry", "DeskRequest", "DeskResult", "RiskEntry"]
@@ -33,11 +33,19 @@ class DeskRequest(PipelineRequest):
     """One symbol to decide on at one instant, and how the desk argues about it."""
 
     analysts: list[AnalystName] = Field(default_factory=_all_analysts, min_length=1)
-    max_debate_rounds: int = Field(
-        1, ge=1, le=5, description="Bull/bear exchanges: both argue, then each rebuts the other."
+    rounds: int = Field(
+        1,
+        ge=1,
+        le=5,
+        validation_alias=AliasChoices("rounds", "max_debate_rounds"),  # as recorded before
+        description="Bull/bear rounds: both argue, then each rebuts the other.",
     )
-    max_risk_discuss_rounds: int = Field(
-        1, ge=1, le=5, description="Risk exchanges: all three argue, then each rebuts the others."
+    risk_rounds: int = Field(
+        1,
+        ge=1,
+        le=5,
+        validation_alias=AliasChoices("risk_rounds", "max_risk_discuss_rounds"),
+        description="Risk rounds: all three argue, then each rebuts the others.",
     )
     memory: bool = Field(True, description="Recall and reflect when the desk has a memory.")
 
@@ -50,7 +58,7 @@ class DeskRequest(PipelineRequest):
     def from_settings(cls, settings: Settings, **fields: Any) -> DeskRequest:
         """A request whose unset (None) fields take the settings' desk defaults."""
         defaults: dict[str, Any] = settings.desk.model_dump() | {"memory": settings.memory.enabled}
-        given = {key: value for key, value in fields.items() if value is not None}
+        given = {DESK_RENAMED.get(k, k): value for k, value in fields.items() if value is not None}
         return cls.model_validate(defaults | given)
 
 
@@ -58,8 +66,8 @@ Part = Literal["argument", "rebuttal"]
 
 
 class DebateEntry(BaseModel):
-    """One researcher's turn: its argument in an exchange (``round``), or its rebuttal of
-    the other side's argument of that exchange."""
+    """One researcher's turn: its argument in a ``round``, or its rebuttal of the other
+    side's argument of that round."""
 
     speaker: Literal["bull", "bear"]
     round: int
@@ -68,8 +76,8 @@ class DebateEntry(BaseModel):
 
 
 class RiskEntry(BaseModel):
-    """One risk analyst's turn: its view in an exchange (``round``), or its rebuttal of the
-    other two's views of that exchange."""
+    """One risk analyst's turn: its view in a ``round``, or its rebuttal of the other
+    two's views of that round."""
 
     speaker: Literal["risky", "safe", "neutral"]
     round: int

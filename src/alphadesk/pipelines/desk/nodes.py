@@ -1,8 +1,8 @@
 """The trading desk's graph nodes: each runs its agents as steps and returns a state update.
 
-A debate goes in exchanges of two steps, the speakers of each step concurrently: all state
-their case (after the first exchange answering the others' last rebuttals), then each
-answers the others' arguments of the same exchange. Nobody waits for a turn it does not
+A debate goes in rounds of two steps, the speakers of each step concurrently: all state
+their case (after the first round answering the others' last rebuttals), then each
+answers the others' arguments of the same round. Nobody waits for a turn it does not
 answer, and nobody's case goes unanswered.
 
 Nodes read and write the typed state (``DeskState``); the graph keeps it as JSON, converted
@@ -118,14 +118,14 @@ def _said(entry: Entry) -> BaseModel:
 
 
 def _flat(entry: Entry) -> Json:
-    """A spoken turn as the next speakers read it: who, which exchange, argument or
+    """A spoken turn as the next speakers read it: who, which round, argument or
     rebuttal, and what was said."""
     head = {"speaker": entry.speaker, "round": entry.round, "part": entry.part}
     return head | _said(entry).model_dump(mode="json")
 
 
-def _exchanges(entries: list[DebateEntry] | list[RiskEntry]) -> int:
-    """The exchanges begun so far (an entry's ``round`` is its exchange)."""
+def _rounds(entries: list[DebateEntry] | list[RiskEntry]) -> int:
+    """The rounds begun so far."""
     return len({entry.round for entry in entries})
 
 
@@ -134,12 +134,12 @@ def _latest(entries: list[DebateEntry] | list[RiskEntry]) -> dict[str, Json]:
     return {entry.speaker: _flat(entry) for entry in entries}
 
 
-def _arguments(entries: list[DebateEntry] | list[RiskEntry], exchange: int) -> dict[str, Json]:
-    """Each speaker's argument of ``exchange``."""
+def _arguments(entries: list[DebateEntry] | list[RiskEntry], number: int) -> dict[str, Json]:
+    """Each speaker's argument of round ``number``."""
     return {
         entry.speaker: _flat(entry)
         for entry in entries
-        if entry.round == exchange and entry.part == "argument"
+        if entry.round == number and entry.part == "argument"
     }
 
 
@@ -245,7 +245,7 @@ class DeskNodes:
         )
         return await self.deps.steps.run(spec, task, deps, request)
 
-    def _spoke(self, step: StepOutcome[Any], speaker: Any, exchange: int, part: Part) -> Said:
+    def _spoke(self, step: StepOutcome[Any], speaker: Any, number: int, part: Part) -> Said:
         """A debater's step as bookkeeping and its debate entry, announced as it is said."""
         update, output = _bookkeeping(step), step.output
         if output is None:
@@ -260,16 +260,16 @@ class DeskNodes:
                 agent=speaker,
                 symbol=self.request.symbol,
                 debate="investment" if investment else "risk",
-                round=exchange,
+                round=number,
                 part=part,
                 text=_announced(output, part),
                 **numbers,
             )
         )
         entry: Entry = (
-            DebateEntry(speaker=speaker, round=exchange, part=part, turn=output)
+            DebateEntry(speaker=speaker, round=number, part=part, turn=output)
             if investment
-            else RiskEntry(speaker=speaker, round=exchange, part=part, view=output)
+            else RiskEntry(speaker=speaker, round=number, part=part, view=output)
         )
         return update, entry
 
@@ -328,10 +328,10 @@ class DeskNodes:
     # -- the investment debate, plan and proposal -----------------------------------------
 
     async def debate(self, state: DeskState) -> DeskState:
-        """Bull and bear state their cases at once; after the first exchange each answers
-        the other's rebuttal of the exchange before."""
+        """Bull and bear state their cases at once; after the first round each answers
+        the other's rebuttal of the round before."""
         spoken = state.get("debate", [])
-        exchange, last = _exchanges(spoken) + 1, _latest(spoken)
+        number, last = _rounds(spoken) + 1, _latest(spoken)
         shown = {
             "briefing": self._briefing(state),
             "memories": [_json(m) for m in state.get("memories", [])],
@@ -341,38 +341,38 @@ class DeskNodes:
             task = self._task(
                 ResearcherTask,
                 state["facts"],
-                exchange=exchange,
-                exchanges=self.request.max_debate_rounds,
+                round=number,
+                rounds=self.request.rounds,
                 stance=stance,
                 opponent=_OPPONENT[stance],
                 opponent_turn=last.get(_OPPONENT[stance]),
                 **shown,
             )
             step = await self._run(self.deps.agents.researchers[stance], task, state["facts"])
-            return self._spoke(step, stance, exchange, "argument")
+            return self._spoke(step, stance, number, "argument")
 
         update, entries = await _together([speak(stance) for stance in _OPPONENT])
         return update | {"debate": entries}  # type: ignore[return-value]
 
     async def rebuttal(self, state: DeskState) -> DeskState:
-        """Bull and bear each answer the other's argument of this exchange, at once."""
+        """Bull and bear each answer the other's argument of this round, at once."""
         spoken = state["debate"]
-        exchange = _exchanges(spoken)
-        argued = _arguments(spoken, exchange)
+        number = _rounds(spoken)
+        argued = _arguments(spoken, number)
 
         async def speak(stance: Literal["bull", "bear"]) -> Said:
             task = self._task(
                 RebuttalTask,
                 {},
-                exchange=exchange,
-                exchanges=self.request.max_debate_rounds,
+                round=number,
+                rounds=self.request.rounds,
                 stance=stance,
                 opponent=_OPPONENT[stance],
                 own_turn=argued[stance],
                 opponent_turn=argued[_OPPONENT[stance]],
             )
             step = await self._run(self.deps.agents.researchers[stance], task, state["facts"])
-            return self._spoke(step, stance, exchange, "rebuttal")
+            return self._spoke(step, stance, number, "rebuttal")
 
         update, entries = await _together([speak(stance) for stance in _OPPONENT])
         return update | {"debate": entries}  # type: ignore[return-value]
@@ -400,48 +400,48 @@ class DeskNodes:
     # -- the risk discussion and the final decision ---------------------------------------
 
     async def risk(self, state: DeskState) -> DeskState:
-        """The three risk analysts give their views at once; after the first exchange each
-        answers the other two's rebuttals of the exchange before."""
+        """The three risk analysts give their views at once; after the first round each
+        answers the other two's rebuttals of the round before."""
         spoken = state.get("risk_debate", [])
-        exchange, last = _exchanges(spoken) + 1, _latest(spoken)
+        number, last = _rounds(spoken) + 1, _latest(spoken)
         proposal, shown = _json(state["proposal"]), self._briefing(state)
 
         async def speak(persona: str) -> Said:
             task = self._task(
                 RiskTask,
                 state["facts"],
-                exchange=exchange,
-                exchanges=self.request.max_risk_discuss_rounds,
+                round=number,
+                rounds=self.request.risk_rounds,
                 persona=persona,
                 proposal=proposal,
                 briefing=shown,
                 others={name: view for name, view in last.items() if name != persona} or None,
             )
             step = await self._run(self.deps.agents.risk[persona], task, state["facts"])
-            return self._spoke(step, persona, exchange, "argument")
+            return self._spoke(step, persona, number, "argument")
 
         update, entries = await _together([speak(p) for p in self.deps.agents.risk])
         return update | {"risk_debate": entries}  # type: ignore[return-value]
 
     async def risk_rebuttal(self, state: DeskState) -> DeskState:
-        """Each risk analyst answers the other two's views of this exchange, at once."""
+        """Each risk analyst answers the other two's views of this round, at once."""
         spoken = state["risk_debate"]
-        exchange = _exchanges(spoken)
-        views, proposal = _arguments(spoken, exchange), _json(state["proposal"])
+        number = _rounds(spoken)
+        views, proposal = _arguments(spoken, number), _json(state["proposal"])
 
         async def speak(persona: str) -> Said:
             task = self._task(
                 RiskRebuttalTask,
                 {},
-                exchange=exchange,
-                exchanges=self.request.max_risk_discuss_rounds,
+                round=number,
+                rounds=self.request.risk_rounds,
                 persona=persona,
                 proposal=proposal,
                 own_view=views[persona],
                 others={name: view for name, view in views.items() if name != persona},
             )
             step = await self._run(self.deps.agents.risk[persona], task, state["facts"])
-            return self._spoke(step, persona, exchange, "rebuttal")
+            return self._spoke(step, persona, number, "rebuttal")
 
         update, entries = await _together([speak(p) for p in self.deps.agents.risk])
         return update | {"risk_debate": entries}  # type: ignore[return-value]

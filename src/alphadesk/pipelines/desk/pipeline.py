@@ -4,18 +4,18 @@
           -> brief (fact sheet, situation, recall)
           -> debate (bull and bear argue, concurrently)
           -> rebuttal (each answers the other's argument, concurrently)
-             x max_debate_rounds
+             x rounds
           -> manager -> trader
           -> risk (risky, safe and neutral give their views, concurrently)
           -> risk_rebuttal (each answers the other two's views, concurrently)
-             x max_risk_discuss_rounds
+             x risk_rounds
           -> judge -> finish -> END
 
-One exchange (what ``--rounds`` and ``--risk-rounds`` count) is two steps: every speaker
-states its case, then each answers the others' cases of that exchange; from the second
-exchange on, a case also answers the others' last rebuttals. That is the shortest critical
+One round (what ``--rounds`` and ``--risk-rounds`` count) is two steps: every speaker
+states its case, then each answers the others' cases of that round; from the second
+round on, a case also answers the others' last rebuttals. That is the shortest critical
 path on which every side has answered every other before the manager or the judge
-decides: two model calls per exchange. Taking turns (bull, then bear, then bull) needs
+decides: two model calls per round. Taking turns (bull, then bear, then bull) needs
 three for the same, and one concurrent step alone leaves every case unanswered.
 
 A failed step routes straight to ``finish`` with a typed failure naming the agent: no
@@ -86,7 +86,7 @@ class TradingDesk(AgentPipeline[DeskRequest, DeskResult]):
     def graph_shape(request: DeskRequest) -> Hashable:
         """What of ``request`` the graph depends on: requests alike in it share one
         compiled graph."""
-        rounds = (request.max_debate_rounds, request.max_risk_discuss_rounds)
+        rounds = (request.rounds, request.risk_rounds)
         return tuple(request.analysts), request.memory, rounds
 
     @staticmethod
@@ -113,12 +113,12 @@ class TradingDesk(AgentPipeline[DeskRequest, DeskResult]):
             graph.add_conditional_edges(stage, _next(then), [then, "finish"])
         graph.add_conditional_edges(
             "rebuttal",
-            _loop("debate", "manager", request.max_debate_rounds, "debate"),
+            _loop("debate", "manager", request.rounds, "debate"),
             ["debate", "manager", "finish"],
         )
         graph.add_conditional_edges(
             "risk_rebuttal",
-            _loop("risk", "judge", request.max_risk_discuss_rounds, "risk_debate"),
+            _loop("risk", "judge", request.risk_rounds, "risk_debate"),
             ["risk", "judge", "finish"],
         )
         graph.add_edge("judge", "finish")
@@ -134,7 +134,7 @@ def _next(node: str) -> Callable[..., Awaitable[str]]:
 
 
 def _loop(node: str, then: str, rounds: int, turns: str) -> Callable[..., Awaitable[str]]:
-    """Start another exchange at ``node`` until ``rounds`` exchanges are spoken, then go on
+    """Start another round at ``node`` until ``rounds`` rounds are spoken, then go on
     to ``then``."""
 
     def route(state: DeskState) -> str:

@@ -103,14 +103,14 @@ def _memories(result: DeskResult) -> list[str]:
     return [*lines, ""]
 
 
-def _exchanges(title: str, entries: list[tuple[int, str, str, str, str | None]]) -> list[str]:
-    """A debate in speaking order: per exchange the arguments (spoken at once), then the
-    rebuttals (each answering the others' arguments of that exchange)."""
+def _rounds(title: str, entries: list[tuple[int, str, str, str, str | None]]) -> list[str]:
+    """A debate in speaking order: per round the arguments (spoken at once), then the
+    rebuttals (each answering the others' arguments of that round)."""
     if not entries:
         return []
     lines = [f"## {title}", ""]
-    for exchange, spoken in groupby(entries, key=lambda e: e[0]):
-        lines += [f"### Exchange {exchange}", ""]
+    for number, spoken in groupby(entries, key=lambda e: e[0]):
+        lines += [f"### Round {number}", ""]
         for _, speaker, part, said, rebuttal in spoken:
             verb = "argues" if part == "argument" else "answers"
             lines += [f"**{speaker.capitalize()}** {verb} {said}", ""]
@@ -120,7 +120,7 @@ def _exchanges(title: str, entries: list[tuple[int, str, str, str, str | None]])
 
 
 def _debate(result: DeskResult) -> list[str]:
-    return _exchanges(
+    return _rounds(
         "Investment debate",
         [
             (
@@ -136,7 +136,7 @@ def _debate(result: DeskResult) -> list[str]:
 
 
 def _risk(result: DeskResult) -> list[str]:
-    return _exchanges(
+    return _rounds(
         "Risk discussion",
         [
             (

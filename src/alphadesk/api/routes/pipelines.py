@@ -1,5 +1,6 @@
-"""The desks: ``/analyze`` (trading desk), ``/fund``, ``/csp`` and ``/screen``; JSON or a
-live stream."""
+"""The pipelines' routes: ``/analyze`` (the trading desk), ``/fund`` (the desk on many
+names, then one book's portfolio manager), ``/csp`` (the CSP desk) and ``/screen`` (the CSP
+screen); JSON or a live stream."""
 
 from __future__ import annotations
 
@@ -25,7 +26,7 @@ __all__ = ["router"]
 
 _ERRORS: dict[int | str, dict[str, Any]] = {code: {"model": ErrorBody} for code in (404, 422, 429)}
 
-router = APIRouter(tags=["desks"], responses=_ERRORS)
+router = APIRouter(tags=["pipelines"], responses=_ERRORS)
 
 
 def _ctx(request: Request) -> ApiContext:
@@ -42,8 +43,8 @@ def _desk_request(ctx: ApiContext, body: AnalyzeBody) -> DeskRequest:
             as_of=ctx.as_of(body.as_of, [symbol]),
             depth=body.depth,
             analysts=body.analysts,
-            max_debate_rounds=body.rounds,
-            max_risk_discuss_rounds=body.risk_rounds,
+            rounds=body.rounds,
+            risk_rounds=body.risk_rounds,
             memory=body.memory,
         )
     except ValueError as exc:  # a pydantic ValidationError is a ValueError

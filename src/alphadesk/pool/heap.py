@@ -1,4 +1,5 @@
-"""Giving a finished run's memory back to the system.
+"""Giving a finished run's heap back to the system (the process's memory; *memory* in
+alphadesk is the vector memory of past decisions, ``alphadesk.memory``).
 
 A run's objects are freed when it ends (nothing of it stays referenced), but glibc's malloc
 keeps the freed heap of every thread's arena for reuse: without help, a server's resident
@@ -16,7 +17,7 @@ import threading
 from collections.abc import Callable
 from functools import cache
 
-__all__ = ["release_freed_memory"]
+__all__ = ["trim_heap"]
 
 _trimming = threading.Lock()  # one trim at a time
 
@@ -30,7 +31,7 @@ def _malloc_trim() -> Callable[[int], int] | None:
     return trim
 
 
-def release_freed_memory() -> None:
+def trim_heap() -> None:
     """Return the heap's free pages to the system, in the background."""
     trim = _malloc_trim()
     if trim is None or not _trimming.acquire(blocking=False):

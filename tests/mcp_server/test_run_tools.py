@@ -1,5 +1,5 @@
-"""The desks that are not catalogue tools (screen, ask, backtest) over stdio, and the
-guards on every desk call: the model allow-list, runs at once, a call's time limit."""
+"""The run tools that are not catalogue tools (screen, ask, backtest) over stdio, and the
+guards on every call of a run tool: the model allow-list, runs at once, a call's time limit."""
 
 from __future__ import annotations
 
@@ -151,7 +151,7 @@ async def test_backtest_code_is_checked_and_run_only_in_the_sandbox(data_dir: Pa
     assert "strategy code run on Backtrader in the sandbox" in outcome["notes"]
 
 
-async def test_desk_calls_with_bad_input_get_clear_errors(data_dir: Path) -> None:
+async def test_run_tool_calls_with_bad_input_get_clear_errors(data_dir: Path) -> None:
     async with mcp_session(data_dir) as session:
         calls = {
             "bad symbol": ("screen", {"symbols": ["NV DA!"]}),
@@ -207,7 +207,7 @@ def test_the_allow_list_is_rules_the_configured_models_and_the_added_ones() -> N
         guards.model("openai/y")
 
 
-async def test_one_desk_call_more_than_the_limit_is_refused_at_once(data_dir: Path) -> None:
+async def test_one_run_tool_call_more_than_the_limit_is_refused_at_once(data_dir: Path) -> None:
     started = anyio.Event()
     results: list[types.CallToolResult] = []
 

@@ -6,9 +6,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["DEFAULT_QUEUE", "NodeCall", "PipelineJob", "Timeouts"]
+__all__ = ["DEFAULT_QUEUE", "NodeCall", "Timeouts", "WorkflowInput", "workflow_id"]
 
 DEFAULT_QUEUE = "alphadesk"
+
+
+def workflow_id(run_id: str) -> str:
+    """The workflow a run is recorded under: its id is known before anything runs."""
+    return f"alphadesk-{run_id}"
 
 
 @dataclass(frozen=True)
@@ -27,10 +32,10 @@ class Timeouts:
 
 
 @dataclass(frozen=True)
-class PipelineJob:
-    """One pipeline run: the pipeline kind (``csp``, ``desk``, ``algo``), its request as
-    JSON, the run id it is recorded under, the model override and whether the report gets
-    its charts."""
+class WorkflowInput:
+    """The workflow's input, one pipeline run: the pipeline kind (``csp``, ``desk``,
+    ``algo``...), its request as JSON, the run id it is recorded under, the model override
+    and whether the report gets its charts."""
 
     kind: str
     request: dict[str, Any]
@@ -44,6 +49,6 @@ class PipelineJob:
 class NodeCall:
     """One graph node to run for ``job`` on ``state``."""
 
-    job: PipelineJob
+    job: WorkflowInput
     node: str
     state: dict[str, Any]

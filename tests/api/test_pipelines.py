@@ -47,7 +47,7 @@ def test_analyze_decides_as_the_pipeline_does_and_records_the_run(
     assert stored.status == result["decision"] and stored.result == result
     request = DeskRequest.from_settings(
         api.settings, symbol="NVDA", as_of=close_on_or_before(date(2021, 6, 30)),
-        max_debate_rounds=2,
+        rounds=2,
     )  # fmt: skip
     assert _decided(result) == _decided(_direct(api, "desk", request))
 

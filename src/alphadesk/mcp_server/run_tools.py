@@ -1,9 +1,10 @@
-"""The desks that are not catalogue tools, as MCP tools: ``screen`` (the CSP screen),
-``fund`` (the trading desk on many names, then the portfolio manager on one book) and
-``ask`` (the assistant), run through the same pipelines and runner as the CLI and the HTTP
-API, in the server's worker processes (:mod:`alphadesk.serving.jobs`), and ``backtest``
-(:mod:`.backtest`, in its sandbox). Each takes a pydantic model of arguments (its input
-schema) and returns a model (its output schema) naming the recorded run."""
+"""The run tools that are not catalogue tools (a run tool's call makes a recorded run):
+``screen`` (the CSP screen), ``fund`` (the trading desk on many names, then the portfolio
+manager on one book) and ``ask`` (the assistant), run through the same pipelines and
+runner as the CLI and the HTTP API, in the server's worker processes
+(:mod:`alphadesk.serving.jobs`), and ``backtest`` (:mod:`.backtest`, in its sandbox). Each
+takes a pydantic model of arguments (its input schema) and returns a model (its output
+schema) naming the recorded run."""
 
 from __future__ import annotations
 
@@ -36,7 +37,7 @@ from alphadesk.portfolio.models import ACCOUNT_PATTERN
 from alphadesk.serving import jobs
 from alphadesk.tools.assistant.deps import DeskVerdict
 
-__all__ = ["DESKS", "DeskTool", "Desks", "FundArgs", "ScreenOutcome"]
+__all__ = ["RUN_TOOLS", "FundArgs", "RunTool", "RunToolDeps", "ScreenOutcome"]
 
 _AS_OF = Field(
     None,
@@ -110,8 +111,8 @@ class AskArgs(_Args):
 
 
 @dataclass(frozen=True)
-class Desks:
-    """What the desk tools run with: the settings, the market (to check a call's symbols
+class RunToolDeps:
+    """What the run tools run with: the settings, the market (to check a call's symbols
     and date), the server's guards, and where their runs execute."""
 
     settings: Settings
@@ -121,19 +122,19 @@ class Desks:
 
 
 @dataclass(frozen=True)
-class DeskTool:
-    """A desk as an MCP tool: its arguments, its result and how it runs."""
+class RunTool:
+    """An MCP tool that makes a recorded run: its arguments, its result and how it runs."""
 
     name: str
     description: str
     arguments: type[BaseModel]
     output: type[BaseModel]
-    run: Callable[[Desks, Any, Progress], Awaitable[BaseModel]]
+    run: Callable[[RunToolDeps, Any, Progress], Awaitable[BaseModel]]
 
     def listed(self) -> types.Tool:
         return types.Tool(
             name=self.name,
-            title=f"desks/{self.name}",
+            title=f"runs/{self.name}",
             description=self.description,
             input_schema=self.arguments.model_json_schema(),
             output_schema=self.output.model_json_schema(mode="serialization"),
@@ -141,18 +142,18 @@ class DeskTool:
         )
 
     async def call(
-        self, desks: Desks, arguments: dict[str, Any], sink: Progress
+        self, deps: RunToolDeps, arguments: dict[str, Any], sink: Progress
     ) -> types.CallToolResult:
-        """Run the desk on ``arguments`` within the server's guards; a mistake the client
+        """Run the tool on ``arguments`` within the server's guards; a mistake the client
         can fix raises :class:`CallError`."""
         try:
             args = self.arguments.model_validate(arguments)
         except ValidationError as exc:
             hint = "; dates are YYYY-MM-DD" if "date" in str(exc) else ""
             raise CallError(f"invalid arguments for {self.name}: {problems(exc)}{hint}") from None
-        async with desks.guards.desk_call():
+        async with deps.guards.run_call():
             try:
-                value = await self.run(desks, args, sink)
+                value = await self.run(deps, args, sink)
             except (DataError, InvalidSymbol) as exc:
                 raise CallError(f"{self.name}: {exc}") from None
         content, structured = content_of(value)
@@ -163,23 +164,23 @@ class DeskTool:
         return types.CallToolResult(content=content, structured_content=structured)
 
 
-async def _screen(desks: Desks, args: ScreenArgs, sink: Progress) -> ScreenOutcome:
+async def _screen(deps: RunToolDeps, args: ScreenArgs, sink: Progress) -> ScreenOutcome:
     from alphadesk.pipelines.assistant.desks import csp_verdict
     from alphadesk.pipelines.screen.models import ScreenRequest
 
-    model = desks.guards.model(args.model)
-    universe = jobs.universe(desks.market, args.symbols)
-    limit = desks.settings.mcp.max_symbols
+    model = deps.guards.model(args.model)
+    universe = jobs.universe(deps.market, args.symbols)
+    limit = deps.settings.mcp.max_symbols
     if len(universe) > limit:
         raise CallError(
             f"{len(universe)} symbols to screen, the server's limit is {limit} a call "
             "([mcp] max_symbols); pass up to that many symbols"
         )
-    at, _ = instant(desks.market, args.as_of, universe)
+    at, _ = instant(deps.market, args.as_of, universe)
     order = ScreenRequest(symbols=universe, dates=[at], depth=args.depth, model=model,
                           constraints=args.constraints)  # fmt: skip
     job = partial(jobs.screen, order=order, concurrency=args.concurrency)
-    history = await desks.runs.call(job, sink)
+    history = await deps.runs.call(job, sink)
     screen = history.screens[0]
     return ScreenOutcome(
         run_id=history.run_id,
@@ -191,51 +192,51 @@ async def _screen(desks: Desks, args: ScreenArgs, sink: Progress) -> ScreenOutco
     )
 
 
-async def _fund(desks: Desks, args: FundArgs, sink: Progress) -> FundResult:
+async def _fund(deps: RunToolDeps, args: FundArgs, sink: Progress) -> FundResult:
     import asyncio
 
     from alphadesk.data.symbols import normalize_symbol
     from alphadesk.pipelines.fund.book import fund_request
     from alphadesk.portfolio import AccountNotFound
 
-    model = desks.guards.model(args.model)
+    model = deps.guards.model(args.model)
     symbols = [normalize_symbol(s) for s in args.symbols or []]
-    at, _ = instant(desks.market, args.as_of, symbols)
+    at, _ = instant(deps.market, args.as_of, symbols)
     try:
         request = await asyncio.to_thread(
-            fund_request, desks.market, desks.settings.store_path, at, symbols=symbols,
+            fund_request, deps.market, deps.settings.store_path, at, symbols=symbols,
             universe=args.universe, account=args.account, depth=args.depth,
         )  # fmt: skip
-    except (AccountNotFound, ValueError) as exc:  # no data: DeskTool.call says so
+    except (AccountNotFound, ValueError) as exc:  # no data: RunTool.call says so
         raise CallError(f"fund: {exc}") from None
-    limit = desks.settings.mcp.max_symbols
+    limit = deps.settings.mcp.max_symbols
     if len(request.symbols) > limit:
         raise CallError(
             f"{len(request.symbols)} names in the book, the server's limit is {limit} a call "
             "([mcp] max_symbols); pass up to that many symbols"
         )
-    result: FundResult = await desks.runs.run("fund", request, sink, model=model)
+    result: FundResult = await deps.runs.run("fund", request, sink, model=model)
     return result
 
 
-async def _ask(desks: Desks, args: AskArgs, sink: Progress) -> ChatResult:
+async def _ask(deps: RunToolDeps, args: AskArgs, sink: Progress) -> ChatResult:
     from alphadesk.pipelines.assistant import ChatRequest
 
-    model = desks.guards.model(args.model)
-    at = None if args.as_of is None else instant(desks.market, args.as_of, [])[0]
+    model = deps.guards.model(args.model)
+    at = None if args.as_of is None else instant(deps.market, args.as_of, [])[0]
     question = ChatRequest(question=args.question, session_id=args.session_id, as_of=at)
-    answer: ChatResult = await desks.runs.call(partial(ask, question=question, model=model), sink)
+    answer: ChatResult = await deps.runs.call(partial(ask, question=question, model=model), sink)
     return answer
 
 
-async def _backtest(desks: Desks, args: BacktestArgs, sink: Progress) -> BacktestOutcome:
-    return await run_backtest(desks.settings, desks.market, args, sink)
+async def _backtest(deps: RunToolDeps, args: BacktestArgs, sink: Progress) -> BacktestOutcome:
+    return await run_backtest(deps.settings, deps.market, args, sink)
 
 
-DESKS: dict[str, DeskTool] = {
+RUN_TOOLS: dict[str, RunTool] = {
     tool.name: tool
     for tool in (
-        DeskTool(
+        RunTool(
             "screen",
             "Screen stocks for cash-secured puts: cheap trend, volatility, liquidity and "
             "earnings checks first, then the CSP desk on the survivors; the verdicts best "
@@ -244,7 +245,7 @@ DESKS: dict[str, DeskTool] = {
             ScreenOutcome,
             _screen,
         ),
-        DeskTool(
+        RunTool(
             "fund",
             "Run one book over many names: the trading desk decides BUY, HOLD or SELL on "
             "each, then a portfolio manager sets each name's target weight (with its reason) "
@@ -255,7 +256,7 @@ DESKS: dict[str, DeskTool] = {
             FundResult,
             _fund,
         ),
-        DeskTool(
+        RunTool(
             "ask",
             "Ask alphadesk's assistant a market question in plain words; it picks the tools "
             "(and desks) to answer from computed numbers, and every number it states is "
@@ -264,7 +265,7 @@ DESKS: dict[str, DeskTool] = {
             ChatResult,
             _ask,
         ),
-        DeskTool(
+        RunTool(
             "backtest",
             "Backtest a strategy on one symbol's daily bars (next-open fills, costs, whole "
             "shares): a built-in one by name, or the code of a backtrader Strategy, checked "
