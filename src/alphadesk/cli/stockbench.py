@@ -1,5 +1,6 @@
-"""``alphadesk eval --benchmark stockbench``: the desk as one book under StockBench's
-protocol, printed beside the paper's published rows and the book baselines."""
+"""``alphadesk eval --benchmark stockbench`` and ``alphadesk eval --portfolio``: the desk as
+one book, under StockBench's protocol beside the paper's published rows, or on any window
+of the data; both beside the book baselines."""
 
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ from alphadesk.cli.common import (
 from alphadesk.cli.progress import DecisionBar
 from alphadesk.cli.tables import Column, FitTable
 
-__all__ = ["run_stockbench"]
+__all__ = ["run_portfolio", "run_stockbench"]
 
 _DATA_HINT = (
     "the bundled StockBench bars of most names begin 2024-12-13, so 2025-01-14 is the first "
@@ -58,7 +59,47 @@ def run_stockbench(
         )
     except ValidationError as exc:
         raise fail(str(exc.errors()[0]["msg"]), "see `alphadesk eval --help`", BAD_INPUT) from None
-    result = _run(ctx, protocol, every, model, out, workers, fresh)
+    result = _run(ctx, protocol, every, model, out, workers, fresh, _DATA_HINT)
+    _show(result, json)
+
+
+def run_portfolio(
+    ctx: typer.Context,
+    symbols: list[str],
+    start: str,
+    end: str,
+    *,
+    every: int,
+    model: str,
+    out: Path | None,
+    workers: int | None,
+    fresh: bool,
+    json: bool,
+    cash: float,
+    costs: float,
+) -> None:
+    """Run ``symbols`` as one book from ``start`` to ``end`` and print it."""
+    from pydantic import ValidationError
+
+    from alphadesk.pipelines.evaluation.stockbench import Protocol
+
+    try:
+        protocol = Protocol(
+            kind="portfolio",
+            symbols=tuple(dict.fromkeys(s.strip().upper() for s in symbols)),
+            start=window_day(start, "--from"),
+            end=window_day(end, "--to"),
+            cash=cash,
+            commission_bps=costs * 1e4,
+        )
+    except ValidationError as exc:
+        raise fail(str(exc.errors()[0]["msg"]), "see `alphadesk eval --help`", BAD_INPUT) from None
+    hint = "`alphadesk data list` shows each symbol's range and fields"
+    _show(_run(ctx, protocol, every, model, out, workers, fresh, hint), json)
+
+
+def _show(result: Any, json: bool) -> None:
+    protocol = result.protocol
     if json:
         payload = {"folder": str(result.folder), "protocol": protocol.model_dump(mode="json")}
         payload |= {"rows": [r.model_dump() for r in result.rows], "manifest": result.manifest}
@@ -75,6 +116,7 @@ def _run(
     out: Path | None,
     workers: int | None,
     fresh: bool,
+    hint: str,
 ) -> Any:
     from alphadesk.data import DataError
     from alphadesk.llm.base import CacheMiss
@@ -82,7 +124,8 @@ def _run(
     from alphadesk.pipelines.evaluation.desk_book import evaluate_desk_book
 
     settings = settings_from(ctx)
-    paper = protocol.start == date(2025, 3, 1) and protocol.end == date(2025, 6, 30)
+    window = protocol.start == date(2025, 3, 1) and protocol.end == date(2025, 6, 30)
+    paper = window and protocol.kind == "stockbench"
     with DecisionBar() as progress:  # on stderr: --json output stays pure
         try:
             return asyncio.run(
@@ -101,7 +144,7 @@ def _run(
                 )
             )
         except (EvaluationError, DataError, ValueError) as exc:
-            raise fail(str(exc), _DATA_HINT, BAD_INPUT) from None
+            raise fail(str(exc), hint, BAD_INPUT) from None
         except LookAheadError as exc:
             raise fail(f"the evaluation is void: {exc}") from None
         except CacheMiss as exc:

@@ -1,13 +1,16 @@
-"""The trading desk run as one book over many names, scored beside the book baselines.
+"""The trading desk run as one book over many names, scored beside the book baselines:
+the one book walker of both protocols (``eval --benchmark stockbench`` and
+``eval --portfolio``).
 
-Until the portfolio manager exists, the desk's decisions become weights by a plain rule,
-labelled as such wherever it is shown: at every ``every``-th session of the window the
-desk decides each name at the previous close (the evaluation's walk, journal and
-workers); the names it then holds long (BUY, or HOLD after a BUY; SELL and a failed
-decision as the walk keeps positions) get equal weights and the rest is cash, traded
-at that session's open. While the set of names is unchanged the book is left to drift
-(no trade, no cost). Scored as every book is (:mod:`.book`), beside StockBench's passive
-baseline and the book baselines, with intervals against equal weight held.
+At every ``every``-th session of the window the desk decides each name at the previous
+close (the evaluation's walk, journal and workers); a :class:`Weighting` turns that
+day's decisions and the book into target weights, traded at that session's open. The
+default, :data:`EQUAL_LONGS`, is a plain rule labelled as such wherever it is shown: the
+names the desk then holds long (BUY, or HOLD after a BUY; SELL and a failed decision as
+the walk keeps positions) get equal weights and the rest is cash; while the set of names
+held is unchanged the book is left to drift (no trade, no cost). Scored as every book is
+(:mod:`.book`), beside the book baselines (and, under StockBench's protocol, its passive
+baseline), with intervals against equal weight held.
 
 Files in the folder: ``decisions.jsonl`` (the journal: an interrupted run continues
 from it), ``book.json`` and ``book.md`` (the same bytes for the same run), and
@@ -18,7 +21,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -45,9 +48,40 @@ from .stockbench import (
     scored_rows,
 )
 
-__all__ = ["DESK_ROW", "DeskBook", "desk_book_spec", "evaluate_desk_book"]
+__all__ = [
+    "DESK_ROW",
+    "EQUAL_LONGS",
+    "DeskBook",
+    "Weighting",
+    "desk_book_spec",
+    "equal_longs",
+    "evaluate_desk_book",
+]
 
-DESK_ROW = "desk ({model}): equal weight over its longs"
+DESK_ROW = "desk ({model}): {weighting}"
+
+
+@dataclass(frozen=True)
+class Weighting:
+    """How a day's decisions become the book's target weights: ``weights(decisions,
+    session)`` gets the desk's decisions of the close before ``session`` (one per name,
+    their ``position`` filled) and the book at its open (``session.weights``), and returns
+    target weights (none negative, at most 1 in all) or ``None`` to leave the book as it
+    is. ``label`` names the book's row."""
+
+    label: str
+    weights: Callable[[Sequence[DecisionRecord], Session], Mapping[str, float] | None]
+
+
+def equal_longs(decisions: Sequence[DecisionRecord], session: Session) -> dict[str, float] | None:
+    """Equal weights over the names held long after ``decisions``; ``None`` (drift) while
+    they are the names the book holds."""
+    longs = sorted(r.symbol for r in decisions if (r.position or 0) > 0)
+    held = sorted(str(s) for s in session.weights.index[session.weights > 0])
+    return None if longs == held else equal_weight(longs)
+
+
+EQUAL_LONGS = Weighting("equal weight over its longs", equal_longs)
 
 
 @dataclass
@@ -93,20 +127,29 @@ async def evaluate_desk_book(
     workers: int | None = None,
     fresh: bool = False,
     paper: bool = True,
+    weighting: Weighting = EQUAL_LONGS,
     on_start: Callable[[int], None] | None = None,
     on_decision: Callable[[DecisionRecord], None] | None = None,
     on_resume: Callable[[int], None] | None = None,
 ) -> DeskBook:
-    """Walk the desk over ``protocol``'s names and window as one book and score it.
+    """Walk the desk over ``protocol``'s names and window as one book, its decisions
+    weighted by ``weighting``, and score it. StockBench's protocol reads the bundled
+    data; a portfolio's, the settings' market.
 
     Raises:
         EvaluationError: Too few sessions before the window, a journal of another run.
         ValueError: Bars missing on a session of the window.
     """
     started, wall = datetime.now(UTC), time.monotonic()
-    opens, closes, dividends = market_frames(protocol)
+    market = None
+    if protocol.kind == "portfolio":
+        from alphadesk.data import build_provider
+
+        market = build_provider(settings)
+    opens, closes, dividends = market_frames(protocol, market)
     spec = desk_book_spec(protocol, every, model, opens)
-    folder = out if out is not None else settings.data_dir / "evals" / f"book-{spec.name}"
+    prefix = "book" if protocol.kind == "stockbench" else "portfolio"
+    folder = out if out is not None else settings.data_dir / "evals" / f"{prefix}-{spec.name}"
     traded = _decision_sessions(opens, protocol, every)
     dates = [session_close(opens.index[i - 1].date()) for i in traded]
     mode = cache_mode(settings, folder, spec)
@@ -114,9 +157,10 @@ async def evaluate_desk_book(
     desk, records, made = await decide_at(
         settings, spec, dates, folder, mode, how, Heard(on_start, on_resume, on_decision)
     )
-    longs = _longs(records, dates, traded)
+    by_row = _by_row(records, dates, traded)
     books = baseline_books(protocol, opens, closes, dividends)
-    books[DESK_ROW.format(model=model)] = _desk_book(protocol, opens, closes, dividends, longs)
+    row = DESK_ROW.format(model=model, weighting=weighting.label)
+    books[row] = _desk_book(protocol, (opens, closes, dividends), by_row, weighting)
     rows = (paper_rows() if paper else []) + scored_rows(books, HOLD)
     manifest = run_manifest(spec, mode, records, made, started, time.monotonic() - wall, desk)
     _write(folder, protocol, spec, rows, books)
@@ -124,37 +168,28 @@ async def evaluate_desk_book(
     return DeskBook(protocol, spec, folder, rows, records, manifest)
 
 
-def _longs(
+def _by_row(
     records: list[DecisionRecord], dates: list[datetime], traded: list[int]
-) -> dict[int, list[str]]:
-    """The names held long after each decision date, by the row of the open it trades at."""
-    by_date: dict[datetime, list[str]] = {d: [] for d in dates}
+) -> dict[int, list[DecisionRecord]]:
+    """Each decision date's decisions, by the row of the open they trade at."""
+    by_date: dict[datetime, list[DecisionRecord]] = {d: [] for d in dates}
     for record in records:
-        if (record.position or 0) > 0:
-            by_date[record.as_of].append(record.symbol)
-    return {row: sorted(by_date[d]) for row, d in zip(traded, dates, strict=True)}
+        by_date[record.as_of].append(record)
+    return {row: by_date[d] for row, d in zip(traded, dates, strict=True)}
 
 
 def _desk_book(
     protocol: Protocol,
-    opens: pd.DataFrame,
-    closes: pd.DataFrame,
-    dividends: pd.DataFrame,
-    longs: dict[int, list[str]],
+    frames: tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame],
+    by_row: dict[int, list[DecisionRecord]],
+    weighting: Weighting,
 ) -> Book:
-    held: list[list[str] | None] = [None]
-
-    def policy(session: Session) -> dict[str, float] | None:
-        names = longs.get(session.i)
-        if names is None or names == held[0]:
-            return None  # no decision today, or the same names: let the book drift
-        held[0] = names
-        return equal_weight(names)
+    def policy(session: Session) -> Mapping[str, float] | None:
+        decisions = by_row.get(session.i)
+        return None if decisions is None else weighting.weights(decisions, session)
 
     return run_book(
-        opens,
-        closes,
-        dividends,
+        *frames,
         policy,
         first=protocol.warmup,
         cash=protocol.cash,

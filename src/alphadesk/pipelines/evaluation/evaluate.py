@@ -74,12 +74,14 @@ def eval_folder(settings: Settings, spec: EvalSpec, out: Path | None = None) -> 
     return out if out is not None else settings.data_dir / "evals" / spec.name
 
 
-def universe(coverage: Sequence[Coverage], start: date, end: date) -> list[str]:
+def universe(
+    coverage: Sequence[Coverage], start: date, end: date, warm_up: timedelta = WARM_UP
+) -> list[str]:
     """The symbols an evaluation from ``start`` to ``end`` can take: daily bars on every
-    session of the window and a year before it."""
+    session of the window and ``warm_up`` before it."""
     from alphadesk.data.universe import covering
 
-    return covering(coverage, start - WARM_UP, end)
+    return covering(coverage, start - warm_up, end)
 
 
 def config_of(spec: EvalSpec) -> BacktestConfig:
