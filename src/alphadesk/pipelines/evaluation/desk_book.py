@@ -47,6 +47,7 @@ from .stockbench import (
     paper_rows,
     scored_rows,
 )
+from .walk import ModelWrap
 
 __all__ = [
     "DESK_ROW",
@@ -128,13 +129,16 @@ async def evaluate_desk_book(
     fresh: bool = False,
     paper: bool = True,
     weighting: Weighting = EQUAL_LONGS,
+    wrap_model: ModelWrap | None = None,
     on_start: Callable[[int], None] | None = None,
     on_decision: Callable[[DecisionRecord], None] | None = None,
     on_resume: Callable[[int], None] | None = None,
 ) -> DeskBook:
     """Walk the desk over ``protocol``'s names and window as one book, its decisions
     weighted by ``weighting``, and score it. StockBench's protocol reads the bundled
-    data; a portfolio's, the settings' market.
+    data; a portfolio's, the settings' market. ``wrap_model`` wraps each agent's model
+    (e.g. to count what it is sent); the decisions are then made in this process unless
+    ``workers`` says otherwise.
 
     Raises:
         EvaluationError: Too few sessions before the window, a journal of another run.
@@ -153,7 +157,7 @@ async def evaluate_desk_book(
     traded = _decision_sessions(opens, protocol, every)
     dates = [session_close(opens.index[i - 1].date()) for i in traded]
     mode = cache_mode(settings, folder, spec)
-    how = Asked(workers=workers, fresh=fresh)
+    how = Asked(wrap_model=wrap_model, workers=workers, fresh=fresh)
     desk, records, made = await decide_at(
         settings, spec, dates, folder, mode, how, Heard(on_start, on_resume, on_decision)
     )
