@@ -12,7 +12,9 @@ the pipeline sends. Runs: csp (NVDA 2024-11-29), desk (AAPL 2012-03-30, 1 debate
 1 risk exchange), ask (3 questions), algo (AAPL to 2012-12-31, 2 variants, 1 iteration),
 portfolio (the trading desk as one book over StockBench's window, ``eval --portfolio``'s
 walk: every session of 2025-03-01..06-30 for the 20 Dow stocks, 1,660 symbol-days; with
-``--quick`` a stated sample, every 20th session for 5 of them), its figure per symbol-day.
+``--quick`` a stated sample, the first two weeks' 10 sessions for 5 of them), its figure
+per symbol-day, today's (a full desk each) first, then with the analysts' reports reused
+while what they read is unchanged (``--reuse-reports``).
 
 Goals: a whole desk decision under 60k prompt tokens, a csp run under 30k, the portfolio
 under 15k per symbol-day on average (the issue's goal). For scale,
@@ -192,13 +194,15 @@ async def run_algo(settings: Settings, market: MarketData, tally: Tally) -> None
 
 
 async def run_portfolio(
-    settings: Settings, market: MarketData, tally: Tally, *, quick: bool = False
+    settings: Settings, market: MarketData, tally: Tally, *, quick: bool = False, reuse: bool
 ) -> None:
     """The book over StockBench's window (a sample of it with ``--quick``), in this
-    process, every model call counted as the provider would receive it."""
+    process, every model call counted as the provider would receive it; with ``reuse``,
+    analysts' reports reused while what they read is unchanged."""
     protocol, every = PROTOCOL, 1
     if quick:
-        protocol, every = protocol.model_copy(update={"symbols": protocol.symbols[:5]}), 20
+        sample = {"symbols": protocol.symbols[:5], "end": date(2025, 3, 14)}
+        protocol = protocol.model_copy(update=sample)
     with tempfile.TemporaryDirectory() as tmp:
         result = await evaluate_desk_book(
             settings,
@@ -207,6 +211,7 @@ async def run_portfolio(
             out=Path(tmp),
             workers=1,
             paper=False,
+            reuse=reuse,
             wrap_model=lambda agent, model: CountingModel(agent, model, tally),
         )
     tally.per = len(result.decisions)
@@ -220,7 +225,7 @@ PIPELINES: dict[str, tuple[str, Runner]] = {
     "desk": ("desk AAPL 2012-03-30, 1 debate + 1 risk round", run_desk),
     "ask": (f"ask, {len(QUESTIONS)} questions", run_ask),
     "algo": ("algo AAPL to 2012-12-31, 2 variants, 1 iteration", run_algo),
-    "portfolio": ("portfolio book, per symbol-day (today: a full desk each)", run_portfolio),
+    "portfolio": ("portfolio book", run_portfolio),
 }
 
 
@@ -256,11 +261,14 @@ async def main(tokenizer: str, only: list[str], quick: bool) -> None:
         print(f"tokens counted with LiteLLM's tokenizer for {tokenizer} (no model called)")
         for name in only:
             title, runner = PIPELINES[name]
+            if name == "portfolio":  # today's figure first, then with reports reused
+                for reuse, how in ((False, "a full desk each"), (True, "reports reused")):
+                    tally = Tally(tokenizer)
+                    await run_portfolio(settings, market, tally, quick=quick, reuse=reuse)
+                    report(name, f"{title}, {how}", tally)
+                continue
             tally = Tally(tokenizer)
-            if name == "portfolio":
-                await run_portfolio(settings, market, tally, quick=quick)
-            else:
-                await runner(settings, market, tally)
+            await runner(settings, market, tally)
             report(name, title, tally)
     print(f"\nanchors: {ANCHORS}")
 
@@ -272,7 +280,7 @@ if __name__ == "__main__":
     parser.add_argument(
         "--quick",
         action="store_true",
-        help="csp alone unless pipelines are named; portfolio: a sample of the window",
+        help="csp alone unless pipelines are named; portfolio: 5 names over 2 weeks",
     )
     args = parser.parse_args()
     unknown = sorted(set(args.pipelines) - set(PIPELINES))

@@ -161,3 +161,21 @@ def test_a_name_without_opens_is_named_and_nothing_is_decided(
     text = " ".join(done.output.split())
     assert "AMD's data has no opens and closes" in text and "drop it" in text
     assert not (out / JOURNAL).exists()
+
+
+def test_reused_reports_make_the_same_book_with_fewer_model_calls(
+    cli: CliRunner, tmp_path: Path
+) -> None:
+    whole, reusing = _eval(cli, tmp_path / "whole"), _eval(cli, tmp_path / "r", "--reuse-reports")
+    for name in ("book.json", "book.md"):
+        assert (tmp_path / "r" / name).read_bytes() == (tmp_path / "whole" / name).read_bytes()
+    assert reusing["manifest"]["model_calls"] < whole["manifest"]["model_calls"]
+    said = [json.loads(line) for line in (tmp_path / "r" / JOURNAL).read_text().splitlines()[1:]]
+    plain = [json.loads(line) for line in (tmp_path / "whole" / JOURNAL).read_text().splitlines()]
+    decided = {(d["symbol"], d["as_of"]): d["decision"] for d in plain[1:]}
+    assert {(d["symbol"], d["as_of"]): d["decision"] for d in said} == decided
+
+
+def test_reuse_is_refused_without_a_book(cli: CliRunner, tmp_path: Path) -> None:
+    done = cli.invoke(app, ["eval", "-s", "IBM", "--reuse-reports", "--out", str(tmp_path / "x")])
+    assert done.exit_code == 2 and "add --portfolio" in " ".join(done.output.split())

@@ -121,6 +121,12 @@ def evaluate_command(
         "06-30, fills and marks at the open): the paper's published rows beside its passive "
         "baseline as we compute it and our book baselines.",
     ),
+    reuse_reports: bool = typer.Option(
+        False,
+        "--reuse-reports",
+        help="With --portfolio or --benchmark: reuse an analyst's report of an earlier day "
+        "while every tool it called reads the same (fewer model calls and tokens).",
+    ),
     portfolio: bool = typer.Option(
         False,
         "--portfolio",
@@ -156,7 +162,7 @@ def evaluate_command(
         names = _symbols(ctx, symbols, universe, start, end, book=True)
         run_portfolio(
             ctx, names, start, end, every=every or 10, model=model, out=out,
-            workers=workers, fresh=fresh, json=as_json,
+            workers=workers, fresh=fresh, json=as_json, reuse=reuse_reports,
             cash=cash, costs=commission + slippage,
         )  # fmt: skip
         return
@@ -171,9 +177,15 @@ def evaluate_command(
 
         run_stockbench(
             ctx, symbols, start, end, every=every or 1, model=model, out=out,
-            workers=workers, fresh=fresh, json=as_json,
+            workers=workers, fresh=fresh, json=as_json, reuse=reuse_reports,
         )  # fmt: skip
         return
+    if reuse_reports:
+        raise fail(
+            "--reuse-reports reuses reports across the days of one book",
+            "add --portfolio or --benchmark stockbench",
+            BAD_INPUT,
+        )
     start, end, every = start or "2012-01-01", end or "2012-12-31", every or 10
 
     check_models(settings_from(ctx), model)
@@ -243,7 +255,9 @@ def _symbols(
     from alphadesk.pipelines.evaluation.evaluate import WARM_UP
 
     first, last = window_day(start, "--from"), window_day(end, "--to")
-    warm = timedelta(days=35) if book else WARM_UP  # 20 sessions fit in 35 days
+    # A book's rules read 20 sessions before --from (about four weeks; the walk itself
+    # refuses a window with fewer, before deciding anything).
+    warm = timedelta(weeks=4) if book else WARM_UP
     found = symbols_of(build_provider(settings_from(ctx)).coverage(), first, last, warm)
     said = "a year" if not book else "20 sessions"
     if universe != "all":

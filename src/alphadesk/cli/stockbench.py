@@ -44,6 +44,7 @@ def run_stockbench(
     workers: int | None,
     fresh: bool,
     json: bool,
+    reuse: bool = False,
 ) -> None:
     """Run the benchmark (another window or fewer names when given) and print it."""
     from pydantic import ValidationError
@@ -59,7 +60,7 @@ def run_stockbench(
         )
     except ValidationError as exc:
         raise fail(str(exc.errors()[0]["msg"]), "see `alphadesk eval --help`", BAD_INPUT) from None
-    result = _run(ctx, protocol, every, model, out, workers, fresh, _DATA_HINT)
+    result = _run(ctx, protocol, every, model, out, (workers, fresh, reuse), _DATA_HINT)
     _show(result, json)
 
 
@@ -77,6 +78,7 @@ def run_portfolio(
     json: bool,
     cash: float,
     costs: float,
+    reuse: bool = False,
 ) -> None:
     """Run ``symbols`` as one book from ``start`` to ``end`` and print it."""
     from pydantic import ValidationError
@@ -95,7 +97,7 @@ def run_portfolio(
     except ValidationError as exc:
         raise fail(str(exc.errors()[0]["msg"]), "see `alphadesk eval --help`", BAD_INPUT) from None
     hint = "`alphadesk data list` shows each symbol's range and fields"
-    _show(_run(ctx, protocol, every, model, out, workers, fresh, hint), json)
+    _show(_run(ctx, protocol, every, model, out, (workers, fresh, reuse), hint), json)
 
 
 def _show(result: Any, json: bool) -> None:
@@ -114,16 +116,18 @@ def _run(
     every: int,
     model: str,
     out: Path | None,
-    workers: int | None,
-    fresh: bool,
+    how: tuple[int | None, bool, bool],
     hint: str,
 ) -> Any:
+    """The book evaluated; ``how``: its workers, whether fresh, whether reports are
+    reused."""
     from alphadesk.data import DataError
     from alphadesk.llm.base import CacheMiss
     from alphadesk.pipelines.evaluation import EvaluationError, LookAheadError
     from alphadesk.pipelines.evaluation.desk_book import evaluate_desk_book
 
     settings = settings_from(ctx)
+    workers, fresh, reuse = how
     window = protocol.start == date(2025, 3, 1) and protocol.end == date(2025, 6, 30)
     paper = window and protocol.kind == "stockbench"
     with DecisionBar() as progress:  # on stderr: --json output stays pure
@@ -138,6 +142,7 @@ def _run(
                     workers=workers,
                     fresh=fresh,
                     paper=paper,
+                    reuse=reuse,
                     on_start=progress.start,
                     on_decision=progress.record,
                     on_resume=progress.skip,

@@ -39,6 +39,7 @@ from alphadesk.pipelines.desk.memory import DeskMemory, open_memory
 from alphadesk.pipelines.desk.models import DebateEntry, DeskRequest, DeskResult, RiskEntry
 from alphadesk.pipelines.desk.nodes import DESK_STATE, DeskNodeDeps, DeskNodes, DeskState
 from alphadesk.pipelines.desk.report import render_report
+from alphadesk.pipelines.desk.reuse import AnalystReports
 from alphadesk.store import RunStore
 
 __all__ = ["TradingDesk"]
@@ -60,8 +61,12 @@ class TradingDesk:
         models: Mapping[str, Model] | None = None,
         agents: DeskAgents | None = None,
         memory: DeskMemory | None = None,
+        reports: AnalystReports | None = None,
     ) -> None:
+        """``reports``: reuse an analyst's report while what it reads is unchanged
+        (:mod:`.reuse`); the desk owns it across its analyses."""
         self.settings, self.market = settings, market
+        self.reports = reports
         self.agents = agents or default_agents()
         self.models = AgentModels(settings, self.agents.all, override=model, models=models)
         self.memory = memory if memory is not None else open_memory(settings)
@@ -87,6 +92,7 @@ class TradingDesk:
             steps=AgentSteps(run, self.models, self.settings.limits),
             run=run,
             writes_memory=self.settings.cache is not CacheMode.REPLAY,
+            reports=self.reports,
         )
         return DeskNodes(deps, request).node
 

@@ -20,6 +20,7 @@ from it), ``book.json`` and ``book.md`` (the same bytes for the same run), and
 from __future__ import annotations
 
 import json
+import os
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -30,7 +31,10 @@ from typing import Any
 import pandas as pd
 
 from alphadesk.config import RULES_MODEL, Settings
+from alphadesk.data.base import MarketData
 from alphadesk.data.calendar import session_close
+from alphadesk.llm.base import Model
+from alphadesk.pipelines.base import Pipeline, pipeline_class
 
 from .book import Book, Session, equal_weight, run_book
 from .deciding import Heard
@@ -57,6 +61,7 @@ __all__ = [
     "desk_book_spec",
     "equal_longs",
     "evaluate_desk_book",
+    "reusing_desk",
 ]
 
 DESK_ROW = "desk ({model}): {weighting}"
@@ -129,6 +134,7 @@ async def evaluate_desk_book(
     fresh: bool = False,
     paper: bool = True,
     weighting: Weighting = EQUAL_LONGS,
+    reuse: bool = False,
     wrap_model: ModelWrap | None = None,
     on_start: Callable[[int], None] | None = None,
     on_decision: Callable[[DecisionRecord], None] | None = None,
@@ -136,7 +142,9 @@ async def evaluate_desk_book(
 ) -> DeskBook:
     """Walk the desk over ``protocol``'s names and window as one book, its decisions
     weighted by ``weighting``, and score it. StockBench's protocol reads the bundled
-    data; a portfolio's, the settings' market. ``wrap_model`` wraps each agent's model
+    data; a portfolio's, the settings' market. With ``reuse`` each desk (one per worker)
+    reuses an analyst's report while what it reads is unchanged
+    (:mod:`alphadesk.pipelines.desk.reuse`). ``wrap_model`` wraps each agent's model
     (e.g. to count what it is sent); the decisions are then made in this process unless
     ``workers`` says otherwise.
 
@@ -157,7 +165,10 @@ async def evaluate_desk_book(
     traded = _decision_sessions(opens, protocol, every)
     dates = [session_close(opens.index[i - 1].date()) for i in traded]
     mode = cache_mode(settings, folder, spec)
-    how = Asked(wrap_model=wrap_model, workers=workers, fresh=fresh)
+    factory = reusing_desk if reuse else None
+    if reuse and wrap_model is None and workers is None:  # the factory travels to workers
+        workers = os.cpu_count() or 1
+    how = Asked(desk_factory=factory, wrap_model=wrap_model, workers=workers, fresh=fresh)
     desk, records, made = await decide_at(
         settings, spec, dates, folder, mode, how, Heard(on_start, on_resume, on_decision)
     )
@@ -170,6 +181,18 @@ async def evaluate_desk_book(
     _write(folder, protocol, spec, rows, books)
     (folder / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n", "utf-8")
     return DeskBook(protocol, spec, folder, rows, records, manifest)
+
+
+def reusing_desk(
+    settings: Settings, market: MarketData, models: Mapping[str, Model]
+) -> Pipeline[Any, Any]:
+    """The trading desk with its own :class:`AnalystReports` (built where it decides)."""
+    from alphadesk.pipelines.desk.reuse import AnalystReports
+
+    desk: Pipeline[Any, Any] = pipeline_class("desk")(
+        settings, market, models=models, reports=AnalystReports()
+    )
+    return desk
 
 
 def _by_row(
