@@ -179,3 +179,16 @@ def test_reused_reports_make_the_same_book_with_fewer_model_calls(
 def test_reuse_is_refused_without_a_book(cli: CliRunner, tmp_path: Path) -> None:
     done = cli.invoke(app, ["eval", "-s", "IBM", "--reuse-reports", "--out", str(tmp_path / "x")])
     assert done.exit_code == 2 and "add --portfolio" in " ".join(done.output.split())
+
+
+def test_an_index_gives_its_members_of_the_first_day_with_data(
+    cli: CliRunner, tmp_path: Path
+) -> None:
+    args = ["eval", "--portfolio", "--universe", "dow30", "--from", "2025-03-03"]
+    args += ["--to", "2025-03-07", "--every", "5", "--workers", "1", "--json"]
+    done = cli.invoke(app, [*args, "--out", str(tmp_path / "dow")])
+    assert done.exit_code == 0, done.output
+    said = " ".join(done.stderr.split())
+    assert "Dow Jones Industrial Average on 2025-03-03: 30 members, 20 with daily bars" in said
+    names = json.loads(done.stdout)["protocol"]["symbols"]
+    assert len(names) == 20 and {"AAPL", "JPM", "PG"} <= set(names) and "NVDA" not in names
