@@ -14,7 +14,9 @@ portfolio (the trading desk as one book over StockBench's window, ``eval --portf
 walk: every session of 2025-03-01..06-30 for the 20 Dow stocks, 1,660 symbol-days; with
 ``--quick`` a stated sample, the first two weeks' 10 sessions for 5 of them), its figure
 per symbol-day, today's (a full desk each) first, then with the analysts' reports reused
-while what they read is unchanged (``--reuse-reports``).
+while what they read is unchanged (``--reuse-reports``), then with the desk asked only
+where the triage finds something material (``--depth triage``), alone and with reports
+reused.
 
 Goals: a whole desk decision under 60k prompt tokens, a csp run under 30k, the portfolio
 under 15k per symbol-day on average (the issue's goal). For scale,
@@ -63,7 +65,7 @@ from alphadesk.pipelines.csp.models import CspRequest
 from alphadesk.pipelines.csp.pipeline import CspPipeline
 from alphadesk.pipelines.desk.models import DeskRequest
 from alphadesk.pipelines.desk.pipeline import TradingDesk
-from alphadesk.pipelines.evaluation.desk_book import evaluate_desk_book
+from alphadesk.pipelines.evaluation.desk_book import Depth, evaluate_desk_book
 from alphadesk.pipelines.evaluation.stockbench import PROTOCOL
 from alphadesk.pipelines.runner import PipelineRunner
 
@@ -194,11 +196,18 @@ async def run_algo(settings: Settings, market: MarketData, tally: Tally) -> None
 
 
 async def run_portfolio(
-    settings: Settings, market: MarketData, tally: Tally, *, quick: bool = False, reuse: bool
+    settings: Settings,
+    market: MarketData,
+    tally: Tally,
+    *,
+    quick: bool = False,
+    reuse: bool = False,
+    depth: Depth = "full",
 ) -> None:
     """The book over StockBench's window (a sample of it with ``--quick``), in this
     process, every model call counted as the provider would receive it; with ``reuse``,
-    analysts' reports reused while what they read is unchanged."""
+    analysts' reports reused while what they read is unchanged; ``depth`` triage: the
+    desk asked only where the triage says."""
     protocol, every = PROTOCOL, 1
     if quick:
         sample = {"symbols": protocol.symbols[:5], "end": date(2025, 3, 14)}
@@ -212,13 +221,22 @@ async def run_portfolio(
             workers=1,
             paper=False,
             reuse=reuse,
+            depth=depth,
             wrap_model=lambda agent, model: CountingModel(agent, model, tally),
         )
     tally.per = len(result.decisions)
+    carried = result.manifest["carried"]
     print(f"\nportfolio: {len(protocol.symbols)} names, every {every} sessions of "
-          f"{protocol.start}..{protocol.end}: {tally.per} symbol-days")  # fmt: skip
+          f"{protocol.start}..{protocol.end}: {tally.per} symbol-days, "
+          f"{carried} carried by the triage")  # fmt: skip
 
 
+BOOKS: tuple[tuple[bool, Depth, str], ...] = (
+    (False, "full", "a full desk each"),
+    (True, "full", "reports reused"),
+    (False, "triage", "triage"),
+    (True, "triage", "triage, reports reused"),
+)
 Runner = Callable[[Settings, MarketData, Tally], Any]
 PIPELINES: dict[str, tuple[str, Runner]] = {
     "csp": ("csp NVDA 2024-11-29", run_csp),
@@ -261,10 +279,12 @@ async def main(tokenizer: str, only: list[str], quick: bool) -> None:
         print(f"tokens counted with LiteLLM's tokenizer for {tokenizer} (no model called)")
         for name in only:
             title, runner = PIPELINES[name]
-            if name == "portfolio":  # today's figure first, then with reports reused
-                for reuse, how in ((False, "a full desk each"), (True, "reports reused")):
+            if name == "portfolio":  # today's figure first, then the ways to spend less
+                for reuse, depth, how in BOOKS:
                     tally = Tally(tokenizer)
-                    await run_portfolio(settings, market, tally, quick=quick, reuse=reuse)
+                    await run_portfolio(
+                        settings, market, tally, quick=quick, reuse=reuse, depth=depth
+                    )
                     report(name, f"{title}, {how}", tally)
                 continue
             tally = Tally(tokenizer)

@@ -192,3 +192,37 @@ def test_an_index_gives_its_members_of_the_first_day_with_data(
     assert "Dow Jones Industrial Average on 2025-03-03: 30 members, 20 with daily bars" in said
     names = json.loads(done.stdout)["protocol"]["symbols"]
     assert len(names) == 20 and {"AAPL", "JPM", "PG"} <= set(names) and "NVDA" not in names
+
+
+def test_a_triaged_book_asks_the_desk_less_and_carries_the_rest(
+    cli: CliRunner, tmp_path: Path
+) -> None:
+    """Where the triage asks the desk, its decision is the full desk's on the same day;
+    every other day carries the name's last full decision, said so; a rerun writes the
+    same bytes."""
+    args = ["eval", "--portfolio", "-s", "AAPL,IBM", "--from", "2012-03-01", "--to"]
+    args += ["2012-03-09", "--every", "1", "--workers", "1", "--json", "--out"]
+
+    def run(folder: Path, *extra: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+        done = cli.invoke(app, [*args, str(folder), *extra])
+        assert done.exit_code == 0, done.output
+        lines = (folder / JOURNAL).read_text().splitlines()[1:]
+        return json.loads(done.stdout), [json.loads(line) for line in lines]
+
+    full, everyday = run(tmp_path / "full")
+    triaged, asked = run(tmp_path / "triage", "--depth", "triage")
+    assert triaged["manifest"]["carried"] > 0
+    assert len(asked) + triaged["manifest"]["carried"] == len(everyday) == 2 * 7
+    by_day = {(d["symbol"], d["as_of"]): d["decision"] for d in everyday}
+    assert {((d["symbol"], d["as_of"]), d["decision"]) for d in asked} <= by_day.items()
+    assert triaged["manifest"]["model_calls"] < full["manifest"]["model_calls"]
+    names = {r["name"] for r in triaged["rows"]}
+    assert DESK_ROW.format(model="rules, triage", weighting=EQUAL_LONGS.label) in names
+    before = {n: (tmp_path / "triage" / n).read_bytes() for n in ("book.json", "book.md")}
+    run(tmp_path / "triage", "--depth", "triage")
+    assert {n: (tmp_path / "triage" / n).read_bytes() for n in before} == before
+
+
+def test_triage_is_refused_without_a_book(cli: CliRunner, tmp_path: Path) -> None:
+    done = cli.invoke(app, ["eval", "-s", "IBM", "--depth", "triage", "--out", str(tmp_path)])
+    assert done.exit_code == 2 and "add --portfolio" in " ".join(done.output.split())

@@ -127,6 +127,14 @@ def evaluate_command(
         help="With --portfolio or --benchmark: reuse an analyst's report of an earlier day "
         "while every tool it called reads the same (fewer model calls and tokens).",
     ),
+    depth: Literal["full", "triage"] = typer.Option(
+        "full",
+        "--depth",
+        help="With --portfolio or --benchmark: full asks the desk on every name and day; "
+        "triage only when a name has no decision yet, 5 sessions have passed since its last "
+        "one, it moved more than 2 daily volatilities, or news or a filing came out since; "
+        "otherwise it carries its last decision.",
+    ),
     portfolio: bool = typer.Option(
         False,
         "--portfolio",
@@ -163,7 +171,7 @@ def evaluate_command(
         run_portfolio(
             ctx, names, start, end, every=every or 10, model=model, out=out,
             workers=workers, fresh=fresh, json=as_json, reuse=reuse_reports,
-            cash=cash, costs=commission + slippage,
+            cash=cash, costs=commission + slippage, depth=depth,
         )  # fmt: skip
         return
     if benchmark is not None:
@@ -177,12 +185,12 @@ def evaluate_command(
 
         run_stockbench(
             ctx, symbols, start, end, every=every or 1, model=model, out=out,
-            workers=workers, fresh=fresh, json=as_json, reuse=reuse_reports,
+            workers=workers, fresh=fresh, json=as_json, reuse=reuse_reports, depth=depth,
         )  # fmt: skip
         return
-    if reuse_reports:
+    if reuse_reports or depth != "full":
         raise fail(
-            "--reuse-reports reuses reports across the days of one book",
+            "--reuse-reports and --depth triage work across the days of one book",
             "add --portfolio or --benchmark stockbench",
             BAD_INPUT,
         )

@@ -45,6 +45,7 @@ def run_stockbench(
     fresh: bool,
     json: bool,
     reuse: bool = False,
+    depth: str = "full",
 ) -> None:
     """Run the benchmark (another window or fewer names when given) and print it."""
     from pydantic import ValidationError
@@ -60,7 +61,7 @@ def run_stockbench(
         )
     except ValidationError as exc:
         raise fail(str(exc.errors()[0]["msg"]), "see `alphadesk eval --help`", BAD_INPUT) from None
-    result = _run(ctx, protocol, every, model, out, (workers, fresh, reuse), _DATA_HINT)
+    result = _run(ctx, protocol, every, model, out, (workers, fresh, reuse, depth), _DATA_HINT)
     _show(result, json)
 
 
@@ -79,6 +80,7 @@ def run_portfolio(
     cash: float,
     costs: float,
     reuse: bool = False,
+    depth: str = "full",
 ) -> None:
     """Run ``symbols`` as one book from ``start`` to ``end`` and print it."""
     from pydantic import ValidationError
@@ -97,7 +99,7 @@ def run_portfolio(
     except ValidationError as exc:
         raise fail(str(exc.errors()[0]["msg"]), "see `alphadesk eval --help`", BAD_INPUT) from None
     hint = "`alphadesk data list` shows each symbol's range and fields"
-    _show(_run(ctx, protocol, every, model, out, (workers, fresh, reuse), hint), json)
+    _show(_run(ctx, protocol, every, model, out, (workers, fresh, reuse, depth), hint), json)
 
 
 def _show(result: Any, json: bool) -> None:
@@ -116,18 +118,18 @@ def _run(
     every: int,
     model: str,
     out: Path | None,
-    how: tuple[int | None, bool, bool],
+    how: tuple[int | None, bool, bool, str],
     hint: str,
 ) -> Any:
     """The book evaluated; ``how``: its workers, whether fresh, whether reports are
-    reused."""
+    reused, its depth."""
     from alphadesk.data import DataError
     from alphadesk.llm.base import CacheMiss
     from alphadesk.pipelines.evaluation import EvaluationError, LookAheadError
     from alphadesk.pipelines.evaluation.desk_book import evaluate_desk_book
 
     settings = settings_from(ctx)
-    workers, fresh, reuse = how
+    workers, fresh, reuse, depth = how
     window = protocol.start == date(2025, 3, 1) and protocol.end == date(2025, 6, 30)
     paper = window and protocol.kind == "stockbench"
     with DecisionBar() as progress:  # on stderr: --json output stays pure
@@ -143,6 +145,7 @@ def _run(
                     fresh=fresh,
                     paper=paper,
                     reuse=reuse,
+                    depth=depth,  # type: ignore[arg-type]  # the command line's choices
                     on_start=progress.start,
                     on_decision=progress.record,
                     on_resume=progress.skip,

@@ -12,9 +12,15 @@ held is unchanged the book is left to drift (no trade, no cost). Scored as every
 (:mod:`.book`), beside the book baselines (and, under StockBench's protocol, its passive
 baseline), with intervals against equal weight held.
 
+With ``depth="triage"`` the desk is asked only where :mod:`.triage` finds something
+material for a name since its last full decision; elsewhere the name carries that
+decision, its reason saying so (same decisions where the desk is asked: the same desk on
+the same inputs). The row and the folder name the depth.
+
 Files in the folder: ``decisions.jsonl`` (the journal: an interrupted run continues
 from it), ``book.json`` and ``book.md`` (the same bytes for the same run), and
-``manifest.json`` (times and model calls, the only file that varies).
+``manifest.json`` (times and model calls, the only file that varies); with the triage,
+``triage.jsonl``: each name's call on each day, asked or carried, and why.
 """
 
 from __future__ import annotations
@@ -26,7 +32,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import pandas as pd
 
@@ -51,11 +57,14 @@ from .stockbench import (
     paper_rows,
     scored_rows,
 )
-from .walk import ModelWrap
+from .triage import Call, TriageRules, carried, triage
+from .walk import ModelWrap, fill_positions
 
 __all__ = [
+    "DEPTHS",
     "DESK_ROW",
     "EQUAL_LONGS",
+    "Depth",
     "DeskBook",
     "Weighting",
     "desk_book_spec",
@@ -65,6 +74,8 @@ __all__ = [
 ]
 
 DESK_ROW = "desk ({model}): {weighting}"
+Depth = Literal["full", "triage"]  # how deep each name is decided
+DEPTHS: tuple[Depth, ...] = ("full", "triage")
 
 
 @dataclass(frozen=True)
@@ -135,6 +146,8 @@ async def evaluate_desk_book(
     paper: bool = True,
     weighting: Weighting = EQUAL_LONGS,
     reuse: bool = False,
+    depth: Depth = "full",
+    triage_rules: TriageRules | None = None,
     wrap_model: ModelWrap | None = None,
     on_start: Callable[[int], None] | None = None,
     on_decision: Callable[[DecisionRecord], None] | None = None,
@@ -144,7 +157,9 @@ async def evaluate_desk_book(
     weighted by ``weighting``, and score it. StockBench's protocol reads the bundled
     data; a portfolio's, the settings' market. With ``reuse`` each desk (one per worker)
     reuses an analyst's report while what it reads is unchanged
-    (:mod:`alphadesk.pipelines.desk.reuse`). ``wrap_model`` wraps each agent's model
+    (:mod:`alphadesk.pipelines.desk.reuse`). With ``depth="triage"`` a name is decided
+    only when :func:`.triage.triage` (by ``triage_rules``) says so, and carries its last
+    full decision otherwise. ``wrap_model`` wraps each agent's model
     (e.g. to count what it is sent); the decisions are then made in this process unless
     ``workers`` says otherwise.
 
@@ -161,6 +176,7 @@ async def evaluate_desk_book(
     opens, closes, dividends = market_frames(protocol, market)
     spec = desk_book_spec(protocol, every, model, opens)
     prefix = "book" if protocol.kind == "stockbench" else "portfolio"
+    prefix += "" if depth == "full" else f"-{depth}"
     folder = out if out is not None else settings.data_dir / "evals" / f"{prefix}-{spec.name}"
     traded = _decision_sessions(opens, protocol, every)
     dates = [session_close(opens.index[i - 1].date()) for i in traded]
@@ -169,16 +185,28 @@ async def evaluate_desk_book(
     if reuse and wrap_model is None and workers is None:  # the factory travels to workers
         workers = os.cpu_count() or 1
     how = Asked(desk_factory=factory, wrap_model=wrap_model, workers=workers, fresh=fresh)
-    desk, records, made = await decide_at(
-        settings, spec, dates, folder, mode, how, Heard(on_start, on_resume, on_decision)
-    )
+    heard = Heard(on_start, on_resume, on_decision)
+    calls: list[Call] = []
+    if depth == "triage":
+        seen = market if market is not None else _bundled()
+        calls = triage(seen, spec.symbols, dates, triage_rules)
+        only = {(c.symbol, c.as_of) for c in calls if c.full}
+        desk, full, made = await decide_at(settings, spec, dates, folder, mode, how, heard, only)
+        records = _with_carried(full, calls, dates, spec.symbols)
+    else:
+        desk, records, made = await decide_at(settings, spec, dates, folder, mode, how, heard)
     by_row = _by_row(records, dates, traded)
     books = baseline_books(protocol, opens, closes, dividends)
-    row = DESK_ROW.format(model=model, weighting=weighting.label)
+    label = model if depth == "full" else f"{model}, {depth}"
+    row = DESK_ROW.format(model=label, weighting=weighting.label)
     books[row] = _desk_book(protocol, (opens, closes, dividends), by_row, weighting)
     rows = (paper_rows() if paper else []) + scored_rows(books, HOLD)
     manifest = run_manifest(spec, mode, records, made, started, time.monotonic() - wall, desk)
+    manifest |= {"depth": depth, "carried": sum(1 for c in calls if not c.full)}
     _write(folder, protocol, spec, rows, books)
+    if calls:
+        lines = "".join(c.model_dump_json() + "\n" for c in calls)
+        (folder / "triage.jsonl").write_text(lines, "utf-8")
     (folder / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n", "utf-8")
     return DeskBook(protocol, spec, folder, rows, records, manifest)
 
@@ -193,6 +221,34 @@ def reusing_desk(
         settings, market, models=models, reports=AnalystReports()
     )
     return desk
+
+
+def _bundled() -> MarketData:
+    from alphadesk.data.providers.bundled import BundledProvider
+
+    return BundledProvider()
+
+
+def _with_carried(
+    full: list[DecisionRecord],
+    calls: Sequence[Call],
+    dates: list[datetime],
+    symbols: Sequence[str],
+) -> list[DecisionRecord]:
+    """The full decisions and, on every other day, the name's last one carried, in
+    (date, symbol) order with the positions they leave."""
+    decided = {(r.symbol, r.as_of): r for r in full}
+    by_key = {(c.symbol, c.as_of): c for c in calls}
+    records = []
+    for day in dates:
+        for symbol in symbols:
+            call = by_key[(symbol, day)]
+            if call.full or call.since is None:
+                records.append(decided[(symbol, day)])
+            else:
+                records.append(carried(call, decided[(symbol, call.since)]))
+    fill_positions(records, long_short=False)
+    return records
 
 
 def _by_row(
