@@ -13,10 +13,10 @@ the pipeline sends. Runs: csp (NVDA 2024-11-29), desk (AAPL 2012-03-30, 1 debate
 portfolio (the trading desk as one book over StockBench's window, ``eval --portfolio``'s
 walk: every session of 2025-03-01..06-30 for the 20 Dow stocks, 1,660 symbol-days; with
 ``--quick`` a stated sample, the first two weeks' 10 sessions for 5 of them), its figure
-per symbol-day, today's (a full desk each) first, then with the analysts' reports reused
-while what they read is unchanged (``--reuse-reports``), then with the desk asked only
-where the triage finds something material (``--depth triage``), alone and with reports
-reused.
+per symbol-day and the symbol-days the triage carried: today's (a full desk each) first,
+then with the analysts' reports reused while what they read is unchanged
+(``--reuse-reports``), then with the desk asked only where the triage finds something
+material (``--depth triage``), alone and with reports reused.
 
 Goals: a whole desk decision under 60k prompt tokens, a csp run under 30k, the portfolio
 under 15k per symbol-day on average (the issue's goal). For scale,
