@@ -8,7 +8,7 @@ import asyncio
 import json as jsonlib
 from datetime import date
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 from rich.text import Text
@@ -23,6 +23,9 @@ from alphadesk.cli.common import (
 )
 from alphadesk.cli.progress import DecisionBar
 from alphadesk.cli.tables import Column, FitTable
+
+if TYPE_CHECKING:
+    from alphadesk.pipelines.evaluation.desk_book import Depth
 
 __all__ = ["run_portfolio", "run_stockbench"]
 
@@ -45,7 +48,7 @@ def run_stockbench(
     fresh: bool,
     json: bool,
     reuse: bool = False,
-    depth: str = "full",
+    depth: Depth = "full",
 ) -> None:
     """Run the benchmark (another window or fewer names when given) and print it."""
     from pydantic import ValidationError
@@ -80,7 +83,7 @@ def run_portfolio(
     cash: float,
     costs: float,
     reuse: bool = False,
-    depth: str = "full",
+    depth: Depth = "full",
 ) -> None:
     """Run ``symbols`` as one book from ``start`` to ``end`` and print it."""
     from pydantic import ValidationError
@@ -118,7 +121,7 @@ def _run(
     every: int,
     model: str,
     out: Path | None,
-    how: tuple[int | None, bool, bool, str],
+    how: tuple[int | None, bool, bool, Depth],
     hint: str,
 ) -> Any:
     """The book evaluated; ``how``: its workers, whether fresh, whether reports are
@@ -145,7 +148,7 @@ def _run(
                     fresh=fresh,
                     paper=paper,
                     reuse=reuse,
-                    depth=depth,  # type: ignore[arg-type]  # the command line's choices
+                    depth=depth,
                     on_start=progress.start,
                     on_decision=progress.record,
                     on_resume=progress.skip,
