@@ -1,6 +1,7 @@
 """Token economy: the prompt and completion tokens of one run of each pipeline.
 
     python bench/tokens.py [--tokenizer gpt-4o] [--quick] [PIPELINE ...]
+    python bench/tokens.py portfolio [--quick]
 
 Every agent answers with its ``rules`` policy on the bundled data, through a counting
 wrapper that takes each request exactly as a provider would receive it (the messages and
@@ -8,9 +9,17 @@ tool schemas in OpenAI's format, plus the answer's JSON schema when one is asked
 counts it with LiteLLM's tokenizer for the named model, offline, without calling it. A
 real model writes differently, so completions are indicative; prompts are exact for what
 the pipeline sends. Runs: csp (NVDA 2024-11-29), desk (AAPL 2012-03-30, 1 debate exchange,
-1 risk exchange), ask (3 questions), algo (AAPL to 2012-12-31, 2 variants, 1 iteration).
+1 risk exchange), ask (3 questions), algo (AAPL to 2012-12-31, 2 variants, 1 iteration),
+portfolio (the trading desk as one book over StockBench's window, ``eval --portfolio``'s
+walk: every session of 2025-03-01..06-30 for the 20 Dow stocks, 1,660 symbol-days; with
+``--quick`` a stated sample, the first two weeks' 10 sessions for 5 of them), its figure
+per symbol-day and the symbol-days the triage carried: today's (a full desk each) first,
+then with the analysts' reports reused while what they read is unchanged
+(``--reuse-reports``), then with the desk asked only where the triage finds something
+material (``--depth triage``), alone and with reports reused.
 
-Goals: a whole desk decision under 60k prompt tokens, a csp run under 30k. For scale,
+Goals: a whole desk decision under 60k prompt tokens, a csp run under 30k, the portfolio
+under 15k per symbol-day on average (the issue's goal). For scale,
 TradingAgents-CN users report ~2M tokens per analysis and FinRobot ~175k per report.
 """
 
@@ -36,6 +45,7 @@ from alphadesk.config import MemorySettings, Settings
 from alphadesk.data import build_provider
 from alphadesk.data.base import MarketData
 from alphadesk.data.calendar import session_close
+from alphadesk.llm.base import Model
 from alphadesk.llm.messages import (
     Message,
     ModelResponse,
@@ -55,9 +65,11 @@ from alphadesk.pipelines.csp.models import CspRequest
 from alphadesk.pipelines.csp.pipeline import CspPipeline
 from alphadesk.pipelines.desk.models import DeskRequest
 from alphadesk.pipelines.desk.pipeline import TradingDesk
+from alphadesk.pipelines.evaluation.desk_book import Depth, evaluate_desk_book
+from alphadesk.pipelines.evaluation.stockbench import PROTOCOL
 from alphadesk.pipelines.runner import PipelineRunner
 
-GOALS = {"csp": 30_000, "desk": 60_000}
+GOALS = {"csp": 30_000, "desk": 60_000, "portfolio": 15_000}
 ANCHORS = "TradingAgents-CN ~2,000,000 tokens per analysis; FinRobot ~175,000 per report"
 QUESTIONS = ("how does NVDA look technically", "compare AAPL and MSFT", "how is the market?")
 
@@ -78,6 +90,7 @@ class Tally:
 
     tokenizer: str
     agents: dict[str, AgentTally] = field(default_factory=dict)
+    per: int = 1  # what a figure is divided by: the symbol-days of a book
 
     def count(self, text: str | None = None, **request: Any) -> int:
         from litellm import token_counter
@@ -96,10 +109,11 @@ class Tally:
 
 
 class CountingModel(ModelWrapper):
-    """The rules policy of one agent, counting every request and answer in ``tally``."""
+    """One agent's model (its rules policy), counting every request and answer in
+    ``tally``."""
 
-    def __init__(self, agent: str, policy: RulesPolicy, tally: Tally) -> None:
-        super().__init__(RulesModel(policy))
+    def __init__(self, agent: str, inner: Model, tally: Tally) -> None:
+        super().__init__(inner)
         self.agent, self.tally = agent, tally
 
     async def request(
@@ -129,7 +143,9 @@ class CountingModel(ModelWrapper):
 
 
 def counting(policies: dict[str, RulesPolicy], tally: Tally) -> dict[str, Any]:
-    return {name: CountingModel(name, policy, tally) for name, policy in policies.items()}
+    return {
+        name: CountingModel(name, RulesModel(policy), tally) for name, policy in policies.items()
+    }
 
 
 async def run_csp(settings: Settings, market: MarketData, tally: Tally) -> None:
@@ -179,12 +195,55 @@ async def run_algo(settings: Settings, market: MarketData, tally: Tally) -> None
     assert result is not None
 
 
+async def run_portfolio(
+    settings: Settings,
+    market: MarketData,
+    tally: Tally,
+    *,
+    quick: bool = False,
+    reuse: bool = False,
+    depth: Depth = "full",
+) -> None:
+    """The book over StockBench's window (a sample of it with ``--quick``), in this
+    process, every model call counted as the provider would receive it; with ``reuse``,
+    analysts' reports reused while what they read is unchanged; ``depth`` triage: the
+    desk asked only where the triage says."""
+    protocol, every = PROTOCOL, 1
+    if quick:
+        sample = {"symbols": protocol.symbols[:5], "end": date(2025, 3, 14)}
+        protocol = protocol.model_copy(update=sample)
+    with tempfile.TemporaryDirectory() as tmp:
+        result = await evaluate_desk_book(
+            settings,
+            protocol,
+            every=every,
+            out=Path(tmp),
+            workers=1,
+            paper=False,
+            reuse=reuse,
+            depth=depth,
+            wrap_model=lambda agent, model: CountingModel(agent, model, tally),
+        )
+    tally.per = len(result.decisions)
+    carried = result.manifest["carried"]
+    print(f"\nportfolio: {len(protocol.symbols)} names, every {every} sessions of "
+          f"{protocol.start}..{protocol.end}: {tally.per} symbol-days, "
+          f"{carried} carried by the triage")  # fmt: skip
+
+
+BOOKS: tuple[tuple[bool, Depth, str], ...] = (
+    (False, "full", "a full desk each"),
+    (True, "full", "reports reused"),
+    (False, "triage", "triage"),
+    (True, "triage", "triage, reports reused"),
+)
 Runner = Callable[[Settings, MarketData, Tally], Any]
 PIPELINES: dict[str, tuple[str, Runner]] = {
     "csp": ("csp NVDA 2024-11-29", run_csp),
     "desk": ("desk AAPL 2012-03-30, 1 debate + 1 risk round", run_desk),
     "ask": (f"ask, {len(QUESTIONS)} questions", run_ask),
     "algo": ("algo AAPL to 2012-12-31, 2 variants, 1 iteration", run_algo),
+    "portfolio": ("portfolio book", run_portfolio),
 }
 
 
@@ -193,29 +252,41 @@ def report(name: str, title: str, tally: Tally) -> None:
     schemas and the tool results carried as history) and completion tokens."""
     print(f"\n{title}")
     print(
-        f"  {'agent':<24}{'requests':>9}{'prompt':>9}{'largest':>9}{'schemas':>9}"
+        f"  {'agent':<24}{'requests':>9}{'prompt':>11}{'largest':>9}{'schemas':>9}"
         f"{'results':>9}{'completion':>11}"
     )
     for agent, a in sorted(tally.agents.items(), key=lambda kv: -kv[1].prompt):
         print(
-            f"  {agent:<24}{a.requests:>9}{a.prompt:>9,}{a.largest:>9,}{a.tool_schemas:>9,}"
+            f"  {agent:<24}{a.requests:>9}{a.prompt:>11,}{a.largest:>9,}{a.tool_schemas:>9,}"
             f"{a.tool_results:>9,}{a.completion:>11,}"
         )
     requests = sum(a.requests for a in tally.agents.values())
-    print(f"  {'total':<24}{requests:>9}{tally.prompt:>9,}{'':>27}{tally.completion:>11,}")
+    print(f"  {'total':<24}{requests:>9}{tally.prompt:>11,}{'':>27}{tally.completion:>11,}")
+    prompt = tally.prompt / tally.per
+    if tally.per > 1:
+        print(f"  per symbol-day: {prompt:,.0f} prompt, {tally.completion / tally.per:,.0f} "
+              f"completion, {requests / tally.per:.1f} requests")  # fmt: skip
     if name in GOALS:
         goal = GOALS[name]
-        verdict = "met" if tally.prompt < goal else "NOT met"
-        print(f"  prompt tokens {tally.prompt:,} vs goal < {goal:,}: {verdict}")
+        verdict = "met" if prompt < goal else "NOT met"
+        print(f"  prompt tokens {prompt:,.0f} vs goal < {goal:,}: {verdict}")
 
 
-async def main(tokenizer: str, only: list[str]) -> None:
+async def main(tokenizer: str, only: list[str], quick: bool) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         settings = Settings(data_dir=Path(tmp) / "alphadesk", memory=MemorySettings(enabled=False))
         market = build_provider(settings)
         print(f"tokens counted with LiteLLM's tokenizer for {tokenizer} (no model called)")
         for name in only:
             title, runner = PIPELINES[name]
+            if name == "portfolio":  # today's figure first, then the ways to spend less
+                for reuse, depth, how in BOOKS:
+                    tally = Tally(tokenizer)
+                    await run_portfolio(
+                        settings, market, tally, quick=quick, reuse=reuse, depth=depth
+                    )
+                    report(name, f"{title}, {how}", tally)
+                continue
             tally = Tally(tokenizer)
             await runner(settings, market, tally)
             report(name, title, tally)
@@ -226,10 +297,14 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--tokenizer", default="gpt-4o", help="model whose tokenizer counts")
     parser.add_argument("pipelines", nargs="*", help=f"some of {', '.join(PIPELINES)}; all")
-    parser.add_argument("--quick", action="store_true", help="csp alone unless pipelines are named")
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="csp alone unless pipelines are named; portfolio: 5 names over 2 weeks",
+    )
     args = parser.parse_args()
     unknown = sorted(set(args.pipelines) - set(PIPELINES))
     if unknown:
         parser.error(f"unknown pipelines {unknown}; choose from {', '.join(PIPELINES)}")
-    everything = ['csp'] if args.quick else list(PIPELINES)
-    asyncio.run(main(args.tokenizer, args.pipelines or everything))
+    everything = ["csp"] if args.quick else [p for p in PIPELINES if p != "portfolio"]
+    asyncio.run(main(args.tokenizer, args.pipelines or everything, args.quick))

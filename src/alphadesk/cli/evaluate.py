@@ -82,11 +82,12 @@ def evaluate_command(
         help="With --ray: the cluster to join, 'auto' or 'ray://HOST:10001'.",
     ),
     as_json: bool = typer.Option(False, "--json", help="Print the table as JSON."),
-    universe: Literal["all"] | None = typer.Option(
+    universe: Literal["all", "sp500", "nasdaq100", "dow30"] | None = typer.Option(
         None,
         "--universe",
-        help="all: every symbol whose daily bars cover the window and the year before it "
-        "(the baselines' warm-up); `alphadesk data list` shows the ranges. Not with --symbols.",
+        help="all: every symbol whose daily bars cover the window and its warm-up (a year "
+        "before it; with --portfolio, 20 sessions); an index: its members on --from among "
+        "those. `alphadesk data list` shows the ranges. Not with --symbols.",
     ),
     workers: int | None = typer.Option(
         None,
@@ -119,6 +120,27 @@ def evaluate_command(
         "06-30, fills and marks at the open): the paper's published rows beside its passive "
         "baseline as we compute it and our book baselines.",
     ),
+    reuse_reports: bool = typer.Option(
+        False,
+        "--reuse-reports",
+        help="With --portfolio or --benchmark: reuse an analyst's report of an earlier day "
+        "while every tool it called reads the same (fewer model calls and tokens).",
+    ),
+    depth: Literal["full", "triage"] = typer.Option(
+        "full",
+        "--depth",
+        help="With --portfolio or --benchmark: full asks the desk on every name and day; "
+        "triage only when a name has no decision yet, 5 sessions have passed since its last "
+        "one, it moved more than 2 daily volatilities, or news or a filing came out since; "
+        "otherwise it carries its last decision.",
+    ),
+    portfolio: bool = typer.Option(
+        False,
+        "--portfolio",
+        help="Run the symbols as one book: one cash balance (--cash), the desk's longs in "
+        "equal weights traded at the next open with --commission and --slippage, dividends "
+        "credited, scored beside equal weight held.",
+    ),
 ) -> None:
     """Walk a desk forward and score its decisions beside the baselines, after costs.
 
@@ -133,6 +155,24 @@ def evaluate_command(
 
     from alphadesk.pipelines.evaluation import EvalSpec
 
+    if portfolio:
+        if benchmark or desk != "desk" or anonymize or ray or long_short:
+            raise fail(
+                "--portfolio runs the trading desk as one long-only book",
+                "drop --benchmark, --desk csp, --anonymize, --ray and --long-short",
+                BAD_INPUT,
+            )
+        from alphadesk.cli.stockbench import run_portfolio
+
+        start, end = start or "2012-01-01", end or "2012-12-31"
+        check_models(settings_from(ctx), model)
+        names = _symbols(ctx, symbols, universe, start, end, book=True)
+        run_portfolio(
+            ctx, names, start, end, every=every or 10, model=model, out=out,
+            workers=workers, fresh=fresh, json=as_json, reuse=reuse_reports,
+            cash=cash, costs=commission + slippage, depth=depth,
+        )  # fmt: skip
+        return
     if benchmark is not None:
         if desk != "desk" or universe or anonymize or ray or long_short:
             raise fail(
@@ -144,9 +184,15 @@ def evaluate_command(
 
         run_stockbench(
             ctx, symbols, start, end, every=every or 1, model=model, out=out,
-            workers=workers, fresh=fresh, json=as_json,
+            workers=workers, fresh=fresh, json=as_json, reuse=reuse_reports, depth=depth,
         )  # fmt: skip
         return
+    if reuse_reports or depth != "full":
+        raise fail(
+            "--reuse-reports and --depth triage work across the days of one book",
+            "add --portfolio or --benchmark stockbench",
+            BAD_INPUT,
+        )
     start, end, every = start or "2012-01-01", end or "2012-12-31", every or 10
 
     check_models(settings_from(ctx), model)
@@ -195,8 +241,12 @@ def _symbols(
     universe: str | None,
     start: str,
     end: str,
+    *,
+    book: bool = False,
 ) -> list[str]:
-    """The symbols asked for, or the universe's (named on stderr)."""
+    """The symbols asked for, or the universe's (named on stderr): those whose bars cover
+    the window and its warm-up (a year; a ``book``'s, 20 sessions), of an index: its
+    members on --from among them."""
     if universe is None:
         groups = symbols or DEFAULT_SYMBOLS
         return [s.strip() for group in groups for s in group.split(",") if s.strip()]
@@ -204,18 +254,34 @@ def _symbols(
         raise fail(
             "--symbols and --universe exclude each other", "give one or the other", BAD_INPUT
         )
+    from datetime import timedelta
+
     from alphadesk.data import build_provider
+    from alphadesk.data.universe import INDICES, bundled_membership
     from alphadesk.pipelines.evaluation import universe as symbols_of
+    from alphadesk.pipelines.evaluation.evaluate import WARM_UP
 
     first, last = window_day(start, "--from"), window_day(end, "--to")
-    found = symbols_of(build_provider(settings_from(ctx)).coverage(), first, last)
+    # A book's rules read 20 sessions before --from (about four weeks; the walk itself
+    # refuses a window with fewer, before deciding anything).
+    warm = timedelta(weeks=4) if book else WARM_UP
+    found = symbols_of(build_provider(settings_from(ctx)).coverage(), first, last, warm)
+    said = "a year" if not book else "20 sessions"
+    if universe != "all":
+        members = {m.symbol for m in bundled_membership().members(universe, first)}
+        err_console.print(
+            f"[dim]{INDICES[universe]} on {first}: {len(members)} members, "
+            f"{len(members & set(found))} with daily bars over the window[/]"
+        )
+        found = [s for s in found if s in members]
     if not found:
         raise fail(
-            f"no symbol has daily bars from a year before {first} to {last}",
+            f"no symbol has daily bars from {said} before {first} to {last}"
+            + ("" if universe == "all" else f" among the members of {INDICES[universe]} then"),
             "see `alphadesk data list` for each symbol's range, and pick a window inside them",
             BAD_INPUT,
         )
-    err_console.print(f"[dim]universe all: {len(found)} symbols ({', '.join(found)})[/]")
+    err_console.print(f"[dim]universe {universe}: {len(found)} symbols ({', '.join(found)})[/]")
     return found
 
 

@@ -1,12 +1,13 @@
-"""``alphadesk eval --benchmark stockbench``: the desk as one book under StockBench's
-protocol, printed beside the paper's published rows and the book baselines."""
+"""``alphadesk eval --benchmark stockbench`` and ``alphadesk eval --portfolio``: the desk as
+one book, under StockBench's protocol beside the paper's published rows, or on any window
+of the data; both beside the book baselines."""
 
 from __future__ import annotations
 
 import json as jsonlib
 from datetime import date
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import typer
 from rich.text import Text
@@ -23,10 +24,10 @@ from alphadesk.cli.progress import DecisionBar
 from alphadesk.cli.tables import Column, FitTable
 
 if TYPE_CHECKING:
-    from alphadesk.pipelines.evaluation.desk_book import DeskBook
+    from alphadesk.pipelines.evaluation.desk_book import Depth, DeskBook
     from alphadesk.pipelines.evaluation.stockbench import Protocol
 
-__all__ = ["run_stockbench"]
+__all__ = ["run_portfolio", "run_stockbench"]
 
 _DATA_HINT = (
     "the bundled StockBench bars of most names begin 2024-12-13, so 2025-01-14 is the first "
@@ -46,6 +47,8 @@ def run_stockbench(
     workers: int | None,
     fresh: bool,
     json: bool,
+    reuse: bool = False,
+    depth: Depth = "full",
 ) -> None:
     """Run the benchmark (another window or fewer names when given) and print it."""
     from pydantic import ValidationError
@@ -61,9 +64,51 @@ def run_stockbench(
         )
     except ValidationError as exc:
         raise fail(str(exc.errors()[0]["msg"]), "see `alphadesk eval --help`", BAD_INPUT) from None
-    result = _run(ctx, protocol, every, model, out, workers, fresh)
+    result = _run(ctx, protocol, every, model, out, (workers, fresh, reuse, depth), _DATA_HINT)
+    _show(result, json)
+
+
+def run_portfolio(
+    ctx: typer.Context,
+    symbols: list[str],
+    start: str,
+    end: str,
+    *,
+    every: int,
+    model: str,
+    out: Path | None,
+    workers: int | None,
+    fresh: bool,
+    json: bool,
+    cash: float,
+    costs: float,
+    reuse: bool = False,
+    depth: Depth = "full",
+) -> None:
+    """Run ``symbols`` as one book from ``start`` to ``end`` and print it."""
+    from pydantic import ValidationError
+
+    from alphadesk.pipelines.evaluation.stockbench import Protocol
+
+    try:
+        protocol = Protocol(
+            kind="portfolio",
+            symbols=tuple(dict.fromkeys(s.strip().upper() for s in symbols)),
+            start=window_day(start, "--from"),
+            end=window_day(end, "--to"),
+            cash=cash,
+            commission_bps=costs * 1e4,
+        )
+    except ValidationError as exc:
+        raise fail(str(exc.errors()[0]["msg"]), "see `alphadesk eval --help`", BAD_INPUT) from None
+    hint = "`alphadesk data list` shows each symbol's range and fields"
+    _show(_run(ctx, protocol, every, model, out, (workers, fresh, reuse, depth), hint), json)
+
+
+def _show(result: DeskBook, json: bool) -> None:
+    protocol = result.protocol
     if json:
-        payload: dict[str, Any] = {
+        payload: dict[str, object] = {
             "folder": str(result.folder),
             "protocol": protocol.model_dump(mode="json"),
         }
@@ -79,9 +124,11 @@ def _run(
     every: int,
     model: str,
     out: Path | None,
-    workers: int | None,
-    fresh: bool,
+    how: tuple[int | None, bool, bool, Depth],
+    hint: str,
 ) -> DeskBook:
+    """The book evaluated; ``how``: its workers, whether fresh, whether reports are
+    reused, its depth."""
     import asyncio
 
     from alphadesk.data import DataError
@@ -90,7 +137,9 @@ def _run(
     from alphadesk.pipelines.evaluation.desk_book import evaluate_desk_book
 
     settings = settings_from(ctx)
-    paper = protocol.start == date(2025, 3, 1) and protocol.end == date(2025, 6, 30)
+    workers, fresh, reuse, depth = how
+    window = protocol.start == date(2025, 3, 1) and protocol.end == date(2025, 6, 30)
+    paper = window and protocol.kind == "stockbench"
     with DecisionBar() as progress:  # on stderr: --json output stays pure
         try:
             return asyncio.run(
@@ -103,13 +152,15 @@ def _run(
                     workers=workers,
                     fresh=fresh,
                     paper=paper,
+                    reuse=reuse,
+                    depth=depth,
                     on_start=progress.start,
                     on_decision=progress.record,
                     on_resume=progress.skip,
                 )
             )
         except (EvaluationError, DataError, ValueError) as exc:
-            raise fail(str(exc), _DATA_HINT, BAD_INPUT) from None
+            raise fail(str(exc), hint, BAD_INPUT) from None
         except LookAheadError as exc:
             raise fail(f"the evaluation is void: {exc}") from None
         except CacheMiss as exc:

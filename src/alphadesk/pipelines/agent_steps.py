@@ -22,7 +22,7 @@ from alphadesk.agents.task import AgentTask
 from alphadesk.config import Settings
 from alphadesk.data.errors import DataError
 from alphadesk.llm.base import Model
-from alphadesk.llm.messages import ContentPart, ToolMessage, text_of
+from alphadesk.llm.messages import AssistantMessage, ContentPart, ToolMessage, text_of
 from alphadesk.pipelines.base import PipelineRun
 from alphadesk.pipelines.events import StepFinished, StepStarted
 from alphadesk.pipelines.models import AgentReport, PipelineRequest
@@ -31,6 +31,7 @@ __all__ = [
     "AgentModels",
     "AgentSteps",
     "StepOutcome",
+    "ToolRead",
 ]
 
 OutputT = TypeVar("OutputT")
@@ -76,8 +77,18 @@ class AgentModels:
 
 
 @dataclass(frozen=True)
+class ToolRead:
+    """One tool call of a step: the tool, its arguments as sent, what it returned."""
+
+    tool: str
+    arguments: str
+    result: str
+
+
+@dataclass(frozen=True)
 class StepOutcome(Generic[OutputT]):
-    """How one agent step ended. ``failure`` and ``rejection`` name the agent."""
+    """How one agent step ended. ``failure`` and ``rejection`` name the agent; ``reads``
+    are its tool calls in the order made."""
 
     agent: str
     output: OutputT | None
@@ -85,6 +96,7 @@ class StepOutcome(Generic[OutputT]):
     missing: list[str] = field(default_factory=list)
     failure: str | None = None
     rejection: str | None = None
+    reads: list[ToolRead] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -126,7 +138,8 @@ class AgentSteps:
             return StepOutcome(spec.name, None, report, missing, failure=failure)
         why = rejection(result.output) if rejection is not None else None
         self._finished(spec.name, request.symbol, "rejected" if why else "completed", why)
-        return StepOutcome(spec.name, result.output, report, missing, rejection=why)
+        reads = tool_reads(result)
+        return StepOutcome(spec.name, result.output, report, missing, rejection=why, reads=reads)
 
     def model(self, agent: str) -> Model:
         """The model ``agent`` runs with in this run (through the run's journal)."""
@@ -191,6 +204,19 @@ def agent_report(agent: str, result: RunResult[Any], seconds: float) -> AgentRep
         cost_usd=result.usage.cost_usd,
         seconds=round(seconds, 3),
     )
+
+
+def tool_reads(result: RunResult[Any]) -> list[ToolRead]:
+    """Each tool call of ``result`` with what it returned, in the order made."""
+    returned = {
+        m.tool_call_id: text_of(m.content) for m in result.messages if isinstance(m, ToolMessage)
+    }
+    return [
+        ToolRead(call.name, call.arguments, returned.get(call.id, ""))
+        for m in result.messages
+        if isinstance(m, AssistantMessage)
+        for call in m.tool_calls
+    ]
 
 
 def tools_missing(result: RunResult[Any]) -> list[str]:

@@ -12,7 +12,12 @@ from typing import Any
 import pytest
 
 from alphadesk.config import Settings
-from alphadesk.pipelines.evaluation.desk_book import DESK_ROW, DeskBook, evaluate_desk_book
+from alphadesk.pipelines.evaluation.desk_book import (
+    DESK_ROW,
+    EQUAL_LONGS,
+    DeskBook,
+    evaluate_desk_book,
+)
 from alphadesk.pipelines.evaluation.journal import JOURNAL
 from alphadesk.pipelines.evaluation.stockbench import Protocol
 
@@ -60,7 +65,7 @@ def test_an_interrupted_run_continues_from_its_journal_to_the_same_bytes(tmp_pat
 def test_the_desk_book_holds_its_longs_in_equal_weights(tmp_path: Path) -> None:
     result = _run(tmp_path, tmp_path / "b")
     payload = json.loads((tmp_path / "b" / "book.json").read_text())
-    name = DESK_ROW.format(model="rules")
+    name = DESK_ROW.format(model="rules", weighting=EQUAL_LONGS.label)
     assert name in payload["nav"]
     first = [r for r in result.decisions if r.as_of == result.decisions[0].as_of]
     longs = [r.symbol for r in first if (r.position or 0) > 0]

@@ -60,6 +60,7 @@ from alphadesk.pipelines.base import NodeFunction, PipelineRun, StateCodec
 from alphadesk.pipelines.desk.memory import DeskMemory, past_situation
 from alphadesk.pipelines.desk.models import DebateEntry, DeskRequest, DeskResult, RiskEntry
 from alphadesk.pipelines.desk.reflection import reflect
+from alphadesk.pipelines.desk.reuse import AnalystReports
 from alphadesk.pipelines.events import DebateMessage
 from alphadesk.pipelines.models import AgentReport, Failure
 from alphadesk.store import RunStore
@@ -69,6 +70,7 @@ from alphadesk.tools.deps import ToolDeps
 __all__ = ["DESK_STATE", "DeskNodeDeps", "DeskNodes", "DeskState"]
 
 _RECALL = 2  # past situations shown to each speaker
+_REUSED = "its report of an earlier day: every tool read the same as then"
 _TASKS: dict[AnalystName, type[DeskTask]] = {
     "market": MarketTask,
     "sentiment": SentimentTask,
@@ -204,6 +206,7 @@ class DeskNodeDeps:
     steps: AgentSteps
     run: PipelineRun
     writes_memory: bool
+    reports: AnalystReports | None = None  # reused while their inputs are unchanged
 
 
 @dataclass(frozen=True)
@@ -239,11 +242,13 @@ class DeskNodes:
         """Run ``spec`` on ``task``; the validators check every citation against ``facts``
         (the whole sheet, even when the task shows none of it: a rebuttal answers with the
         facts the arguments cite, which saves the sheet's ~1.8k tokens)."""
-        request, run = self.request, self.deps.run
-        deps = DeskDeps(
-            market=self.deps.market, run_dir=run.run_dir, symbol=request.symbol, facts=facts
+        return await self.deps.steps.run(spec, task, self._deps(facts), self.request)
+
+    def _deps(self, facts: dict[str, float]) -> DeskDeps:
+        run_dir = self.deps.run.run_dir
+        return DeskDeps(
+            market=self.deps.market, run_dir=run_dir, symbol=self.request.symbol, facts=facts
         )
-        return await self.deps.steps.run(spec, task, deps, request)
 
     def _spoke(self, step: StepOutcome[Any], speaker: Any, number: int, part: Part) -> Said:
         """A debater's step as bookkeeping and its debate entry, announced as it is said."""
@@ -276,7 +281,20 @@ class DeskNodes:
     # -- analysts, reflection, briefing ---------------------------------------------------
 
     async def run_analyst(self, name: AnalystName, state: DeskState) -> DeskState:
-        step = await self._run(self.deps.agents.analysts[name], self._task(_TASKS[name], {}), {})
+        spec, reports, request = self.deps.agents.analysts[name], self.deps.reports, self.request
+        if reports is not None:
+            run_id = self.deps.run.run_id
+            kept = await reports.find(spec, request.symbol, self._deps({}), request.as_of, run_id)
+            if kept is not None:
+                model = self.deps.steps.model(spec.name).name
+                report = AgentReport(agent=spec.name, model=model, outcome="reused", reason=_REUSED)
+                output, missing = kept.at(request.as_of)
+                update: DeskState = {"missing": missing, "reports": [report]}
+                update[name] = output
+                return update
+        step = await self._run(spec, self._task(_TASKS[name], {}), {})
+        if reports is not None:
+            reports.keep(request.symbol, request.as_of, step)
         return _bookkeeping(step, name)
 
     async def reflect(self, state: DeskState) -> DeskState:

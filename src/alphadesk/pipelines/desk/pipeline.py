@@ -40,6 +40,7 @@ from alphadesk.pipelines.desk.memory import DeskMemory, open_memory
 from alphadesk.pipelines.desk.models import DebateEntry, DeskRequest, DeskResult, RiskEntry
 from alphadesk.pipelines.desk.nodes import DESK_STATE, DeskNodeDeps, DeskNodes, DeskState
 from alphadesk.pipelines.desk.report import render_report
+from alphadesk.pipelines.desk.reuse import AnalystReports
 from alphadesk.store import RunStore
 
 __all__ = ["TradingDesk"]
@@ -61,7 +62,11 @@ class TradingDesk(AgentPipeline[DeskRequest, DeskResult]):
         models: Mapping[str, Model] | None = None,
         agents: DeskAgents | None = None,
         memory: DeskMemory | None = None,
+        reports: AnalystReports | None = None,
     ) -> None:
+        """``reports``: reuse an analyst's report while what it reads is unchanged
+        (:mod:`.reuse`); the desk owns it across its analyses."""
+        self.reports = reports
         self.agents = agents or default_agents()
         super().__init__(
             settings, market, self.agents.all, render_report, model=model, models=models
@@ -79,6 +84,7 @@ class TradingDesk(AgentPipeline[DeskRequest, DeskResult]):
             steps=AgentSteps(run, self.models, self.settings.limits),
             run=run,
             writes_memory=self.settings.cache is not CacheMode.REPLAY,
+            reports=self.reports,
         )
         return DeskNodes(deps, request).node
 

@@ -4,7 +4,7 @@ recorded in the journal as soon as it is made."""
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -48,15 +48,20 @@ class Where:
 
 
 def pending(
-    spec: EvalSpec, dates: Sequence[datetime], recorded: Mapping[Key, DecisionRecord]
+    spec: EvalSpec,
+    dates: Sequence[datetime],
+    recorded: Mapping[Key, DecisionRecord],
+    only: Collection[Pair] | None = None,
 ) -> list[Pair]:
-    """The symbol-dates with no recorded decision (or a failed one, asked again), a
-    symbol's dates together so a worker decides them one after another."""
+    """The symbol-dates (of ``only``, if given) with no recorded decision (or a failed
+    one, asked again), a symbol's dates together so a worker decides them one after
+    another."""
     return [
         (symbol, instant)
         for symbol in spec.symbols
         for instant in dates
-        if (symbol, instant) not in recorded or recorded[(symbol, instant)].decision == "failed"
+        if (only is None or (symbol, instant) in only)
+        and ((symbol, instant) not in recorded or recorded[(symbol, instant)].decision == "failed")
     ]
 
 
@@ -104,11 +109,13 @@ async def continue_decisions(
     journal: DecisionJournal,
     where: Where,
     heard: Heard,
+    only: Collection[Pair] | None = None,
 ) -> list[DecisionRecord]:
-    """The decisions ``journal`` lacks, made and recorded; closes the journal."""
-    total = len(dates) * len(spec.symbols)
+    """The decisions ``journal`` lacks (of ``only``, if given), made and recorded;
+    closes the journal."""
+    total = len(dates) * len(spec.symbols) if only is None else len(only)
     try:
-        todo = pending(spec, dates, journal.recorded)
+        todo = pending(spec, dates, journal.recorded, only)
         if heard.on_start is not None:
             heard.on_start(total)
         if heard.on_resume is not None and len(todo) < total:
@@ -123,12 +130,18 @@ def in_order(
     dates: Sequence[datetime],
     recorded: Mapping[Key, DecisionRecord],
     made: Sequence[DecisionRecord],
+    only: Collection[Pair] | None = None,
 ) -> list[DecisionRecord]:
-    """Every decision, recorded before or made now, in (date, symbol) order, with the
-    trading desk's positions."""
+    """Every decision (of ``only``, if given), recorded before or made now, in (date,
+    symbol) order, with the trading desk's positions."""
     latest = dict(recorded) | {(r.symbol, r.as_of): r for r in made}
     # as_of from ``dates``: one time zone for all, whether read back from the file or not
-    records = [latest[(s, d)].model_copy(update={"as_of": d}) for d in dates for s in spec.symbols]
+    records = [
+        latest[(s, d)].model_copy(update={"as_of": d})
+        for d in dates
+        for s in spec.symbols
+        if only is None or (s, d) in only
+    ]
     if spec.desk == "desk":
         fill_positions(records, spec.long_short)
     return records

@@ -1,33 +1,46 @@
-"""The trading desk run as one book over many names, scored beside the book baselines.
+"""The trading desk run as one book over many names, scored beside the book baselines:
+the one book walker of both protocols (``eval --benchmark stockbench`` and
+``eval --portfolio``).
 
-Until the portfolio manager exists, the desk's decisions become weights by a plain rule,
-labelled as such wherever it is shown: at every ``every``-th session of the window the
-desk decides each name at the previous close (the evaluation's walk, journal and
-workers); the names it then holds long (BUY, or HOLD after a BUY; SELL and a failed
-decision as the walk keeps positions) get equal weights and the rest is cash, traded
-at that session's open. While the set of names is unchanged the book is left to drift
-(no trade, no cost). Scored as every book is (:mod:`.book`), beside StockBench's passive
-baseline and the book baselines, with intervals against equal weight held.
+At every ``every``-th session of the window the desk decides each name at the previous
+close (the evaluation's walk, journal and workers); a :class:`Weighting` turns that
+day's decisions and the book into target weights, traded at that session's open. The
+default, :data:`EQUAL_LONGS`, is a plain rule labelled as such wherever it is shown: the
+names the desk then holds long (BUY, or HOLD after a BUY; SELL and a failed decision as
+the walk keeps positions) get equal weights and the rest is cash; while the set of names
+held is unchanged the book is left to drift (no trade, no cost). Scored as every book is
+(:mod:`.book`), beside the book baselines (and, under StockBench's protocol, its passive
+baseline), with intervals against equal weight held.
+
+With ``depth="triage"`` the desk is asked only where :mod:`.triage` finds something
+material for a name since its last full decision; elsewhere the name carries that
+decision, its reason saying so (same decisions where the desk is asked: the same desk on
+the same inputs). The row and the folder name the depth.
 
 Files in the folder: ``decisions.jsonl`` (the journal: an interrupted run continues
 from it), ``book.json`` and ``book.md`` (the same bytes for the same run), and
-``manifest.json`` (times and model calls, the only file that varies).
+``manifest.json`` (times and model calls, the only file that varies); with the triage,
+``triage.jsonl``: each name's call on each day, asked or carried, and why.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import pandas as pd
 
 from alphadesk.config import RULES_MODEL, Settings
+from alphadesk.data.base import MarketData
 from alphadesk.data.calendar import session_close
+from alphadesk.llm.base import Model
+from alphadesk.pipelines.base import Pipeline, pipeline_class
 
 from .book import Book, Session, equal_weight, run_book
 from .deciding import Heard
@@ -44,10 +57,48 @@ from .stockbench import (
     paper_rows,
     scored_rows,
 )
+from .triage import Call, TriageRules, carried, triage
+from .walk import ModelWrap, fill_positions
 
-__all__ = ["DESK_ROW", "DeskBook", "desk_book_spec", "evaluate_desk_book"]
+__all__ = [
+    "DEPTHS",
+    "DESK_ROW",
+    "EQUAL_LONGS",
+    "Depth",
+    "DeskBook",
+    "Weighting",
+    "desk_book_spec",
+    "equal_longs",
+    "evaluate_desk_book",
+    "reusing_desk",
+]
 
-DESK_ROW = "desk ({model}): equal weight over its longs"
+DESK_ROW = "desk ({model}): {weighting}"
+Depth = Literal["full", "triage"]  # how deep each name is decided
+DEPTHS: tuple[Depth, ...] = ("full", "triage")
+
+
+@dataclass(frozen=True)
+class Weighting:
+    """How a day's decisions become the book's target weights: ``weights(decisions,
+    session)`` gets the desk's decisions of the close before ``session`` (one per name,
+    their ``position`` filled) and the book at its open (``session.weights``), and returns
+    target weights (none negative, at most 1 in all) or ``None`` to leave the book as it
+    is. ``label`` names the book's row."""
+
+    label: str
+    weights: Callable[[Sequence[DecisionRecord], Session], Mapping[str, float] | None]
+
+
+def equal_longs(decisions: Sequence[DecisionRecord], session: Session) -> dict[str, float] | None:
+    """Equal weights over the names held long after ``decisions``; ``None`` (drift) while
+    they are the names the book holds."""
+    longs = sorted(r.symbol for r in decisions if (r.position or 0) > 0)
+    held = sorted(str(s) for s in session.weights.index[session.weights > 0])
+    return None if longs == held else equal_weight(longs)
+
+
+EQUAL_LONGS = Weighting("equal weight over its longs", equal_longs)
 
 
 @dataclass
@@ -93,68 +144,135 @@ async def evaluate_desk_book(
     workers: int | None = None,
     fresh: bool = False,
     paper: bool = True,
+    weighting: Weighting = EQUAL_LONGS,
+    reuse: bool = False,
+    depth: Depth = "full",
+    triage_rules: TriageRules | None = None,
+    wrap_model: ModelWrap | None = None,
     on_start: Callable[[int], None] | None = None,
     on_decision: Callable[[DecisionRecord], None] | None = None,
     on_resume: Callable[[int], None] | None = None,
 ) -> DeskBook:
-    """Walk the desk over ``protocol``'s names and window as one book and score it.
+    """Walk the desk over ``protocol``'s names and window as one book, its decisions
+    weighted by ``weighting``, and score it. StockBench's protocol reads the bundled
+    data; a portfolio's, the settings' market. With ``reuse`` each desk (one per worker)
+    reuses an analyst's report while what it reads is unchanged
+    (:mod:`alphadesk.pipelines.desk.reuse`). With ``depth="triage"`` a name is decided
+    only when :func:`.triage.triage` (by ``triage_rules``) says so, and carries its last
+    full decision otherwise. ``wrap_model`` wraps each agent's model
+    (e.g. to count what it is sent); the decisions are then made in this process unless
+    ``workers`` says otherwise.
 
     Raises:
         EvaluationError: Too few sessions before the window, a journal of another run.
         ValueError: Bars missing on a session of the window.
     """
     started, wall = datetime.now(UTC), time.monotonic()
-    opens, closes, dividends = market_frames(protocol)
+    market = None
+    if protocol.kind == "portfolio":
+        from alphadesk.data import build_provider
+
+        market = build_provider(settings)
+    opens, closes, dividends = market_frames(protocol, market)
     spec = desk_book_spec(protocol, every, model, opens)
-    folder = out if out is not None else settings.data_dir / "evals" / f"book-{spec.name}"
+    prefix = "book" if protocol.kind == "stockbench" else "portfolio"
+    prefix += "" if depth == "full" else f"-{depth}"
+    folder = out if out is not None else settings.data_dir / "evals" / f"{prefix}-{spec.name}"
     traded = _decision_sessions(opens, protocol, every)
     dates = [session_close(opens.index[i - 1].date()) for i in traded]
     mode = cache_mode(settings, folder, spec)
-    how = Asked(workers=workers, fresh=fresh)
-    desk, records, made = await decide_at(
-        settings, spec, dates, folder, mode, how, Heard(on_start, on_resume, on_decision)
-    )
-    longs = _longs(records, dates, traded)
+    factory = reusing_desk if reuse else None
+    if reuse and wrap_model is None and workers is None:  # the factory travels to workers
+        workers = os.cpu_count() or 1
+    how = Asked(desk_factory=factory, wrap_model=wrap_model, workers=workers, fresh=fresh)
+    heard = Heard(on_start, on_resume, on_decision)
+    calls: list[Call] = []
+    if depth == "triage":
+        seen = market if market is not None else _bundled()
+        calls = triage(seen, spec.symbols, dates, triage_rules)
+        only = {(c.symbol, c.as_of) for c in calls if c.full}
+        desk, full, made = await decide_at(settings, spec, dates, folder, mode, how, heard, only)
+        records = _with_carried(full, calls, dates, spec.symbols)
+    else:
+        desk, records, made = await decide_at(settings, spec, dates, folder, mode, how, heard)
+    by_row = _by_row(records, dates, traded)
     books = baseline_books(protocol, opens, closes, dividends)
-    books[DESK_ROW.format(model=model)] = _desk_book(protocol, opens, closes, dividends, longs)
+    label = model if depth == "full" else f"{model}, {depth}"
+    row = DESK_ROW.format(model=label, weighting=weighting.label)
+    books[row] = _desk_book(protocol, (opens, closes, dividends), by_row, weighting)
     rows = (paper_rows() if paper else []) + scored_rows(books, HOLD)
     manifest = run_manifest(spec, mode, records, made, started, time.monotonic() - wall, desk)
+    manifest |= {"depth": depth, "carried": sum(1 for c in calls if not c.full)}
     _write(folder, protocol, spec, rows, books)
+    if calls:
+        lines = "".join(c.model_dump_json() + "\n" for c in calls)
+        (folder / "triage.jsonl").write_text(lines, "utf-8")
     (folder / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n", "utf-8")
     return DeskBook(protocol, spec, folder, rows, records, manifest)
 
 
-def _longs(
+def reusing_desk(
+    settings: Settings, market: MarketData, models: Mapping[str, Model]
+) -> Pipeline[Any, Any]:
+    """The trading desk with its own :class:`AnalystReports` (built where it decides)."""
+    from alphadesk.pipelines.desk.reuse import AnalystReports
+
+    desk: Pipeline[Any, Any] = pipeline_class("desk")(
+        settings, market, models=models, reports=AnalystReports()
+    )
+    return desk
+
+
+def _bundled() -> MarketData:
+    from alphadesk.data.providers.bundled import BundledProvider
+
+    return BundledProvider()
+
+
+def _with_carried(
+    full: list[DecisionRecord],
+    calls: Sequence[Call],
+    dates: list[datetime],
+    symbols: Sequence[str],
+) -> list[DecisionRecord]:
+    """The full decisions and, on every other day, the name's last one carried, in
+    (date, symbol) order with the positions they leave."""
+    decided = {(r.symbol, r.as_of): r for r in full}
+    by_key = {(c.symbol, c.as_of): c for c in calls}
+    records = []
+    for day in dates:
+        for symbol in symbols:
+            call = by_key[(symbol, day)]
+            if call.full or call.since is None:
+                records.append(decided[(symbol, day)])
+            else:
+                records.append(carried(call, decided[(symbol, call.since)]))
+    fill_positions(records, long_short=False)
+    return records
+
+
+def _by_row(
     records: list[DecisionRecord], dates: list[datetime], traded: list[int]
-) -> dict[int, list[str]]:
-    """The names held long after each decision date, by the row of the open it trades at."""
-    by_date: dict[datetime, list[str]] = {d: [] for d in dates}
+) -> dict[int, list[DecisionRecord]]:
+    """Each decision date's decisions, by the row of the open they trade at."""
+    by_date: dict[datetime, list[DecisionRecord]] = {d: [] for d in dates}
     for record in records:
-        if (record.position or 0) > 0:
-            by_date[record.as_of].append(record.symbol)
-    return {row: sorted(by_date[d]) for row, d in zip(traded, dates, strict=True)}
+        by_date[record.as_of].append(record)
+    return {row: by_date[d] for row, d in zip(traded, dates, strict=True)}
 
 
 def _desk_book(
     protocol: Protocol,
-    opens: pd.DataFrame,
-    closes: pd.DataFrame,
-    dividends: pd.DataFrame,
-    longs: dict[int, list[str]],
+    frames: tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame],
+    by_row: dict[int, list[DecisionRecord]],
+    weighting: Weighting,
 ) -> Book:
-    held: list[list[str] | None] = [None]
-
-    def policy(session: Session) -> dict[str, float] | None:
-        names = longs.get(session.i)
-        if names is None or names == held[0]:
-            return None  # no decision today, or the same names: let the book drift
-        held[0] = names
-        return equal_weight(names)
+    def policy(session: Session) -> Mapping[str, float] | None:
+        decisions = by_row.get(session.i)
+        return None if decisions is None else weighting.weights(decisions, session)
 
     return run_book(
-        opens,
-        closes,
-        dividends,
+        *frames,
         policy,
         first=protocol.warmup,
         cash=protocol.cash,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from functools import partial
@@ -36,7 +36,7 @@ from .models import DecisionRecord, EvalSpec, EvaluationError
 from .positions import ShortPut
 from .scoring import Scored, score_csp, score_desk, table_rows
 from .statistics import statistics
-from .walk import DeskFactory, ModelWrap, agent_models
+from .walk import DeskFactory, ModelWrap, Pair, agent_models
 
 __all__ = [
     "WARM_UP",
@@ -74,12 +74,14 @@ def eval_folder(settings: Settings, spec: EvalSpec, out: Path | None = None) -> 
     return out if out is not None else settings.data_dir / "evals" / spec.name
 
 
-def universe(coverage: Sequence[Coverage], start: date, end: date) -> list[str]:
+def universe(
+    coverage: Sequence[Coverage], start: date, end: date, warm_up: timedelta = WARM_UP
+) -> list[str]:
     """The symbols an evaluation from ``start`` to ``end`` can take: daily bars on every
-    session of the window and a year before it."""
+    session of the window and ``warm_up`` before it."""
     from alphadesk.data.universe import covering
 
-    return covering(coverage, start - WARM_UP, end)
+    return covering(coverage, start - warm_up, end)
 
 
 def config_of(spec: EvalSpec) -> BacktestConfig:
@@ -178,9 +180,11 @@ async def decide_at(
     mode: CacheMode,
     how: Asked,
     heard: Heard,
+    only: Collection[Pair] | None = None,
 ) -> tuple[Pipeline[Any, Any], list[DecisionRecord], list[DecisionRecord]]:
-    """``spec``'s desk asked at ``dates``, continuing ``folder``'s journal: the desk, every
-    decision in (date, symbol) order, and those made in this call.
+    """``spec``'s desk asked at ``dates`` (only the symbol-dates of ``only``, if given),
+    continuing ``folder``'s journal: the desk, every decision in (date, symbol) order, and
+    those made in this call.
 
     Raises:
         EvaluationError: A model the desk cannot build, a journal of another spec.
@@ -209,8 +213,8 @@ async def decide_at(
     workers = how.workers or (1 if objects else None)
     where = Where(desk, make, workers, how.cluster, how.disguise)
     journal = DecisionJournal.open(folder, spec, fresh=how.fresh, disguise=how.disguise)
-    made = await continue_decisions(spec, local, dates, journal, where, heard)
-    return desk, in_order(spec, dates, journal.recorded, made), made
+    made = await continue_decisions(spec, local, dates, journal, where, heard, only)
+    return desk, in_order(spec, dates, journal.recorded, made, only), made
 
 
 def _scored(

@@ -17,16 +17,19 @@ dividends, and the benchmark's curve is the mean of the 20. Metrics: final retur
 from __future__ import annotations
 
 from datetime import UTC, date, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 import pandas as pd
-from pydantic import BaseModel, ConfigDict, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from alphadesk.analytics.bootstrap import BootstrapSettings, bootstrap_intervals
 from alphadesk.analytics.performance import returns_from_equity
 
 from .book import Book, BookScore, Session, equal_weight, run_book, score_book
+
+if TYPE_CHECKING:
+    from alphadesk.data.base import MarketData
 
 __all__ = [
     "HOLD",
@@ -50,15 +53,18 @@ __all__ = [
 
 
 class Protocol(BaseModel):
-    """A StockBench-style window: names, dates, cash and fees (bps)."""
+    """A book's window: names, dates, cash and fees (bps). ``stockbench``: StockBench's
+    protocol, its passive baseline among the books; ``portfolio``: any window of the
+    data, the books alone (``eval --portfolio``)."""
 
     model_config = ConfigDict(frozen=True)
 
+    kind: Literal["stockbench", "portfolio"] = "stockbench"
     symbols: tuple[str, ...]
     start: date
     end: date
-    cash: float = 100_000.0
-    commission_bps: float = 1.0
+    cash: float = Field(100_000.0, gt=0)
+    commission_bps: float = Field(1.0, ge=0)
     baseline_fee_bps: float = 3.0  # commission + slippage, paid once by the passive baseline
     warmup: int = 20  # sessions before ``start`` the rule baselines may read
 
@@ -120,20 +126,27 @@ class Row(BaseModel):
     vs_hold: float | None = None  # final return minus equal weight held's, points
 
 
-def market_frames(protocol: Protocol = PROTOCOL) -> tuple[pd.DataFrame, ...]:
-    """Opens, closes and dividends (cash per share on the ex-date) of the bundled
-    StockBench data, one row per session from ``warmup`` sessions before the window to
+def market_frames(
+    protocol: Protocol = PROTOCOL, market: MarketData | None = None
+) -> tuple[pd.DataFrame, ...]:
+    """Opens, closes and dividends (cash per share on the ex-date) of ``market`` (default:
+    the bundled data), one row per session from ``warmup`` sessions before the window to
     its end; the index of the first session of the window is ``protocol.warmup``."""
     from alphadesk.data.actions import dividend_cash
     from alphadesk.data.errors import NoData
     from alphadesk.data.providers.bundled import BundledProvider
 
-    market = BundledProvider()
+    market = market if market is not None else BundledProvider()
     as_of = datetime.combine(protocol.end, datetime.max.time(), tzinfo=UTC)
     opens, closes, paid = {}, {}, {}
     for symbol in protocol.symbols:
         bars = market.daily_bars(symbol, as_of)
         frame = bars.frame
+        if not {"open", "close"} <= set(bars.fields):
+            raise ValueError(
+                f"{symbol}'s data has no opens and closes ({', '.join(bars.fields)}), and a "
+                "book trades at the open; drop it (`alphadesk data list` shows each one's fields)"
+            )
         try:
             dividend = dividend_cash(frame.index, market.dividends(symbol, as_of), as_of)
         except NoData:  # the snapshot lists no dividend for it (AMZN pays none)
@@ -216,8 +229,23 @@ NOTES = (
 )
 
 
+PORTFOLIO_NOTES = (
+    "The bundled data's bars as traded and dividend records. Every book: target weights "
+    "filled at the session's open, costs of {bps:g} bp of the traded value (commission and "
+    "slippage), marked at the open, dividends credited on the ex-date to the shares held "
+    "the close before. The desk decides each name at the close before, on the data known "
+    "then, each decision alone (no memory of earlier ones). Turnover: traded value over "
+    "the starting cash. Daily Sortino as StockBench defines it; Sharpe annualised; 95 % "
+    "stationary block bootstrap (mean block 20 sessions, 2,000 replications, seed 0) of "
+    "the Sharpe ratio and of the annual return minus that of equal weight held. The rules "
+    "(desk, trend 20) are not fitted to any window."
+)
+
+
 def notes(protocol: Protocol = PROTOCOL, *, paper: bool = True) -> str:
     """The table's notes: every choice of the protocol that moves a figure."""
+    if protocol.kind == "portfolio":
+        return PORTFOLIO_NOTES.format(bps=protocol.commission_bps)
     said = NOTES.format(fee=protocol.baseline_fee_bps, bps=protocol.commission_bps)
     return f"Paper rows: {PAPER_SOURCE}. {said}" if paper else said
 
@@ -228,7 +256,9 @@ def baseline_books(
     """StockBench's passive baseline and the book baselines over ``protocol``'s window
     (frames from :func:`market_frames`)."""
     first = protocol.warmup
-    books = {PASSIVE: passive_baseline(opens.iloc[first:], protocol)}
+    books: dict[str, Book] = {}
+    if protocol.kind == "stockbench":
+        books[PASSIVE] = passive_baseline(opens.iloc[first:], protocol)
     for name, policy in BASELINES.items():
         books[name] = run_book(
             opens,
@@ -268,6 +298,12 @@ def stockbench_rows(protocol: Protocol = PROTOCOL) -> list[Row]:
 def title(protocol: Protocol = PROTOCOL) -> str:
     """What the table shows, in one line."""
     names = "the 20 Dow stocks" if protocol.symbols == DOW20 else f"{len(protocol.symbols)} names"
+    if protocol.kind == "portfolio":
+        listed = ", ".join(protocol.symbols) if len(protocol.symbols) <= 5 else names
+        return (
+            f"One book of {listed}: ${protocol.cash:,.0f}, {protocol.start} to "
+            f"{protocol.end}, decided at the close, filled and marked at the next open"
+        )
     return (
         f"StockBench protocol: {names}, ${protocol.cash:,.0f}, {protocol.start} to "
         f"{protocol.end}, fills and marks at the open"

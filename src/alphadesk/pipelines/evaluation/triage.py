@@ -1,0 +1,173 @@
+"""Which names of a book need the desk on a day, computed from the data alone (no model).
+
+A book decides the same names every session, and on most sessions nothing about most
+names has changed. :func:`triage` walks each name's decision dates in order and asks the
+desk only when one of these holds, else the name carries its last full decision:
+
+- it has no earlier decision;
+- ``every`` sessions (default 5) have passed since its last full decision;
+- its close has moved since then by more than ``move`` (default 2) times its daily
+  volatility (the standard deviation of its last ``window``, default 20, daily log
+  returns at the last full decision);
+- news was published or a filing accepted after the last full decision and by the day.
+
+Every read is made inside the day's decision scope behind the look-ahead guard
+(:mod:`.lookahead`): a triage that read past its day would raise, not decide. The
+thresholds are round numbers fixed before the triage was first run on any window, and
+nothing was tuned on the benchmark's.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field
+
+from alphadesk.data.base import MarketData
+from alphadesk.data.calendar import local_date, sessions_between
+from alphadesk.data.errors import DataError
+
+from .lookahead import guard
+from .models import DecisionRecord
+from .scope import decision
+
+__all__ = ["Call", "TriageRules", "carried", "triage"]
+
+
+class TriageRules(BaseModel):
+    """When a name needs the desk again (see the module docstring)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    every: int = Field(5, ge=1, description="Sessions after which the desk decides again.")
+    move: float = Field(2.0, gt=0, description="A move, in daily volatilities, that asks it.")
+    window: int = Field(20, ge=2, description="Daily returns the volatility is measured on.")
+
+
+class Call(BaseModel):
+    """The triage of one name on one day: the desk asked (``full``) or the decision of
+    ``since`` carried; ``reason`` says why, in words."""
+
+    model_config = ConfigDict(frozen=True)
+
+    symbol: str
+    as_of: datetime
+    full: bool
+    since: datetime | None = None
+    reason: str
+
+
+def triage(
+    market: MarketData,
+    symbols: Sequence[str],
+    dates: Sequence[datetime],
+    rules: TriageRules | None = None,
+) -> list[Call]:
+    """Each name's call on each of ``dates`` (in order), by ``rules``, reading ``market``
+    as of each day only."""
+    rules = rules or TriageRules()
+    seen = guard(market)
+    return [call for symbol in symbols for call in _walk(seen, symbol, dates, rules)]
+
+
+def carried(call: Call, last: DecisionRecord) -> DecisionRecord:
+    """``last`` (the full decision of ``call.since``) carried to ``call``'s day."""
+    return last.model_copy(
+        update={
+            "as_of": call.as_of,
+            "reason": call.reason,
+            "model_calls": 0,
+            "model_cost_usd": 0.0,
+            "live_calls": 0,
+            "run_id": None,
+        }
+    )
+
+
+def _walk(
+    market: MarketData, symbol: str, dates: Sequence[datetime], rules: TriageRules
+) -> list[Call]:
+    calls: list[Call] = []
+    last: datetime | None = None
+    sigma = math.nan
+    for day in dates:
+        with decision(symbol, day):
+            why, said = (
+                ("first decision", "")
+                if last is None
+                else _material(market, symbol, last, day, sigma, rules)
+            )
+            if why is not None or last is None:
+                calls.append(Call(symbol=symbol, as_of=day, full=True, reason=why or ""))
+                last, sigma = day, _volatility(market, symbol, day, rules.window)
+                continue
+        since = local_date(last).isoformat()
+        reason = f"carried: nothing material since {since}: {said}"
+        calls.append(Call(symbol=symbol, as_of=day, full=False, since=last, reason=reason))
+    return calls
+
+
+def _material(
+    market: MarketData,
+    symbol: str,
+    last: datetime,
+    day: datetime,
+    sigma: float,
+    rules: TriageRules,
+) -> tuple[str | None, str]:
+    """Why ``symbol`` needs the desk at ``day`` (None: it does not), and what was seen."""
+    since = local_date(last).isoformat()
+    elapsed = len(sessions_between(local_date(last), local_date(day))) - 1
+    if elapsed >= rules.every:
+        return f"{elapsed} sessions since {since}", ""
+    closes = _closes(market, symbol, day)
+    before = closes[closes.index <= last]
+    if before.empty or closes.empty or not sigma > 0:
+        return f"no volatility to compare a move with since {since}", ""
+    move = abs(math.log(float(closes.iloc[-1]) / float(before.iloc[-1]))) / sigma
+    if move > rules.move:
+        return f"a move of {move:.1f} daily volatilities since {since}", ""
+    news = _news(market, symbol, last, day)
+    if news:
+        return f"{news} news item{'s' if news > 1 else ''} since {since}", ""
+    filings = _filings(market, symbol, last, day)
+    if filings:
+        return f"{filings} filing{'s' if filings > 1 else ''} accepted since {since}", ""
+    return None, f"move {move:.1f}σ, no news, no filing"
+
+
+def _closes(market: MarketData, symbol: str, day: datetime) -> Any:
+    bars = market.daily_bars(symbol, day)
+    return bars.frame["close"].dropna()
+
+
+def _volatility(market: MarketData, symbol: str, day: datetime, window: int) -> float:
+    """The standard deviation of the last ``window`` daily log returns at ``day``."""
+    try:
+        closes = _closes(market, symbol, day).to_numpy(dtype=float)
+    except DataError:
+        return math.nan
+    returns = np.diff(np.log(closes[-(window + 1) :]))
+    return float(np.std(returns, ddof=1)) if returns.size >= 2 else math.nan
+
+
+def _after(items: Sequence[Any], last: datetime) -> int:
+    return sum(1 for item in items if item.known_at > last)
+
+
+def _news(market: MarketData, symbol: str, last: datetime, day: datetime) -> int:
+    try:
+        return _after(market.news(symbol, day, days=(day - last).days + 1).items, last)
+    except DataError:  # no news in the data for it: none known
+        return 0
+
+
+def _filings(market: MarketData, symbol: str, last: datetime, day: datetime) -> int:
+    try:
+        return _after(market.filings(symbol, day).items, last)
+    except DataError:  # no filings in the data for it: none known
+        return 0
