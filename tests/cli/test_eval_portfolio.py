@@ -20,6 +20,7 @@ from alphadesk.data.providers.bundled import BundledProvider
 from alphadesk.pipelines.evaluation.desk_book import (
     DESK_ROW,
     EQUAL_LONGS,
+    MANAGED,
     Weighting,
     evaluate_desk_book,
 )
@@ -32,6 +33,7 @@ ARGS = ["eval", "--portfolio", "-s", ",".join(NAMES), "--from", str(START), "--t
 ARGS += ["--every", "5", "--workers", "1", "--json"]
 COSTS = 0.001 + 0.0005  # eval's default commission and slippage
 DESK = DESK_ROW.format(model="rules", weighting=EQUAL_LONGS.label)
+MANAGED_ROW = DESK_ROW.format(model="rules", weighting=MANAGED.label)
 
 
 def _eval(cli: CliRunner, out: Path, *extra: str) -> dict[str, Any]:
@@ -62,7 +64,7 @@ def test_the_portfolio_runs_as_one_book_and_reruns_to_the_same_bytes(
     payload = _eval(cli, out)
     rows = {r["name"]: r for r in payload["rows"]}
     rules = {"equal weight, rebalanced daily", "trend 20 (close > 20-day mean)"}
-    assert set(rows) == {HOLD, *rules, DESK}
+    assert set(rows) == {HOLD, *rules, DESK, MANAGED_ROW}
     assert payload["protocol"]["kind"] == "portfolio"
     assert payload["protocol"]["commission_bps"] == pytest.approx(COSTS * 1e4)
     assert rows[HOLD]["final_return"] == pytest.approx(100 * _held(100_000), abs=0.006)
@@ -123,7 +125,7 @@ def test_another_weighting_plugs_into_the_same_walk(tmp_path: Path) -> None:
             every=5,
             out=tmp_path / "w",
             workers=1,
-            weighting=Weighting("half in its first long", first_long),
+            weightings=(Weighting("half in its first long", first_long),),
         )
     )
     assert [names for _, names, _ in heard] == [list(NAMES)] * 3

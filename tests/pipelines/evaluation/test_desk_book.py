@@ -75,3 +75,25 @@ def test_the_desk_book_holds_its_longs_in_equal_weights(tmp_path: Path) -> None:
     assert payload["sessions"][0] == "2025-03-03"
     row = next(r for r in result.rows if r.name == name)
     assert row.source == "ours" and row.excess_low is not None
+
+
+def test_the_managed_book_weighs_a_day_as_the_funds_manager_does() -> None:
+    """Worked by hand: the long budget is 1 less the reserve (0.5 %) and a full turnover's
+    cost (1 bp), 0.9949; HOLD C keeps 0.30 cut to the 0.25 cap; SELL B goes to 0; BUY A at
+    conviction 0.6 gets 0.6 x (0.9949 - 0.25) = 0.447, cut to the cap."""
+    import pandas as pd
+
+    from alphadesk.pipelines.evaluation.book import Session
+    from alphadesk.pipelines.evaluation.desk_book import MANAGED
+    from alphadesk.pipelines.evaluation.models import DecisionRecord
+
+    at = pd.Timestamp("2025-03-03T21:00:00Z").to_pydatetime()
+    decided = [
+        DecisionRecord(symbol="A", as_of=at, decision="BUY", conviction=0.6),
+        DecisionRecord(symbol="B", as_of=at, decision="SELL", conviction=0.5),
+        DecisionRecord(symbol="C", as_of=at, decision="HOLD", conviction=0.5),
+    ]
+    opens = pd.Series({"A": 10.0, "B": 20.0, "C": 30.0})
+    session = Session(i=5, opens=opens, closes=pd.DataFrame(),
+                      weights=pd.Series({"A": 0.0, "B": 0.2, "C": 0.3}))  # fmt: skip
+    assert MANAGED.weights(decided, session) == pytest.approx({"A": 0.25, "B": 0.0, "C": 0.25})

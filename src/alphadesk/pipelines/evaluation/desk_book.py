@@ -101,6 +101,44 @@ def equal_longs(decisions: Sequence[DecisionRecord], session: Session) -> dict[s
 EQUAL_LONGS = Weighting("equal weight over its longs", equal_longs)
 
 
+def managed(decisions: Sequence[DecisionRecord], session: Session) -> dict[str, float] | None:
+    """The fund's portfolio manager (its ``rules`` policy, :func:`rules_targets`) on the
+    day's decisions and the book at the open, with the fund's default limits: at most 25 %
+    a name, no shorts or leverage, turnover at most the NAV. The book is walked in weights,
+    so the minimum trade is judged on a nominal $100,000 NAV."""
+    from alphadesk.agents.fund.manager import rules_targets
+    from alphadesk.agents.fund.models import DeskCall, Holding
+    from alphadesk.agents.fund.tasks import FundTask
+    from alphadesk.portfolio.targets import BookLimits
+
+    if not decisions:
+        return None
+    nav = 100_000.0
+    prices = {s: float(p) for s, p in session.opens.items()}
+    held = {str(s): float(w) for s, w in session.weights.items() if w}
+    calls = [
+        DeskCall(symbol=r.symbol, decision=_call(r.decision), conviction=r.conviction,
+                 rationale=r.reason or "", price=prices[r.symbol])
+        for r in decisions
+    ]  # fmt: skip
+    holdings = [
+        Holding(symbol=s, shares=w * nav / prices[s], price=prices[s], weight=w)
+        for s, w in sorted(held.items())
+    ]
+    task = FundTask(as_of=decisions[0].as_of, desks=calls, holdings=holdings,
+                    cash=nav * (1 - sum(held.values())), nav=nav, limits=BookLimits())  # fmt: skip
+    return {t.symbol: t.weight for t in rules_targets(task).targets} | {
+        s: w for s, w in held.items() if s not in {c.symbol for c in calls}
+    }
+
+
+def _call(decision: str) -> Literal["BUY", "HOLD", "SELL", "failed"]:
+    return decision if decision in ("BUY", "HOLD", "SELL") else "failed"  # type: ignore[return-value]
+
+
+MANAGED = Weighting("the fund's portfolio manager", managed)
+
+
 @dataclass
 class DeskBook:
     """A finished book evaluation: its rows (the paper's first), decisions and files."""
@@ -144,7 +182,7 @@ async def evaluate_desk_book(
     workers: int | None = None,
     fresh: bool = False,
     paper: bool = True,
-    weighting: Weighting = EQUAL_LONGS,
+    weightings: Sequence[Weighting] = (EQUAL_LONGS, MANAGED),
     reuse: bool = False,
     depth: Depth = "full",
     triage_rules: TriageRules | None = None,
@@ -154,9 +192,10 @@ async def evaluate_desk_book(
     on_resume: Callable[[int], None] | None = None,
 ) -> DeskBook:
     """Walk the desk over ``protocol``'s names and window as one book, its decisions
-    weighted by ``weighting``, and score it. StockBench's protocol reads the bundled
-    data; a portfolio's, the settings' market. With ``reuse`` each desk (one per worker)
-    reuses an analyst's report while what it reads is unchanged
+    weighted by each of ``weightings`` (a row each, from the same decisions), and score
+    it. StockBench's protocol reads the bundled data; a portfolio's, the settings' market.
+    With ``reuse`` each desk (one per worker) reuses an analyst's report while what it
+    reads is unchanged
     (:mod:`alphadesk.pipelines.desk.reuse`). With ``depth="triage"`` a name is decided
     only when :func:`.triage.triage` (by ``triage_rules``) says so, and carries its last
     full decision otherwise. ``wrap_model`` wraps each agent's model
@@ -198,8 +237,9 @@ async def evaluate_desk_book(
     by_row = _by_row(records, dates, traded)
     books = baseline_books(protocol, opens, closes, dividends)
     label = model if depth == "full" else f"{model}, {depth}"
-    row = DESK_ROW.format(model=label, weighting=weighting.label)
-    books[row] = _desk_book(protocol, (opens, closes, dividends), by_row, weighting)
+    for weighting in weightings:
+        row = DESK_ROW.format(model=label, weighting=weighting.label)
+        books[row] = _desk_book(protocol, (opens, closes, dividends), by_row, weighting)
     rows = (paper_rows() if paper else []) + scored_rows(books, HOLD)
     manifest = run_manifest(spec, mode, records, made, started, time.monotonic() - wall, desk)
     manifest |= {"depth": depth, "carried": sum(1 for c in calls if not c.full)}

@@ -82,6 +82,7 @@ class DecisionRecord(BaseModel):
     as_of: datetime
     decision: str = Field(description="BUY/HOLD/SELL/failed, or select/reject/filtered/failed.")
     position: int | None = Field(None, description="Trading desk: the position after it.")
+    conviction: float | None = Field(None, description="Trading desk: the judge's, 0 to 1.")
     reason: str | None = None
     model_calls: int = 0
     model_cost_usd: float = 0.0

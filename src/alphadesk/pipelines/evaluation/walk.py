@@ -182,8 +182,15 @@ async def _decide(
         model_cost_usd=scope.model_cost_usd,
         live_calls=scope.live_calls,
         run_id=getattr(result, "run_id", None),
+        conviction=_conviction(result),
         put=_put(result),
     )
+
+
+def _conviction(result: Any) -> float | None:
+    """The trading desk judge's conviction (what the fund's manager sizes a BUY by)."""
+    final = getattr(result, "final", None)
+    return getattr(final, "conviction", None)
 
 
 def _desk_request(settings: Settings, symbol: str, instant: datetime) -> Any:
