@@ -247,6 +247,30 @@ PIPELINES: dict[str, tuple[str, Runner]] = {
 }
 
 
+WINDOW_SYMBOL_DAYS = 1_660  # StockBench's window: 83 sessions x 20 names
+PRICED = ("gpt-4o-mini", "claude-sonnet-4-5")  # two hosted models, LiteLLM's list prices
+
+
+def _priced(prompt: float, completion: float) -> str:
+    """What the whole window would cost at these tokens a symbol-day, by LiteLLM's price
+    table as installed (no prompt caching counted)."""
+    import litellm
+
+    costs = []
+    for model in PRICED:
+        price = litellm.model_cost[model]
+        each = prompt * price["input_cost_per_token"] + completion * price["output_cost_per_token"]
+        costs.append(f"{model} ${each * WINDOW_SYMBOL_DAYS:,.0f}")
+    return (f"the window's {WINDOW_SYMBOL_DAYS:,} symbol-days at these tokens, by LiteLLM "
+            f"{_version()}'s prices: " + ", ".join(costs))  # fmt: skip
+
+
+def _version() -> str:
+    from importlib.metadata import version
+
+    return version("litellm")
+
+
 def report(name: str, title: str, tally: Tally) -> None:
     """Per agent: requests, prompt tokens (in all, the largest request, of which the tool
     schemas and the tool results carried as history) and completion tokens."""
@@ -266,6 +290,8 @@ def report(name: str, title: str, tally: Tally) -> None:
     if tally.per > 1:
         print(f"  per symbol-day: {prompt:,.0f} prompt, {tally.completion / tally.per:,.0f} "
               f"completion, {requests / tally.per:.1f} requests")  # fmt: skip
+    if name == "portfolio":
+        print(f"  {_priced(prompt, tally.completion / tally.per)}")
     if name in GOALS:
         goal = GOALS[name]
         verdict = "met" if prompt < goal else "NOT met"
