@@ -16,6 +16,7 @@ from __future__ import annotations
 import atexit
 import io
 import logging
+import os
 import pickle
 import struct
 import subprocess
@@ -238,8 +239,17 @@ _PROCESS = _DrawingProcess()  # this process's drawing process, once started
 
 def start_drawing_process() -> None:
     """Start the drawing process (if not running): it imports the drawing libraries while
-    this process goes on, and :func:`draw_png` sends it the charts to draw."""
-    _PROCESS.start()
+    this process goes on, and :func:`draw_png` sends it the charts to draw. Not on a
+    single core, where it would only add its own imports to the run's work."""
+    if _cores() > 1:
+        _PROCESS.start()
+
+
+def _cores() -> int:
+    """The cores this process may run on."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
 
 
 def stop_drawing_process() -> None:
