@@ -96,7 +96,7 @@ def test_the_analytics_load_talib_without_polars() -> None:
 def test_a_desk_run_draws_its_chart_in_the_drawing_process(tmp_path: Path) -> None:
     """The report's chart is drawn by a drawing process started with the run: the run
     itself imports neither matplotlib nor mplfinance, and the chart is in its folder."""
-    modules, output = _modules(["desk", "AAPL", "--as-of", "2024-06-28"], tmp_path)
+    modules, _ = _modules(["desk", "AAPL", "--as-of", "2024-06-28"], tmp_path)
     assert "alphadesk.pipelines.desk.pipeline" in modules  # the probe saw the whole run
     assert not {"matplotlib", "mplfinance"} & modules
     (chart,) = (tmp_path / "runs").glob("*/chart_AAPL.png")

@@ -270,6 +270,9 @@ def draw_png(frame: pd.DataFrame, *, title: str, annotations: Annotations) -> by
 def _serve() -> None:
     """The drawing process: import the libraries, then draw each chart sent on stdin and
     answer its PNG on stdout (an empty answer when it could not be drawn)."""
+    import gc
+
+    gc.set_threshold(50_000, 20, 20)  # its imports: see the command line's main
     import mplfinance  # noqa: F401
     import pandas  # noqa: F401  (the frames arrive pickled)
     from matplotlib.backends import backend_agg  # noqa: F401
@@ -283,6 +286,7 @@ def _serve() -> None:
             logger.exception("could not draw a chart")
             png = b""
         _send(sink, png)
+    gc.freeze()  # the run waits for this process to exit: no collection at exit
 
 
 if __name__ == "__main__":
