@@ -6,6 +6,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterator
 from datetime import UTC, date, datetime
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -80,3 +81,15 @@ def test_a_chart_the_drawing_process_cannot_draw_fails_as_it_would_here(
         frame, title="AAPL", annotations=NOTES
     )
     assert drawing._PROCESS._child is not None and drawing._PROCESS._child.poll() is None
+
+
+def test_without_a_drawing_process_the_chart_is_drawn_here(
+    frame: pd.DataFrame, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A Python that cannot be started (an embedded interpreter, a removed venv) leaves
+    the drawing to this process; the command does not fail for it."""
+    monkeypatch.setattr(drawing.sys, "executable", str(tmp_path / "no-python"))
+    start_drawing_process()
+    assert drawing._PROCESS._child is None
+    png = draw_png(frame, title="AAPL daily", annotations=NOTES)
+    assert png == render_png(frame, title="AAPL daily", annotations=NOTES)

@@ -187,12 +187,16 @@ class _DrawingProcess:
     def start(self) -> None:
         with self._lock:
             if self._child is None or self._child.poll() is not None:
-                self._child = subprocess.Popen(
-                    [sys.executable, "-P", __file__],
-                    stdin=subprocess.PIPE,
-                    stdout=subprocess.PIPE,
-                    stderr=subprocess.DEVNULL,
-                )
+                try:
+                    self._child = subprocess.Popen(
+                        [sys.executable, "-P", __file__],
+                        stdin=subprocess.PIPE,
+                        stdout=subprocess.PIPE,
+                        stderr=subprocess.DEVNULL,
+                    )
+                except OSError as exc:  # charts are then drawn in this process
+                    logger.info("no drawing process (%s): charts are drawn here", exc)
+                    self._child = None
 
     def stop(self) -> None:
         child, self._child = self._child, None
