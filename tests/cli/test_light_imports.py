@@ -90,3 +90,14 @@ def test_the_analytics_load_talib_without_polars() -> None:
         [sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, check=True
     )
     assert done.stdout.split() == ["Series", "2.5", "False"]  # the mean of 2 and 3
+
+
+@pytest.mark.slow
+def test_a_desk_run_draws_its_chart_in_the_drawing_process(tmp_path: Path) -> None:
+    """The report's chart is drawn by a drawing process started with the run: the run
+    itself imports neither matplotlib nor mplfinance, and the chart is in its folder."""
+    modules, _ = _modules(["desk", "AAPL", "--as-of", "2024-06-28"], tmp_path)
+    assert "alphadesk.pipelines.desk.pipeline" in modules  # the probe saw the whole run
+    assert not {"matplotlib", "mplfinance"} & modules
+    (chart,) = (tmp_path / "runs").glob("*/chart_AAPL.png")
+    assert chart.read_bytes().startswith(b"\x89PNG\r\n\x1a\n")

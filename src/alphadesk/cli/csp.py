@@ -110,6 +110,10 @@ async def _run(
     *,
     live: bool,
 ) -> list[CspResult]:
+    from alphadesk.tools.chart.drawing import start_drawing_process
+
+    # The report's chart is drawn apart: its libraries load on the other core meanwhile.
+    start_drawing_process()
     from alphadesk.cli.live import LiveView
     from alphadesk.pipelines.csp.pipeline import CspPipeline
     from alphadesk.pipelines.runner import PipelineRunner

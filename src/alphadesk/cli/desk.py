@@ -128,6 +128,10 @@ async def _run(
     *,
     live: bool,
 ) -> DeskResult | None:
+    from alphadesk.tools.chart.drawing import start_drawing_process
+
+    # The report's chart is drawn apart: its libraries load on the other core meanwhile.
+    start_drawing_process()
     from alphadesk.cli.live import LiveView
     from alphadesk.pipelines.desk.pipeline import TradingDesk
     from alphadesk.pipelines.runner import PipelineRunner

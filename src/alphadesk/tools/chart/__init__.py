@@ -10,34 +10,51 @@ retry asking for a longer one when more history exists; otherwise the output say
 
 Modules: :mod:`.history` (``get_price_history``), :mod:`.levels` (swings, Fibonacci,
 support/resistance, trendline), :mod:`.signals` (patterns, indicators), :mod:`.render`
-(``render_chart``), over :mod:`.series` (the bars of one call) and :mod:`.models`.
+(``render_chart``, drawn by :mod:`.drawing`), over :mod:`.series` (the bars of one call)
+and :mod:`.models`. ``CHART_TOOLS`` is built when first read: importing :mod:`.drawing`
+alone (a command that starts its drawing process) loads no analytics.
 """
 
 from __future__ import annotations
 
-from alphadesk.agent import Toolset
-from alphadesk.tools.chart.history import get_price_history
-from alphadesk.tools.chart.levels import (
-    calculate_fib_levels,
-    calculate_swing_points,
-    calculate_trendline,
-    find_support_resistance,
-)
-from alphadesk.tools.chart.render import render_chart
-from alphadesk.tools.chart.signals import detect_chart_patterns, get_technical_indicators
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from alphadesk.agent import Toolset
 
 __all__ = ["CHART_TOOLS"]
 
-CHART_TOOLS = Toolset.of(
-    "chart",
-    [
-        get_price_history,
-        calculate_swing_points,
+
+def _chart_tools() -> Toolset:
+    from alphadesk.agent import Toolset
+    from alphadesk.tools.chart.history import get_price_history
+    from alphadesk.tools.chart.levels import (
         calculate_fib_levels,
-        find_support_resistance,
+        calculate_swing_points,
         calculate_trendline,
-        detect_chart_patterns,
-        get_technical_indicators,
-        render_chart,
-    ],
-)
+        find_support_resistance,
+    )
+    from alphadesk.tools.chart.render import render_chart
+    from alphadesk.tools.chart.signals import detect_chart_patterns, get_technical_indicators
+
+    return Toolset.of(
+        "chart",
+        [
+            get_price_history,
+            calculate_swing_points,
+            calculate_fib_levels,
+            find_support_resistance,
+            calculate_trendline,
+            detect_chart_patterns,
+            get_technical_indicators,
+            render_chart,
+        ],
+    )
+
+
+def __getattr__(name: str) -> Any:
+    """``CHART_TOOLS``, built when first read."""
+    if name != "CHART_TOOLS":
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    globals()[name] = value = _chart_tools()
+    return value

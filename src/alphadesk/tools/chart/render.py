@@ -3,151 +3,35 @@
 The chart shows the bars with the support and resistance zones, Fibonacci retracements
 and support trendline that the level tools report (the same builders compute them), and
 goes to a vision model as an image part; the JSON next to it states the drawn numbers.
-Drawing uses matplotlib's object API on an Agg canvas (no ``pyplot``), so it works
-headless, never changes the caller's backend and can run in a worker thread.
+The drawing (:mod:`.drawing`) uses matplotlib's object API on an Agg canvas (no
+``pyplot``), so it works headless, never changes the caller's backend and can run in a
+worker thread or in a drawing process.
 """
 
 from __future__ import annotations
 
 import asyncio
-import io
 import logging
-import threading
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar
+from typing import TypeVar
 
 from alphadesk.agent import ModelRetry, RunContext, ToolReturn, tool
 from alphadesk.data.errors import DataError
 from alphadesk.data.symbols import normalize_symbol
 from alphadesk.llm.messages import ImagePart
+from alphadesk.tools.chart.drawing import PNG_SIGNATURE, Annotations, draw_png, render_png
 from alphadesk.tools.chart.levels import fib_output, sr_output, trendline_output
 from alphadesk.tools.chart.models import ChartImage, FibLevelsOut, TrendlineOut
 from alphadesk.tools.chart.series import ChartSeries, load_series, price
 from alphadesk.tools.common import Period
 from alphadesk.tools.deps import ToolDeps
 
-if TYPE_CHECKING:
-    import pandas as pd
-
 __all__ = ["PNG_SIGNATURE", "Annotations", "chart_path", "render_chart", "render_png", "save_chart"]
 
 logger = logging.getLogger(__name__)
 
-PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
-# mplfinance applies styles through matplotlib's global rcParams: one drawing at a time.
-_LOCK = threading.Lock()
-_COLORS = {"support": "#1a9850", "resistance": "#d73027", "fib": "#7b3294", "trend": "#2166ac"}
-
-
-@dataclass(frozen=True)
-class Annotations:
-    """What to draw over the price bars.
-
-    Attributes:
-        supports: ``(price, label)`` of support levels.
-        resistances: ``(price, label)`` of resistance levels.
-        fib: ``(price, label)`` of Fibonacci levels.
-        trendline: Two ``(bar position, price)`` points of a trendline, or None.
-    """
-
-    supports: Sequence[tuple[float, str]] = ()
-    resistances: Sequence[tuple[float, str]] = ()
-    fib: Sequence[tuple[float, str]] = ()
-    trendline: tuple[tuple[int, float], tuple[int, float]] | None = None
-
-
-def render_png(
-    frame: pd.DataFrame,
-    *,
-    title: str,
-    annotations: Annotations,
-    width: float = 11.0,
-    height: float = 6.5,
-    dpi: int = 100,
-) -> bytes:
-    """Draw the bars (candles, or a line for a close-only series) and the annotations.
-
-    Args:
-        frame: Bars with a DatetimeIndex and ``close`` (plus ``open high low`` for candles
-            and ``volume`` for a volume panel).
-        title: Chart title.
-        annotations: Levels and the trendline to draw.
-        width: Figure width in inches.
-        height: Figure height in inches.
-        dpi: Resolution.
-
-    Returns:
-        The PNG file's bytes.
-    """
-    import mplfinance as mpf
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
-    ohlc = all(c in frame.columns for c in ("open", "high", "low"))
-    data = (
-        frame
-        if ohlc
-        else frame.assign(open=frame["close"], high=frame["close"], low=frame["close"])
-    )
-    with _LOCK:
-        fig = Figure(figsize=(width, height), dpi=dpi)
-        FigureCanvasAgg(fig)
-        has_volume = "volume" in frame.columns
-        ax = fig.add_axes((0.06, 0.34 if has_volume else 0.12, 0.86, 0.58 if has_volume else 0.80))
-        vax = fig.add_axes((0.06, 0.12, 0.86, 0.18), sharex=ax) if has_volume else False
-        mpf.plot(
-            data,
-            type="candle" if ohlc else "line",
-            ax=ax,
-            volume=vax,
-            style="yahoo",
-            warn_too_much_data=10_000,
-        )
-        if has_volume:
-            ax.tick_params(labelbottom=False)  # the volume panel carries the dates
-        _draw(ax, len(data), annotations)
-        ax.set_title(title, fontsize=11, loc="left")
-        buffer = io.BytesIO()
-        fig.savefig(buffer, format="png")
-    png = buffer.getvalue()
-    logger.debug("rendered %s: %d bars, %d bytes", title, len(frame), len(png))
-    return png
-
-
-def _draw(ax: object, bars: int, notes: Annotations) -> None:
-    """Horizontal levels with labels at the right edge, and the trendline."""
-    from matplotlib.axes import Axes
-
-    assert isinstance(ax, Axes)
-    # A gutter right of the last bar holds the level labels, clear of the candles.
-    ax.set_xlim(-1, bars + max(10, bars // 5))
-    right = bars + 0.5
-    groups = (
-        ("support", notes.supports, "--"),
-        ("resistance", notes.resistances, "--"),
-        ("fib", notes.fib, ":"),
-    )
-    for kind, levels, style in groups:
-        for level, label in levels:
-            ax.axhline(level, color=_COLORS[kind], linestyle=style, linewidth=1.0, alpha=0.85)
-            ax.annotate(
-                label,
-                xy=(right, level),
-                xytext=(0, 1.5),
-                textcoords="offset points",
-                va="bottom",
-                fontsize=7,
-                color=_COLORS[kind],
-            )
-    if notes.trendline is not None:
-        (x0, y0), (x1, y1) = notes.trendline
-        ax.plot([x0, x1], [y0, y1], color=_COLORS["trend"], linewidth=1.4)
-
-
-# -- the render_chart tool --------------------------------------------------------------
 
 T = TypeVar("T")
 _CHART_LEVELS = 3  # per side: more lines make the picture harder to read, not richer
@@ -174,7 +58,7 @@ def _draw_and_save(s: ChartSeries, notes: Annotations, path: Path | None) -> byt
     title = f"{s.symbol} daily, {s.period} to {s.frame.index[-1].date()}"
     if s.bars.basis:
         title += f"\nprices {s.bars.basis}"
-    png = render_png(s.frame, title=title, annotations=notes)
+    png = draw_png(s.frame, title=title, annotations=notes)
     if path is not None:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(png)
