@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import typer
 from rich.text import Text
@@ -23,6 +23,11 @@ from alphadesk.cli.common import (
 )
 from alphadesk.cli.progress import DecisionBar
 from alphadesk.cli.tables import Cell, Column, FitTable
+
+if TYPE_CHECKING:
+    from alphadesk.cluster import RayCluster
+    from alphadesk.pipelines.evaluation.evaluate import Evaluation
+    from alphadesk.pipelines.evaluation.models import EvalSpec
 
 __all__ = ["evaluate_command"]
 
@@ -228,7 +233,10 @@ def evaluate_command(
         )
     result = _run(ctx, spec, out, cluster=cluster, workers=workers, fresh=fresh)
     if as_json:
-        payload = {"folder": str(result.folder), "spec": spec.model_dump(mode="json")}
+        payload: dict[str, object] = {
+            "folder": str(result.folder),
+            "spec": spec.model_dump(mode="json"),
+        }
         payload |= {"rows": result.rows, "manifest": result.manifest}
         typer.echo(json.dumps(payload, indent=2, default=str))
         return
@@ -287,13 +295,13 @@ def _symbols(
 
 def _run(
     ctx: typer.Context,
-    spec: Any,
+    spec: EvalSpec,
     out: Path | None,
     *,
-    cluster: Any = None,
+    cluster: RayCluster | None = None,
     workers: int | None = None,
     fresh: bool = False,
-) -> Any:
+) -> Evaluation:
     import asyncio
 
     from alphadesk.data import DataError
@@ -329,7 +337,7 @@ def _run(
 SHOWN_SYMBOLS = 5  # beyond this many symbols the terminal shows the pooled rows only
 
 
-def _print(result: Any) -> None:
+def _print(result: Evaluation) -> None:
     from alphadesk.pipelines.evaluation.files import POOLED
 
     spec, rows = result.spec, result.rows

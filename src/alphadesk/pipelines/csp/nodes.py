@@ -57,15 +57,38 @@ class CspState(TypedDict, total=False):
 CSP_STATE = StateCodec(CspState)
 
 
+class ReportChart:
+    """The run's report chart, drawn while the options and research agents work (it is
+    started once the chart agent is done, so a chart that agent saved is kept) and awaited
+    when the run finishes. One per run."""
+
+    def __init__(self, run: PipelineRun, market: MarketData, request: CspRequest) -> None:
+        self._run, self._market, self._request = run, market, request
+        self._drawing: asyncio.Task[object] | None = None
+
+    def start(self) -> None:
+        if self._drawing is None and self._run.charts:
+            deps = ToolDeps(market=self._market, run_dir=self._run.run_dir)
+            self._drawing = asyncio.create_task(
+                save_chart(deps, self._request.symbol, self._request.as_of)
+            )
+
+    async def saved(self) -> None:
+        self.start()  # a run resumed at its end has not started it
+        if self._drawing is not None:
+            await self._drawing
+
+
 @dataclass(frozen=True)
 class CspNodeDeps:
     """What the nodes of one run need: the agents, the market, the agent steps (models,
-    budgets, ledger and events bound to the run) and the run itself."""
+    budgets, ledger and events bound to the run), the run itself and its report chart."""
 
     agents: CspAgents
     market: MarketData
     steps: AgentSteps
     run: PipelineRun
+    report_chart: ReportChart
 
 
 @dataclass(frozen=True)
@@ -95,9 +118,12 @@ class CspNodes:
         is cancelled when the chart rejects."""
         run = self.deps.run
         if not self.request.parallel_research:
-            return (await self._chart(state)).update
+            update = (await self._chart(state)).update
+            self.deps.report_chart.start()
+            return update
         research = asyncio.create_task(self._research(state))
         chart = await self._chart(state)
+        self.deps.report_chart.start()
         if chart.stopped:
             if not research.done():  # a research that already finished is simply unused
                 research.cancel()
@@ -166,10 +192,7 @@ class CspNodes:
             synthesis = synthesize(request.symbol, chart, options, research)
             result = result.model_copy(update={"synthesis": synthesis})
             result = await self._narrate(result)
-        if run.charts:  # the report's chart: once, whatever the decision
-            await save_chart(
-                ToolDeps(market=market, run_dir=run.run_dir), request.symbol, request.as_of
-            )
+        await self.deps.report_chart.saved()  # the report's chart: once, whatever the decision
         return {"result": result}
 
     async def _narrate(self, result: CspResult) -> CspResult:

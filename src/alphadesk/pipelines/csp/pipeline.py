@@ -27,7 +27,7 @@ from alphadesk.pipelines.agent_pipeline import AgentPipeline
 from alphadesk.pipelines.agent_steps import AgentSteps
 from alphadesk.pipelines.base import Nodes, PipelineRun
 from alphadesk.pipelines.csp.models import CspRequest, CspResult
-from alphadesk.pipelines.csp.nodes import CSP_STATE, CspNodeDeps, CspNodes, CspState
+from alphadesk.pipelines.csp.nodes import CSP_STATE, CspNodeDeps, CspNodes, CspState, ReportChart
 from alphadesk.pipelines.csp.report import render_report
 
 __all__ = ["CspPipeline", "CspState"]
@@ -64,7 +64,10 @@ class CspPipeline(AgentPipeline[CspRequest, CspResult]):
     def nodes(self, request: CspRequest, run: PipelineRun) -> Nodes:
         """The graph's node functions, bound to one run."""
         steps = AgentSteps(run, self.models, self.settings.limits)
-        deps = CspNodeDeps(agents=self.agents, market=self.market, steps=steps, run=run)
+        chart = ReportChart(run, self.market, request)
+        deps = CspNodeDeps(
+            agents=self.agents, market=self.market, steps=steps, run=run, report_chart=chart
+        )
         return CspNodes(deps, request).node
 
     @staticmethod
