@@ -12,18 +12,9 @@ where it was first imported).
 
 Goals on two idle cores: ``ask hello`` <= 0.8 s, ``--help`` <= 0.3 s, ``desk AAPL
 --as-of 2024-06-28`` <= 3 s and ``csp NVDA --as-of 2024-11-29`` <= 2.5 s of wall time.
-The load average is printed with the figures: on a shared machine they are slower.
-Measured on a shared 2-core machine only (other work running), the code before and after
-the chart's drawing process and the command line's collector settings, in turn (3 runs
-each, wall min, CPU min with children, own CPU): at load 2.1-3.4, desk 4.33-4.59 s,
-4.37 s, 3.67 s before and 2.62 s, 3.62 s, 2.54 s after; csp 3.94-4.19 s, 4.04 s, 3.40 s
-before and 2.80 s, 3.56 s, 2.47 s after; ask hello 0.83 -> 0.67 s; --help 0.23 -> 0.19
-s. The run no longer imports matplotlib or mplfinance (its drawing process does, on the
-other core) and spends about a second less CPU in the collector (fewer full collections
-while importing, none at exit). What remains on the desk and csp paths: LangGraph with
-LangChain's tracers (langgraph.graph imports langchain_core.runnables, whose module
-imports the tracers and langsmith's run trees), SciPy's clustering, the XNYS calendar
-(about 0.2 s) and pandas; csp still waits about 0.2 s at its end for its chart.
+The load average is printed with the figures: on a shared machine they are slower. The
+desk and CSP runs draw their report's chart in a drawing process on the other core, so
+their CPU "with children" exceeds their own.
 """
 
 from __future__ import annotations
