@@ -266,6 +266,19 @@ def test_the_evaluation_tab_shows_the_table_and_its_charts(browser: Browser) -> 
     browser.assert_no_key()
 
 
+def test_the_fund_rebalances_its_default_names_and_shows_its_orders(browser: Browser) -> None:
+    """Before the portfolio's order: the paper account is still all cash."""
+    from playwright.sync_api import expect
+
+    panel = browser.tab("Fund")
+    panel.get_by_role("button", name="Rebalance").click()
+    said = panel.get_by_text(re.compile(r"^AAPL, JPM, PG: rebalance, \d+ order\(s\), cash after"))
+    expect(said).to_be_visible(timeout=_RUN_S)
+    expect(panel.get_by_role("heading", name="Orders")).to_be_visible(timeout=30_000)
+    browser.shot("fund")
+    browser.assert_no_key()
+
+
 def test_the_portfolio_places_an_order_with_its_defaults(browser: Browser) -> None:
     from playwright.sync_api import expect
 
