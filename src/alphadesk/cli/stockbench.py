@@ -55,7 +55,7 @@ def run_stockbench(
 
     from alphadesk.pipelines.evaluation.stockbench import PROTOCOL, Protocol
 
-    names = [s.strip().upper() for g in symbols or [] for s in g.split(",") if s.strip()]
+    names = [s for group in symbols or [] for s in group.split(",") if s.strip()]
     try:
         protocol = Protocol(
             symbols=tuple(names) or PROTOCOL.symbols,
@@ -93,7 +93,7 @@ def run_portfolio(
     try:
         protocol = Protocol(
             kind="portfolio",
-            symbols=tuple(dict.fromkeys(s.strip().upper() for s in symbols)),
+            symbols=tuple(symbols),
             start=window_day(start, "--from"),
             end=window_day(end, "--to"),
             cash=cash,

@@ -5,7 +5,7 @@ its agents, its report's renderer, and its graph and nodes."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Hashable, Iterable, Mapping
 from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel
@@ -53,6 +53,9 @@ class AgentPipeline(Generic[RequestT, ResultT]):
     ) -> None:
         specs = list(agents)
         self.settings, self.market, self._render = settings, market, report
+        # As given: a pipeline that starts runs of others (the fund's desks, the screen's
+        # CSP runs) hands them on.
+        self.model, self.models_given = model, models
         self.models = AgentModels(settings, specs, override=model, models=models)
         self._labelled = list(labelled) if labelled is not None else [s.name for s in specs]
 
@@ -60,6 +63,12 @@ class AgentPipeline(Generic[RequestT, ResultT]):
     def model_label(self) -> str:
         """The models its agents run with, e.g. ``rules``."""
         return self.models.label(self._labelled)
+
+    @staticmethod
+    def graph_shape(request: RequestT) -> Hashable:
+        """What of ``request`` the graph depends on: by default nothing, one graph serves
+        every request."""
+        return ()
 
     def title(self, request: RequestT) -> str:
         """The run's title in the runs table: its kind and symbol, e.g. ``desk NVDA``."""

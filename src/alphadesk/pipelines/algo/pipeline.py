@@ -15,7 +15,7 @@ best variant so far whatever ended it, and says what did.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Hashable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -139,11 +139,6 @@ class StrategyLab(AgentPipeline[AlgoRequest, AlgoResult]):
             "finish": LAB_STATE.node(_Finish(deps, request, periods)),
         }
         return lambda name: special[name] if name in special else loop.node(name)
-
-    @staticmethod
-    def graph_shape(request: AlgoRequest) -> Hashable:
-        """The graph is the same for every request."""
-        return ()
 
     @staticmethod
     def graph(request: AlgoRequest, node: Nodes) -> StateGraph[LabState]:

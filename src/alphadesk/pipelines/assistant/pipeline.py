@@ -14,7 +14,7 @@ consumes (the CLI renders it; an SSE endpoint sends it as it comes);
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Hashable, Mapping
+from collections.abc import AsyncIterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from alphadesk.agent import events as ev
@@ -203,11 +203,6 @@ class AssistantPipeline(AgentPipeline[ChatRequest, ChatResult]):
                 step = next_after_plan(CHAT_STATE.load(state)) if step == "plan" else "finish"
 
         return answer
-
-    @staticmethod
-    def graph_shape(request: ChatRequest) -> Hashable:
-        """The graph is the same for every request."""
-        return ()
 
     @staticmethod
     def graph(request: ChatRequest, node: Nodes) -> StateGraph[ChatState]:

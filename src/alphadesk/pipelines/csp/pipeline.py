@@ -15,7 +15,7 @@ and cancels it when the chart rejects: less wall time, sometimes wasted model ca
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Hashable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 
 from langgraph.graph import END, START, StateGraph
 
@@ -69,11 +69,6 @@ class CspPipeline(AgentPipeline[CspRequest, CspResult]):
             agents=self.agents, market=self.market, steps=steps, run=run, report_chart=chart
         )
         return CspNodes(deps, request).node
-
-    @staticmethod
-    def graph_shape(request: CspRequest) -> Hashable:
-        """The graph is the same for every request."""
-        return ()
 
     @staticmethod
     def graph(request: CspRequest, node: Nodes) -> StateGraph[CspState]:

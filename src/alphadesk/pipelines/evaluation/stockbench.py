@@ -21,10 +21,11 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 import pandas as pd
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from alphadesk.analytics.bootstrap import BootstrapSettings, bootstrap_intervals
 from alphadesk.analytics.performance import returns_from_equity
+from alphadesk.data.symbols import normalize_symbol
 
 from .book import Book, BookScore, Session, equal_weight, run_book, score_book
 
@@ -67,6 +68,12 @@ class Protocol(BaseModel):
     commission_bps: float = Field(1.0, ge=0)
     baseline_fee_bps: float = 3.0  # commission + slippage, paid once by the passive baseline
     warmup: int = 20  # sessions before ``start`` the rule baselines may read
+
+    @field_validator("symbols")
+    @classmethod
+    def _names(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        """Each name normalised once, in the order given."""
+        return tuple(dict.fromkeys(normalize_symbol(s) for s in value if s.strip()))
 
     @model_validator(mode="after")
     def _range(self) -> Protocol:

@@ -14,7 +14,7 @@ request, so a resumed or replayed run decides on the book it started with.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping
+from collections.abc import Mapping
 from concurrent.futures import ProcessPoolExecutor
 
 from langgraph.graph import END, START, StateGraph
@@ -61,7 +61,6 @@ class Fund(AgentPipeline[FundRequest, FundResult]):
         super().__init__(settings, market, [PORTFOLIO_MANAGER, *desk], render_report,
                          model=model, models=models)  # fmt: skip
         self._desk_agents = [spec.name for spec in desk]
-        self.model, self.models_given = model, models
         self.workers, self.concurrency, self.pool = workers, concurrency, pool
 
     @property
@@ -92,11 +91,6 @@ class Fund(AgentPipeline[FundRequest, FundResult]):
             run=run,
         )
         return FundNodes(deps, request).node
-
-    @staticmethod
-    def graph_shape(request: FundRequest) -> Hashable:
-        """The graph is the same for every request."""
-        return ()
 
     @staticmethod
     def graph(request: FundRequest, node: Nodes) -> StateGraph[FundState]:

@@ -13,7 +13,7 @@ stay recorded).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Mapping
+from collections.abc import Callable, Mapping
 from concurrent.futures import ProcessPoolExecutor
 from datetime import date, datetime
 
@@ -83,7 +83,6 @@ class ScreenPipeline(AgentPipeline[ScreenRequest, ScreenHistory]):
             model=model,
             models=models,
         )
-        self.model, self.given = model, models  # what each worker's desk runs with
         self.workers, self.concurrency, self.cluster = workers, concurrency, cluster
         self.charts, self.on_outcome, self.pool = charts, on_outcome, pool
 
@@ -99,7 +98,7 @@ class ScreenPipeline(AgentPipeline[ScreenRequest, ScreenHistory]):
             settings=self.settings,
             market=self.market,
             model=request.model or self.model,
-            models=self.given,
+            models=self.models_given,
             workers=self.workers,
             concurrency=self.concurrency,
             cluster=self.cluster,
@@ -114,11 +113,6 @@ class ScreenPipeline(AgentPipeline[ScreenRequest, ScreenHistory]):
             fanout=self.fanout(request), run=run, default_dir=self.settings.runs_dir / run.run_id
         )
         return ScreenNodes(deps, request).node
-
-    @staticmethod
-    def graph_shape(request: ScreenRequest) -> Hashable:
-        """The graph is the same for every request."""
-        return ()
 
     @staticmethod
     def graph(request: ScreenRequest, node: Nodes) -> StateGraph[ScreenState]:
