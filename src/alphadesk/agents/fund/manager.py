@@ -127,25 +127,37 @@ def _scale_increases(lines: list[_Line], room: float, why: str) -> None:
         line.reason += f"; scaled to {scale:.0%} to fit {why}"
 
 
+def _forced(line: _Line, cap: float) -> float:
+    """The part of a cut that brings a name above the cap down to it: made in full."""
+    return min(0.0, cap - line.now) if line.move < 0 and not line.required else 0.0
+
+
 def _fit_turnover(lines: list[_Line], limits: BookLimits) -> None:
-    """Step 4: moves beyond the turnover cap scaled down alike, save cuts to the cap."""
-    fixed = sum(abs(line.move) for line in lines if line.required)
+    """Step 4: moves beyond the turnover cap scaled down alike, save cuts to the cap (a
+    sale of a name above the cap is scaled only below the cap)."""
+    cap = limits.max_weight
     free = [line for line in lines if not line.required and line.move]
-    total = sum(abs(line.move) for line in free)
+    fixed = sum(abs(line.move) for line in lines if line.required)
+    fixed += sum(abs(_forced(line, cap)) for line in free)
+    total = sum(abs(line.move - _forced(line, cap)) for line in free)
     room = limits.max_turnover - fixed
     if total <= room:
         return
     scale = max(0.0, room) / total * (1 - 1e-9)
     for line in free:
-        line.target = line.now + line.move * scale
+        forced = _forced(line, cap)
+        line.target = line.now + forced + (line.move - forced) * scale
         line.reason += f"; moved {scale:.0%} of the way (turnover cap {limits.max_turnover:.0%})"
 
 
 def _skip_small(lines: list[_Line], limits: BookLimits, nav: float) -> None:
-    """Step 4: a move below the minimum trade is not made, save a close or a cut."""
+    """Step 4: a move below the minimum trade is not made, save a close or a cut to the
+    cap."""
     for line in lines:
         closes = line.target == 0 and line.now > 0
-        if line.move and abs(line.move) * nav < limits.min_trade and not (closes or line.required):
+        cut = line.now > limits.max_weight >= line.target
+        exempt = closes or cut or line.required
+        if line.move and abs(line.move) * nav < limits.min_trade and not exempt:
             line.target = line.now
             line.reason += f"; the move is below the minimum trade, so weight {line.now:.4f} kept"
 
