@@ -172,7 +172,8 @@ def _temporal_overhead(root: Path, runs: int) -> None:
         for request in requests:
             results.append(await runs.run("csp", request))
         wall = time.perf_counter() - start
-        worker.cancel()
+        worker.cancel()  # it shuts down its pollers before the loop closes
+        await asyncio.gather(worker, return_exceptions=True)
         client = await connect(address)
         activities = 0
         for result in results:

@@ -86,7 +86,30 @@ def main() -> None:
     os.umask(0o077)
     try:
         app()
+    except SystemExit as exc:  # how every command ends, with its exit code
+        if _TEMPORAL_BRIDGE in sys.modules:
+            _exit_without_teardown(exc.code)
+        raise
     finally:
         # What remains is freed as the interpreter exits; its collections would walk
         # every object once more (about a second of CPU after a desk run) for nothing.
         gc.freeze()
+
+
+# Temporal's client keeps native threads that may call into Python while the interpreter
+# tears down, which aborts the process after its work is done (temporalio/sdk-python#300).
+_TEMPORAL_BRIDGE = "temporalio.bridge.temporal_sdk_bridge"
+
+
+def _exit_without_teardown(code: object) -> None:
+    """Leave once the output is written, skipping the teardown Temporal's threads race."""
+    import atexit
+    import logging
+
+    if isinstance(code, str):
+        print(code, file=sys.stderr)
+    atexit._run_exitfuncs()  # what the command registered to run at exit (a drawing process)
+    logging.shutdown()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code if isinstance(code, int) else int(code is not None))

@@ -28,9 +28,18 @@ __all__ = ["run_worker"]
 
 
 # Modules the workflow sandbox shares with the worker instead of re-importing them for every
-# workflow: the graph library, and our own code (the workflow calls only pure functions of
-# it: request models and graph topologies).
-_SHARED_MODULES = ("alphadesk", "langgraph", "langchain_core", "langsmith", "pydantic", "numpy")
+# workflow: the graph library, the data libraries (importing them again can outlast the
+# sandbox's deadlock timer on a busy machine), and our own code (the workflow calls only
+# pure functions of it: request models and graph topologies).
+_SHARED_MODULES = (
+    "alphadesk",
+    "langgraph",
+    "langchain_core",
+    "langsmith",
+    "pydantic",
+    "numpy",
+    "pandas",
+)
 
 
 async def run_worker(
