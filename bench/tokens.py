@@ -225,10 +225,10 @@ async def run_portfolio(
             wrap_model=lambda agent, model: CountingModel(agent, model, tally),
         )
     tally.per = len(result.decisions)
-    carried = result.manifest["carried"]
+    updated, carried = result.manifest.get("update calls", 0), result.manifest.get("carry calls", 0)
     print(f"\nportfolio: {len(protocol.symbols)} names, every {every} sessions of "
           f"{protocol.start}..{protocol.end}: {tally.per} symbol-days, "
-          f"{carried} carried by the triage")  # fmt: skip
+          f"{updated} updated and {carried} carried by the triage")  # fmt: skip
 
 
 BOOKS: tuple[tuple[bool, Depth, str], ...] = (

@@ -146,10 +146,10 @@ class DeskSettings(BaseModel):
         description="which analysts run: market, sentiment, news, fundamentals",
     )
     rounds: int = Field(
-        1, ge=1, le=5, description="bull/bear debate rounds (both argue, then each rebuts)"
+        1, ge=0, le=5, description="bull/bear debate rounds (both argue, then each rebuts)"
     )
     risk_rounds: int = Field(
-        1, ge=1, le=5, description="risk discussion rounds (all argue, then each rebuts)"
+        1, ge=0, le=5, description="risk discussion rounds (all argue, then each rebuts)"
     )
 
     @model_validator(mode="before")

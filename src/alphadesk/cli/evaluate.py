@@ -134,10 +134,11 @@ def evaluate_command(
     depth: Literal["full", "triage"] = typer.Option(
         "full",
         "--depth",
-        help="With --portfolio or --benchmark: full asks the desk on every name and day; "
-        "triage only when a name has no decision yet, 5 sessions have passed since its last "
-        "one, it moved more than 2 daily volatilities, or news or a filing came out since; "
-        "otherwise it carries its last decision.",
+        help="With --portfolio or --benchmark: full asks the whole desk on every name and "
+        "day; triage asks it only when a name has no decision yet, 5 sessions have passed "
+        "since its last one, it moved more than 2 daily volatilities, or a filing came out "
+        "since; news alone asks a quick update (the news analyst, no debates); otherwise "
+        "the name carries its last decision.",
     ),
     portfolio: bool = typer.Option(
         False,

@@ -29,14 +29,14 @@ import json
 import os
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
 import pandas as pd
 
-from alphadesk.config import RULES_MODEL, Settings
+from alphadesk.config import RULES_MODEL, CacheMode, Settings
 from alphadesk.data.base import MarketData
 from alphadesk.data.calendar import session_close
 from alphadesk.llm.base import Model
@@ -57,7 +57,7 @@ from .stockbench import (
     paper_rows,
     scored_rows,
 )
-from .triage import Call, TriageRules, carried, triage
+from .triage import UPDATE, Call, TriageRules, carried, triage
 from .walk import ModelWrap, fill_positions
 
 __all__ = [
@@ -229,9 +229,10 @@ async def evaluate_desk_book(
     if depth == "triage":
         seen = market if market is not None else _bundled()
         calls = triage(seen, spec.symbols, dates, triage_rules)
-        only = {(c.symbol, c.as_of) for c in calls if c.full}
-        desk, full, made = await decide_at(settings, spec, dates, folder, mode, how, heard, only)
-        records = _with_carried(full, calls, dates, spec.symbols)
+        desk, asked, made = await _decide_as_called(
+            settings, spec, dates, folder, mode, how, heard, calls
+        )
+        records = _with_carried(asked, calls, dates, spec.symbols)
     else:
         desk, records, made = await decide_at(settings, spec, dates, folder, mode, how, heard)
     by_row = _by_row(records, dates, traded)
@@ -242,13 +243,42 @@ async def evaluate_desk_book(
         books[row] = _desk_book(protocol, (opens, closes, dividends), by_row, weighting)
     rows = (paper_rows() if paper else []) + scored_rows(books, HOLD)
     manifest = run_manifest(spec, mode, records, made, started, time.monotonic() - wall, desk)
-    manifest |= {"depth": depth, "carried": sum(1 for c in calls if not c.full)}
+    manifest |= {"depth": depth} | {
+        f"{ask} calls": sum(1 for c in calls if c.ask == ask) for ask in ("update", "carry")
+    }
     _write(folder, protocol, spec, rows, books)
     if calls:
         lines = "".join(c.model_dump_json() + "\n" for c in calls)
         (folder / "triage.jsonl").write_text(lines, "utf-8")
     (folder / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n", "utf-8")
     return DeskBook(protocol, spec, folder, rows, records, manifest)
+
+
+async def _decide_as_called(
+    settings: Settings,
+    spec: EvalSpec,
+    dates: list[datetime],
+    folder: Path,
+    mode: CacheMode,
+    how: Asked,
+    heard: Heard,
+    calls: Sequence[Call],
+) -> tuple[Pipeline[Any, Any], list[DecisionRecord], list[DecisionRecord]]:
+    """The whole desk where ``calls`` ask it, then its update where they ask that, into
+    one journal: the desk, the decisions asked, those made now."""
+    if heard.on_start is not None:  # one total for both parts
+        heard.on_start(sum(1 for c in calls if c.ask != "carry"))
+    heard = replace(heard, on_start=None)
+    desk, asked, made = None, [], []
+    for ask, desks in (("full", settings.desk), ("update", UPDATE)):
+        only = {(c.symbol, c.as_of) for c in calls if c.ask == ask}
+        deciding = settings.model_copy(update={"desk": desks})
+        desk, some, new = await decide_at(deciding, spec, dates, folder, mode, how, heard, only)
+        asked += some
+        made += new
+        how = replace(how, fresh=False)  # the second part continues the first's journal
+    assert desk is not None
+    return desk, asked, made
 
 
 def reusing_desk(
@@ -283,7 +313,7 @@ def _with_carried(
     for day in dates:
         for symbol in symbols:
             call = by_key[(symbol, day)]
-            if call.full or call.since is None:
+            if call.ask != "carry" or call.since is None:
                 records.append(decided[(symbol, day)])
             else:
                 records.append(carried(call, decided[(symbol, call.since)]))
