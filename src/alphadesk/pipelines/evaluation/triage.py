@@ -111,12 +111,12 @@ def _walk(
                 ask, why = "full", "first decision"
             else:
                 ask, why = _material(market, symbol, last, day, sigma, rules)
-            if ask != "carry":
-                calls.append(Call(symbol=symbol, as_of=day, ask=ask, reason=why))
-                last, sigma = day, _volatility(market, symbol, day, rules.window)
+            if ask == "carry" and last is not None:
+                said = f"carried: nothing material since {local_date(last).isoformat()}: {why}"
+                calls.append(Call(symbol=symbol, as_of=day, ask=ask, since=last, reason=said))
                 continue
-        reason = f"carried: nothing material since {local_date(last).isoformat()}: {why}"
-        calls.append(Call(symbol=symbol, as_of=day, ask="carry", since=last, reason=reason))
+            calls.append(Call(symbol=symbol, as_of=day, ask=ask, reason=why))
+            last, sigma = day, _volatility(market, symbol, day, rules.window)
     return calls
 
 
