@@ -202,6 +202,11 @@ class MemorySettings(BaseModel):
 
     enabled: bool = Field(True, description="recall past lessons and write new ones")
     path: Path | None = Field(None, description="the store's folder; default data_dir/memory")
+    reflect: bool = Field(
+        True,
+        description="each desk run first reflects on the past decisions due; an evaluation's "
+        "walk turns it off and reflects between its days itself",
+    )
 
 
 class McpSettings(BaseModel):

@@ -243,6 +243,9 @@ def test_a_triaged_book_asks_the_desk_less_updates_on_news_and_carries_the_rest(
     assert {n: (tmp_path / "triage" / n).read_bytes() for n in before} == before
 
 
-def test_triage_is_refused_without_a_book(cli: CliRunner, tmp_path: Path) -> None:
-    done = cli.invoke(app, ["eval", "-s", "IBM", "--depth", "triage", "--out", str(tmp_path)])
+@pytest.mark.parametrize("option", [["--depth", "triage"], ["--memory"]])
+def test_triage_and_memory_are_refused_without_a_book(
+    cli: CliRunner, tmp_path: Path, option: list[str]
+) -> None:
+    done = cli.invoke(app, ["eval", "-s", "IBM", *option, "--out", str(tmp_path)])
     assert done.exit_code == 2 and "add --portfolio" in " ".join(done.output.split())

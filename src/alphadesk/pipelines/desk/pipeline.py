@@ -85,7 +85,8 @@ class TradingDesk(AgentPipeline[DeskRequest, DeskResult]):
             store=self.store,
             steps=AgentSteps(run, self.models, self.settings.limits),
             run=run,
-            writes_memory=self.settings.cache is not CacheMode.REPLAY,
+            writes_memory=self.settings.memory.reflect
+            and self.settings.cache is not CacheMode.REPLAY,
             reports=self.reports,
         )
         return DeskNodes(deps, request).node

@@ -36,7 +36,7 @@ from typing import Any, Literal
 
 import pandas as pd
 
-from alphadesk.config import RULES_MODEL, CacheMode, Settings
+from alphadesk.config import RULES_MODEL, Settings
 from alphadesk.data.base import MarketData
 from alphadesk.data.calendar import session_close
 from alphadesk.llm.base import Model
@@ -186,6 +186,7 @@ async def evaluate_desk_book(
     reuse: bool = False,
     depth: Depth = "full",
     triage_rules: TriageRules | None = None,
+    memory: bool = False,
     wrap_model: ModelWrap | None = None,
     on_start: Callable[[int], None] | None = None,
     on_decision: Callable[[DecisionRecord], None] | None = None,
@@ -195,12 +196,13 @@ async def evaluate_desk_book(
     weighted by each of ``weightings`` (a row each, from the same decisions), and score
     it. StockBench's protocol reads the bundled data; a portfolio's, the settings' market.
     With ``reuse`` each desk (one per worker) reuses an analyst's report while what it
-    reads is unchanged
-    (:mod:`alphadesk.pipelines.desk.reuse`). With ``depth="triage"`` a name is decided
-    only when :func:`.triage.triage` (by ``triage_rules``) says so, and carries its last
-    full decision otherwise. ``wrap_model`` wraps each agent's model
-    (e.g. to count what it is sent); the decisions are then made in this process unless
-    ``workers`` says otherwise.
+    reads is unchanged (:mod:`alphadesk.pipelines.desk.reuse`). With ``depth="triage"``
+    each name is decided at the depth :func:`.triage.triage` (by ``triage_rules``) calls:
+    the whole desk, its update, or its last decision carried. With ``memory`` the desk
+    learns from the outcomes of its decisions as each day knows them
+    (:mod:`.reflecting`), deciding day by day in this process. ``wrap_model`` wraps each
+    agent's model (e.g. to count what it is sent); the decisions are then made in this
+    process unless ``workers`` says otherwise.
 
     Raises:
         EvaluationError: Too few sessions before the window, a journal of another run.
@@ -215,7 +217,7 @@ async def evaluate_desk_book(
     opens, closes, dividends = market_frames(protocol, market)
     spec = desk_book_spec(protocol, every, model, opens)
     prefix = "book" if protocol.kind == "stockbench" else "portfolio"
-    prefix += "" if depth == "full" else f"-{depth}"
+    prefix += ("" if depth == "full" else f"-{depth}") + ("-memory" if memory else "")
     folder = out if out is not None else settings.data_dir / "evals" / f"{prefix}-{spec.name}"
     traded = _decision_sessions(opens, protocol, every)
     dates = [session_close(opens.index[i - 1].date()) for i in traded]
@@ -223,27 +225,32 @@ async def evaluate_desk_book(
     factory = reusing_desk if reuse else None
     if reuse and wrap_model is None and workers is None:  # the factory travels to workers
         workers = os.cpu_count() or 1
-    how = Asked(desk_factory=factory, wrap_model=wrap_model, workers=workers, fresh=fresh)
+    how = Asked(
+        desk_factory=factory, wrap_model=wrap_model, workers=workers, fresh=fresh, memory=memory
+    )
     heard = Heard(on_start, on_resume, on_decision)
     calls: list[Call] = []
     if depth == "triage":
         seen = market if market is not None else _bundled()
         calls = triage(seen, spec.symbols, dates, triage_rules)
-        desk, asked, made = await _decide_as_called(
-            settings, spec, dates, folder, mode, how, heard, calls
-        )
+        only = {(c.symbol, c.as_of) for c in calls if c.ask != "carry"}
+        updates = {(c.symbol, c.as_of): UPDATE for c in calls if c.ask == "update"}
+        how = replace(how, desks=updates, depth=depth)
+        desk, asked, made = await decide_at(settings, spec, dates, folder, mode, how, heard, only)
         records = _with_carried(asked, calls, dates, spec.symbols)
     else:
         desk, records, made = await decide_at(settings, spec, dates, folder, mode, how, heard)
     by_row = _by_row(records, dates, traded)
     books = baseline_books(protocol, opens, closes, dividends)
-    label = model if depth == "full" else f"{model}, {depth}"
+    label = ", ".join(
+        [model] + ([depth] if depth != "full" else []) + (["memory"] if memory else [])
+    )
     for weighting in weightings:
         row = DESK_ROW.format(model=label, weighting=weighting.label)
         books[row] = _desk_book(protocol, (opens, closes, dividends), by_row, weighting)
     rows = (paper_rows() if paper else []) + scored_rows(books, HOLD)
     manifest = run_manifest(spec, mode, records, made, started, time.monotonic() - wall, desk)
-    manifest |= {"depth": depth} | {
+    manifest |= {"depth": depth, "memory": memory} | {
         f"{ask} calls": sum(1 for c in calls if c.ask == ask) for ask in ("update", "carry")
     }
     _write(folder, protocol, spec, rows, books)
@@ -252,33 +259,6 @@ async def evaluate_desk_book(
         (folder / "triage.jsonl").write_text(lines, "utf-8")
     (folder / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n", "utf-8")
     return DeskBook(protocol, spec, folder, rows, records, manifest)
-
-
-async def _decide_as_called(
-    settings: Settings,
-    spec: EvalSpec,
-    dates: list[datetime],
-    folder: Path,
-    mode: CacheMode,
-    how: Asked,
-    heard: Heard,
-    calls: Sequence[Call],
-) -> tuple[Pipeline[Any, Any], list[DecisionRecord], list[DecisionRecord]]:
-    """The whole desk where ``calls`` ask it, then its update where they ask that, into
-    one journal: the desk, the decisions asked, those made now."""
-    if heard.on_start is not None:  # one total for both parts
-        heard.on_start(sum(1 for c in calls if c.ask != "carry"))
-    heard = replace(heard, on_start=None)
-    desk, asked, made = None, [], []
-    for ask, desks in (("full", settings.desk), ("update", UPDATE)):
-        only = {(c.symbol, c.as_of) for c in calls if c.ask == ask}
-        deciding = settings.model_copy(update={"desk": desks})
-        desk, some, new = await decide_at(deciding, spec, dates, folder, mode, how, heard, only)
-        asked += some
-        made += new
-        how = replace(how, fresh=False)  # the second part continues the first's journal
-    assert desk is not None
-    return desk, asked, made
 
 
 def reusing_desk(
