@@ -250,9 +250,9 @@ async def evaluate_desk_book(
         books[row] = _desk_book(protocol, (opens, closes, dividends), by_row, weighting)
     rows = (paper_rows() if paper else []) + scored_rows(books, HOLD)
     manifest = run_manifest(spec, mode, records, made, started, time.monotonic() - wall, desk)
-    manifest |= {"depth": depth, "memory": memory} | {
-        f"{ask} calls": sum(1 for c in calls if c.ask == ask) for ask in ("update", "carry")
-    }
+    carry = sum(1 for c in calls if c.ask == "carry")
+    manifest |= {"depth": depth, "memory": memory, "resumed": manifest["resumed"] - carry}
+    manifest |= {"update calls": sum(1 for c in calls if c.ask == "update"), "carry calls": carry}
     _write(folder, protocol, spec, rows, books)
     if calls:
         lines = "".join(c.model_dump_json() + "\n" for c in calls)
