@@ -13,13 +13,14 @@ the pipeline sends. Runs: csp (NVDA 2024-11-29), desk (AAPL 2012-03-30, 1 debate
 portfolio (the trading desk as one book over StockBench's window, ``eval --portfolio``'s
 walk: every session of 2025-03-01..06-30 for the 20 Dow stocks, 1,660 symbol-days; with
 ``--quick`` a stated sample, the first two weeks' 10 sessions for 5 of them), its figure
-per symbol-day and the symbol-days the triage carried: today's (a full desk each) first,
-then with the analysts' reports reused while what they read is unchanged
-(``--reuse-reports``), then with the desk asked only where the triage finds something
-material (``--depth triage``), alone and with reports reused.
+per symbol-day and the symbol-days the triage updated and carried: a full desk each
+first, then with the analysts' reports reused while what they read is unchanged
+(``--reuse-reports``), then with each name decided at the depth the triage calls
+(``--depth triage``: the whole desk, its quick update on news alone, or the last
+decision carried), alone and with reports reused.
 
 Goals: a whole desk decision under 60k prompt tokens, a csp run under 30k, the portfolio
-under 15k per symbol-day on average (the issue's goal). For scale,
+under 15k per symbol-day on average over the window. For scale,
 TradingAgents-CN users report ~2M tokens per analysis and FinRobot ~175k per report.
 """
 
@@ -225,10 +226,10 @@ async def run_portfolio(
             wrap_model=lambda agent, model: CountingModel(agent, model, tally),
         )
     tally.per = len(result.decisions)
-    carried = result.manifest["carried"]
+    updated, carried = result.manifest.get("update calls", 0), result.manifest.get("carry calls", 0)
     print(f"\nportfolio: {len(protocol.symbols)} names, every {every} sessions of "
           f"{protocol.start}..{protocol.end}: {tally.per} symbol-days, "
-          f"{carried} carried by the triage")  # fmt: skip
+          f"{updated} updated and {carried} carried by the triage")  # fmt: skip
 
 
 BOOKS: tuple[tuple[bool, Depth, str], ...] = (
@@ -276,16 +277,16 @@ def report(name: str, title: str, tally: Tally) -> None:
     schemas and the tool results carried as history) and completion tokens."""
     print(f"\n{title}")
     print(
-        f"  {'agent':<24}{'requests':>9}{'prompt':>11}{'largest':>9}{'schemas':>9}"
-        f"{'results':>9}{'completion':>11}"
+        f"  {'agent':<24}{'requests':>9}{'prompt':>12}{'largest':>9}{'schemas':>11}"
+        f"{'results':>11}{'completion':>11}"
     )
     for agent, a in sorted(tally.agents.items(), key=lambda kv: -kv[1].prompt):
         print(
-            f"  {agent:<24}{a.requests:>9}{a.prompt:>11,}{a.largest:>9,}{a.tool_schemas:>9,}"
-            f"{a.tool_results:>9,}{a.completion:>11,}"
+            f"  {agent:<24}{a.requests:>9}{a.prompt:>12,}{a.largest:>9,}{a.tool_schemas:>11,}"
+            f"{a.tool_results:>11,}{a.completion:>11,}"
         )
     requests = sum(a.requests for a in tally.agents.values())
-    print(f"  {'total':<24}{requests:>9}{tally.prompt:>11,}{'':>27}{tally.completion:>11,}")
+    print(f"  {'total':<24}{requests:>9}{tally.prompt:>12,}{'':>31}{tally.completion:>11,}")
     prompt = tally.prompt / tally.per
     if tally.per > 1:
         print(f"  per symbol-day: {prompt:,.0f} prompt, {tally.completion / tally.per:,.0f} "

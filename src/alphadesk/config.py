@@ -146,10 +146,10 @@ class DeskSettings(BaseModel):
         description="which analysts run: market, sentiment, news, fundamentals",
     )
     rounds: int = Field(
-        1, ge=1, le=5, description="bull/bear debate rounds (both argue, then each rebuts)"
+        1, ge=0, le=5, description="bull/bear debate rounds (both argue, then each rebuts)"
     )
     risk_rounds: int = Field(
-        1, ge=1, le=5, description="risk discussion rounds (all argue, then each rebuts)"
+        1, ge=0, le=5, description="risk discussion rounds (all argue, then each rebuts)"
     )
 
     @model_validator(mode="before")
@@ -202,6 +202,11 @@ class MemorySettings(BaseModel):
 
     enabled: bool = Field(True, description="recall past lessons and write new ones")
     path: Path | None = Field(None, description="the store's folder; default data_dir/memory")
+    reflect: bool = Field(
+        True,
+        description="each desk run first reflects on the past decisions due; an evaluation's "
+        "walk turns it off and reflects between its days itself",
+    )
 
 
 class McpSettings(BaseModel):

@@ -196,14 +196,15 @@ def test_an_index_gives_its_members_of_the_first_day_with_data(
     assert len(names) == 20 and {"AAPL", "JPM", "PG"} <= set(names) and "NVDA" not in names
 
 
-def test_a_triaged_book_asks_the_desk_less_and_carries_the_rest(
+def test_a_triaged_book_asks_the_desk_less_updates_on_news_and_carries_the_rest(
     cli: CliRunner, tmp_path: Path
 ) -> None:
-    """Where the triage asks the desk, its decision is the full desk's on the same day;
-    every other day carries the name's last full decision, said so; a rerun writes the
-    same bytes."""
-    args = ["eval", "--portfolio", "-s", "AAPL,IBM", "--from", "2012-03-01", "--to"]
-    args += ["2012-03-09", "--every", "1", "--workers", "1", "--json", "--out"]
+    """Where the triage asks the whole desk, its decision is the full desk's on the same
+    day; where it asks an update, the decision is the quick desk's (`alphadesk desk` with
+    the news analyst and no rounds); every other day carries the name's last decision,
+    said so; a rerun writes the same bytes."""
+    args = ["eval", "--portfolio", "-s", "AAPL,JPM", "--from", "2025-03-03", "--to"]
+    args += ["2025-03-11", "--every", "1", "--workers", "1", "--json", "--out"]
 
     def run(folder: Path, *extra: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
         done = cli.invoke(app, [*args, str(folder), *extra])
@@ -213,11 +214,28 @@ def test_a_triaged_book_asks_the_desk_less_and_carries_the_rest(
 
     full, everyday = run(tmp_path / "full")
     triaged, asked = run(tmp_path / "triage", "--depth", "triage")
-    assert triaged["manifest"]["carried"] > 0
-    assert len(asked) + triaged["manifest"]["carried"] == len(everyday) == 2 * 7
+    manifest = triaged["manifest"]
+    calls = [json.loads(line) for line in (tmp_path / "triage" / "triage.jsonl").open()]
+    counted = {ask: sum(c["ask"] == ask for c in calls) for ask in ("full", "update", "carry")}
+    assert counted["update"] > 0 and counted["carry"] > 0, counted
+    assert (manifest["update calls"], manifest["carry calls"]) == (
+        counted["update"],
+        counted["carry"],
+    )
+    assert len(asked) + counted["carry"] == len(everyday) == 2 * 7
     by_day = {(d["symbol"], d["as_of"]): d["decision"] for d in everyday}
-    assert {((d["symbol"], d["as_of"]), d["decision"]) for d in asked} <= by_day.items()
-    assert triaged["manifest"]["model_calls"] < full["manifest"]["model_calls"]
+    made = {(d["symbol"], d["as_of"]): d["decision"] for d in asked}
+    for call in calls:
+        key = (call["symbol"], call["as_of"])
+        if call["ask"] == "full":
+            assert made[key] == by_day[key], call
+        elif call["ask"] == "update":
+            quick = ["desk", call["symbol"], "--as-of", call["as_of"][:10], "--analysts", "news"]
+            quick += ["--rounds", "0", "--risk-rounds", "0", "--no-memory", "--json"]
+            done = cli.invoke(app, quick, env={"ALPHADESK_DATA_DIR": str(tmp_path / "q")})
+            assert done.exit_code == 0, done.output
+            assert made[key] == json.loads(done.stdout)["decision"], call
+    assert manifest["model_calls"] < full["manifest"]["model_calls"]
     names = {r["name"] for r in triaged["rows"]}
     assert DESK_ROW.format(model="rules, triage", weighting=EQUAL_LONGS.label) in names
     before = {n: (tmp_path / "triage" / n).read_bytes() for n in ("book.json", "book.md")}
@@ -225,6 +243,9 @@ def test_a_triaged_book_asks_the_desk_less_and_carries_the_rest(
     assert {n: (tmp_path / "triage" / n).read_bytes() for n in before} == before
 
 
-def test_triage_is_refused_without_a_book(cli: CliRunner, tmp_path: Path) -> None:
-    done = cli.invoke(app, ["eval", "-s", "IBM", "--depth", "triage", "--out", str(tmp_path)])
+@pytest.mark.parametrize("option", [["--depth", "triage"], ["--memory"]])
+def test_triage_and_memory_are_refused_without_a_book(
+    cli: CliRunner, tmp_path: Path, option: list[str]
+) -> None:
+    done = cli.invoke(app, ["eval", "-s", "IBM", *option, "--out", str(tmp_path)])
     assert done.exit_code == 2 and "add --portfolio" in " ".join(done.output.split())

@@ -41,16 +41,16 @@ def desk(
     rounds: int | None = typer.Option(
         None,
         "--rounds",
-        min=1,
+        min=0,
         max=5,
-        help="Bull/bear rounds: both argue, then each rebuts the other.",
+        help="Bull/bear rounds: both argue, then each rebuts the other (0: none).",
     ),
     risk_rounds: int | None = typer.Option(
         None,
         "--risk-rounds",
-        min=1,
+        min=0,
         max=5,
-        help="Risk rounds: all three argue, then each rebuts the others.",
+        help="Risk rounds: all three argue, then each rebuts the others (0: none).",
     ),
     memory: bool | None = typer.Option(
         None, "--memory/--no-memory", help="Recall and reflect (default: the settings)."

@@ -134,10 +134,17 @@ def evaluate_command(
     depth: Literal["full", "triage"] = typer.Option(
         "full",
         "--depth",
-        help="With --portfolio or --benchmark: full asks the desk on every name and day; "
-        "triage only when a name has no decision yet, 5 sessions have passed since its last "
-        "one, it moved more than 2 daily volatilities, or news or a filing came out since; "
-        "otherwise it carries its last decision.",
+        help="With --portfolio or --benchmark: full asks the whole desk on every name and "
+        "day; triage asks it only when a name has no decision yet, 5 sessions have passed "
+        "since its last one, it moved more than 2 daily volatilities, or a filing came out "
+        "since; news alone asks a quick update (the news analyst, no debates); otherwise "
+        "the name carries its last decision.",
+    ),
+    memory: bool = typer.Option(
+        False,
+        "--memory",
+        help="With --portfolio or --benchmark: the desk learns as the book goes, from the "
+        "outcomes of its own decisions known by each day (decided day by day, here).",
     ),
     portfolio: bool = typer.Option(
         False,
@@ -158,8 +165,10 @@ def evaluate_command(
     """
     from pydantic import ValidationError
 
+    from alphadesk.cli.stockbench import BookWalk
     from alphadesk.pipelines.evaluation import EvalSpec
 
+    walk = BookWalk(workers, fresh, reuse_reports, depth, memory)
     if portfolio:
         if benchmark or desk != "desk" or anonymize or ray or long_short:
             raise fail(
@@ -173,9 +182,8 @@ def evaluate_command(
         check_models(settings_from(ctx), model)
         names = _symbols(ctx, symbols, universe, start, end, book=True)
         run_portfolio(
-            ctx, names, start, end, every=every or 10, model=model, out=out,
-            workers=workers, fresh=fresh, json=as_json, reuse=reuse_reports,
-            cash=cash, costs=commission + slippage, depth=depth,
+            ctx, names, start, end, every=every or 10, model=model, out=out, walk=walk,
+            json=as_json, cash=cash, costs=commission + slippage,
         )  # fmt: skip
         return
     if benchmark is not None:
@@ -188,13 +196,13 @@ def evaluate_command(
         from alphadesk.cli.stockbench import run_stockbench
 
         run_stockbench(
-            ctx, symbols, start, end, every=every or 1, model=model, out=out,
-            workers=workers, fresh=fresh, json=as_json, reuse=reuse_reports, depth=depth,
+            ctx, symbols, start, end, every=every or 1, model=model, out=out, walk=walk,
+            json=as_json,
         )  # fmt: skip
         return
-    if reuse_reports or depth != "full":
+    if reuse_reports or depth != "full" or memory:
         raise fail(
-            "--reuse-reports and --depth triage work across the days of one book",
+            "--reuse-reports, --depth triage and --memory work across the days of one book",
             "add --portfolio or --benchmark stockbench",
             BAD_INPUT,
         )

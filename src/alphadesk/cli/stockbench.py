@@ -5,6 +5,7 @@ of the data; both beside the book baselines."""
 from __future__ import annotations
 
 import json as jsonlib
+from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -27,12 +28,24 @@ if TYPE_CHECKING:
     from alphadesk.pipelines.evaluation.desk_book import Depth, DeskBook
     from alphadesk.pipelines.evaluation.stockbench import Protocol
 
-__all__ = ["run_portfolio", "run_stockbench"]
+__all__ = ["BookWalk", "run_portfolio", "run_stockbench"]
 
 _DATA_HINT = (
     "the bundled StockBench bars of most names begin 2024-12-13, so 2025-01-14 is the first "
     "--from with 20 sessions before it; they end 2025-07-31"
 )
+
+
+@dataclass(frozen=True)
+class BookWalk:
+    """How a book is walked: its worker processes, whether it starts over, whether
+    analysts' reports are reused, its depth, and whether the desk learns as it goes."""
+
+    workers: int | None = None
+    fresh: bool = False
+    reuse: bool = False
+    depth: Depth = "full"
+    memory: bool = False
 
 
 def run_stockbench(
@@ -44,11 +57,8 @@ def run_stockbench(
     every: int,
     model: str,
     out: Path | None,
-    workers: int | None,
-    fresh: bool,
+    walk: BookWalk,
     json: bool,
-    reuse: bool = False,
-    depth: Depth = "full",
 ) -> None:
     """Run the benchmark (another window or fewer names when given) and print it."""
     from pydantic import ValidationError
@@ -64,7 +74,7 @@ def run_stockbench(
         )
     except ValidationError as exc:
         raise fail(str(exc.errors()[0]["msg"]), "see `alphadesk eval --help`", BAD_INPUT) from None
-    result = _run(ctx, protocol, every, model, out, (workers, fresh, reuse, depth), _DATA_HINT)
+    result = _run(ctx, protocol, every, model, out, walk, _DATA_HINT)
     _show(result, json)
 
 
@@ -77,13 +87,10 @@ def run_portfolio(
     every: int,
     model: str,
     out: Path | None,
-    workers: int | None,
-    fresh: bool,
+    walk: BookWalk,
     json: bool,
     cash: float,
     costs: float,
-    reuse: bool = False,
-    depth: Depth = "full",
 ) -> None:
     """Run ``symbols`` as one book from ``start`` to ``end`` and print it."""
     from pydantic import ValidationError
@@ -102,7 +109,7 @@ def run_portfolio(
     except ValidationError as exc:
         raise fail(str(exc.errors()[0]["msg"]), "see `alphadesk eval --help`", BAD_INPUT) from None
     hint = "`alphadesk data list` shows each symbol's range and fields"
-    _show(_run(ctx, protocol, every, model, out, (workers, fresh, reuse, depth), hint), json)
+    _show(_run(ctx, protocol, every, model, out, walk, hint), json)
 
 
 def _show(result: DeskBook, json: bool) -> None:
@@ -124,11 +131,10 @@ def _run(
     every: int,
     model: str,
     out: Path | None,
-    how: tuple[int | None, bool, bool, Depth],
+    walk: BookWalk,
     hint: str,
 ) -> DeskBook:
-    """The book evaluated; ``how``: its workers, whether fresh, whether reports are
-    reused, its depth."""
+    """The book evaluated, walked as ``walk`` says."""
     import asyncio
 
     from alphadesk.data import DataError
@@ -137,7 +143,6 @@ def _run(
     from alphadesk.pipelines.evaluation.desk_book import evaluate_desk_book
 
     settings = settings_from(ctx)
-    workers, fresh, reuse, depth = how
     window = protocol.start == date(2025, 3, 1) and protocol.end == date(2025, 6, 30)
     paper = window and protocol.kind == "stockbench"
     with DecisionBar() as progress:  # on stderr: --json output stays pure
@@ -149,11 +154,12 @@ def _run(
                     every=every,
                     model=model,
                     out=out,
-                    workers=workers,
-                    fresh=fresh,
+                    workers=walk.workers,
+                    fresh=walk.fresh,
                     paper=paper,
-                    reuse=reuse,
-                    depth=depth,
+                    reuse=walk.reuse,
+                    depth=walk.depth,
+                    memory=walk.memory,
                     on_start=progress.start,
                     on_decision=progress.record,
                     on_resume=progress.skip,

@@ -150,6 +150,14 @@ class SituationMemory:
             )
         ]
 
+    def forget(self) -> None:
+        """Delete every lesson of this memory's collection, its index with them (deleted
+        lessons left in an index could still change what a search finds)."""
+        if self._never_written:
+            return
+        self._stores.drop(self.path, self.collection)
+        self._collection = None
+
     def count(self, symbol: str | None = None) -> int:
         """How many lessons are stored (about one symbol's family, when given)."""
         if self._never_written:
@@ -200,6 +208,13 @@ class ChromaStores:
                     f"the memory at {path} cannot be opened ({type(exc).__name__}: {exc}); "
                     "move the folder aside to start a new one, or set memory.enabled = false"
                 ) from exc
+
+    def drop(self, path: Path, name: str) -> None:
+        """Delete the collection ``name`` of the store at ``path``, if there is one."""
+        with self._lock:
+            client = self._clients.get(path.resolve()) or self._open(path)
+            if name in {collection.name for collection in client.list_collections()}:
+                client.delete_collection(name)
 
     def _open(self, path: Path) -> Any:
         import chromadb

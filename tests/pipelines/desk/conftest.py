@@ -113,6 +113,9 @@ class FakeMemory:
         )
         return item_id
 
+    def forget(self) -> None:
+        self.items.clear()
+
     def recall(self, symbol: str, situation: str, *, as_of: datetime, k: int = 2) -> list[_Item]:
         query = _bag(situation)
         found = []

@@ -204,3 +204,26 @@ async def test_a_failure_mid_debate_stops_the_desk_with_a_typed_failure(
     assert not started & {"manager", "trader", "risky", "safe", "neutral", "judge"}
     report = render_report(result)
     assert "**Failed at bear:**" in report and "No decision was made." in report
+
+
+@pytest.mark.parametrize(
+    ("symbol", "day"),
+    [("KO", "2015-06-30"), ("AMZN", "2008-11-28"), ("AAPL", "2012-03-30"), ("MSFT", "2010-06-30")],
+)
+async def test_without_rounds_the_manager_and_the_judge_decide_without_debates(
+    tmp_path: Path, market: MarketData, symbol: str, day: str
+) -> None:
+    """No rounds: no researcher or risk analyst speaks; the manager decides on the reports
+    and says no debate was held, and the judge keeps the trader's own size."""
+    models = heard()
+    settings = Settings(data_dir=tmp_path / "d")
+    result = await decide(settings, market, symbol, day, models=models, rounds=0, risk_rounds=0)
+    assert result.debate == [] and result.risk_debate == []
+    silent = ("bull", "bear", "risky", "safe", "neutral")
+    assert all(models[name].prompts == [] for name in silent)
+    assert result.plan is not None and result.proposal is not None and result.final is not None
+    assert "no debate was held" in result.plan.rationale
+    assert result.final.action == result.proposal.action
+    assert result.final.size_fraction == round(result.proposal.size_fraction, 2)
+    if result.final.action != "HOLD":
+        assert "the trader's size (no risk round)" in result.final.rationale

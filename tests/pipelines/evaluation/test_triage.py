@@ -13,6 +13,7 @@ import pytest
 
 from alphadesk.data.base import MarketData
 from alphadesk.data.calendar import session_close, sessions_between
+from alphadesk.data.errors import DataError
 from alphadesk.data.providers.bundled import BundledProvider
 from alphadesk.pipelines.evaluation.models import DecisionRecord
 from alphadesk.pipelines.evaluation.scope import current_decision
@@ -63,8 +64,8 @@ def test_a_name_is_decided_first_then_on_what_is_material() -> None:
     calls = _calls(BundledProvider())
     assert len(calls) == len(NAMES) * len(DAYS)
     firsts = [c for c in calls if c.as_of == DAYS[0]]
-    assert all(c.full and c.reason == "first decision" for c in firsts)
-    carried_calls = [c for c in calls if not c.full]
+    assert all(c.ask == "full" and c.reason == "first decision" for c in firsts)
+    carried_calls = [c for c in calls if c.ask == "carry"]
     assert carried_calls, "some day of March 2025 had nothing material"
     for call in carried_calls:
         assert call.since is not None and call.since < call.as_of
@@ -76,7 +77,7 @@ def test_the_move_is_measured_in_daily_volatilities() -> None:
     """A carried call's move, recomputed from the closes: |log(close / close then)| over
     the standard deviation of the 20 daily log returns up to the last full decision."""
     market = BundledProvider()
-    call = next(c for c in _calls(market) if not c.full)
+    call = next(c for c in _calls(market) if c.ask == "carry")
     assert call.since is not None
     closes = market.daily_bars(call.symbol, call.as_of).frame["close"]
     then = closes[closes.index <= call.since]
@@ -92,14 +93,14 @@ def test_every_name_is_decided_again_after_the_stated_sessions() -> None:
     quiet = TriageRules(every=3, move=1e9)
     for symbol in NAMES:
         calls = [c for c in _calls(BundledProvider(), quiet) if c.symbol == symbol]
-        full = [i for i, c in enumerate(calls) if c.full]
-        assert all(b - a <= 3 for a, b in itertools.pairwise(full)), symbol
+        asked = [i for i, c in enumerate(calls) if c.ask != "carry"]
+        assert all(b - a <= 3 for a, b in itertools.pairwise(asked)), symbol
     restless = _calls(BundledProvider(), TriageRules(move=1e-9))
-    assert all(c.full for c in restless)
+    assert all(c.ask == "full" for c in restless)
 
 
 def test_a_carried_decision_is_the_last_one_with_its_reason() -> None:
-    call = next(c for c in _calls(BundledProvider()) if not c.full)
+    call = next(c for c in _calls(BundledProvider()) if c.ask == "carry")
     assert call.since is not None
     last = DecisionRecord(
         symbol=call.symbol, as_of=call.since, decision="BUY", model_calls=21, run_id="r1"
@@ -112,6 +113,40 @@ def test_a_carried_decision_is_the_last_one_with_its_reason() -> None:
         None,
     )
     assert kept.reason == call.reason
+
+
+def test_news_alone_asks_for_an_update_and_a_filing_for_the_whole_desk() -> None:
+    """Recounted from the data: an update is asked when news (and no filing) came since
+    the name's last decision; a filing asks the whole desk."""
+    market = BundledProvider()
+    calls = _calls(market, TriageRules(every=100, move=1e9))  # only news and filings ask
+    by_symbol = {s: [c for c in calls if c.symbol == s] for s in NAMES}
+    updates = [c for c in calls if c.ask == "update"]
+    assert updates, "March 2025 had news for these names"
+    for symbol, mine in by_symbol.items():
+        last = mine[0].as_of
+        for call in mine[1:]:
+            filed = [f for f in _filings(market, symbol, call.as_of) if f.known_at > last]
+            window = (call.as_of - last).days + 1
+            news = [
+                n for n in market.news(symbol, call.as_of, days=window).items if n.known_at > last
+            ]
+            expected = "full" if filed else "update" if news else "carry"
+            assert call.ask == expected, (symbol, call.as_of, call.reason)
+            if expected == "update":
+                assert (
+                    call.reason
+                    == f"{len(news)} news item{'s' if len(news) > 1 else ''} since {last.date()}"
+                )
+            if call.ask != "carry":
+                last = call.as_of
+
+
+def _filings(market: BundledProvider, symbol: str, day: datetime) -> list[Any]:
+    try:
+        return list(market.filings(symbol, day).items)
+    except DataError:  # a name without filings in the data
+        return []
 
 
 def test_bad_thresholds_are_refused() -> None:

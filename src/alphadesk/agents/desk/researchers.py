@@ -176,13 +176,19 @@ def _plan(t: Transcript) -> InvestmentPlan:
         recommendation=action,
         confidence=round(min(0.95, 0.35 + abs(view)), 2),
         winning_side=winner,
-        rationale=f"Net analyst view {net_score(briefing):+.2f}; bull conviction {bull:.2f} "
-        f"against bear {bear:.2f}, "
-        + ("the debate is balanced" if winner == "balanced" else f"the {winner} side wins")
+        rationale=f"Net analyst view {net_score(briefing):+.2f}; "
+        + _debated(bull, bear, winner, held=bool(debate))
         + f": {action}.",
         evidence=[Evidence.model_validate(e) for e in cited],
         strategic_actions=_actions(action),
     )
+
+
+def _debated(bull: float, bear: float, winner: str, *, held: bool) -> str:
+    if not held:
+        return "no debate was held"
+    said = "the debate is balanced" if winner == "balanced" else f"the {winner} side wins"
+    return f"bull conviction {bull:.2f} against bear {bear:.2f}, {said}"
 
 
 def _actions(action: Action) -> list[str]:

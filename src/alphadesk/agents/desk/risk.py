@@ -174,7 +174,10 @@ def _judge(t: Transcript) -> FinalDecision:
     task = t.task_as(JudgeTask)
     proposal, plan, debate, memories = task.proposal, task.plan, task.risk_debate, task.memories
     views = list({turn["speaker"]: turn for turn in debate}.values())  # each one's last say
-    size = statistics.median([float(v["recommended_size"]) for v in views]) if views else 0.0
+    # With no risk round the trader's own size stands.
+    sizes = [float(v["recommended_size"]) for v in views] or [float(proposal["size_fraction"])]
+    size = statistics.median(sizes)
+    sized_by = "the risk team's median size" if views else "the trader's size (no risk round)"
     opposed = sum(v["stance"] == "oppose" for v in views)
     notes = [f"{v['speaker']}: {v['argument']}" for v in views if v["stance"] != "support"]
     warnings = contrary_lessons(memories, proposal["action"])
@@ -193,8 +196,7 @@ def _judge(t: Transcript) -> FinalDecision:
         size_fraction=round(size, 2) if action != "HOLD" else 0.0,
         horizon_days=proposal["horizon_days"],
         conviction=round((float(proposal["conviction"]) + float(plan["confidence"])) / 2, 2),
-        rationale=f"{action} at {round(size, 2):.2f} of capital, the risk team's median "
-        f"size. {plan['rationale']}",
+        rationale=f"{action} at {round(size, 2):.2f} of capital, {sized_by}. {plan['rationale']}",
         evidence=[Evidence.model_validate(e) for e in proposal.get("evidence") or []],
         risk_notes=notes,
         **(levels if action != "HOLD" else {}),

@@ -48,6 +48,9 @@ class DeskMemory(Protocol):
         self, symbol: str, situation: str, *, as_of: datetime, k: int = 2
     ) -> Sequence[Recalled]: ...
 
+    def forget(self) -> None:
+        """Delete every lesson (a walk that learns, started over)."""
+
 
 def open_memory(settings: Settings) -> DeskMemory | None:
     """The memory the settings switch on (``memory.enabled``), else None."""

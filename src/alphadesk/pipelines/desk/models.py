@@ -35,14 +35,14 @@ class DeskRequest(PipelineRequest):
     analysts: list[AnalystName] = Field(default_factory=_all_analysts, min_length=1)
     rounds: int = Field(
         1,
-        ge=1,
+        ge=0,
         le=5,
         validation_alias=AliasChoices("rounds", "max_debate_rounds"),  # as recorded before
         description="Bull/bear rounds: both argue, then each rebuts the other.",
     )
     risk_rounds: int = Field(
         1,
-        ge=1,
+        ge=0,
         le=5,
         validation_alias=AliasChoices("risk_rounds", "max_risk_discuss_rounds"),
         description="Risk rounds: all three argue, then each rebuts the others.",

@@ -149,6 +149,12 @@ def _json(output: BaseModel) -> Json:
     return output.model_dump(mode="json")
 
 
+def _recalled(memory: PastSituation) -> Json:
+    """A recollection as the agents read it: what was learnt, not the memory's key (it
+    names a run, so a walk that learns again could not replay its prompts)."""
+    return memory.model_dump(mode="json", exclude={"id"})
+
+
 def _announced(output: DebateTurn | RiskView, part: Part) -> str:
     """What the event stream shows of a turn: an argument (with its answer to the last
     rebuttals, if any), or a rebuttal."""
@@ -197,7 +203,8 @@ class DeskNodeDeps:
     """What the nodes of one run need: the agents, the market, the memory of past decisions
     (None when off) and the run store it reflects on, the agent steps (models, budgets,
     ledger and events bound to the run), the run itself, and whether it may write to the
-    memory (never while replaying: a replay repeats a run, it writes nothing new)."""
+    memory (never while replaying: a replay repeats a run, it writes nothing new; nor when
+    the settings leave reflecting to an evaluation's walk)."""
 
     agents: DeskAgents
     market: MarketData
@@ -352,7 +359,7 @@ class DeskNodes:
         number, last = _rounds(spoken) + 1, _latest(spoken)
         shown = {
             "briefing": self._briefing(state),
-            "memories": [_json(m) for m in state.get("memories", [])],
+            "memories": [_recalled(m) for m in state.get("memories", [])],
         }
 
         async def speak(stance: Literal["bull", "bear"]) -> Said:
@@ -410,7 +417,7 @@ class DeskNodes:
             TraderTask,
             state["facts"],
             plan=_json(state["plan"]),
-            memories=[_json(m) for m in state.get("memories", [])],
+            memories=[_recalled(m) for m in state.get("memories", [])],
         )
         step = await self._run(self.deps.agents.trader, task, state["facts"])
         return _bookkeeping(step, "proposal")
@@ -471,7 +478,7 @@ class DeskNodes:
             proposal=_json(state["proposal"]),
             plan=_json(state["plan"]),
             risk_debate=[_flat(entry) for entry in state.get("risk_debate", [])],
-            memories=[_json(m) for m in state.get("memories", [])],
+            memories=[_recalled(m) for m in state.get("memories", [])],
         )
         step = await self._run(self.deps.agents.judge, task, state["facts"])
         return _bookkeeping(step, "final")

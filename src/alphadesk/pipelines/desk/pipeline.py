@@ -16,7 +16,9 @@ states its case, then each answers the others' cases of that round; from the sec
 round on, a case also answers the others' last rebuttals. That is the shortest critical
 path on which every side has answered every other before the manager or the judge
 decides: two model calls per round. Taking turns (bull, then bear, then bull) needs
-three for the same, and one concurrent step alone leaves every case unanswered.
+three for the same, and one concurrent step alone leaves every case unanswered. With no
+rounds the brief goes straight to the manager, and with no risk rounds the trader to the
+judge.
 
 A failed step routes straight to ``finish`` with a typed failure naming the agent: no
 decision is made for it, least of all a silent HOLD. Nodes and routes read the typed state;
@@ -83,7 +85,8 @@ class TradingDesk(AgentPipeline[DeskRequest, DeskResult]):
             store=self.store,
             steps=AgentSteps(run, self.models, self.settings.limits),
             run=run,
-            writes_memory=self.settings.cache is not CacheMode.REPLAY,
+            writes_memory=self.settings.memory.reflect
+            and self.settings.cache is not CacheMode.REPLAY,
             reports=self.reports,
         )
         return DeskNodes(deps, request).node
@@ -109,11 +112,14 @@ class TradingDesk(AgentPipeline[DeskRequest, DeskResult]):
         for name in first:
             graph.add_edge(START, name)
         graph.add_edge(first, "brief")  # the fan-in waits for every analyst
+        # No rounds: the manager decides on the analysts' reports, the judge on the proposal.
+        debate = "debate" if request.rounds else "manager"
+        risk = "risk" if request.risk_rounds else "judge"
         for stage, then in (
-            ("brief", "debate"),
+            ("brief", debate),
             ("debate", "rebuttal"),
             ("manager", "trader"),
-            ("trader", "risk"),
+            ("trader", risk),
             ("risk", "risk_rebuttal"),
         ):
             graph.add_conditional_edges(stage, _next(then), [then, "finish"])

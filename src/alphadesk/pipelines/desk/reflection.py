@@ -23,10 +23,10 @@ from alphadesk.data.base import MarketData
 from alphadesk.data.errors import DataError
 from alphadesk.pipelines.desk.memory import DeskMemory
 from alphadesk.pipelines.events import ReflectionWritten
-from alphadesk.store import RunStore
+from alphadesk.store import RunRecord, RunStore
 from alphadesk.tools.common import traded_frame
 
-__all__ = ["lesson_of", "reflect", "trade_outcome"]
+__all__ = ["Decided", "lesson_of", "reflect", "reflect_one", "trade_outcome"]
 
 logger = logging.getLogger(__name__)
 
@@ -35,7 +35,9 @@ _AT_ONCE = 20  # decisions reflected on in one run, oldest first
 
 
 @dataclass(frozen=True)
-class _Decision:
+class Decided:
+    """A desk run's final decision, as reflection reads it from the run store."""
+
     run_id: str
     symbol: str
     decided_at: datetime
@@ -45,6 +47,20 @@ class _Decision:
     @property
     def horizon_end(self) -> datetime:
         return self.decided_at + timedelta(days=int(self.final["horizon_days"]))
+
+    @classmethod
+    def of_run(cls, run: RunRecord) -> Decided | None:
+        """The run's decision; None for a run without a final decision or a situation."""
+        result = run.result or {}
+        if not result.get("final") or not result.get("situation"):
+            return None
+        return cls(
+            run_id=run.id,
+            symbol=result["symbol"],
+            decided_at=datetime.fromisoformat(result["as_of"]),
+            situation=result["situation"],
+            final=result["final"],
+        )
 
 
 def trade_outcome(
@@ -100,21 +116,12 @@ def lesson_of(outcome: dict[str, Any], horizon_days: int) -> str:
     )
 
 
-def _due(store: RunStore, as_of: datetime) -> list[_Decision]:
+def _due(store: RunStore, as_of: datetime) -> list[Decided]:
     """Finished decisions whose horizon ended by ``as_of`` and nobody reflected on."""
     due = []
     for run in store.recent(limit=_SCAN, kind="desk"):
-        result = run.result or {}
-        if not result.get("final") or not result.get("situation"):
-            continue
-        decision = _Decision(
-            run_id=run.id,
-            symbol=result["symbol"],
-            decided_at=datetime.fromisoformat(result["as_of"]),
-            situation=result["situation"],
-            final=result["final"],
-        )
-        if decision.horizon_end > as_of:
+        decision = Decided.of_run(run)
+        if decision is None or decision.horizon_end > as_of:
             continue
         if any(e.get("decision_run") == run.id for e in store.events(run.id)):
             continue  # already reflected on
@@ -122,9 +129,11 @@ def _due(store: RunStore, as_of: datetime) -> list[_Decision]:
     return sorted(due, key=lambda d: d.decided_at)[:_AT_ONCE]
 
 
-def _reflect_one(
-    memory: DeskMemory, market: MarketData, decision: _Decision, as_of: datetime
+def reflect_one(
+    memory: DeskMemory, market: MarketData, decision: Decided, as_of: datetime
 ) -> tuple[str, dict[str, Any], str] | None:
+    """Remember what ``decision`` taught, from bars known at ``as_of`` (written then): the
+    memory's id, the outcome and the lesson; None when the bars do not cover its horizon."""
     try:
         bars = market.daily_bars(decision.symbol, as_of, start=decision.decided_at.date())
     except DataError as exc:
@@ -154,7 +163,7 @@ async def reflect(
     """Reflect on every decision due at ``as_of``; the events name the reflecting run."""
     written = []
     for decision in await asyncio.to_thread(_due, store, as_of):
-        done = await asyncio.to_thread(_reflect_one, memory, market, decision, as_of)
+        done = await asyncio.to_thread(reflect_one, memory, market, decision, as_of)
         if done is None:
             continue
         memory_id, outcome, lesson = done

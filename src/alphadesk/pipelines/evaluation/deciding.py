@@ -16,7 +16,7 @@ from alphadesk.pipelines.base import Pipeline
 from .journal import DecisionJournal, Key
 from .models import DecisionRecord, EvalSpec
 from .spread import MakeDesk, decide_in_processes, decide_on_ray
-from .walk import DeskView, Pair, decide, fill_positions
+from .walk import BeforeDay, Desks, DeskView, Pair, decide, fill_positions
 
 __all__ = ["Heard", "Where", "continue_decisions", "in_order", "make_decisions", "pending"]
 
@@ -34,16 +34,22 @@ class Heard:
 class Where:
     """Where the decisions are made: here (``workers`` 1), in ``workers`` processes of
     this machine, or on a Ray ``cluster``. ``make_desk`` builds the desk in a worker;
-    ``view`` is how the desk is asked (a disguise: its names and instants)."""
+    ``view`` is how the desk is asked (a disguise: its names and instants); ``desks``
+    which trading desk a pair is asked of, where not the settings'. With ``before_day``
+    the decisions are made here, day by day (see :func:`~.walk.decide`)."""
 
     desk: Pipeline[Any, Any]
     make_desk: MakeDesk
     workers: int | None = None
     cluster: RayCluster | None = None
     view: DeskView | None = None
+    desks: Desks | None = None
+    before_day: BeforeDay | None = None
 
     def processes(self, decisions: int) -> int:
         """Worker processes for ``decisions``: one per core unless told (1: none)."""
+        if self.before_day is not None:
+            return 1
         return max(1, min(self.workers or os.cpu_count() or 1, decisions))
 
 
@@ -86,18 +92,39 @@ async def make_decisions(
 
     if not pairs:
         return made
-    workers, view = where.processes(len(pairs)), where.view
-    if where.cluster is not None:
+    workers, view, desks = where.processes(len(pairs)), where.view, where.desks
+    if where.cluster is not None and where.before_day is None:
         await decide_on_ray(
-            where.cluster, spec, settings, where.make_desk, pairs, on_batch=record, view=view
+            where.cluster,
+            spec,
+            settings,
+            where.make_desk,
+            pairs,
+            on_batch=record,
+            view=view,
+            desks=desks,
         )
     elif workers > 1:
         await decide_in_processes(
-            spec, settings, where.make_desk, pairs, workers=workers, on_batch=record, view=view
+            spec,
+            settings,
+            where.make_desk,
+            pairs,
+            workers=workers,
+            on_batch=record,
+            view=view,
+            desks=desks,
         )
     else:
         await decide(
-            spec, settings, where.desk, pairs, on_decision=lambda r: record([r]), view=view
+            spec,
+            settings,
+            where.desk,
+            pairs,
+            on_decision=lambda r: record([r]),
+            view=view,
+            desks=desks,
+            before_day=where.before_day,
         )
     return made
 

@@ -29,7 +29,7 @@ import json
 import os
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
@@ -57,7 +57,7 @@ from .stockbench import (
     paper_rows,
     scored_rows,
 )
-from .triage import Call, TriageRules, carried, triage
+from .triage import UPDATE, Call, TriageRules, carried, triage
 from .walk import ModelWrap, fill_positions
 
 __all__ = [
@@ -186,6 +186,7 @@ async def evaluate_desk_book(
     reuse: bool = False,
     depth: Depth = "full",
     triage_rules: TriageRules | None = None,
+    memory: bool = False,
     wrap_model: ModelWrap | None = None,
     on_start: Callable[[int], None] | None = None,
     on_decision: Callable[[DecisionRecord], None] | None = None,
@@ -195,12 +196,13 @@ async def evaluate_desk_book(
     weighted by each of ``weightings`` (a row each, from the same decisions), and score
     it. StockBench's protocol reads the bundled data; a portfolio's, the settings' market.
     With ``reuse`` each desk (one per worker) reuses an analyst's report while what it
-    reads is unchanged
-    (:mod:`alphadesk.pipelines.desk.reuse`). With ``depth="triage"`` a name is decided
-    only when :func:`.triage.triage` (by ``triage_rules``) says so, and carries its last
-    full decision otherwise. ``wrap_model`` wraps each agent's model
-    (e.g. to count what it is sent); the decisions are then made in this process unless
-    ``workers`` says otherwise.
+    reads is unchanged (:mod:`alphadesk.pipelines.desk.reuse`). With ``depth="triage"``
+    each name is decided at the depth :func:`.triage.triage` (by ``triage_rules``) calls:
+    the whole desk, its update, or its last decision carried. With ``memory`` the desk
+    learns from the outcomes of its decisions as each day knows them
+    (:mod:`.reflecting`), deciding day by day in this process. ``wrap_model`` wraps each
+    agent's model (e.g. to count what it is sent); the decisions are then made in this
+    process unless ``workers`` says otherwise.
 
     Raises:
         EvaluationError: Too few sessions before the window, a journal of another run.
@@ -215,7 +217,7 @@ async def evaluate_desk_book(
     opens, closes, dividends = market_frames(protocol, market)
     spec = desk_book_spec(protocol, every, model, opens)
     prefix = "book" if protocol.kind == "stockbench" else "portfolio"
-    prefix += "" if depth == "full" else f"-{depth}"
+    prefix += ("" if depth == "full" else f"-{depth}") + ("-memory" if memory else "")
     folder = out if out is not None else settings.data_dir / "evals" / f"{prefix}-{spec.name}"
     traded = _decision_sessions(opens, protocol, every)
     dates = [session_close(opens.index[i - 1].date()) for i in traded]
@@ -223,26 +225,34 @@ async def evaluate_desk_book(
     factory = reusing_desk if reuse else None
     if reuse and wrap_model is None and workers is None:  # the factory travels to workers
         workers = os.cpu_count() or 1
-    how = Asked(desk_factory=factory, wrap_model=wrap_model, workers=workers, fresh=fresh)
+    how = Asked(
+        desk_factory=factory, wrap_model=wrap_model, workers=workers, fresh=fresh, memory=memory
+    )
     heard = Heard(on_start, on_resume, on_decision)
     calls: list[Call] = []
     if depth == "triage":
         seen = market if market is not None else _bundled()
         calls = triage(seen, spec.symbols, dates, triage_rules)
-        only = {(c.symbol, c.as_of) for c in calls if c.full}
-        desk, full, made = await decide_at(settings, spec, dates, folder, mode, how, heard, only)
-        records = _with_carried(full, calls, dates, spec.symbols)
+        only = {(c.symbol, c.as_of) for c in calls if c.ask != "carry"}
+        updates = {(c.symbol, c.as_of): UPDATE for c in calls if c.ask == "update"}
+        how = replace(how, desks=updates, depth=depth)
+        desk, asked, made = await decide_at(settings, spec, dates, folder, mode, how, heard, only)
+        records = _with_carried(asked, calls, dates, spec.symbols)
     else:
         desk, records, made = await decide_at(settings, spec, dates, folder, mode, how, heard)
     by_row = _by_row(records, dates, traded)
     books = baseline_books(protocol, opens, closes, dividends)
-    label = model if depth == "full" else f"{model}, {depth}"
+    label = ", ".join(
+        [model] + ([depth] if depth != "full" else []) + (["memory"] if memory else [])
+    )
     for weighting in weightings:
         row = DESK_ROW.format(model=label, weighting=weighting.label)
         books[row] = _desk_book(protocol, (opens, closes, dividends), by_row, weighting)
     rows = (paper_rows() if paper else []) + scored_rows(books, HOLD)
     manifest = run_manifest(spec, mode, records, made, started, time.monotonic() - wall, desk)
-    manifest |= {"depth": depth, "carried": sum(1 for c in calls if not c.full)}
+    carry = sum(1 for c in calls if c.ask == "carry")
+    manifest |= {"depth": depth, "memory": memory, "resumed": manifest["resumed"] - carry}
+    manifest |= {"update calls": sum(1 for c in calls if c.ask == "update"), "carry calls": carry}
     _write(folder, protocol, spec, rows, books)
     if calls:
         lines = "".join(c.model_dump_json() + "\n" for c in calls)
@@ -283,7 +293,7 @@ def _with_carried(
     for day in dates:
         for symbol in symbols:
             call = by_key[(symbol, day)]
-            if call.full or call.since is None:
+            if call.ask != "carry" or call.since is None:
                 records.append(decided[(symbol, day)])
             else:
                 records.append(carried(call, decided[(symbol, call.since)]))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable, Collection, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime, timedelta
 from functools import partial
 from pathlib import Path
@@ -27,6 +27,7 @@ from alphadesk.data.errors import DataError
 from alphadesk.data.models import Coverage
 from alphadesk.llm.base import Model
 from alphadesk.pipelines.base import Pipeline, build_pipeline
+from alphadesk.store import RunStore
 
 from .deciding import Heard, Where, continue_decisions, in_order
 from .files import write_files
@@ -34,9 +35,10 @@ from .journal import DecisionJournal
 from .lookahead import guard
 from .models import DecisionRecord, EvalSpec, EvaluationError
 from .positions import ShortPut
+from .reflecting import Reflections
 from .scoring import Scored, score_csp, score_desk, table_rows
 from .statistics import statistics
-from .walk import DeskFactory, ModelWrap, Pair, agent_models
+from .walk import BeforeDay, DeskFactory, Desks, ModelWrap, Pair, agent_models
 
 __all__ = [
     "WARM_UP",
@@ -170,6 +172,15 @@ class Asked:
     workers: int | None = None
     fresh: bool = False
     disguise: Disguise | None = None
+    desks: Desks | None = None  # the trading desk a pair is asked of, if not the settings'
+    depth: str = "full"  # a book's (``triage``: the desks above)
+    memory: bool = False  # the desk learns day by day from its outcomes (:mod:`.reflecting`)
+
+    def walk(self) -> dict[str, object]:
+        """What, besides the spec, decides the decisions a journal holds."""
+        return ({"depth": self.depth} if self.depth != "full" else {}) | (
+            {"memory": True} if self.memory else {}
+        )
 
 
 async def decide_at(
@@ -184,16 +195,21 @@ async def decide_at(
 ) -> tuple[Pipeline[Any, Any], list[DecisionRecord], list[DecisionRecord]]:
     """``spec``'s desk asked at ``dates`` (only the symbol-dates of ``only``, if given),
     continuing ``folder``'s journal: the desk, every decision in (date, symbol) order, and
-    those made in this call.
+    those made in this call. With ``how.memory`` the desk recalls the lessons the walk
+    writes between its days, in ``<folder>/store/memory``, and decides here, day by day.
 
     Raises:
-        EvaluationError: A model the desk cannot build, a journal of another spec.
+        EvaluationError: A model the desk cannot build, a journal of another spec, memory
+            asked of a desk that has none or of a disguised walk.
     """
+    if how.memory and how.disguise is not None:
+        raise EvaluationError("a disguised walk cannot learn: run it without memory")
     local = settings.model_copy(
         update={
             "data_dir": folder / "store",
             "cache": mode,
-            "memory": MemorySettings(enabled=False),
+            # A walk's desk reflects only between its days (:mod:`.reflecting`).
+            "memory": MemorySettings(enabled=how.memory, reflect=False),
         }
     )
     market = how.market
@@ -211,10 +227,44 @@ async def decide_at(
     make = partial(_remote_desk, *args, how.disguise)
     objects = factory is not None or wrap is not None  # objects stay here
     workers = how.workers or (1 if objects else None)
-    where = Where(desk, make, workers, how.cluster, how.disguise)
-    journal = DecisionJournal.open(folder, spec, fresh=how.fresh, disguise=how.disguise)
+    journal = DecisionJournal.open(
+        folder, spec, fresh=how.fresh, disguise=how.disguise, walk=how.walk()
+    )
+    before_day = None
+    if how.memory:
+        heard, before_day = _learning(desk, local, market, dates, journal, heard, how.fresh)
+    where = Where(desk, make, workers, how.cluster, how.disguise, how.desks, before_day)
     made = await continue_decisions(spec, local, dates, journal, where, heard, only)
     return desk, in_order(spec, dates, journal.recorded, made, only), made
+
+
+def _learning(
+    desk: Pipeline[Any, Any],
+    local: Settings,
+    market: MarketData,
+    dates: Sequence[datetime],
+    journal: DecisionJournal,
+    heard: Heard,
+    fresh: bool,
+) -> tuple[Heard, BeforeDay]:
+    """The walk's reflections, told of the decisions its journal holds and of each one
+    made: who hears of the decisions, and what to await before each day."""
+    memory = getattr(desk, "memory", None)
+    if memory is None:
+        raise EvaluationError(f"the {desk.kind} has no memory to learn with: run it without")
+    if fresh:  # the lessons of the walk started over go with its decisions
+        memory.forget()
+    learning = Reflections(memory, RunStore(local.store_path), market, dates)
+    for record in sorted(journal.recorded.values(), key=lambda r: (r.as_of, r.symbol)):
+        learning.heard(record)
+    told = heard.on_decision
+
+    def on_decision(record: DecisionRecord) -> None:
+        learning.heard(record)
+        if told is not None:
+            told(record)
+
+    return replace(heard, on_decision=on_decision), learning.before
 
 
 def _scored(

@@ -12,7 +12,7 @@ continues from these lines; a half-written last line is dropped and decided agai
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from datetime import datetime
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
@@ -41,16 +41,23 @@ class DecisionJournal:
 
     @classmethod
     def open(
-        cls, folder: Path, spec: EvalSpec, *, fresh: bool = False, disguise: Disguise | None = None
+        cls,
+        folder: Path,
+        spec: EvalSpec,
+        *,
+        fresh: bool = False,
+        disguise: Disguise | None = None,
+        walk: Mapping[str, object] | None = None,
     ) -> DecisionJournal:
-        """The folder's journal for ``spec`` (asked in ``disguise``): continued if it holds
-        one asked the same, started (with its header) if none, or, with ``fresh``, started
-        over.
+        """The folder's journal for ``spec`` (asked in ``disguise``, by a ``walk`` that
+        decides otherwise than one desk per decision, e.g. a book's depth and memory):
+        continued if it holds one asked the same, started (with its header) if none, or,
+        with ``fresh``, started over.
 
         Raises:
             EvaluationError: The folder holds the decisions of another spec or disguise.
         """
-        path, asked = folder / JOURNAL, _asked(spec, disguise)
+        path, asked = folder / JOURNAL, _asked(spec, disguise) | dict(walk or {})
         if fresh or not path.exists():
             folder.mkdir(parents=True, exist_ok=True)
             path.write_text(json.dumps({"spec": asked}) + "\n", encoding="utf-8")

@@ -29,7 +29,7 @@ from alphadesk.pipelines.base import Pipeline
 from alphadesk.pool.batches import in_processes, on_ray, start_processes
 
 from .models import DecisionRecord, EvalSpec
-from .walk import DeskView, Pair, decide
+from .walk import Desks, DeskView, Pair, decide
 
 __all__ = ["BATCH", "batches", "decide_in_processes", "decide_on_ray"]
 
@@ -60,14 +60,22 @@ class _Decider:
         make_desk: MakeDesk,
         each: int,
         view: DeskView | None = None,
+        desks: Desks | None = None,
     ) -> None:
         self.spec, self.settings, self.each, self.view = spec, settings, each, view
+        self.desks = desks
         self.desk, self.loop = make_desk(), asyncio.new_event_loop()
         self.warm = False
 
     def __call__(self, batch: list[Pair]) -> list[DecisionRecord]:
         work = decide(
-            self.spec, self.settings, self.desk, batch, concurrency=self.each, view=self.view
+            self.spec,
+            self.settings,
+            self.desk,
+            batch,
+            concurrency=self.each,
+            view=self.view,
+            desks=self.desks,
         )
         decided = self.loop.run_until_complete(work)
         if not self.warm:  # what is alive after the first batch (modules, desk, bars,
@@ -92,15 +100,16 @@ async def decide_in_processes(
     workers: int,
     on_batch: OnBatch,
     view: DeskView | None = None,
+    desks: Desks | None = None,
 ) -> None:
     """Decide ``pairs`` on ``workers`` processes; ``on_batch`` hears of each batch decided.
 
     ``make_desk`` runs in each worker; it and ``view`` must pickle unless the workers are
-    forked.
+    forked. ``desks``: as :func:`~.walk.decide` takes them.
     """
     each = _each(spec, workers)
     pool = start_processes(
-        partial(_Decider, spec, settings, make_desk, each, view), workers, _PRELOAD
+        partial(_Decider, spec, settings, make_desk, each, view, desks), workers, _PRELOAD
     )
     try:
         async with aclosing(in_processes(pool, batches(pairs, max(BATCH, each)))) as results:
@@ -119,12 +128,13 @@ async def decide_on_ray(
     *,
     on_batch: OnBatch,
     view: DeskView | None = None,
+    desks: Desks | None = None,
 ) -> None:
     """Decide ``pairs`` on Ray actors, one per cluster CPU at most (and no more than
     ``spec.concurrency``); ``make_desk`` and ``view`` must pickle."""
     workers = max(1, min(cluster_cpus(cluster.connect()), spec.concurrency, len(pairs)))
     each = _each(spec, workers)
-    decider = partial(_Decider, spec, settings, make_desk, each, view)
+    decider = partial(_Decider, spec, settings, make_desk, each, view, desks)
     calls = on_ray(cluster, decider, batches(pairs, max(BATCH, each)), workers=workers)
     async with aclosing(calls) as results:  # the actors end even if a callback raises
         async for done in results:

@@ -1,15 +1,20 @@
-"""Which names of a book need the desk on a day, computed from the data alone (no model).
+"""How deep each name of a book is decided on a day, computed from the data alone (no
+model).
 
-A book decides the same names every session, and on most sessions nothing about most
-names has changed. :func:`triage` walks each name's decision dates in order and asks the
-desk only when one of these holds, else the name carries its last full decision:
+A book decides the same names every session, and on most sessions little about most
+names has changed. :func:`triage` walks each name's decision dates in order and makes one
+of three calls, comparing the day with the name's last decision (of either depth):
 
-- it has no earlier decision;
-- ``every`` sessions (default 5) have passed since its last full decision;
-- its close has moved since then by more than ``move`` (default 2) times its daily
+- ``full``, the whole desk (every analyst, the debates): the name has no earlier
+  decision; or ``every`` sessions (default 5) have passed since its last decision; or
+  its close has moved since then by more than ``move`` (default 2) times its daily
   volatility (the standard deviation of its last ``window``, default 20, daily log
-  returns at the last full decision);
-- news was published or a filing accepted after the last full decision and by the day.
+  returns at the last decision); or a filing was accepted since then;
+- ``update``, the desk at :data:`UPDATE` depth: news was published since then and
+  nothing above holds. The news analyst reads it, and the manager, the trader and the
+  judge decide on its report and the day's fact sheet, without debates: what changed is
+  the news, and a price within its usual range;
+- ``carry``: nothing of the above; the name carries its last decision.
 
 Every read is made inside the day's decision scope behind the look-ahead guard
 (:mod:`.lookahead`): a triage that read past its day would raise, not decide. The
@@ -22,11 +27,12 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
+from alphadesk.config import DeskSettings
 from alphadesk.data.base import MarketData
 from alphadesk.data.calendar import local_date, sessions_between
 from alphadesk.data.errors import DataError
@@ -35,7 +41,12 @@ from .lookahead import guard
 from .models import DecisionRecord
 from .scope import decision
 
-__all__ = ["Call", "TriageRules", "carried", "triage"]
+__all__ = ["UPDATE", "Ask", "Call", "TriageRules", "carried", "triage"]
+
+Ask = Literal["full", "update", "carry"]
+
+# The desk an update asks: the news analyst, no debate rounds.
+UPDATE = DeskSettings(analysts=["news"], rounds=0, risk_rounds=0)
 
 
 class TriageRules(BaseModel):
@@ -49,14 +60,14 @@ class TriageRules(BaseModel):
 
 
 class Call(BaseModel):
-    """The triage of one name on one day: the desk asked (``full``) or the decision of
-    ``since`` carried; ``reason`` says why, in words."""
+    """The triage of one name on one day: the whole desk asked (``full``), its update
+    asked, or the decision of ``since`` carried; ``reason`` says why, in words."""
 
     model_config = ConfigDict(frozen=True)
 
     symbol: str
     as_of: datetime
-    full: bool
+    ask: Ask
     since: datetime | None = None
     reason: str
 
@@ -96,18 +107,16 @@ def _walk(
     sigma = math.nan
     for day in dates:
         with decision(symbol, day):
-            why, said = (
-                ("first decision", "")
-                if last is None
-                else _material(market, symbol, last, day, sigma, rules)
-            )
-            if why is not None or last is None:
-                calls.append(Call(symbol=symbol, as_of=day, full=True, reason=why or ""))
-                last, sigma = day, _volatility(market, symbol, day, rules.window)
+            if last is None:
+                ask, why = "full", "first decision"
+            else:
+                ask, why = _material(market, symbol, last, day, sigma, rules)
+            if ask == "carry" and last is not None:
+                said = f"carried: nothing material since {local_date(last).isoformat()}: {why}"
+                calls.append(Call(symbol=symbol, as_of=day, ask=ask, since=last, reason=said))
                 continue
-        since = local_date(last).isoformat()
-        reason = f"carried: nothing material since {since}: {said}"
-        calls.append(Call(symbol=symbol, as_of=day, full=False, since=last, reason=reason))
+            calls.append(Call(symbol=symbol, as_of=day, ask=ask, reason=why))
+            last, sigma = day, _volatility(market, symbol, day, rules.window)
     return calls
 
 
@@ -118,26 +127,26 @@ def _material(
     day: datetime,
     sigma: float,
     rules: TriageRules,
-) -> tuple[str | None, str]:
-    """Why ``symbol`` needs the desk at ``day`` (None: it does not), and what was seen."""
+) -> tuple[Ask, str]:
+    """How ``symbol`` is decided at ``day``, and why (for a carry: what was seen)."""
     since = local_date(last).isoformat()
     elapsed = len(sessions_between(local_date(last), local_date(day))) - 1
     if elapsed >= rules.every:
-        return f"{elapsed} sessions since {since}", ""
+        return "full", f"{elapsed} sessions since {since}"
     closes = _closes(market, symbol, day)
     before = closes[closes.index <= last]
     if before.empty or closes.empty or not sigma > 0:
-        return f"no volatility to compare a move with since {since}", ""
+        return "full", f"no volatility to compare a move with since {since}"
     move = abs(math.log(float(closes.iloc[-1]) / float(before.iloc[-1]))) / sigma
     if move > rules.move:
-        return f"a move of {move:.1f} daily volatilities since {since}", ""
-    news = _news(market, symbol, last, day)
-    if news:
-        return f"{news} news item{'s' if news > 1 else ''} since {since}", ""
+        return "full", f"a move of {move:.1f} daily volatilities since {since}"
     filings = _filings(market, symbol, last, day)
     if filings:
-        return f"{filings} filing{'s' if filings > 1 else ''} accepted since {since}", ""
-    return None, f"move {move:.1f}σ, no news, no filing"
+        return "full", f"{filings} filing{'s' if filings > 1 else ''} accepted since {since}"
+    news = _news(market, symbol, last, day)
+    if news:
+        return "update", f"{news} news item{'s' if news > 1 else ''} since {since}"
+    return "carry", f"move {move:.1f}σ, no news, no filing"
 
 
 def _closes(market: MarketData, symbol: str, day: datetime) -> Any:

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any, Protocol
 
 from alphadesk.agents.spec import AgentSpec, model_for
-from alphadesk.config import CacheMode, Settings
+from alphadesk.config import CacheMode, DeskSettings, Settings
 from alphadesk.data.base import MarketData
 from alphadesk.llm.base import CacheMiss, Model
 from alphadesk.llm.cache import CachedModel, ResponseCache, cache_key
@@ -24,8 +24,10 @@ from .positions import positions_from_decisions
 from .scope import LookAheadError, current_decision, decision
 
 __all__ = [
+    "BeforeDay",
     "DeskFactory",
     "DeskView",
+    "Desks",
     "Metered",
     "ModelWrap",
     "Pair",
@@ -40,6 +42,8 @@ logger = logging.getLogger(__name__)
 DeskFactory = Callable[[Settings, MarketData, Mapping[str, Model]], Pipeline[Any, Any]]
 # (agent, model) -> the model to use, e.g. a counting wrapper in a test
 ModelWrap = Callable[[str, Model], Model]
+# awaited before a day's decisions, once those of the days before it are made
+BeforeDay = Callable[[datetime], Awaitable[None]]
 
 
 class DeskView(Protocol):
@@ -102,6 +106,7 @@ def agent_models(
 
 
 Pair = tuple[str, datetime]  # a symbol to decide at an instant
+Desks = Mapping[Pair, DeskSettings]  # the trading desk a pair is asked of, if not the settings'
 
 
 async def decide(
@@ -113,10 +118,15 @@ async def decide(
     concurrency: int | None = None,
     on_decision: Callable[[DecisionRecord], None] | None = None,
     view: DeskView | None = None,
+    desks: Desks | None = None,
+    before_day: BeforeDay | None = None,
 ) -> list[DecisionRecord]:
     """Each symbol decided at its instant, ``concurrency`` (default the spec's) at a time,
     in the order of ``pairs``; ``on_decision`` hears of each as it is made. With ``view``
     the desk is asked the viewed symbol and instant (the records keep the real ones).
+    ``desks`` names the trading desk (analysts, rounds) a pair is asked of where it is not
+    the settings'. With ``before_day`` the pairs are decided day by day, each day's after
+    ``await before_day(day)`` and after every decision of the days before it.
 
     Raises:
         LookAheadError: The desk read past a decision instant.
@@ -129,15 +139,27 @@ async def decide(
         settings, desk, concurrency=width, charts=False, checkpoints=False
     )
     slots = asyncio.Semaphore(width)
+    desks = desks or {}
 
     async def one(symbol: str, instant: datetime) -> DecisionRecord:
+        setup = desks.get((symbol, instant))
         async with slots:
-            record = await _decide(spec, settings, runner, symbol, instant, view)
+            record = await _decide(spec, settings, runner, symbol, instant, view, setup)
         if on_decision is not None:
             on_decision(record)
         return record
 
-    tasks = [asyncio.ensure_future(one(s, d)) for s, d in pairs]
+    if before_day is None:
+        return await _together([one(s, d) for s, d in pairs])
+    decided: list[DecisionRecord] = []
+    for day in sorted({d for _, d in pairs}):
+        await before_day(day)
+        decided += await _together([one(s, d) for s, d in pairs if d == day])
+    return decided
+
+
+async def _together(work: Sequence[Awaitable[DecisionRecord]]) -> list[DecisionRecord]:
+    tasks = [asyncio.ensure_future(w) for w in work]
     try:
         return list(await asyncio.gather(*tasks))
     except BaseException:
@@ -154,6 +176,7 @@ async def _decide(
     symbol: str,
     instant: datetime,
     view: DeskView | None = None,
+    setup: DeskSettings | None = None,
 ) -> DecisionRecord:
     result: Any = None
     choice, reason = "failed", None
@@ -161,7 +184,7 @@ async def _decide(
     with decision(asked, at) as scope:
         try:
             if spec.desk == "desk":
-                result = await runner.analyze(_desk_request(settings, asked, at))
+                result = await runner.analyze(_desk_request(settings, asked, at, setup))
             else:
                 check, result = await _screen(runner, asked, at)
                 if result is None:  # the pre-filter's no: the desk never ran
@@ -193,11 +216,18 @@ def _conviction(result: Any) -> float | None:
     return getattr(final, "conviction", None)
 
 
-def _desk_request(settings: Settings, symbol: str, instant: datetime) -> Any:
+def _desk_request(
+    settings: Settings, symbol: str, instant: datetime, setup: DeskSettings | None
+) -> Any:
     from alphadesk.pipelines.desk.models import DeskRequest
 
-    # The memory is off: each decision stands alone, so a rerun asks the same questions.
-    return DeskRequest.from_settings(settings, symbol=symbol, as_of=instant, memory=False)
+    if setup is not None:
+        settings = settings.model_copy(update={"desk": setup})
+    # The desk recalls only a walk's own memory, whose lessons the walk writes between its
+    # days (:mod:`.memory`): a rerun asks the same questions.
+    return DeskRequest.from_settings(
+        settings, symbol=symbol, as_of=instant, memory=settings.memory.enabled
+    )
 
 
 async def _screen(runner: PipelineRunner[Any, Any], symbol: str, instant: datetime) -> Any:
