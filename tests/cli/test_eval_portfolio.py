@@ -243,6 +243,13 @@ def test_a_triaged_book_asks_the_desk_less_updates_on_news_and_carries_the_rest(
     assert {n: (tmp_path / "triage" / n).read_bytes() for n in before} == before
 
 
+def test_memory_is_refused_with_workers(cli: CliRunner, tmp_path: Path) -> None:
+    args = ["eval", "--portfolio", "-s", "AAPL", "--memory", "--workers", "2"]
+    done = cli.invoke(app, [*args, "--out", str(tmp_path / "x")])
+    assert done.exit_code == 2 and "drop --workers" in " ".join(done.output.split())
+    assert not (tmp_path / "x").exists()
+
+
 @pytest.mark.parametrize("option", [["--depth", "triage"], ["--memory"]])
 def test_triage_and_memory_are_refused_without_a_book(
     cli: CliRunner, tmp_path: Path, option: list[str]

@@ -168,6 +168,12 @@ def evaluate_command(
     from alphadesk.cli.stockbench import BookWalk
     from alphadesk.pipelines.evaluation import EvalSpec
 
+    if memory and workers is not None:
+        raise fail(
+            "--memory decides day by day in this process, so --workers does not apply",
+            "drop --workers",
+            BAD_INPUT,
+        )
     walk = BookWalk(workers, fresh, reuse_reports, depth, memory)
     if portfolio:
         if benchmark or desk != "desk" or anonymize or ray or long_short:
