@@ -15,6 +15,7 @@ import pytest
 
 from alphadesk.config import Settings
 from alphadesk.data.base import MarketData
+from alphadesk.data.errors import DataError
 from alphadesk.llm.messages import Message
 from alphadesk.llm.testing import FunctionModel
 from alphadesk.pipelines.fund.book import fund_request
@@ -105,6 +106,19 @@ def test_a_held_book_is_read_at_the_instant_and_its_holds_are_kept(
     if decision == "HOLD":
         assert aapl.target == pytest.approx(aapl.weight)
         assert all(o.contract.symbol != "AAPL" for o in result.orders)
+
+
+def test_a_book_holding_a_name_without_a_price_is_refused_before_any_desk_runs(
+    settings: Settings, market: MarketData
+) -> None:
+    book = PaperPortfolio(settings.store_path)
+    book.open_account("old", 10_000.0)
+    ko = OrderRequest(contract=Contract(symbol="KO"), side="buy", quantity=10,
+                      price=37.502, as_of=close_of("2018-06-29"))  # fmt: skip
+    book.place(ko, "old")  # the bundled KO closes end in 2022: no price in 2025
+    with pytest.raises(DataError, match="holds 10 KO, which has no price at 2025-05-15"):
+        _request(settings, market, account="old")
+    assert RunStore(settings.store_path).recent(kind="desk") == []
 
 
 def test_a_run_stopped_after_its_desks_resumes_without_asking_them_again(

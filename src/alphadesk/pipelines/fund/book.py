@@ -11,7 +11,7 @@ from pathlib import Path
 
 from alphadesk.data.base import MarketData
 from alphadesk.data.calendar import local_date
-from alphadesk.data.errors import NoData
+from alphadesk.data.errors import DataError, NoData
 from alphadesk.data.symbols import normalize_symbol
 from alphadesk.data.universe import INDICES, bundled_membership, with_data
 from alphadesk.money import usd
@@ -84,7 +84,8 @@ def fund_request(
     Raises:
         ValueError: no symbol and no universe, both, a symbol that is no ticker, an
             unknown index.
-        DataError: a symbol without bars at ``as_of`` (the message names close matches).
+        DataError: a symbol without bars at ``as_of`` (the message names close matches),
+            a name the account holds without a price then (the book cannot be valued).
         AccountNotFound: no such account.
     """
     if universe is not None and symbols:
@@ -98,6 +99,7 @@ def fund_request(
     for name in names:
         market.daily_bars(name, as_of)  # raises, naming close matches, for an unknown one
     book = read_book(store_path, account, market, as_of)
+    _priced(market, book, as_of)
     return FundRequest(
         symbols=names,
         universe=universe,
@@ -106,3 +108,19 @@ def fund_request(
         book=book,
         limits=limits or BookLimits(),
     )
+
+
+def _priced(market: MarketData, book: BookSnapshot, as_of: datetime) -> None:
+    """Refuse, before any desk runs, a book holding a name that has no price at ``as_of``:
+    the manager could not value it, so no weight could be set."""
+    for held in book.holdings:
+        try:
+            market.quote(held.symbol, as_of)
+        except DataError as exc:
+            raise NoData(
+                f"account {book.account} holds {held.shares:g} {held.symbol}, which has no "
+                f"price at {local_date(as_of)}, so the book cannot be valued ({exc}); decide "
+                "on a date the data prices it, or sell the position on one (`alphadesk "
+                f"portfolio sell {held.symbol} {held.shares:g} --date DATE --account "
+                f"{book.account}`)"
+            ) from None
