@@ -162,6 +162,7 @@ def _run_stages(command: str, extra: list[str], stages: Stages) -> int:
         "demo": [("demo", [*DEMO, *extra])],
         "test": [
             ("lint", ["ruff", "check", "src", "tests", "bench", "scripts"]),
+            ("format", ["ruff", "format", "--check", "src", "tests", "bench", "scripts"]),
             ("types", ["mypy"]),
             ("tests", ["pytest", *extra]),
             ("docs", DOCS),

@@ -86,8 +86,10 @@ def _skfolio_universe() -> dict[str, pd.DataFrame]:
 
     prices = load_sp500_dataset()
     index = pd.DatetimeIndex(prices.index).tz_localize("America/New_York")
-    return {sym: pd.DataFrame({"close": prices[sym].to_numpy(float)}, index=index)
-            for sym in prices.columns}
+    return {
+        sym: pd.DataFrame({"close": prices[sym].to_numpy(float)}, index=index)
+        for sym in prices.columns
+    }
 
 
 def _ohlcv_universe() -> dict[str, pd.DataFrame]:
@@ -101,14 +103,16 @@ def _ohlcv_universe() -> dict[str, pd.DataFrame]:
     return out
 
 
-def _time_universe(title: str, universe: dict[str, pd.DataFrame],
-                   functions: dict[str, Callable[[pd.DataFrame], Any]]) -> None:
+def _time_universe(
+    title: str,
+    universe: dict[str, pd.DataFrame],
+    functions: dict[str, Callable[[pd.DataFrame], Any]],
+) -> None:
     bars = sum(len(b) for b in universe.values())
     first = min(b.index[0] for b in universe.values()).date()
     last = max(b.index[-1] for b in universe.values()).date()
     print(f"\n{title}: {len(universe)} series, {bars:,} bars, {first} to {last}")
-    print(f"  {'computation':<24}{'total ms':>10}{'ms/series':>11}{'bars/s':>14}"
-          f"{'refused':>9}")
+    print(f"  {'computation':<24}{'total ms':>10}{'ms/series':>11}{'bars/s':>14}{'refused':>9}")
     for name, fn in functions.items():
         refused = 0
         start = time.perf_counter()
@@ -118,16 +122,24 @@ def _time_universe(title: str, universe: dict[str, pd.DataFrame],
             except an.AnalyticsError:  # e.g. a history too short for SMA(200)
                 refused += 1
         elapsed = time.perf_counter() - start
-        print(f"  {name:<24}{elapsed * 1e3:>10.1f}{elapsed * 1e3 / len(universe):>11.2f}"
-              f"{bars / elapsed:>14,.0f}{refused:>9}")
+        print(
+            f"  {name:<24}{elapsed * 1e3:>10.1f}{elapsed * 1e3 / len(universe):>11.2f}"
+            f"{bars / elapsed:>14,.0f}{refused:>9}"
+        )
 
 
 def _random_options(n: int, seed: int = 7) -> tuple[np.ndarray, ...]:
     rng = np.random.default_rng(seed)
     spot = rng.uniform(20, 500, n)
-    return (spot, spot * rng.uniform(0.6, 1.4, n), rng.uniform(1 / 365, 2.0, n),
-            rng.uniform(0.0, 0.06, n), rng.uniform(0.05, 1.2, n), rng.random(n) < 0.5,
-            rng.uniform(0.0, 0.03, n))
+    return (
+        spot,
+        spot * rng.uniform(0.6, 1.4, n),
+        rng.uniform(1 / 365, 2.0, n),
+        rng.uniform(0.0, 0.06, n),
+        rng.uniform(0.05, 1.2, n),
+        rng.random(n) < 0.5,
+        rng.uniform(0.0, 0.03, n),
+    )
 
 
 def _best_of(runs: int, fn: Callable[[], Any]) -> float:
@@ -148,23 +160,34 @@ def _bench_greeks(n: int, sample: int) -> None:
     price_t = _best_of(3, lambda: an.bs_price(S, K, T, r, sigma, call, q))
     prices = np.asarray(an.bs_price(S, K, T, r, sigma, call, q))
     iv_n = min(n, 200_000)
-    iv_t = _best_of(1, lambda: an.implied_vol(prices[:iv_n], S[:iv_n], K[:iv_n], T[:iv_n],
-                                              r[:iv_n], call[:iv_n], q[:iv_n]))
+    iv_t = _best_of(
+        1,
+        lambda: an.implied_vol(
+            prices[:iv_n], S[:iv_n], K[:iv_n], T[:iv_n], r[:iv_n], call[:iv_n], q[:iv_n]
+        ),
+    )
     funcs = (ref.delta, ref.gamma, ref.theta, ref.vega, ref.rho)
     start = time.perf_counter()
-    theirs = np.array([[f("c" if call[i] else "p", S[i], K[i], T[i], r[i], sigma[i], q[i])
-                        for f in funcs] for i in range(sample)])
+    theirs = np.array(
+        [
+            [f("c" if call[i] else "p", S[i], K[i], T[i], r[i], sigma[i], q[i]) for f in funcs]
+            for i in range(sample)
+        ]
+    )
     loop = time.perf_counter() - start
-    g = an.bs_greeks(S[:sample], K[:sample], T[:sample], r[:sample], sigma[:sample],
-                     call[:sample], q[:sample])
+    g = an.bs_greeks(
+        S[:sample], K[:sample], T[:sample], r[:sample], sigma[:sample], call[:sample], q[:sample]
+    )
     ours = np.column_stack([g.delta, g.gamma, g.theta, g.vega, g.rho])
     ours_rate, their_rate = n / vec, sample / loop
     print(f"\nBlack-Scholes-Merton over {n:,} random options (best of 3 runs)")
     print(f"  bs_greeks (5 Greeks, vectorised)   {ours_rate:>14,.0f} options/s  ({vec:.3f} s)")
     print(f"  bs_price (vectorised)              {n / price_t:>14,.0f} options/s")
     print(f"  implied_vol (vectorised, {iv_n:,})  {iv_n / iv_t:>14,.0f} options/s")
-    print(f"  py_vollib analytical, scalar loop  {their_rate:>14,.0f} options/s  "
-          f"(sample of {sample:,}, {loop:.2f} s)")
+    print(
+        f"  py_vollib analytical, scalar loop  {their_rate:>14,.0f} options/s  "
+        f"(sample of {sample:,}, {loop:.2f} s)"
+    )
     print(f"  speed-up                           {ours_rate / their_rate:>14,.0f}x")
     print(f"  largest |difference| on the sample {np.abs(ours - theirs).max():>14.2e}")
 
@@ -179,18 +202,23 @@ def main() -> None:
     if args.quick:  # explicit options still win
         parser.set_defaults(options=10_000, sample=1_000, series=2)
         args = parser.parse_args()
+
     def first(series: dict[str, pd.DataFrame]) -> dict[str, pd.DataFrame]:
         return dict(list(series.items())[: args.series]) if args.series else series
 
     universe = _bundled_universe()
     if universe:
-        with_range = {s: b for s, b in universe.items()
-                      if {"high", "low", "volume"} <= set(b.columns)}
+        with_range = {
+            s: b for s, b in universe.items() if {"high", "low", "volume"} <= set(b.columns)
+        }
         _time_universe("Bundled market data, every series", first(universe), CLOSE_ONLY)
         _time_universe("Bundled market data, series with OHLCV", first(with_range), WITH_RANGE)
     else:
-        _time_universe("skfolio S&P 500 closes (close-only: levels use closes)",
-                       first(_skfolio_universe()), CLOSE_ONLY)
+        _time_universe(
+            "skfolio S&P 500 closes (close-only: levels use closes)",
+            first(_skfolio_universe()),
+            CLOSE_ONLY,
+        )
         _time_universe("bokeh sample OHLCV bars", first(_ohlcv_universe()), WITH_RANGE)
     _bench_greeks(args.options, args.sample)
 

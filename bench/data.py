@@ -56,8 +56,9 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="smallest setting: check that it runs")
     quick = parser.parse_args().quick
     passes, dates = (1, 2) if quick else (5, 10)
-    out = subprocess.run([sys.executable, "-c", RUN_COLD], capture_output=True, text=True,
-                         check=True).stdout.split()
+    out = subprocess.run(
+        [sys.executable, "-c", RUN_COLD], capture_output=True, text=True, check=True
+    ).stdout.split()
     imports, cold, total = float(out[0]), float(out[1]), int(out[2])
     _universe_pass()  # make this process warm
     warm = statistics.median(_universe_pass()[0] for _ in range(passes))
@@ -82,8 +83,10 @@ def main() -> None:
         start = time.perf_counter()
         modeled.option_chain("AAPL", when, max_dte=60)
         times.append(time.perf_counter() - start)
-    print(f"modeled chain AAPL {as_of.date()}: {len(chain.expirations)} expirations, "
-          f"{len(chain.contracts)} contracts")
+    print(
+        f"modeled chain AAPL {as_of.date()}: {len(chain.expirations)} expirations, "
+        f"{len(chain.contracts)} contracts"
+    )
     print(f"  first (calendar, rates, analytics):      {first * 1000:8.1f} ms")
     warm = statistics.median(times)
     print(f"  warm (median of {dates} dates):".ljust(43) + f"{warm * 1000:8.1f} ms")

@@ -599,8 +599,10 @@ def write_statements(repo: Path, root: Path) -> dict[str, object]:
     kept = kept.reset_index(drop=True)
     path = root / "statements.parquet"
     kept.to_parquet(path, compression="zstd", compression_level=19, index=False)
-    print(f"statements: {len(kept)} of {len(polygon)} Polygon figures kept (the others' "
-          f"companies have SEC facts); {derived} derived reports without a filing left out")
+    print(
+        f"statements: {len(kept)} of {len(polygon)} Polygon figures kept (the others' "
+        f"companies have SEC facts); {derived} derived reports without a filing left out"
+    )
     return {
         "file": path.name,
         "sha256": hashlib.sha256(path.read_bytes()).hexdigest(),

@@ -14,8 +14,12 @@ PathBuilder = Callable[..., pd.DataFrame]
 
 
 def bars_from_path(
-    waypoints: Sequence[tuple[int, float]], *, spread: float = 0.3, noise: float = 0.0,
-    seed: int = 0, start: str = "2022-01-03",
+    waypoints: Sequence[tuple[int, float]],
+    *,
+    spread: float = 0.3,
+    noise: float = 0.0,
+    seed: int = 0,
+    start: str = "2022-01-03",
 ) -> pd.DataFrame:
     """Daily bars whose close walks straight between (bar, price) waypoints.
 
@@ -28,8 +32,13 @@ def bars_from_path(
     open_ = np.concatenate([[close[0]], close[:-1]])
     index = pd.bdate_range(start, periods=close.size, tz="America/New_York", name="date")
     return pd.DataFrame(
-        {"open": open_, "high": np.maximum(open_, close) + spread,
-         "low": np.minimum(open_, close) - spread, "close": close, "volume": 1_000_000.0},
+        {
+            "open": open_,
+            "high": np.maximum(open_, close) + spread,
+            "low": np.minimum(open_, close) - spread,
+            "close": close,
+            "volume": 1_000_000.0,
+        },
         index=index,
     )
 

@@ -36,7 +36,7 @@ def _seeded_ewm(values: pd.Series, period: int, alpha: float) -> pd.Series:
     tail = pd.concat([pd.Series([seed]), values.iloc[period:].reset_index(drop=True)])
     smoothed = tail.ewm(alpha=alpha, adjust=False).mean().to_numpy()
     out = pd.Series(np.nan, index=values.index)
-    out.iloc[period - 1:] = smoothed
+    out.iloc[period - 1 :] = smoothed
     return out
 
 
@@ -60,8 +60,14 @@ def test_rsi_uses_wilder_smoothing(bars: pd.DataFrame) -> None:
 
 def test_atr_uses_wilder_smoothing(bars: pd.DataFrame) -> None:
     prev = bars["close"].shift(1)
-    tr = pd.concat([bars["high"] - bars["low"], (bars["high"] - prev).abs(),
-                    (bars["low"] - prev).abs()], axis=1).max(axis=1).iloc[1:]
+    tr = (
+        pd.concat(
+            [bars["high"] - bars["low"], (bars["high"] - prev).abs(), (bars["low"] - prev).abs()],
+            axis=1,
+        )
+        .max(axis=1)
+        .iloc[1:]
+    )
     expected = _seeded_ewm(tr, 14, 1 / 14).reindex(bars.index)
     np.testing.assert_allclose(atr(bars, 14), expected, rtol=1e-9)
 
@@ -126,9 +132,15 @@ def test_adx_ranges(bars: pd.DataFrame) -> None:
 
 def test_vwap_rolling_and_anchored() -> None:
     index = pd.bdate_range("2024-01-01", periods=4, tz="UTC")
-    bars = pd.DataFrame({"high": [11.0, 12, 13, 14], "low": [9.0, 10, 11, 12],
-                         "close": [10.0, 11, 12, 13], "volume": [100.0, 200, 0, 300]},
-                        index=index)
+    bars = pd.DataFrame(
+        {
+            "high": [11.0, 12, 13, 14],
+            "low": [9.0, 10, 11, 12],
+            "close": [10.0, 11, 12, 13],
+            "volume": [100.0, 200, 0, 300],
+        },
+        index=index,
+    )
     typical = (bars["high"] + bars["low"] + bars["close"]) / 3
     rolling = vwap(bars, window=2)
     assert np.isnan(rolling.iloc[0])
@@ -161,8 +173,10 @@ def test_engulfing_candle_is_reported_with_its_date() -> None:
     index = pd.bdate_range("2024-01-01", periods=14, tz="UTC")
     o = np.array([10.0] * 12 + [10.0, 9.0])
     c = np.array([10.2] * 12 + [9.2, 10.5])
-    bars = pd.DataFrame({"open": o, "high": np.maximum(o, c) + 0.1,
-                         "low": np.minimum(o, c) - 0.1, "close": c}, index=index)
+    bars = pd.DataFrame(
+        {"open": o, "high": np.maximum(o, c) + 0.1, "low": np.minimum(o, c) - 0.1, "close": c},
+        index=index,
+    )
     hits = candlestick_patterns(bars, lookback=3, patterns=["CDLENGULFING"])
     assert len(hits) == 1
     assert (hits[0].pattern, hits[0].direction, hits[0].bars_ago) == ("engulfing", "bullish", 0)
@@ -211,7 +225,6 @@ def test_snapshot_reports_latest_values_and_explains_gaps(bars: pd.DataFrame) ->
     assert short_close.sma_200 is None and "200 bars" in short_close.unavailable["sma_200"]
     assert short_close.atr_14 is None and "high" in short_close.unavailable["atr_14"]
     assert short_close.sma_50 == pytest.approx(bars["close"].iloc[-50:].mean())
-
 
 
 def _stochastic_by_pandas(bars: pd.DataFrame, k_period: int, k_smooth: int, d_period: int):

@@ -59,9 +59,7 @@ def test_greeks_match_py_vollib_over_a_grid(name: str) -> None:
     S, K, T, r, sigma, q, call = _grid_arrays()
     ours = getattr(bs_greeks(S, K, T, r, sigma, call, q), name)
     fn = getattr(ref, name)
-    theirs = np.array(
-        [fn("c" if c else "p", s, k, t, rr, v, qq) for s, k, t, rr, v, qq, c in GRID]
-    )
+    theirs = np.array([fn("c" if c else "p", s, k, t, rr, v, qq) for s, k, t, rr, v, qq, c in GRID])
     np.testing.assert_allclose(ours, theirs, rtol=1e-9, atol=1e-12)
 
 
@@ -109,8 +107,14 @@ def test_nan_inputs_propagate() -> None:
     ],
 )
 def test_out_of_domain_inputs_raise_clear_errors(kwargs: dict[str, object], match: str) -> None:
-    args: dict[str, object] = {"S": 100.0, "K": 100.0, "T": 0.5, "r": 0.0, "sigma": 0.2,
-                               "is_call": True}
+    args: dict[str, object] = {
+        "S": 100.0,
+        "K": 100.0,
+        "T": 0.5,
+        "r": 0.0,
+        "sigma": 0.2,
+        "is_call": True,
+    }
     args.update(kwargs)
     with pytest.raises(InvalidInput, match=match):
         bs_price(**args)  # type: ignore[arg-type]
@@ -127,14 +131,19 @@ def test_implied_vol_round_trips_over_the_grid() -> None:
     assert well_posed.sum() > 0.8 * len(GRID)
     np.testing.assert_allclose(recovered[well_posed], sigma[well_posed], atol=1e-7)
     solved = np.isfinite(recovered)
-    repriced = bs_price(S[solved], K[solved], T[solved], r[solved], recovered[solved],
-                        call[solved], q[solved])
+    repriced = bs_price(
+        S[solved], K[solved], T[solved], r[solved], recovered[solved], call[solved], q[solved]
+    )
     np.testing.assert_allclose(repriced, prices[solved], atol=1e-9)
 
 
 def test_implied_vol_matches_py_vollib() -> None:
-    cases = [(100, 95, 0.1, 0.03, 0.01, True, 0.22), (100, 120, 1.0, 0.05, 0.0, False, 0.45),
-             (50, 50, 0.5, 0.0, 0.0, True, 0.9), (250, 200, 0.05, 0.04, 0.015, False, 0.35)]
+    cases = [
+        (100, 95, 0.1, 0.03, 0.01, True, 0.22),
+        (100, 120, 1.0, 0.05, 0.0, False, 0.45),
+        (50, 50, 0.5, 0.0, 0.0, True, 0.9),
+        (250, 200, 0.05, 0.04, 0.015, False, 0.35),
+    ]
     for s, k, t, r, q, call, vol in cases:
         price = bs_price(s, k, t, r, vol, call, q)
         ours = implied_vol(price, s, k, t, r, call, q)
@@ -205,8 +214,7 @@ def test_put_call_parity_and_no_arbitrage_bounds(inputs: tuple[float, ...]) -> N
 def test_breakeven() -> None:
     assert breakeven(100.0, 2.5, False) == 97.5
     assert breakeven(100.0, 2.5, True) == 102.5
-    np.testing.assert_array_equal(breakeven([100.0, 50.0], [1.0, 2.0], [False, True]),
-                                  [99.0, 52.0])
+    np.testing.assert_array_equal(breakeven([100.0, 50.0], [1.0, 2.0], [False, True]), [99.0, 52.0])
     with pytest.raises(InvalidInput):
         breakeven(100.0, -1.0, False)
 
@@ -215,7 +223,7 @@ def test_short_put_pop_matches_the_strike_derivative_of_put_prices() -> None:
     # Independent route: dP/dK = exp(-rT) * P(S_T < K), so P(S_T > B) = 1 - exp(rT) dP/dK.
     s, k, premium, t, r, vol, q = 100.0, 95.0, 1.8, 45 / 365, 0.04, 0.28, 0.01
     be, h = k - premium, 1e-3
-    dp_dk = (ref_price("p", s, be + h, t, r, vol, q) - ref_price("p", s, be - h, t, r, vol, q))
+    dp_dk = ref_price("p", s, be + h, t, r, vol, q) - ref_price("p", s, be - h, t, r, vol, q)
     expected = 1.0 - math.exp(r * t) * dp_dk / (2 * h)
     assert short_put_pop(s, k, premium, t, r, vol, q) == pytest.approx(expected, abs=1e-6)
     assert short_put_pop(100.0, 5.0, 6.0, 0.1, 0.0, 0.3) == 1.0

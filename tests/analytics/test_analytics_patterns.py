@@ -47,8 +47,10 @@ def test_double_bottom_still_forming(path: PathBuilder) -> None:
     bars = path([(0, 120), (20, 100), (35, 112), (50, 100.5), (58, 106)])
     p = _only(double_tops_bottoms(bars), "double_bottom")
     assert p.status == "forming" and p.confirmed_date is None
-    confirmed = _only(double_tops_bottoms(
-        path([(0, 120), (20, 100), (35, 112), (50, 100.5), (70, 125)])), "double_bottom")
+    confirmed = _only(
+        double_tops_bottoms(path([(0, 120), (20, 100), (35, 112), (50, 100.5), (70, 125)])),
+        "double_bottom",
+    )
     assert p.confidence < confirmed.confidence
 
 
@@ -66,8 +68,9 @@ def test_unequal_lows_are_not_a_double_bottom(path: PathBuilder) -> None:
 
 
 def test_head_and_shoulders(path: PathBuilder) -> None:
-    bars = path([(0, 80), (15, 100), (25, 92), (40, 110), (55, 92.5), (70, 100.5), (80, 95),
-                 (95, 80)])
+    bars = path(
+        [(0, 80), (15, 100), (25, 92), (40, 110), (55, 92.5), (70, 100.5), (80, 95), (95, 80)]
+    )
     p = _only(head_and_shoulders(bars), "head_and_shoulders")
     assert p.direction == "bearish" and p.status == "confirmed"
     neck_at_rs = 91.7 + (92.2 - 91.7) / 30 * 45  # the line through both troughs
@@ -80,16 +83,28 @@ def test_head_and_shoulders(path: PathBuilder) -> None:
 
 
 def test_inverse_head_and_shoulders(path: PathBuilder) -> None:
-    bars = path([(0, 120), (15, 100), (25, 108), (40, 90), (55, 107.5), (70, 99.5), (80, 105),
-                 (95, 120)])
+    bars = path(
+        [(0, 120), (15, 100), (25, 108), (40, 90), (55, 107.5), (70, 99.5), (80, 105), (95, 120)]
+    )
     p = _only(head_and_shoulders(bars), "inverse_head_and_shoulders")
     assert p.direction == "bullish" and p.status == "confirmed"
     assert p.target > p.breakout_level > p.invalidation
 
 
 def test_ascending_triangle(path: PathBuilder) -> None:
-    bars = path([(0, 90), (10, 110), (20, 95), (30, 110), (40, 100), (50, 110), (60, 104),
-                 (70, 110), (75, 107)])
+    bars = path(
+        [
+            (0, 90),
+            (10, 110),
+            (20, 95),
+            (30, 110),
+            (40, 100),
+            (50, 110),
+            (60, 104),
+            (70, 110),
+            (75, 107),
+        ]
+    )
     (p,) = triangles_channels(bars)
     assert (p.name, p.direction, p.status) == ("ascending_triangle", "bullish", "forming")
     assert p.breakout_level == pytest.approx(110.3)
@@ -97,8 +112,19 @@ def test_ascending_triangle(path: PathBuilder) -> None:
 
 
 def test_descending_triangle(path: PathBuilder) -> None:
-    bars = path([(0, 120), (10, 100), (20, 115), (30, 100), (40, 110), (50, 100), (60, 106),
-                 (70, 100), (75, 103)])
+    bars = path(
+        [
+            (0, 120),
+            (10, 100),
+            (20, 115),
+            (30, 100),
+            (40, 110),
+            (50, 100),
+            (60, 106),
+            (70, 100),
+            (75, 103),
+        ]
+    )
     (p,) = triangles_channels(bars)
     assert (p.name, p.direction) == ("descending_triangle", "bearish")
     assert p.breakout_level == pytest.approx(99.7)
@@ -106,20 +132,43 @@ def test_descending_triangle(path: PathBuilder) -> None:
 
 
 def test_symmetric_triangle_takes_the_prior_direction(path: PathBuilder) -> None:
-    bars = path([(0, 60), (30, 100), (40, 80), (50, 96), (60, 84), (70, 92), (80, 87),
-                 (85, 89)])
+    bars = path([(0, 60), (30, 100), (40, 80), (50, 96), (60, 84), (70, 92), (80, 87), (85, 89)])
     (p,) = triangles_channels(bars)
     assert (p.name, p.direction) == ("symmetric_triangle", "bullish")
 
 
 def test_channels(path: PathBuilder) -> None:
-    flat = path([(0, 100), (10, 110), (20, 100), (30, 110), (40, 100), (50, 110), (60, 100),
-                 (70, 110), (80, 100), (85, 105)])
+    flat = path(
+        [
+            (0, 100),
+            (10, 110),
+            (20, 100),
+            (30, 110),
+            (40, 100),
+            (50, 110),
+            (60, 100),
+            (70, 110),
+            (80, 100),
+            (85, 105),
+        ]
+    )
     (p,) = triangles_channels(flat)
     assert p.name == "horizontal_channel"
     assert p.breakout_level == pytest.approx(110.3) and p.invalidation == pytest.approx(99.7)
-    rising = path([(0, 100), (10, 110), (20, 104), (30, 114), (40, 108), (50, 118), (60, 112),
-                   (70, 122), (80, 116), (88, 121)])
+    rising = path(
+        [
+            (0, 100),
+            (10, 110),
+            (20, 104),
+            (30, 114),
+            (40, 108),
+            (50, 118),
+            (60, 112),
+            (70, 122),
+            (80, 116),
+            (88, 121),
+        ]
+    )
     (p,) = triangles_channels(rising)
     assert (p.name, p.direction) == ("ascending_channel", "bullish")
 
@@ -141,7 +190,8 @@ def test_a_straight_line_has_no_pattern(path: PathBuilder) -> None:
 
 
 def test_patterns_on_real_data_are_well_formed(
-    real_daily: dict[str, pd.DataFrame], real_close_only: dict[str, pd.DataFrame],
+    real_daily: dict[str, pd.DataFrame],
+    real_close_only: dict[str, pd.DataFrame],
 ) -> None:
     names = set()
     for bars in (*real_daily.values(), *real_close_only.values()):

@@ -66,8 +66,10 @@ def test_drawdown_with_recovery_and_a_first_period_loss() -> None:
 
 
 def test_equity_and_returns_agree() -> None:
-    equity = pd.Series(np.cumprod([100.0, *(1 + np.array(R))]),
-                       index=pd.bdate_range("2023-12-29", periods=6, tz="UTC"))
+    equity = pd.Series(
+        np.cumprod([100.0, *(1 + np.array(R))]),
+        index=pd.bdate_range("2023-12-29", periods=6, tz="UTC"),
+    )
     from_equity = performance_stats(equity, kind="equity")
     from_returns = performance_stats(returns_from_equity(equity), kind="returns")
     for field in ("cagr", "volatility", "sharpe", "sortino", "total_return", "win_rate"):

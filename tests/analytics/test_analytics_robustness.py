@@ -63,9 +63,13 @@ def daily_bars(draw: st.DrawFn) -> pd.DataFrame:
     dates = pd.bdate_range("2020-01-01", periods=n * 2 + 1, tz="UTC")
     keep = np.sort(rng.choice(len(dates), n, replace=False))  # missing sessions
     bars = pd.DataFrame(
-        {"open": open_, "high": np.maximum(open_, close) * (1 + wick),
-         "low": np.minimum(open_, close) * (1 - wick), "close": close,
-         "volume": rng.integers(0, 1_000_000, n).astype(float)},
+        {
+            "open": open_,
+            "high": np.maximum(open_, close) * (1 + wick),
+            "low": np.minimum(open_, close) * (1 - wick),
+            "close": close,
+            "volume": rng.integers(0, 1_000_000, n).astype(float),
+        },
         index=dates[keep],
     )
     return bars[["close"]] if draw(st.booleans()) else bars
@@ -89,8 +93,9 @@ def test_bar_functions_fail_only_with_clear_errors(bars: pd.DataFrame) -> None:
 @pytest.mark.parametrize("n", [0, 1, 5])
 def test_insufficient_data_says_needed_and_given(n: int) -> None:
     index = pd.bdate_range("2024-01-01", periods=n, tz="UTC")
-    bars = pd.DataFrame({c: np.linspace(10, 11, n) for c in ("open", "high", "low", "close")},
-                        index=index)
+    bars = pd.DataFrame(
+        {c: np.linspace(10, 11, n) for c in ("open", "high", "low", "close")}, index=index
+    )
     with pytest.raises(InsufficientData) as info:
         an.trend_assessment(bars)
     assert (info.value.needed, info.value.given) == (60, n)

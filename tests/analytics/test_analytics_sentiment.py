@@ -11,8 +11,9 @@ from alphadesk.analytics.sentiment import lm_lexicon, lm_sentiment
 
 
 def test_counts_and_polarity() -> None:
-    s = lm_sentiment("The company reported strong growth but faces uncertain litigation "
-                     "and losses.")
+    s = lm_sentiment(
+        "The company reported strong growth but faces uncertain litigation and losses."
+    )
     assert (s.positive, s.negative, s.uncertainty, s.litigious) == (1, 2, 1, 1)
     assert s.words == 11
     assert s.polarity == pytest.approx((1 - 2) / 3)

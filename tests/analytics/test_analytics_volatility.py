@@ -56,15 +56,18 @@ def test_parkinson(bars: pd.DataFrame) -> None:
 def test_garman_klass(bars: pd.DataFrame) -> None:
     total = 0.0
     for i in range(len(CLOSE) - WINDOW, len(CLOSE)):
-        total += 0.5 * math.log(HIGH[i] / LOW[i]) ** 2 - (2 * math.log(2) - 1) * math.log(
-            CLOSE[i] / OPEN[i]) ** 2
+        total += (
+            0.5 * math.log(HIGH[i] / LOW[i]) ** 2
+            - (2 * math.log(2) - 1) * math.log(CLOSE[i] / OPEN[i]) ** 2
+        )
     expected = math.sqrt(total / WINDOW * 252)
     assert hv_garman_klass(bars, WINDOW).iloc[-1] == pytest.approx(expected, rel=1e-12)
 
 
 def _rs(i: int) -> float:
-    return (math.log(HIGH[i] / CLOSE[i]) * math.log(HIGH[i] / OPEN[i])
-            + math.log(LOW[i] / CLOSE[i]) * math.log(LOW[i] / OPEN[i]))
+    return math.log(HIGH[i] / CLOSE[i]) * math.log(HIGH[i] / OPEN[i]) + math.log(
+        LOW[i] / CLOSE[i]
+    ) * math.log(LOW[i] / OPEN[i])
 
 
 def test_rogers_satchell(bars: pd.DataFrame) -> None:

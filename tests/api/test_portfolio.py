@@ -169,9 +169,10 @@ def test_impossible_orders_are_refused_and_old_rows_do_not_break_the_account(
     for day in ("2021-07-17", "1990-01-01"):
         bought = put | {"side": "buy", "quantity": 1, "price": 0.05, "expiration": day}
         saturday = client.post("/portfolio/orders", json=bought | {"force": True})
-        assert f"{day} is not an XNYS trading day" in _error(saturday, 409, "order_rejected")[
-            "message"
-        ]
+        assert (
+            f"{day} is not an XNYS trading day"
+            in _error(saturday, 409, "order_rejected")["message"]
+        )
     huge = {"side": "buy", "symbol": "KO", "quantity": 1e308, "price": 1e-308, "force": True,
             "as_of": DAY, "account": "strict"}  # fmt: skip
     _error(client.post("/portfolio/orders", json=huge), 422, "validation_error")

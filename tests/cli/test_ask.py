@@ -54,9 +54,7 @@ def _csp_run(store: RunStore) -> str:
     return run_id
 
 
-def test_portfolio_orders_by_hand_and_from_a_desk_decision(
-    cli: CliRunner, tmp_path: Path
-) -> None:
+def test_portfolio_orders_by_hand_and_from_a_desk_decision(cli: CliRunner, tmp_path: Path) -> None:
     run_id = _csp_run(RunStore(tmp_path / "alphadesk.sqlite"))
     followed = cli.invoke(app, ["portfolio", "follow", run_id, "--contracts", "2"])
     assert "sell 2 NVDA 2024-12-13 130P at 2.03" in followed.output, followed.output

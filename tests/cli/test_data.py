@@ -49,8 +49,10 @@ def test_close_only_bars_say_what_is_missing() -> None:
 
 
 def test_chain_is_modeled_offline() -> None:
-    result = runner.invoke(app, ["data", "chain", "AAPL", "--as-of", "2012-06-01",
-                                 "--min-dte", "10", "--max-dte", "30"])
+    result = runner.invoke(
+        app,
+        ["data", "chain", "AAPL", "--as-of", "2012-06-01", "--min-dte", "10", "--max-dte", "30"],
+    )
     assert result.exit_code == 0, result.output
     assert "modeled" in result.output and "puts 2012-06-15" in result.output
 
@@ -78,10 +80,15 @@ def test_news_without_a_news_provider_says_how_to_fix_it() -> None:
 def test_help_starts_without_heavy_imports() -> None:
     """Fast help is a matter of what is imported (bench/engine.py times the cold start)."""
     heavy = ("pandas", "yfinance", "alphadesk.data", "litellm", "chromadb", "langgraph")
-    code = ("import sys, runpy; sys.argv = ['alphadesk', 'data', '--help']\n"
-            "try:\n    runpy.run_module('alphadesk', run_name='__main__')\n"
-            "except SystemExit:\n    pass\n"
-            f"print(sorted(m for m in {heavy!r} if m in sys.modules))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True).stdout.strip().splitlines()[-1]
+    code = (
+        "import sys, runpy; sys.argv = ['alphadesk', 'data', '--help']\n"
+        "try:\n    runpy.run_module('alphadesk', run_name='__main__')\n"
+        "except SystemExit:\n    pass\n"
+        f"print(sorted(m for m in {heavy!r} if m in sys.modules))"
+    )
+    out = (
+        subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+        .stdout.strip()
+        .splitlines()[-1]
+    )
     assert out == "[]"

@@ -24,9 +24,7 @@ COMMANDS = _paths(typer.main.get_command(app))
 
 
 def test_every_command_is_walked() -> None:
-    assert {("csp",), ("screen",), ("desk",), ("data", "list"), ("runs", "show")} <= set(
-        COMMANDS
-    )
+    assert {("csp",), ("screen",), ("desk",), ("data", "list"), ("runs", "show")} <= set(COMMANDS)
 
 
 @pytest.mark.parametrize("path", COMMANDS, ids=lambda p: " ".join(p) or "alphadesk")

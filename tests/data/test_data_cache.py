@@ -19,15 +19,16 @@ TTL = timedelta(minutes=10)
 
 def _news() -> News:
     provenance = Provenance(provider="yahoo", origin="observed", retrieved_at=FETCHED)
-    items = [NewsItem(known_at=datetime(2024, 6, d, 12, tzinfo=UTC), title=f"day {d}")
-             for d in (10, 12, 14)]
+    items = [
+        NewsItem(known_at=datetime(2024, 6, d, 12, tzinfo=UTC), title=f"day {d}")
+        for d in (10, 12, 14)
+    ]
     return News(symbol="AAPL", items=items, provenance=provenance)
 
 
 def _bars() -> Bars:
     index = pd.date_range("2024-06-10 16:00", periods=4, freq="D", tz="America/New_York")
-    frame = pd.DataFrame({"close": [1.0, 2.0, 3.0, 4.0], "volume": [10.0, 20, 30, 40]},
-                         index=index)
+    frame = pd.DataFrame({"close": [1.0, 2.0, 3.0, 4.0], "volume": [10.0, 20, 30, 40]}, index=index)
     provenance = Provenance(provider="yahoo", origin="observed", retrieved_at=FETCHED)
     return Bars.create("AAPL", "1d", frame, provenance)
 
@@ -81,8 +82,9 @@ def test_get_or_fetch_fetches_once(cache: DataCache) -> None:
     for _ in range(3):
         cache.get_or_fetch("k", FETCHED, TTL, fetch, now=lambda: FETCHED)
     assert len(calls) == 1
-    cache.get_or_fetch("k", FETCHED + timedelta(hours=1), TTL, fetch,
-                       now=lambda: FETCHED + timedelta(hours=1))
+    cache.get_or_fetch(
+        "k", FETCHED + timedelta(hours=1), TTL, fetch, now=lambda: FETCHED + timedelta(hours=1)
+    )
     assert len(calls) == 2
     assert cache.clear() == 1
 
@@ -103,5 +105,6 @@ def test_only_known_result_types_are_stored(cache: DataCache) -> None:
 
 def test_keys_include_what_changes_the_answer() -> None:
     assert cache_key("yahoo", "intraday_bars", "AAPL", interval="5m") != cache_key(
-        "yahoo", "intraday_bars", "AAPL", interval="1m")
+        "yahoo", "intraday_bars", "AAPL", interval="1m"
+    )
     assert cache_key("yahoo", "news", "AAPL") != cache_key("sec", "news", "AAPL")

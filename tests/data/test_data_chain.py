@@ -42,8 +42,7 @@ def test_first_answer_wins_and_attempts_are_reported() -> None:
     chain = ProviderChain([Failing("flaky", RateLimited("slow down")), BundledProvider()])
     result = chain.instrument("AAPL", AS_OF)
     assert result.provenance.provider == "bundled"
-    assert [(a.provider, a.error) for a in result.provenance.attempts] == [
-        ("flaky", "RateLimited")]
+    assert [(a.provider, a.error) for a in result.provenance.attempts] == [("flaky", "RateLimited")]
 
 
 def test_bars_fall_back_past_an_unconfigured_provider() -> None:
@@ -86,8 +85,7 @@ def test_a_kind_nobody_serves_is_not_supported() -> None:
 def test_order_per_kind_overrides_the_default() -> None:
     flaky = Failing("flaky", NoData("none"))
     bundled = BundledProvider()
-    chain = ProviderChain([flaky, bundled],
-                          order={DataKind.INSTRUMENT: ["bundled", "flaky"]})
+    chain = ProviderChain([flaky, bundled], order={DataKind.INSTRUMENT: ["bundled", "flaky"]})
     assert [p.name for p in chain.order_for(DataKind.INSTRUMENT)] == ["bundled", "flaky"]
     assert chain.instrument("AAPL", AS_OF).provenance.attempts == []
     with pytest.raises(ValueError, match="unknown providers"):
@@ -106,12 +104,16 @@ def test_build_provider_defaults_to_bundled_then_modeled(tmp_path: Path) -> None
 
 
 def test_build_provider_with_every_provider(tmp_path: Path) -> None:
-    settings = Settings(data_dir=tmp_path, data={
-        "providers": ["local", "yahoo", "bundled", "sec"], "local_dir": tmp_path,
-        "sec_user_agent": "Tests tests@example.com"})
+    settings = Settings(
+        data_dir=tmp_path,
+        data={
+            "providers": ["local", "yahoo", "bundled", "sec"],
+            "local_dir": tmp_path,
+            "sec_user_agent": "Tests tests@example.com",
+        },
+    )
     market = build_provider(settings)
-    assert [p.name for p in market.providers] == ["local", "yahoo", "bundled", "sec",
-                                                  "modeled"]
+    assert [p.name for p in market.providers] == ["local", "yahoo", "bundled", "sec", "modeled"]
     assert [p.name for p in market.order_for(DataKind.FILINGS)] == ["bundled", "sec"]
     assert [p.name for p in market.order_for(DataKind.OPTION_CHAIN)] == ["yahoo", "modeled"]
 

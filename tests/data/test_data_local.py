@@ -141,8 +141,6 @@ def test_bars_without_an_actions_table_state_their_basis(local: LocalProvider) -
 
 def test_a_malformed_actions_csv_is_named_with_its_line(tmp_path: Path) -> None:
     root = write_folder(tmp_path / "mydata")
-    (root / "actions.csv").write_text(
-        "symbol,ex_date,kind,ratio\nACME,2024-01-04,split,-2\n"
-    )
+    (root / "actions.csv").write_text("symbol,ex_date,kind,ratio\nACME,2024-01-04,split,-2\n")
     with pytest.raises(InvalidData, match=r"actions.csv:2: split ratio must be positive"):
         LocalProvider(root).daily_bars("ACME", AS_OF)

@@ -48,8 +48,7 @@ from alphadesk.data.providers.sec import SecProvider
 from alphadesk.data.providers.yahoo import YahooProvider
 
 ZONES = st.sampled_from([UTC, ZoneInfo("America/New_York"), ZoneInfo("Asia/Tokyo")])
-PROPERTY = settings(max_examples=60, deadline=None,
-                    suppress_health_check=[HealthCheck.too_slow])
+PROPERTY = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 def assert_known_at(result: Any, as_of: datetime) -> None:
@@ -62,8 +61,9 @@ def assert_known_at(result: Any, as_of: datetime) -> None:
     elif isinstance(result, Snapshot):
         assert result.observed_at <= as_of
         if isinstance(result, OptionChain):
-            assert all(c.last_trade_at is None or c.last_trade_at <= as_of
-                       for c in result.contracts)
+            assert all(
+                c.last_trade_at is None or c.last_trade_at <= as_of for c in result.contracts
+            )
     else:
         raise AssertionError(f"unexpected result {type(result).__name__}")
 
@@ -102,8 +102,9 @@ def offline_market(tmp_path_factory: pytest.TempPathFactory) -> ProviderChain:
 @PROPERTY
 @given(
     symbol=st.sampled_from([*BundledProvider().universe(), "ACME", "^IDX", "NOPE"]),
-    as_of=st.datetimes(min_value=datetime(1989, 6, 1), max_value=datetime(2026, 1, 1),
-                       timezones=ZONES),
+    as_of=st.datetimes(
+        min_value=datetime(1989, 6, 1), max_value=datetime(2026, 1, 1), timezones=ZONES
+    ),
     method=st.sampled_from(["daily_bars", "quote", "instrument", "option_chain"]),
 )
 def test_offline_providers_never_return_the_future(
@@ -114,10 +115,12 @@ def test_offline_providers_never_return_the_future(
 
 @PROPERTY
 @given(
-    as_of=st.datetimes(min_value=datetime(2023, 12, 25), max_value=datetime(2024, 2, 20),
-                       timezones=ZONES),
-    method=st.sampled_from(["daily_bars", "intraday_bars", "quote", "news", "fundamentals",
-                            "instrument"]),
+    as_of=st.datetimes(
+        min_value=datetime(2023, 12, 25), max_value=datetime(2024, 2, 20), timezones=ZONES
+    ),
+    method=st.sampled_from(
+        ["daily_bars", "intraday_bars", "quote", "news", "fundamentals", "instrument"]
+    ),
 )
 def test_local_files_never_return_the_future(
     offline_market: ProviderChain, as_of: datetime, method: str
@@ -131,15 +134,20 @@ def yahoo_market() -> Iterator[YahooProvider]:
 
     fake = FakeYahoo()
     fake.daily["AAPL"] = yahoo_daily_frame(days=400)
-    fake.news["AAPL"] = [{"content": {"title": f"n{i}", "pubDate": (
-        NOW - timedelta(days=i, hours=3)).isoformat()}} for i in range(0, 60, 3)]
-    index = pd.DatetimeIndex(["2024-08-01 16:00", "2024-05-02 16:00", "2024-02-01 16:00"],
-                             name="Earnings Date").tz_localize("America/New_York")
-    fake.earnings["AAPL"] = pd.DataFrame({"EPS Estimate": [1.3, 1.5, 2.1],
-                                          "Reported EPS": [None, 1.53, 2.18]}, index=index)
+    fake.news["AAPL"] = [
+        {"content": {"title": f"n{i}", "pubDate": (NOW - timedelta(days=i, hours=3)).isoformat()}}
+        for i in range(0, 60, 3)
+    ]
+    index = pd.DatetimeIndex(
+        ["2024-08-01 16:00", "2024-05-02 16:00", "2024-02-01 16:00"], name="Earnings Date"
+    ).tz_localize("America/New_York")
+    fake.earnings["AAPL"] = pd.DataFrame(
+        {"EPS Estimate": [1.3, 1.5, 2.1], "Reported EPS": [None, 1.53, 2.18]}, index=index
+    )
     fake.ratings["AAPL"] = pd.DataFrame(
         {"Firm": ["A", "B", "C"], "ToGrade": ["Buy"] * 3, "Action": ["up"] * 3},
-        index=pd.DatetimeIndex(["2024-06-12", "2024-04-03 13:05", "2024-01-02"]))
+        index=pd.DatetimeIndex(["2024-06-12", "2024-04-03 13:05", "2024-01-02"]),
+    )
     yahoo_info(fake)
     yahoo_options(fake)
     with pytest.MonkeyPatch.context() as patch:
@@ -149,10 +157,21 @@ def yahoo_market() -> Iterator[YahooProvider]:
 
 @PROPERTY
 @given(
-    as_of=st.datetimes(min_value=datetime(2023, 3, 1), max_value=datetime(2024, 6, 15),
-                       timezones=ZONES),
-    method=st.sampled_from(["daily_bars", "news", "earnings", "analyst_ratings", "quote",
-                            "option_chain", "short_interest", "instrument"]),
+    as_of=st.datetimes(
+        min_value=datetime(2023, 3, 1), max_value=datetime(2024, 6, 15), timezones=ZONES
+    ),
+    method=st.sampled_from(
+        [
+            "daily_bars",
+            "news",
+            "earnings",
+            "analyst_ratings",
+            "quote",
+            "option_chain",
+            "short_interest",
+            "instrument",
+        ]
+    ),
 )
 def test_yahoo_never_returns_the_future(
     yahoo_market: YahooProvider, as_of: datetime, method: str
@@ -172,14 +191,16 @@ def test_yahoo_never_returns_the_future(
 def sec_market() -> Iterator[SecProvider]:
     with serve_edgar() as edgar:
         serve_sec_documents(edgar)
-        yield SecProvider(UA, data_url=edgar.url, www_url=edgar.url, clock=fixed_clock(),
-                          sleep=lambda _: None)
+        yield SecProvider(
+            UA, data_url=edgar.url, www_url=edgar.url, clock=fixed_clock(), sleep=lambda _: None
+        )
 
 
 @PROPERTY
 @given(
-    as_of=st.datetimes(min_value=datetime(2011, 1, 1), max_value=datetime(2024, 6, 15),
-                       timezones=ZONES),
+    as_of=st.datetimes(
+        min_value=datetime(2011, 1, 1), max_value=datetime(2024, 6, 15), timezones=ZONES
+    ),
     method=st.sampled_from(["filings", "fundamentals", "instrument"]),
 )
 @pytest.mark.slow
@@ -214,13 +235,15 @@ def test_timeline_filter_and_empty_answers() -> None:
 
 
 def test_live_snapshots_get_a_grace_and_nothing_else_does() -> None:
-    live = Quote(symbol="X", observed_at=NOW, provenance=PROVENANCE, price=1.0,
-                 basis="last_trade")
+    live = Quote(symbol="X", observed_at=NOW, provenance=PROVENANCE, price=1.0, basis="last_trade")
     assert point_in_time(live, NOW - timedelta(minutes=10)) is live
     with pytest.raises(NoData):
         point_in_time(live, NOW - LIVE_GRACE - timedelta(seconds=1))
-    recorded = live.model_copy(update={"provenance": PROVENANCE.model_copy(
-        update={"retrieved_at": NOW + timedelta(days=1)})})  # read later from a record
+    recorded = live.model_copy(
+        update={
+            "provenance": PROVENANCE.model_copy(update={"retrieved_at": NOW + timedelta(days=1)})
+        }
+    )  # read later from a record
     with pytest.raises(NoData):
         point_in_time(recorded, NOW - timedelta(minutes=1))
 

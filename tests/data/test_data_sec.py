@@ -37,8 +37,9 @@ def sleeps() -> list[float]:
 @pytest.fixture
 def sec(edgar: Edgar, sleeps: list[float]) -> SecProvider:
     serve_sec_documents(edgar)
-    return SecProvider(UA, data_url=edgar.url, www_url=edgar.url, clock=fixed_clock(NOW),
-                       sleep=sleeps.append)
+    return SecProvider(
+        UA, data_url=edgar.url, www_url=edgar.url, clock=fixed_clock(NOW), sleep=sleeps.append
+    )
 
 
 def test_filings_are_known_at_acceptance_read_conservatively(sec: SecProvider) -> None:
@@ -49,11 +50,14 @@ def test_filings_are_known_at_acceptance_read_conservatively(sec: SecProvider) -
     at_five = sec.filings("AAPL", datetime(2024, 5, 2, 21, 0, tzinfo=UTC))
     assert at_five.items[-1].form == "8-K"
     assert at_five.items[-1].known_at == datetime(2024, 5, 2, 20, 30, 31, tzinfo=UTC)
-    assert at_five.items[-1].url == (f"{sec._www_url}/Archives/edgar/data/320193/"
-                                     "000032019324000065/aapl-20240502.htm")
+    assert at_five.items[-1].url == (
+        f"{sec._www_url}/Archives/edgar/data/320193/000032019324000065/aapl-20240502.htm"
+    )
     everything = sec.filings("AAPL", NOW, forms=["10-q"])
     assert [f.accession_number for f in everything.items] == [
-        "0000320193-15-000010", "0000320193-24-000069"]
+        "0000320193-15-000010",
+        "0000320193-24-000069",
+    ]
     assert everything.provenance.provider == "sec"
 
 
@@ -91,8 +95,11 @@ def test_identity_uses_the_name_of_the_time(sec: SecProvider) -> None:
     then = sec.instrument("AAPL", datetime(2005, 6, 1, tzinfo=UTC))
     assert then.name == "APPLE COMPUTER INC"
     now = sec.instrument("AAPL", NOW)
-    assert (now.name, now.exchange, now.industry) == ("Apple Inc.", "Nasdaq",
-                                                      "Electronic Computers")
+    assert (now.name, now.exchange, now.industry) == (
+        "Apple Inc.",
+        "Nasdaq",
+        "Electronic Computers",
+    )
 
 
 def test_user_agent_is_required(edgar: Edgar) -> None:
@@ -109,8 +116,10 @@ def test_rate_limit_backs_off_then_succeeds(
 ) -> None:
     ok = edgar.routes["/files/company_tickers.json"]
     assert isinstance(ok, tuple)
-    edgar.sequence("/files/company_tickers.json", [
-        (429, {"Retry-After": "3"}, b"slow down"), (503, {}, b"busy"), ok])
+    edgar.sequence(
+        "/files/company_tickers.json",
+        [(429, {"Retry-After": "3"}, b"slow down"), (503, {}, b"busy"), ok],
+    )
     assert sec.filings("AAPL", NOW).items
     assert 3.0 in sleeps and 2.0 in sleeps  # Retry-After honoured, else doubled backoff
 
@@ -131,8 +140,15 @@ def test_malformed_responses(sec: SecProvider, edgar: Edgar) -> None:
     edgar.routes[f"/api/xbrl/companyfacts/{CIK}.json"] = (200, {}, b"<html>oops</html>")
     with pytest.raises(MalformedResponse, match="invalid JSON"):
         sec.fundamentals("AAPL", NOW)
-    edgar.json(f"/api/xbrl/companyfacts/{CIK}.json", {"cik": 320193, "facts": {
-        "us-gaap": {"Revenues": {"units": {"USD": [{"end": "2024-01-01", "val": 1}]}}}}})
+    edgar.json(
+        f"/api/xbrl/companyfacts/{CIK}.json",
+        {
+            "cik": 320193,
+            "facts": {
+                "us-gaap": {"Revenues": {"units": {"USD": [{"end": "2024-01-01", "val": 1}]}}}
+            },
+        },
+    )
     with pytest.raises(MalformedResponse, match="filed"):
         sec.fundamentals("AAPL", NOW)  # the broken filing list alone does not stop facts
 
@@ -140,8 +156,7 @@ def test_malformed_responses(sec: SecProvider, edgar: Edgar) -> None:
 def test_ragged_filing_arrays_are_malformed(sec: SecProvider, edgar: Edgar) -> None:
     arrays = edgar_arrays(RECENT)
     arrays["form"] = arrays["form"][:2]
-    edgar.json(f"/submissions/{CIK}.json", {"name": "Apple Inc.",
-                                            "filings": {"recent": arrays}})
+    edgar.json(f"/submissions/{CIK}.json", {"name": "Apple Inc.", "filings": {"recent": arrays}})
     with pytest.raises(MalformedResponse, match="lengths"):
         sec.filings("AAPL", NOW)
 
@@ -162,8 +177,9 @@ def test_unreachable_server_is_provider_unavailable() -> None:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]  # closed again when the block ends
-    provider = SecProvider(UA, data_url=f"http://127.0.0.1:{port}",
-                           www_url=f"http://127.0.0.1:{port}", timeout_s=2)
+    provider = SecProvider(
+        UA, data_url=f"http://127.0.0.1:{port}", www_url=f"http://127.0.0.1:{port}", timeout_s=2
+    )
     with pytest.raises(ProviderUnavailable, match="cannot reach EDGAR"):
         provider.filings("AAPL", NOW)
 
@@ -171,12 +187,24 @@ def test_unreachable_server_is_provider_unavailable() -> None:
 def test_answers_are_cached(edgar: Edgar, tmp_path: Path) -> None:
     serve_sec_documents(edgar)
     cache = DataCache(tmp_path / "cache.sqlite")
-    first = SecProvider(UA, cache, data_url=edgar.url, www_url=edgar.url,
-                        clock=fixed_clock(NOW), sleep=lambda _: None)
+    first = SecProvider(
+        UA,
+        cache,
+        data_url=edgar.url,
+        www_url=edgar.url,
+        clock=fixed_clock(NOW),
+        sleep=lambda _: None,
+    )
     first.fundamentals("AAPL", NOW)
     count = len(edgar.requests)
-    second = SecProvider(UA, cache, data_url=edgar.url, www_url=edgar.url,
-                         clock=fixed_clock(NOW), sleep=lambda _: None)
+    second = SecProvider(
+        UA,
+        cache,
+        data_url=edgar.url,
+        www_url=edgar.url,
+        clock=fixed_clock(NOW),
+        sleep=lambda _: None,
+    )
     facts = second.fundamentals("AAPL", datetime(2023, 12, 1, tzinfo=UTC))
     assert len(edgar.requests) == count  # served from the cache, then filtered
     assert facts.latest("NetIncomeLoss") is not None

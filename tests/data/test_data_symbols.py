@@ -10,19 +10,49 @@ from alphadesk.data import InvalidSymbol, normalize_symbol
 from alphadesk.data.symbols import MAX_SYMBOL_LENGTH, close_matches
 
 
-@pytest.mark.parametrize(("raw", "canonical"), [
-    (" aapl ", "AAPL"), ("^gspc", "^GSPC"), ("brk.b", "BRK.B"), ("BRK-B", "BRK-B"),
-    ("eurusd=x", "EURUSD=X"), ("btc-usd", "BTC-USD"), ("0700.HK", "0700.HK"),
-])
+@pytest.mark.parametrize(
+    ("raw", "canonical"),
+    [
+        (" aapl ", "AAPL"),
+        ("^gspc", "^GSPC"),
+        ("brk.b", "BRK.B"),
+        ("BRK-B", "BRK-B"),
+        ("eurusd=x", "EURUSD=X"),
+        ("btc-usd", "BTC-USD"),
+        ("0700.HK", "0700.HK"),
+    ],
+)
 def test_real_tickers_normalise(raw: str, canonical: str) -> None:
     assert normalize_symbol(raw) == canonical
 
 
-@pytest.mark.parametrize("bad", [
-    "../etc/passwd", "..", ".", "AAPL/../../x", "a\\b", "AAPL;ls", "$(rm)", "`id`",
-    "A B", "A|B", "A&B", "A>B", "AA\nPL", "AAPL\x00", "-rf", "", "   ", "ÄPPLE",
-    "X" * (MAX_SYMBOL_LENGTH + 1), "A..B", "*", "~root",
-])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        "../etc/passwd",
+        "..",
+        ".",
+        "AAPL/../../x",
+        "a\\b",
+        "AAPL;ls",
+        "$(rm)",
+        "`id`",
+        "A B",
+        "A|B",
+        "A&B",
+        "A>B",
+        "AA\nPL",
+        "AAPL\x00",
+        "-rf",
+        "",
+        "   ",
+        "ÄPPLE",
+        "X" * (MAX_SYMBOL_LENGTH + 1),
+        "A..B",
+        "*",
+        "~root",
+    ],
+)
 def test_traversal_and_shell_metacharacters_are_refused(bad: str) -> None:
     with pytest.raises(InvalidSymbol) as caught:
         normalize_symbol(bad)

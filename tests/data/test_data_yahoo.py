@@ -60,17 +60,25 @@ def test_daily_bars_are_stamped_at_the_close_and_the_open_session_is_dropped(
 def test_intraday_bars_are_indexed_by_their_end(
     yahoo: YahooProvider, fake_yahoo: FakeYahoo
 ) -> None:
-    starts = pd.date_range("2024-06-14 09:30", "2024-06-14 13:25", freq="5min",
-                           tz="America/New_York", name="Datetime")
+    starts = pd.date_range(
+        "2024-06-14 09:30", "2024-06-14 13:25", freq="5min", tz="America/New_York", name="Datetime"
+    )
     prices = 200 + np.arange(len(starts), dtype=float)
     fake_yahoo.intraday["AAPL"] = pd.DataFrame(
-        {"Open": prices, "High": prices + 1, "Low": prices - 1, "Close": prices,
-         "Adj Close": prices, "Volume": 1000}, index=starts)
+        {
+            "Open": prices,
+            "High": prices + 1,
+            "Low": prices - 1,
+            "Close": prices,
+            "Adj Close": prices,
+            "Volume": 1000,
+        },
+        index=starts,
+    )
     bars = yahoo.intraday_bars("AAPL", NOW, interval="5m")
     assert bars.frame.index[0] == pd.Timestamp("2024-06-14 09:35", tz="America/New_York")
     assert bars.frame.index[-1] == pd.Timestamp("2024-06-14 13:30", tz="America/New_York")
-    at_ten = yahoo.intraday_bars("AAPL", datetime(2024, 6, 14, 14, 2, tzinfo=UTC),
-                                 interval="5m")
+    at_ten = yahoo.intraday_bars("AAPL", datetime(2024, 6, 14, 14, 2, tzinfo=UTC), interval="5m")
     assert at_ten.frame.index[-1] == pd.Timestamp("2024-06-14 10:00", tz="America/New_York")
     with pytest.raises(ValueError, match="intraday interval"):
         yahoo.intraday_bars("AAPL", NOW, interval="1d")
@@ -79,14 +87,21 @@ def test_intraday_bars_are_indexed_by_their_end(
 def test_live_snapshots_are_served_live_only(yahoo: YahooProvider, fake_yahoo: FakeYahoo) -> None:
     yahoo_info(fake_yahoo)
     quote = yahoo.quote("AAPL", NOW - timedelta(minutes=5))  # a run that started 5 min ago
-    assert (quote.price, quote.bid, quote.ask, quote.basis) == (212.49, 212.45, 212.52,
-                                                                "last_trade")
+    assert (quote.price, quote.bid, quote.ask, quote.basis) == (
+        212.49,
+        212.45,
+        212.52,
+        "last_trade",
+    )
     assert quote.observed_at == NOW
     short = yahoo.short_interest("AAPL", NOW)
     assert short.shares_short == 95_000_000 and short.settlement_date == date(2024, 5, 29)
     identity = yahoo.instrument("AAPL", NOW)
     assert (identity.name, identity.asset_type, identity.sector) == (
-        "Apple Inc.", "equity", "Technology")
+        "Apple Inc.",
+        "equity",
+        "Technology",
+    )
     calls_before = len(fake_yahoo.calls)
     for method in (yahoo.quote, yahoo.short_interest, yahoo.instrument):
         with pytest.raises(NoData, match="only the current"):
@@ -128,17 +143,26 @@ def test_historical_chain_falls_back_to_the_model(
     assert fake_yahoo.calls == []
 
 
-def test_news_in_both_shapes_and_point_in_time(
-    yahoo: YahooProvider, fake_yahoo: FakeYahoo
-) -> None:
+def test_news_in_both_shapes_and_point_in_time(yahoo: YahooProvider, fake_yahoo: FakeYahoo) -> None:
     fake_yahoo.news["AAPL"] = [
-        {"id": "a", "content": {"title": "Apple unveils new chips", "pubDate":
-                                "2024-06-14T15:10:00Z", "provider": {"displayName": "Reuters"},
-                                "canonicalUrl": {"url": "https://example.com/a"},
-                                "summary": "Chips."}},
-        {"uuid": "b", "title": "Apple shares rise", "publisher": "Bloomberg",
-         "link": "https://example.com/b", "providerPublishTime": 1_718_200_000,
-         "relatedTickers": ["AAPL"]},  # 2024-06-12 13:46 UTC
+        {
+            "id": "a",
+            "content": {
+                "title": "Apple unveils new chips",
+                "pubDate": "2024-06-14T15:10:00Z",
+                "provider": {"displayName": "Reuters"},
+                "canonicalUrl": {"url": "https://example.com/a"},
+                "summary": "Chips.",
+            },
+        },
+        {
+            "uuid": "b",
+            "title": "Apple shares rise",
+            "publisher": "Bloomberg",
+            "link": "https://example.com/b",
+            "providerPublishTime": 1_718_200_000,
+            "relatedTickers": ["AAPL"],
+        },  # 2024-06-12 13:46 UTC
         {"id": "c", "content": {"title": "no date"}},
         {"id": "d", "content": {"title": "Later today", "pubDate": "2024-06-14T19:00:00Z"}},
     ]
@@ -146,7 +170,8 @@ def test_news_in_both_shapes_and_point_in_time(
     assert [n.title for n in news.items] == ["Apple shares rise", "Apple unveils new chips"]
     assert news.items[1].publisher == "Reuters" and news.items[0].tickers == ["AAPL"]
     assert [n.title for n in yahoo.news("AAPL", datetime(2024, 6, 13, tzinfo=UTC)).items] == [
-        "Apple shares rise"]
+        "Apple shares rise"
+    ]
     with pytest.raises(NoData, match="records start"):
         yahoo.news("AAPL", datetime(2024, 6, 1, tzinfo=UTC))
 
@@ -154,11 +179,17 @@ def test_news_in_both_shapes_and_point_in_time(
 def test_earnings_hide_the_future_and_unreported_results(
     yahoo: YahooProvider, fake_yahoo: FakeYahoo
 ) -> None:
-    index = pd.DatetimeIndex(["2024-08-01 16:00", "2024-05-02 16:00", "2024-02-01 16:00"],
-                             name="Earnings Date").tz_localize("America/New_York")
+    index = pd.DatetimeIndex(
+        ["2024-08-01 16:00", "2024-05-02 16:00", "2024-02-01 16:00"], name="Earnings Date"
+    ).tz_localize("America/New_York")
     fake_yahoo.earnings["AAPL"] = pd.DataFrame(
-        {"EPS Estimate": [1.35, 1.50, 2.10], "Reported EPS": [np.nan, 1.53, 2.18],
-         "Surprise(%)": [np.nan, 2.0, 3.8]}, index=index)
+        {
+            "EPS Estimate": [1.35, 1.50, 2.10],
+            "Reported EPS": [np.nan, 1.53, 2.18],
+            "Surprise(%)": [np.nan, 2.0, 3.8],
+        },
+        index=index,
+    )
     live = yahoo.earnings("AAPL", NOW)
     upcoming = live.upcoming(NOW)
     assert len(upcoming) == 1 and upcoming[0].eps_actual is None
@@ -172,10 +203,15 @@ def test_earnings_hide_the_future_and_unreported_results(
 
 def test_ratings_by_publication_day(yahoo: YahooProvider, fake_yahoo: FakeYahoo) -> None:
     fake_yahoo.ratings["AAPL"] = pd.DataFrame(
-        {"Firm": ["Morgan Stanley", "Citi"], "ToGrade": ["Overweight", "Buy"],
-         "FromGrade": ["Equal-Weight", "Buy"], "Action": ["up", "main"],
-         "currentPriceTarget": [216.0, np.nan]},
-        index=pd.DatetimeIndex(["2024-06-12", "2024-06-03 13:05"], name="GradeDate"))
+        {
+            "Firm": ["Morgan Stanley", "Citi"],
+            "ToGrade": ["Overweight", "Buy"],
+            "FromGrade": ["Equal-Weight", "Buy"],
+            "Action": ["up", "main"],
+            "currentPriceTarget": [216.0, np.nan],
+        },
+        index=pd.DatetimeIndex(["2024-06-12", "2024-06-03 13:05"], name="GradeDate"),
+    )
     ratings = yahoo.analyst_ratings("AAPL", NOW)
     assert [r.firm for r in ratings.items] == ["Citi", "Morgan Stanley"]
     assert ratings.items[1].price_target == 216.0
@@ -187,8 +223,10 @@ def test_ratings_by_publication_day(yahoo: YahooProvider, fake_yahoo: FakeYahoo)
 def test_rate_limits_back_off_then_succeed_or_raise(
     yahoo: YahooProvider, fake_yahoo: FakeYahoo, sleeps: list[float]
 ) -> None:
-    fake_yahoo.failures = [yfinance.exceptions.YFRateLimitError(),
-                           yfinance.exceptions.YFRateLimitError()]
+    fake_yahoo.failures = [
+        yfinance.exceptions.YFRateLimitError(),
+        yfinance.exceptions.YFRateLimitError(),
+    ]
     assert len(yahoo.daily_bars("AAPL", NOW)) > 0
     assert sleeps == [0.5, 1.0]
     fake_yahoo.failures = [yfinance.exceptions.YFRateLimitError() for _ in range(4)]
@@ -227,8 +265,9 @@ def test_answers_are_cached_and_filtered_after_the_cache(
 
 @pytest.mark.slow
 def test_importing_alphadesk_does_not_import_yfinance() -> None:
-    code = ("import sys, alphadesk.data, alphadesk.data.providers.yahoo, alphadesk.cli.app; "
-            "print('yfinance' in sys.modules)")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True)
+    code = (
+        "import sys, alphadesk.data, alphadesk.data.providers.yahoo, alphadesk.cli.app; "
+        "print('yfinance' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"

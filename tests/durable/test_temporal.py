@@ -585,9 +585,7 @@ async def test_a_node_heartbeats_at_every_model_turn_and_tool_call(tmp_path: Pat
     beats: list[str] = []
     environment.on_heartbeat = lambda *details: beats.append(details[0])
 
-    update = await environment.run(
-        activities.run_node, NodeCall(job=job, node="chart", state={})
-    )
+    update = await environment.run(activities.run_node, NodeCall(job=job, node="chart", state={}))
 
     assert "chart" in update  # the chart analyst's analysis, as in a local run
     events = RunStore(settings.store_path).events("beating")

@@ -32,7 +32,6 @@ EVENTS_EACH = 12
 ENTRIES_EACH = 40
 
 
-
 def test_four_processes_write_one_store_and_lose_nothing(tmp_path: Path) -> None:
     path, go = tmp_path / "alphadesk.sqlite", tmp_path / "go"
     writers = start_writers(path, go, WRITERS, RUNS_EACH, EVENTS_EACH, ENTRIES_EACH)

@@ -51,8 +51,12 @@ async def test_the_0dte_engine_runs_offline_on_the_index_and_vix(
     assert report.vix == vix and report.session == date(2019, 1, 2)
     assert report.minutes_to_expiry == 390  # closed: the next session, from its open
     expected = build_zero_dte(
-        index / 10, session_years(390), risk_free_rate(CLOSE_2018).rate,
-        VolSurface(vix / 100), "strangle", target_delta=0.10,
+        index / 10,
+        session_years(390),
+        risk_free_rate(CLOSE_2018).rate,
+        VolSurface(vix / 100),
+        "strangle",
+        target_delta=0.10,
     )
     assert [leg.strike for leg in report.legs] == [leg.strike for leg in expected.legs]
     assert report.credit_total == pytest.approx(expected.credit * 100, abs=0.01)
@@ -146,8 +150,11 @@ def search_server() -> Iterator[str]:
         def do_POST(self) -> None:
             body = json.loads(self.rfile.read(int(self.headers["content-length"])))
             ok = self.headers.get("authorization") == "Bearer k"
-            payload = {"results": [{"title": "SPY", "url": "https://x.test/spy",
-                                    "content": body["query"] * 2}]}
+            payload = {
+                "results": [
+                    {"title": "SPY", "url": "https://x.test/spy", "content": body["query"] * 2}
+                ]
+            }
             data = json.dumps(payload if ok else {"detail": "bad key"}).encode()
             self.send_response(200 if ok else 401)
             self.send_header("content-length", str(len(data)))
@@ -176,7 +183,9 @@ async def test_web_search_is_honest_about_when_it_cannot_search(
     bad_key = ChatDeps(market=chat_deps.market, web=TavilySearch("x", base_url=search_server))
     report = await web_search.call(_ctx(bad_key, now), {"query": "spy"})
     assert not report.available and "rejected" in report.missing[0]
-    offline = ChatDeps(market=chat_deps.market, web=TavilySearch("k", base_url="http://127.0.0.1:9"))
+    offline = ChatDeps(
+        market=chat_deps.market, web=TavilySearch("k", base_url="http://127.0.0.1:9")
+    )
     report = await web_search.call(_ctx(offline, now), {"query": "spy"})
     assert not report.available and "unavailable" in report.missing[0]
 

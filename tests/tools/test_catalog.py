@@ -19,8 +19,17 @@ from alphadesk.tools.options import OPTIONS_TOOLS, ZERO_DTE_TOOLS
 from alphadesk.tools.research import RESEARCH_TOOLS
 from alphadesk.tools.social import SOCIAL_TOOLS
 
-ALL_SETS = (MARKET_TOOLS, CHART_TOOLS, OPTIONS_TOOLS, RESEARCH_TOOLS, FUNDAMENTALS_TOOLS,
-            SOCIAL_TOOLS, ASSISTANT_TOOLS, ZERO_DTE_TOOLS, DESK_TOOLS)
+ALL_SETS = (
+    MARKET_TOOLS,
+    CHART_TOOLS,
+    OPTIONS_TOOLS,
+    RESEARCH_TOOLS,
+    FUNDAMENTALS_TOOLS,
+    SOCIAL_TOOLS,
+    ASSISTANT_TOOLS,
+    ZERO_DTE_TOOLS,
+    DESK_TOOLS,
+)
 
 
 def test_every_tool_of_every_toolset_exactly_once() -> None:
@@ -28,11 +37,24 @@ def test_every_tool_of_every_toolset_exactly_once() -> None:
     expected = [(s.name, t.name) for s in ALL_SETS for t in s]
     assert [(e.toolset, e.name) for e in catalog] == expected
     assert len(set(catalog.names)) == len(catalog) == sum(len(s) for s in ALL_SETS)
-    assert set(catalog.toolset_names) == {"market", "chart", "options", "research",
-                                          "fundamentals", "social", "assistant", "zero_dte",
-                                          "desks"}
-    assert {"get_option_chain", "get_news", "stock_screener", "get_fundamentals",
-            "render_chart"} <= set(catalog.names)
+    assert set(catalog.toolset_names) == {
+        "market",
+        "chart",
+        "options",
+        "research",
+        "fundamentals",
+        "social",
+        "assistant",
+        "zero_dte",
+        "desks",
+    }
+    assert {
+        "get_option_chain",
+        "get_news",
+        "stock_screener",
+        "get_fundamentals",
+        "render_chart",
+    } <= set(catalog.names)
 
 
 def test_every_tool_says_what_it_can_and_cannot_do() -> None:
@@ -58,8 +80,7 @@ def test_catalogue_follows_its_toolsets() -> None:
     extra = Toolset.of("extra", [RESEARCH_TOOLS.tools[0]])
     catalog = ToolCatalog((first, extra))
     assert catalog.names == [*first.names, *extra.names]
-    assert catalog.select("get_news", "get_option_chain").names == [
-        "get_option_chain", "get_news"]
+    assert catalog.select("get_news", "get_option_chain").names == ["get_option_chain", "get_news"]
     assert catalog.toolset("extra") is extra
     text = catalog.as_text().splitlines()
     assert len(text) == 3 and text[0].startswith("first/get_option_chain(symbol, dte_min")
@@ -103,9 +124,10 @@ def test_cli_shows_one_tool_with_its_schema() -> None:
 
 @pytest.mark.slow
 def test_help_does_not_import_the_tools() -> None:
-    code = ("import sys; import alphadesk.cli.app; "
-            "print(any(m.startswith('alphadesk.tools.') and m != 'alphadesk.tools.deps' "
-            "for m in sys.modules))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True)
+    code = (
+        "import sys; import alphadesk.cli.app; "
+        "print(any(m.startswith('alphadesk.tools.') and m != 'alphadesk.tools.deps' "
+        "for m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"

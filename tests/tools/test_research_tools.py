@@ -63,12 +63,21 @@ class FakeResearch(Provider):
     """Fixed news, earnings, short interest, ratings and filings for MSFT."""
 
     name = "fake"
-    kinds = frozenset({DataKind.NEWS, DataKind.EARNINGS, DataKind.SHORT_INTEREST,
-                       DataKind.ANALYST_RATINGS, DataKind.FILINGS})
+    kinds = frozenset(
+        {
+            DataKind.NEWS,
+            DataKind.EARNINGS,
+            DataKind.SHORT_INTEREST,
+            DataKind.ANALYST_RATINGS,
+            DataKind.FILINGS,
+        }
+    )
 
     def _news(self, symbol: str, as_of: datetime) -> News:
-        items = [NewsItem(known_at=at(5 - i), title=t, publisher="Wire", url=f"https://x/{i}")
-                 for i, (t, _, _) in enumerate(HEADLINES)]
+        items = [
+            NewsItem(known_at=at(5 - i), title=t, publisher="Wire", url=f"https://x/{i}")
+            for i, (t, _, _) in enumerate(HEADLINES)
+        ]
         items += [
             NewsItem(known_at=at(10), title="Old news: strong gains"),  # outside 7 days
             NewsItem(known_at=AFTER, title="FUTURE: Microsoft shares soar on record profit"),
@@ -76,61 +85,113 @@ class FakeResearch(Provider):
         return News(symbol=symbol, items=items, provenance=PROV)
 
     def _earnings(self, symbol: str, as_of: datetime) -> Earnings:
-        return Earnings(symbol=symbol, provenance=PROV, items=[
-            EarningsEvent(known_at=datetime(2021, 1, 26, 21, tzinfo=UTC),
-                          time=datetime(2021, 1, 26, 21, tzinfo=UTC),
-                          eps_estimate=1.64, eps_actual=2.03, surprise_pct=23.78),
-            EarningsEvent(known_at=datetime(2021, 4, 27, 20, 5, tzinfo=UTC),
-                          time=datetime(2021, 4, 27, 20, 5, tzinfo=UTC),
-                          eps_estimate=1.78, eps_actual=1.95, surprise_pct=9.55),
-            # Announced before as_of; the actual is filled in by a provider later and must
-            # not leak into a run on 2021-06-30.
-            EarningsEvent(known_at=datetime(2021, 6, 1, 12, tzinfo=UTC),
-                          time=datetime(2021, 7, 27, 20, 5, tzinfo=UTC),
-                          eps_estimate=1.92, eps_actual=2.17, surprise_pct=13.0),
-            # Announced after as_of: unknown to the run.
-            EarningsEvent(known_at=datetime(2021, 7, 10, 12, tzinfo=UTC),
-                          time=datetime(2021, 10, 26, 20, 5, tzinfo=UTC), eps_estimate=2.07),
-        ])
+        return Earnings(
+            symbol=symbol,
+            provenance=PROV,
+            items=[
+                EarningsEvent(
+                    known_at=datetime(2021, 1, 26, 21, tzinfo=UTC),
+                    time=datetime(2021, 1, 26, 21, tzinfo=UTC),
+                    eps_estimate=1.64,
+                    eps_actual=2.03,
+                    surprise_pct=23.78,
+                ),
+                EarningsEvent(
+                    known_at=datetime(2021, 4, 27, 20, 5, tzinfo=UTC),
+                    time=datetime(2021, 4, 27, 20, 5, tzinfo=UTC),
+                    eps_estimate=1.78,
+                    eps_actual=1.95,
+                    surprise_pct=9.55,
+                ),
+                # Announced before as_of; the actual is filled in by a provider later and must
+                # not leak into a run on 2021-06-30.
+                EarningsEvent(
+                    known_at=datetime(2021, 6, 1, 12, tzinfo=UTC),
+                    time=datetime(2021, 7, 27, 20, 5, tzinfo=UTC),
+                    eps_estimate=1.92,
+                    eps_actual=2.17,
+                    surprise_pct=13.0,
+                ),
+                # Announced after as_of: unknown to the run.
+                EarningsEvent(
+                    known_at=datetime(2021, 7, 10, 12, tzinfo=UTC),
+                    time=datetime(2021, 10, 26, 20, 5, tzinfo=UTC),
+                    eps_estimate=2.07,
+                ),
+            ],
+        )
 
     def _short_interest(self, symbol: str, as_of: datetime) -> ShortInterest:
         return ShortInterest(
-            symbol=symbol, observed_at=at(5), provenance=PROV, shares_short=40_000_000,
-            short_percent_of_float=0.0053, days_to_cover=1.3,
-            shares_short_prior_month=45_000_000, settlement_date=date(2021, 6, 15),
+            symbol=symbol,
+            observed_at=at(5),
+            provenance=PROV,
+            shares_short=40_000_000,
+            short_percent_of_float=0.0053,
+            days_to_cover=1.3,
+            shares_short_prior_month=45_000_000,
+            settlement_date=date(2021, 6, 15),
         )
 
     def _analyst_ratings(self, symbol: str, as_of: datetime) -> AnalystRatings:
         def rating(days: float, firm: str, action: str, target: float | None) -> AnalystRating:
-            return AnalystRating(known_at=at(days), firm=firm, action=action,
-                                 from_grade="Hold", to_grade="Buy", price_target=target)
+            return AnalystRating(
+                known_at=at(days),
+                firm=firm,
+                action=action,
+                from_grade="Hold",
+                to_grade="Buy",
+                price_target=target,
+            )
 
-        return AnalystRatings(symbol=symbol, provenance=PROV, items=[
-            rating(200, "Old Firm", "down", 200.0),  # outside a 90-day window
-            rating(60, "Alpha", "up", 280.0),
-            rating(40, "Beta", "down", 250.0),
-            rating(30, "Gamma", "main", 300.0),
-            rating(20, "Alpha", "reit", 290.0),  # Alpha's latest target replaces 280
-            rating(10, "Delta", "init", None),
-            rating(2, "Epsilon", "up", 310.0),
-            AnalystRating(known_at=AFTER, firm="Future", action="up", price_target=999.0),
-        ])
+        return AnalystRatings(
+            symbol=symbol,
+            provenance=PROV,
+            items=[
+                rating(200, "Old Firm", "down", 200.0),  # outside a 90-day window
+                rating(60, "Alpha", "up", 280.0),
+                rating(40, "Beta", "down", 250.0),
+                rating(30, "Gamma", "main", 300.0),
+                rating(20, "Alpha", "reit", 290.0),  # Alpha's latest target replaces 280
+                rating(10, "Delta", "init", None),
+                rating(2, "Epsilon", "up", 310.0),
+                AnalystRating(known_at=AFTER, firm="Future", action="up", price_target=999.0),
+            ],
+        )
 
     def _filings(self, symbol: str, as_of: datetime) -> Filings:
         def filing(days: float, form: str, n: int) -> Filing:
             when = at(days) if days >= 0 else AFTER
-            return Filing(known_at=when, form=form, filing_date=when.date(),
-                          accession_number=f"0001-21-{n:06d}", description=f"{form} #{n}")
+            return Filing(
+                known_at=when,
+                form=form,
+                filing_date=when.date(),
+                accession_number=f"0001-21-{n:06d}",
+                description=f"{form} #{n}",
+            )
 
-        return Filings(symbol=symbol, provenance=PROV, items=[
-            filing(330, "10-K", 1), filing(64, "10-Q", 2), filing(45, "8-K", 3),
-            filing(12, "8-K", 4), filing(3, "4", 5), filing(-1, "8-K", 6),
-        ])
+        return Filings(
+            symbol=symbol,
+            provenance=PROV,
+            items=[
+                filing(330, "10-K", 1),
+                filing(64, "10-Q", 2),
+                filing(45, "8-K", 3),
+                filing(12, "8-K", 4),
+                filing(3, "4", 5),
+                filing(-1, "8-K", 6),
+            ],
+        )
 
 
 async def call(market: Any, name: str, args: dict[str, Any]) -> tuple[dict[str, Any], str]:
-    agent = Agent(name="tester", instructions="Research.", output_type=str,
-                  toolset=RESEARCH_TOOLS, max_turns=2)
+    agent = Agent(
+        name="tester",
+        instructions="Research.",
+        output_type=str,
+        toolset=RESEARCH_TOOLS,
+        max_turns=2,
+    )
     model = ScriptedModel([tool_calls((name, args)), "done"])
     result = await agent.run(
         model, "Research MSFT", deps=ToolDeps(market=market), scope=RunScope(as_of=AS_OF)
@@ -146,18 +207,33 @@ def fake() -> FakeResearch:
 
 
 def test_schemas_the_model_sees() -> None:
-    assert RESEARCH_TOOLS.names == ["get_news", "get_earnings_dates", "get_short_interest",
-                                    "get_analyst_ratings", "get_sec_filings"]
+    assert RESEARCH_TOOLS.names == [
+        "get_news",
+        "get_earnings_dates",
+        "get_short_interest",
+        "get_analyst_ratings",
+        "get_sec_filings",
+    ]
     for item in RESEARCH_TOOLS:
         assert item.spec.parameters["required"] == ["symbol"]
         assert "available is false" in " ".join(item.spec.description.split())
 
 
 async def test_invalid_window_is_a_retry(fake: FakeResearch) -> None:
-    agent = Agent(name="tester", instructions="Research.", output_type=str,
-                  toolset=RESEARCH_TOOLS, max_turns=3)
-    model = ScriptedModel([tool_calls(("get_news", {"symbol": "MSFT", "days": 0})),
-                           tool_calls(("get_news", {"symbol": "MSFT"})), "done"])
+    agent = Agent(
+        name="tester",
+        instructions="Research.",
+        output_type=str,
+        toolset=RESEARCH_TOOLS,
+        max_turns=3,
+    )
+    model = ScriptedModel(
+        [
+            tool_calls(("get_news", {"symbol": "MSFT", "days": 0})),
+            tool_calls(("get_news", {"symbol": "MSFT"})),
+            "done",
+        ]
+    )
     result = await agent.run(model, "go", deps=ToolDeps(market=fake), scope=RunScope(as_of=AS_OF))
     assert result.ok
     assert "Invalid arguments for get_news" in text_of(model.requests[1].messages[-1].content)
@@ -168,9 +244,13 @@ async def test_bundled_data_reports_each_absence_clearly(name: str) -> None:
     out, text = await call(BundledProvider(), name, {"symbol": "KO"})  # no SEC data bundled
     assert out["available"] is False
     assert out["symbol"] == "KO" and out["as_of"] == "2021-06-30T20:00:00Z"
-    kind = {"get_news": "news", "get_earnings_dates": "earnings",
-            "get_short_interest": "short interest", "get_analyst_ratings": "analyst ratings",
-            "get_sec_filings": "filings"}[name]
+    kind = {
+        "get_news": "news",
+        "get_earnings_dates": "earnings",
+        "get_short_interest": "short interest",
+        "get_analyst_ratings": "analyst ratings",
+        "get_sec_filings": "filings",
+    }[name]
     assert out["missing"] and out["missing"][0].startswith(f"{kind}:")
     assert "bundled" in out["missing"][0]
     assert len(text) < 1_000
@@ -187,13 +267,17 @@ async def test_news_sentiment_per_headline_and_overall(fake: FakeResearch) -> No
         assert (h["positive_words"], h["negative_words"]) == (pos, neg)
         expected = (pos - neg) / (pos + neg) if pos + neg else 0.0
         assert h["polarity"] == pytest.approx(expected, abs=1e-3)
-        assert h["tone"] == ("positive" if expected > 0 else "negative" if expected < 0
-                             else "neutral")
+        assert h["tone"] == (
+            "positive" if expected > 0 else "negative" if expected < 0 else "neutral"
+        )
     # Overall: 5 positive and 6 negative words -> -1/11, both tones present -> mixed.
     assert out["sentiment_score"] == pytest.approx(-1 / 11, abs=1e-3)
     assert out["sentiment"] == "mixed"
-    assert (out["positive_headlines"], out["negative_headlines"],
-            out["neutral_headlines"]) == (1, 3, 1)
+    assert (out["positive_headlines"], out["negative_headlines"], out["neutral_headlines"]) == (
+        1,
+        3,
+        1,
+    )
     assert out["mean_polarity"] == pytest.approx((1 - 1 + 0 - 1 / 3 - 1) / 5, abs=1e-3)
 
 
@@ -235,8 +319,7 @@ async def test_earnings_without_an_announced_date_is_estimated_and_labelled() ->
             past = super()._earnings(symbol, as_of).items[:2]
             return Earnings(symbol=symbol, items=past, provenance=PROV)
 
-    out, _ = await call(NoUpcoming(clock=lambda: AS_OF), "get_earnings_dates",
-                        {"symbol": "MSFT"})
+    out, _ = await call(NoUpcoming(clock=lambda: AS_OF), "get_earnings_dates", {"symbol": "MSFT"})
     assert "next_date" not in out and "days_until_next" not in out
     assert out["next_estimated_date"] == str(date(2021, 4, 27) + timedelta(days=91))
     assert any("no date announced" in m for m in out["missing"])
@@ -257,7 +340,11 @@ async def test_analyst_ratings_summary(fake: FakeResearch) -> None:
     assert "Future" not in text and "999" not in text and "Old Firm" not in text
     assert out["count"] == 6
     assert (out["upgrades"], out["downgrades"], out["initiations"], out["reiterations"]) == (
-        2, 1, 1, 2)
+        2,
+        1,
+        1,
+        2,
+    )
     assert out["net_upgrades"] == 1
     # Latest target per firm: Alpha 290, Beta 250, Gamma 300, Epsilon 310.
     assert out["price_target_mean"] == pytest.approx((290 + 250 + 300 + 310) / 4)
@@ -302,8 +389,13 @@ async def test_a_folder_of_bars_only_says_what_is_missing_and_where_to_get_it(
 
 
 async def call_fundamentals(market: Any, symbol: str) -> dict[str, Any]:
-    agent = Agent(name="tester", instructions="Research.", output_type=str,
-                  toolset=FUNDAMENTALS_TOOLS, max_turns=2)
+    agent = Agent(
+        name="tester",
+        instructions="Research.",
+        output_type=str,
+        toolset=FUNDAMENTALS_TOOLS,
+        max_turns=2,
+    )
     model = ScriptedModel([tool_calls(("get_fundamentals", {"symbol": symbol})), "done"])
     result = await agent.run(
         model, "Research", deps=ToolDeps(market=market), scope=RunScope(as_of=AS_OF)

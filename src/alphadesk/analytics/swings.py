@@ -261,8 +261,7 @@ def fibonacci_levels(
     )
     # Weighted, not end + step * r: 0 % and 100 % are then the swing's own prices exactly.
     retr = tuple(
-        FibLevel(r, _label(r), end * (1 - r) + start * r, "retracement")
-        for r in RETRACEMENT_RATIOS
+        FibLevel(r, _label(r), end * (1 - r) + start * r, "retracement") for r in RETRACEMENT_RATIOS
     )
     ext = tuple(
         FibLevel(e, _label(e), start - step * e, "extension")

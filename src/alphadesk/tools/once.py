@@ -35,6 +35,7 @@ T = TypeVar("T")
 # step's dependencies: a kept answer never keeps a finished run's recorder or ledger alive.
 _ANSWERS: Kept[Hashable, tuple[weakref.ref[Any], Any]] = Kept(512)
 
+
 def once_per_step(function: Callable[P, Awaitable[T]]) -> Callable[P, Awaitable[T]]:
     """``function`` (a tool taking ``ctx`` first) answering a call it already answered with
     the same dependencies, run, instant and arguments from memory."""

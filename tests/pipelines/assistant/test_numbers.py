@@ -26,5 +26,8 @@ def test_dates_years_times_and_small_counts_are_not_figures() -> None:
 
 
 def test_the_question_counts_as_a_source() -> None:
-    assert check_numbers("Yes, a 45-day put.", [], ).unverified == ["45"]
+    assert check_numbers(
+        "Yes, a 45-day put.",
+        [],
+    ).unverified == ["45"]
     assert check_numbers("Yes, a 45-day put.", ["a put 45 days out?"]).ok

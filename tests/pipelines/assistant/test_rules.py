@@ -43,8 +43,9 @@ async def test_a_technical_question_routes_direct_to_the_chart_tools(make: Make)
     assert result.classification.symbols == ["NVDA"]
     assert result.route is not None and result.route.strategy == "DIRECT"
     assert set(result.route.selected_tools) == CHART == set(_answer_tools(result))
-    assert all(json.loads(c.arguments)["symbol"] == "NVDA" for c in result.tool_calls
-               if c.tool in CHART)
+    assert all(
+        json.loads(c.arguments)["symbol"] == "NVDA" for c in result.tool_calls if c.tool in CHART
+    )
     # Concurrent: every chart call started before the first one finished.
     chart = [e for e in events if getattr(e, "tool", None) in CHART]
     first_finish = next(i for i, e in enumerate(chart) if isinstance(e, ToolFinished))

@@ -59,8 +59,9 @@ async def test_a_tool_timeout_is_reported_in_the_answer(make: Make) -> None:
     limits = ChatLimits(tool_timeout_s=0.3)
     result, _ = await ask(pipeline, "should I size down?", limits=limits)
     assert result.status == "completed"
-    assert "think_deeply: ToolTimeout: think_deeply did not answer within 0.3 s" in (
-        result.failures[0]
+    assert (
+        "think_deeply: ToolTimeout: think_deeply did not answer within 0.3 s"
+        in (result.failures[0])
     )
     assert "Could not get think_deeply: ToolTimeout" in result.answer
     assert "VIX 28.34" in result.answer  # the other tool still answered

@@ -56,9 +56,7 @@ async def test_speakers_of_a_stage_overlap_and_stages_follow_each_other(
     for spec in default_agents().all:
         spans[spec.name] = []
         models[spec.name] = Timed(RulesModel(spec.policy), spans[spec.name])
-    result = await decide(
-        settings, market, "AAPL", "2012-03-30", models=models, rounds=2
-    )
+    result = await decide(settings, market, "AAPL", "2012-03-30", models=models, rounds=2)
     assert result.decision == "BUY"
     first = {name: calls[0] for name, calls in spans.items()}
     assert overlap(*(first[a] for a in ("market", "sentiment", "news", "fundamentals")))
