@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import UTC, date, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import typer
 from rich.console import Console
@@ -42,6 +42,7 @@ __all__ = [
     "parse_constraints",
     "parse_day",
     "ray_cluster",
+    "recorded_request",
     "settings_from",
     "window_day",
 ]
@@ -207,6 +208,39 @@ def parse_as_of(
     if local_date(close) != day:
         err_console.print(f"[dim]{day} has no session: using the close of {local_date(close)}[/]")
     return close
+
+
+def recorded_request(
+    settings: Settings, run_id: str, kind: str, symbols: Sequence[str] = ()
+) -> Any:
+    """The request the ``kind`` run ``run_id`` was started with (what ``--resume`` goes on
+    with), or a clear error (exit 2): an unknown run, one of another kind, or one about
+    other ``symbols`` than those given."""
+    from alphadesk.data.symbols import normalize_symbol
+    from alphadesk.pipelines.base import pipeline_class
+    from alphadesk.store import RunNotFound, RunStore
+
+    try:
+        run = RunStore(settings.store_path).get(run_id)
+    except RunNotFound as exc:
+        raise fail(str(exc), f"see `alphadesk runs list --kind {kind}`", BAD_INPUT) from None
+    if run.kind != kind:
+        raise fail(f"run {run_id} is a {run.kind} run, not a {kind} run", code=BAD_INPUT)
+    request = pipeline_class(kind).request_type.model_validate(run.request)
+    started = list(getattr(request, "symbols", None) or [request.symbol])
+    given = []
+    for symbol in symbols:
+        try:
+            given.append(normalize_symbol(symbol))
+        except ValueError as exc:
+            raise fail(str(exc), code=BAD_INPUT) from None
+    if given and given != started:
+        raise fail(
+            f"run {run_id} is about {', '.join(started)}, not {', '.join(given)}",
+            "a run resumes with the request it started with: give its symbols",
+            BAD_INPUT,
+        )
+    return request
 
 
 def close_of(day: date, option: str = "--as-of") -> datetime:

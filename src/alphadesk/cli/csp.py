@@ -21,6 +21,7 @@ from alphadesk.cli.common import (
     fail,
     parse_as_of,
     parse_constraints,
+    recorded_request,
     settings_from,
 )
 from alphadesk.cli.worker import TEMPORAL_HELP, run_on_temporal
@@ -70,18 +71,22 @@ def csp(
         wanted = [normalize_symbol(s) for s in symbols]
     except ValueError as exc:
         raise fail(str(exc)) from None
-    instant = parse_as_of(as_of, market=market, symbols=wanted)
-    constraints = parse_constraints(dte, delta, min_roc)
-    requests = [
-        CspRequest(
-            symbol=s,
-            as_of=instant,
-            depth=depth,
-            parallel_research=parallel_research,
-            constraints=constraints,
-        )
-        for s in wanted
-    ]
+    requests: list[CspRequest]
+    if resume is not None:  # it goes on with the request it started with
+        requests = [recorded_request(settings, resume, "csp", wanted)]
+    else:
+        instant = parse_as_of(as_of, market=market, symbols=wanted)
+        constraints = parse_constraints(dte, delta, min_roc)
+        requests = [
+            CspRequest(
+                symbol=s,
+                as_of=instant,
+                depth=depth,
+                parallel_research=parallel_research,
+                constraints=constraints,
+            )
+            for s in wanted
+        ]
     if temporal is not None:
         if resume is not None:
             raise fail("--resume and --temporal together", "a Temporal run resumes itself")

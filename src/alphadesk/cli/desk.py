@@ -16,6 +16,7 @@ from alphadesk.cli.common import (
     err_console,
     fail,
     parse_as_of,
+    recorded_request,
     settings_from,
 )
 from alphadesk.cli.worker import TEMPORAL_HELP, run_on_temporal
@@ -81,22 +82,28 @@ def desk(
         wanted = normalize_symbol(symbol)
     except ValueError as exc:
         raise fail(str(exc)) from None
-    instant = parse_as_of(as_of, market=market, symbols=[wanted])
-    try:
-        request = DeskRequest.from_settings(
-            settings,
-            symbol=wanted,
-            as_of=instant,
-            depth=depth,
-            analysts=[a.strip() for a in analysts.split(",") if a.strip()] if analysts else None,
-            rounds=rounds,
-            risk_rounds=risk_rounds,
-            memory=memory,
-        )
-    except ValidationError as exc:
-        raise fail_invalid(exc, "see `alphadesk desk --help`") from None
-    except ValueError as exc:
-        raise fail(str(exc)) from None
+    request: DeskRequest
+    if resume is not None:  # it goes on with the request it started with
+        request = recorded_request(settings, resume, "desk", [wanted])
+    else:
+        instant = parse_as_of(as_of, market=market, symbols=[wanted])
+        try:
+            request = DeskRequest.from_settings(
+                settings,
+                symbol=wanted,
+                as_of=instant,
+                depth=depth,
+                analysts=[a.strip() for a in analysts.split(",") if a.strip()]
+                if analysts
+                else None,
+                rounds=rounds,
+                risk_rounds=risk_rounds,
+                memory=memory,
+            )
+        except ValidationError as exc:
+            raise fail_invalid(exc, "see `alphadesk desk --help`") from None
+        except ValueError as exc:
+            raise fail(str(exc)) from None
     result: DeskResult | None
     if temporal is not None:
         if resume is not None:

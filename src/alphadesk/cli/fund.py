@@ -18,6 +18,7 @@ from alphadesk.cli.common import (
     err_console,
     fail,
     parse_as_of,
+    recorded_request,
     settings_from,
 )
 from alphadesk.cli.worker import TEMPORAL_HELP, run_on_temporal
@@ -61,7 +62,7 @@ def fund(
     check_models(settings, model)
     market = build_provider(settings)
     if resume is not None:
-        request = _recorded(settings, resume)
+        request = recorded_request(settings, resume, "fund", symbols or ())
     else:
         request = _request(ctx, market, symbols or [], universe, as_of, account, depth)
     if temporal is not None:
@@ -116,19 +117,6 @@ def _request(
         raise fail(str(exc), hint, BAD_INPUT) from None
     except ValueError as exc:
         raise fail(str(exc), "see `alphadesk fund --help`", BAD_INPUT) from None
-
-
-def _recorded(settings: Settings, run_id: str) -> FundRequest:
-    from alphadesk.pipelines.fund.models import FundRequest
-    from alphadesk.store import RunNotFound, RunStore
-
-    try:
-        run = RunStore(settings.store_path).get(run_id)
-    except RunNotFound as exc:
-        raise fail(str(exc), "see `alphadesk runs list --kind fund`", BAD_INPUT) from None
-    if run.kind != "fund":
-        raise fail(f"run {run_id} is a {run.kind} run, not a fund run", code=BAD_INPUT)
-    return FundRequest.model_validate(run.request)
 
 
 async def _run(

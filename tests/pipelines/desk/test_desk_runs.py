@@ -196,3 +196,21 @@ def test_the_cli_decides_saves_and_replays(tmp_path: Path) -> None:
     assert "(got 'astrology')" in wrong.output
     unknown = runner.invoke(app, ["desk", "KOO", "--as-of", "2015-06-30"], env=env)
     assert unknown.exit_code == 1 and "KO" in unknown.output
+
+
+def test_the_cli_resumes_with_the_recorded_request_and_refuses_another_symbol(
+    tmp_path: Path,
+) -> None:
+    runner = CliRunner()
+    env = {"ALPHADESK_DATA_DIR": str(tmp_path / "d"), "COLUMNS": "200"}
+    decided = runner.invoke(app, ["desk", "KO", "--as-of", "2015-06-30", "--json"], env=env)
+    assert decided.exit_code == 0, decided.output
+    run_id = json.loads(decided.stdout)["run_id"]
+    again = runner.invoke(app, ["desk", "KO", "--resume", run_id], env=env)
+    said = " ".join(again.output.split())
+    assert again.exit_code == 1 and "already finished (SELL): nothing to resume" in said
+    assert "No provider has current data" not in said  # its date is the recorded one
+    other = runner.invoke(app, ["desk", "MSFT", "--resume", run_id], env=env)
+    assert other.exit_code == 2 and f"run {run_id} is about KO, not MSFT" in other.output
+    kind = runner.invoke(app, ["csp", "KO", "--resume", run_id], env=env)
+    assert kind.exit_code == 2 and f"run {run_id} is a desk run, not a csp run" in kind.output
