@@ -75,9 +75,11 @@ class LiveView:
 
     def __exit__(self, *exc: object) -> None:
         if self._enabled:
-            self._live.update(self._render())
+            # Nothing ran (a run refused before its first step): no empty table is left.
+            self._live.update(self._render() if self._rows else "")
             self._live.__exit__(None, None, None)
-            console.print()  # the report starts on a line of its own
+            if self._rows:
+                console.print()  # the report starts on a line of its own
 
     def on_event(self, event: BaseEvent) -> None:
         if isinstance(event, StepStarted):

@@ -210,6 +210,7 @@ def test_the_cli_resumes_with_the_recorded_request_and_refuses_another_symbol(
     said = " ".join(again.output.split())
     assert again.exit_code == 1 and "already finished (SELL): nothing to resume" in said
     assert "No provider has current data" not in said  # its date is the recorded one
+    assert "symbol" not in said  # no empty table of agents that never ran
     other = runner.invoke(app, ["desk", "MSFT", "--resume", run_id], env=env)
     assert other.exit_code == 2 and f"run {run_id} is about KO, not MSFT" in other.output
     kind = runner.invoke(app, ["csp", "KO", "--resume", run_id], env=env)
