@@ -56,6 +56,7 @@ from .stockbench import (
     market_frames,
     paper_rows,
     scored_rows,
+    snapshot,
 )
 from .triage import UPDATE, Call, TriageRules, carried, triage
 from .walk import ModelWrap, fill_positions
@@ -209,11 +210,9 @@ async def evaluate_desk_book(
         ValueError: Bars missing on a session of the window.
     """
     started, wall = datetime.now(UTC), time.monotonic()
-    market = None
-    if protocol.kind == "portfolio":
-        from alphadesk.data import build_provider
+    from alphadesk.data import build_provider
 
-        market = build_provider(settings)
+    market: MarketData = build_provider(settings) if protocol.kind == "portfolio" else snapshot()
     opens, closes, dividends = market_frames(protocol, market)
     spec = desk_book_spec(protocol, every, model, opens)
     prefix = "book" if protocol.kind == "stockbench" else "portfolio"
@@ -231,8 +230,7 @@ async def evaluate_desk_book(
     heard = Heard(on_start, on_resume, on_decision)
     calls: list[Call] = []
     if depth == "triage":
-        seen = market if market is not None else _bundled()
-        calls = triage(seen, spec.symbols, dates, triage_rules)
+        calls = triage(market, spec.symbols, dates, triage_rules)
         only = {(c.symbol, c.as_of) for c in calls if c.ask != "carry"}
         updates = {(c.symbol, c.as_of): UPDATE for c in calls if c.ask == "update"}
         how = replace(how, desks=updates, depth=depth)
@@ -271,12 +269,6 @@ def reusing_desk(
         settings, market, models=models, reports=AnalystReports()
     )
     return desk
-
-
-def _bundled() -> MarketData:
-    from alphadesk.data.providers.bundled import BundledProvider
-
-    return BundledProvider()
 
 
 def _with_carried(

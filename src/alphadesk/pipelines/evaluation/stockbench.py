@@ -48,6 +48,7 @@ __all__ = [
     "paper_rows",
     "passive_baseline",
     "scored_rows",
+    "snapshot",
     "stockbench_rows",
     "title",
 ]
@@ -133,6 +134,14 @@ class Row(BaseModel):
     vs_hold: float | None = None  # final return minus equal weight held's, points
 
 
+def snapshot() -> MarketData:
+    """StockBench's data: the bundled copy of its dataset (see NOTICE.md), what its
+    protocol reads whatever the settings' providers."""
+    from alphadesk.data.providers.bundled import BundledProvider
+
+    return BundledProvider()
+
+
 def market_frames(
     protocol: Protocol = PROTOCOL, market: MarketData | None = None
 ) -> tuple[pd.DataFrame, ...]:
@@ -141,9 +150,8 @@ def market_frames(
     its end; the index of the first session of the window is ``protocol.warmup``."""
     from alphadesk.data.actions import dividend_cash
     from alphadesk.data.errors import NoData
-    from alphadesk.data.providers.bundled import BundledProvider
 
-    market = market if market is not None else BundledProvider()
+    market = market if market is not None else snapshot()
     as_of = datetime.combine(protocol.end, datetime.max.time(), tzinfo=UTC)
     opens, closes, paid = {}, {}, {}
     for symbol in protocol.symbols:
